@@ -1,0 +1,44 @@
+import Synchronization
+
+/// HTTP Basic authentication (RFC 7617), sent up front or only after a `401` challenge.
+///
+/// ```swift
+/// let up = BasicAuth(user: "alice", password: secret)                         // every request
+/// let lazy = BasicAuth(user: "alice", password: secret, mode: .onChallenge)   // after 401 + WWW-Authenticate
+/// ```
+///
+/// In `.onChallenge` mode the origin that asked is remembered, so later requests to it carry credentials at once.
+public final class BasicAuth: HTTPAuthProvider {
+    public enum Mode: Sendable { case preemptive, onChallenge }
+
+    private let headerValue: String
+    public let mode: Mode
+    private let challengedOrigins = Mutex<Set<String>>([])
+
+    public init(user: String, password: String, mode: Mode = .preemptive) {
+        headerValue = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+        self.mode = mode
+    }
+
+    public func authorize(_ request: inout HTTPRequest, context: HTTPAuthContext) async throws {
+        guard !request.headers.contains("Authorization") else { return }
+        let origin = Self.origin(of: request.url)
+        if mode == .preemptive || challengedOrigins.withLock({ $0.contains(origin) }) {
+            request.headers["Authorization"] = headerValue
+        }
+    }
+
+    public func recover(from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext) async throws
+        -> Bool
+    {
+        guard response.status == 401, request.headers["Authorization"] != headerValue else { return false }
+        let schemes = response.headers.values(for: "WWW-Authenticate").joined(separator: ",").lowercased()
+        guard schemes.contains("basic") else { return false }
+        challengedOrigins.withLock { _ = $0.insert(Self.origin(of: request.url)) }
+        return true
+    }
+
+    static func origin(of url: URL) -> String {
+        "\(url.scheme ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"
+    }
+}

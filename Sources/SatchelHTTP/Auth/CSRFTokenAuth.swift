@@ -1,0 +1,73 @@
+import Synchronization
+
+/// The SAP Gateway CSRF handshake.
+///
+/// Before the first modifying request it sends a GET with `X-CSRF-Token: Fetch` and keeps the token the server
+/// returns (the session cookies that bind it land in the client's cookie jar). It then sends the token on every
+/// modifying request; when the server answers `403` with `X-CSRF-Token: Required`, it fetches a new token and
+/// resends the request once.
+///
+/// ```swift
+/// let client = HTTPClient(auth: [
+///     BasicAuth(user: user, password: password),
+///     CSRFTokenAuth(fetchURL: URL(string: "https://gw.example.com/sap/opu/odata/sap/ZNOTES_SRV/")!),
+/// ])
+/// ```
+public final class CSRFTokenAuth: HTTPAuthProvider {
+    public let headerName: String
+    /// Where to fetch the token; nil fetches it from the URL of the request that needs it.
+    public let fetchURL: URL?
+    private let state = Mutex<String?>(nil)
+
+    public init(headerName: String = "X-CSRF-Token", fetchURL: URL? = nil) {
+        self.headerName = headerName
+        self.fetchURL = fetchURL
+    }
+
+    /// The token in use, if one was fetched.
+    public var token: String? { state.withLock { $0 } }
+
+    public func authorize(_ request: inout HTTPRequest, context: HTTPAuthContext) async throws {
+        guard request.method.isModifying, !request.headers.contains(headerName) else { return }
+        var token = state.withLock { $0 }
+        if token == nil { token = try await fetch(for: request, context: context) }
+        request.headers[headerName] = token
+    }
+
+    public func recover(from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext) async throws
+        -> Bool
+    {
+        guard response.status == 403, request.method.isModifying,
+            response.headers[headerName]?.lowercased() == "required"
+        else { return false }
+        state.withLock { $0 = nil }
+        _ = try await fetch(for: request, context: context)
+        return true
+    }
+
+    private func fetch(for request: HTTPRequest, context: HTTPAuthContext) async throws -> String {
+        var fetch = HTTPRequest(.get, url: fetchURL ?? request.url, operation: "fetch the CSRF token")
+        fetch.headers[headerName] = "Fetch"
+        fetch.validatesStatus = false
+        let response = try await context.send(fetch)
+        guard let token = response.headers[headerName], !token.isEmpty, token.lowercased() != "required",
+            response.status < 500
+        else {
+            throw HTTPError.status(response, body: response.body, request: fetch).replacing(
+                code: response.status == 401 ? .unauthorized : .forbidden,
+                message: "the server sent no \(headerName) when asked for one (status \(response.status))"
+            )
+        }
+        state.withLock { $0 = token }
+        return token
+    }
+}
+
+extension HTTPError {
+    func replacing(code: Code, message: String) -> HTTPError {
+        var error = self
+        error.code = code
+        error.message = message
+        return error
+    }
+}

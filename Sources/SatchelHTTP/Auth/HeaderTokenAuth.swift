@@ -1,0 +1,50 @@
+import Synchronization
+
+/// Sends a token that another layer supplies in a header — for example the XSRF token a SAP Mobile Documents
+/// repository hands out in its repository info.
+///
+/// ```swift
+/// let xsrf = HeaderTokenAuth(headerName: "X-CSRF-Token")
+/// let client = HTTPClient(auth: [BasicAuth(user: user, password: password), xsrf])
+/// xsrf.token = repositoryInfo.extensions["token"]     // from now on, sent on every request
+/// ```
+///
+/// With a `renew` hook, a `403` (or `401`) makes it ask for a new token once and resend the request.
+public final class HeaderTokenAuth: HTTPAuthProvider {
+    public let headerName: String
+    /// Send the token only on requests that change something (POST, PUT, PATCH, DELETE, …).
+    public let onlyOnModifyingRequests: Bool
+    private let current: Mutex<String?>
+    private let renew: (@Sendable (HTTPAuthContext) async throws -> String?)?
+
+    public init(
+        headerName: String = "X-CSRF-Token",
+        token: String? = nil,
+        onlyOnModifyingRequests: Bool = false,
+        renew: (@Sendable (HTTPAuthContext) async throws -> String?)? = nil
+    ) {
+        self.headerName = headerName
+        self.onlyOnModifyingRequests = onlyOnModifyingRequests
+        current = Mutex(token)
+        self.renew = renew
+    }
+
+    public var token: String? {
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
+    }
+
+    public func authorize(_ request: inout HTTPRequest, context: HTTPAuthContext) async throws {
+        guard !onlyOnModifyingRequests || request.method.isModifying, let token else { return }
+        request.headers[headerName] = token
+    }
+
+    public func recover(from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext) async throws
+        -> Bool
+    {
+        guard let renew, response.status == 403 || response.status == 401 else { return false }
+        guard let fresh = try await renew(context), fresh != request.headers[headerName] else { return false }
+        token = fresh
+        return true
+    }
+}

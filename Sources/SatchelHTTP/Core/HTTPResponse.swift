@@ -1,0 +1,74 @@
+/// A response: status, headers and the body, in memory or in a file.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    /// The URL that answered, after redirects.
+    public var url: URL
+    /// The body, when the request read it into memory.
+    public var body: Data
+    /// Where the body was written, for downloads.
+    public var bodyFile: URL?
+
+    public init(status: Int, headers: HTTPHeaders = [:], url: URL, body: Data = Data(), bodyFile: URL? = nil) {
+        self.status = status
+        self.headers = headers
+        self.url = url
+        self.body = body
+        self.bodyFile = bodyFile
+    }
+
+    public var isSuccess: Bool { (200..<300).contains(status) }
+    public var isRedirect: Bool { [301, 302, 303, 307, 308].contains(status) }
+
+    /// The media type without parameters, lowercased (`application/json`).
+    public var mediaType: String? {
+        headers["Content-Type"].map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased() }
+    }
+
+    public var etag: String? { headers["ETag"] }
+
+    /// The body as UTF-8 text (invalid bytes replaced).
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// Decodes the body as JSON with Foundation's decoder.
+    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> T {
+        do {
+            return try decoder.decode(type, from: body)
+        } catch {
+            throw HTTPError(
+                .invalidResponse,
+                "the response body is not the expected JSON for \(T.self)",
+                url: url,
+                status: status,
+                responseExcerpt: ResponseExcerpt.make(body),
+                underlying: error
+            )
+        }
+    }
+
+    /// `Content-Range` of a 206 answer.
+    public var contentRange: ContentRange? { headers["Content-Range"].flatMap(ContentRange.init(headerValue:)) }
+}
+
+/// A parsed `Content-Range: bytes first-last/complete` header.
+public struct ContentRange: Sendable, Hashable {
+    public var first: Int64
+    public var last: Int64
+    /// The length of the whole representation, when the server knows it.
+    public var completeLength: Int64?
+
+    public init?(headerValue: String) {
+        let value = headerValue.trimmingCharacters(in: .whitespaces)
+        guard value.hasPrefix("bytes ") else { return nil }
+        let rest = value.dropFirst(6)
+        let halves = rest.split(separator: "/", maxSplits: 1)
+        guard halves.count == 2 else { return nil }
+        let bounds = halves[0].split(separator: "-", maxSplits: 1)
+        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first <= last else {
+            return nil
+        }
+        self.first = first
+        self.last = last
+        completeLength = halves[1] == "*" ? nil : Int64(halves[1])
+    }
+}

@@ -1,0 +1,21 @@
+// The one place where SatchelHTTP deals with platform differences.
+//
+// On Linux, URLSession, URLRequest and HTTPURLResponse live in FoundationNetworking; on Apple platforms
+// they are part of Foundation. Re-exporting keeps every other file free of `#if`.
+#if canImport(FoundationNetworking)
+@_exported import FoundationNetworking
+#endif
+@_exported import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+enum Platform {
+    /// Whether standard error is attached to a terminal.
+    static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+}

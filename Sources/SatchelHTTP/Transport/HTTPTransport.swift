@@ -1,0 +1,82 @@
+/// The seam between the client and the network: one HTTP exchange, nothing more.
+///
+/// A transport sends exactly the request it is given and returns the first response: it follows no
+/// redirects, keeps no cookies, adds no authentication and never retries — ``HTTPClient`` does all of
+/// that, identically over every transport. Conforming types throw ``HTTPError`` with the codes
+/// `.timeout`, `.cancelled`, `.connection`, `.tls`, `.invalidResponse`, `.responseTooLarge` or `.fileSystem`.
+///
+/// ```swift
+/// struct LoggingTransport: HTTPTransport {
+///     let inner: any HTTPTransport
+///     func perform(_ request: TransportRequest) async throws -> TransportResponse {
+///         print(request.method, request.url)
+///         return try await inner.perform(request)
+///     }
+/// }
+/// ```
+public protocol HTTPTransport: Sendable {
+    func perform(_ request: TransportRequest) async throws -> TransportResponse
+}
+
+/// Where a transport puts the response body.
+public enum ResponseDestination: Sendable, Hashable {
+    /// Into memory, failing with `.responseTooLarge` past `limit` bytes.
+    case memory(limit: Int)
+    /// Into this file, created or truncated.
+    case file(URL)
+}
+
+/// A request as a transport sees it: absolute URL, final headers, the body and where the answer goes.
+public struct TransportRequest: Sendable {
+    public var method: HTTPMethod
+    public var url: URL
+    public var headers: HTTPHeaders
+    public var body: HTTPBody?
+    /// The longest the transport may wait for the server to answer or to send more bytes.
+    public var timeout: Duration
+    public var destination: ResponseDestination
+    /// Receives bytes sent and received as they move.
+    public var progress: ProgressReporter?
+
+    public init(
+        method: HTTPMethod,
+        url: URL,
+        headers: HTTPHeaders,
+        body: HTTPBody?,
+        timeout: Duration,
+        destination: ResponseDestination,
+        progress: ProgressReporter? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.destination = destination
+        self.progress = progress
+    }
+}
+
+/// What a transport got back.
+public struct TransportResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    /// The body, for `.memory` destinations.
+    public var body: Data
+    /// How many body bytes were received (written to the file for `.file` destinations).
+    public var bodyLength: Int64
+
+    public init(status: Int, headers: HTTPHeaders, body: Data = Data(), bodyLength: Int64? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.bodyLength = bodyLength ?? Int64(body.count)
+    }
+}
+
+extension Duration {
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,110 @@
+import Synchronization
+
+/// The default transport: Foundation's `URLSession`, on Linux and on Apple platforms.
+///
+/// It uses its own ephemeral session that stores no cookies, credentials or cache on disk (the client keeps
+/// cookies in memory), follows no redirects itself, streams request bodies from ``HTTPBody`` segments and
+/// writes downloads to a file, so large transfers run in constant memory.
+///
+/// ```swift
+/// let client = HTTPClient(transport: URLSessionTransport(configuration: .init(maximumConnectionsPerHost: 4)))
+/// ```
+public final class URLSessionTransport: HTTPTransport {
+    public struct Configuration: Sendable {
+        public var maximumConnectionsPerHost: Int
+        public init(maximumConnectionsPerHost: Int = 8) {
+            self.maximumConnectionsPerHost = maximumConnectionsPerHost
+        }
+    }
+
+    private let session: URLSession
+    private let delegate: URLSessionTransportDelegate
+
+    public init(configuration: Configuration = Configuration()) {
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.httpCookieStorage = nil
+        sessionConfiguration.httpShouldSetCookies = false
+        sessionConfiguration.httpCookieAcceptPolicy = .never
+        sessionConfiguration.urlCredentialStorage = nil
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maximumConnectionsPerHost
+        sessionConfiguration.timeoutIntervalForResource = 7 * 24 * 3600
+        let queue = OperationQueue()
+        queue.name = "satchel.http.urlsession"
+        queue.maxConcurrentOperationCount = 1
+        delegate = URLSessionTransportDelegate()
+        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+    }
+
+    public func perform(_ request: TransportRequest) async throws -> TransportResponse {
+        try Task.checkCancellation()
+        let urlRequest = makeURLRequest(request)
+        let task: URLSessionTask =
+            switch request.destination {
+            case .memory: session.dataTask(with: urlRequest)
+            case .file: session.downloadTask(with: urlRequest)
+            }
+        let state = URLSessionTransportDelegate.TaskState(request: request)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                delegate.register(task, state: state, continuation: continuation)
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    private func makeURLRequest(_ request: TransportRequest) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.timeoutInterval = request.timeout.timeInterval
+        urlRequest.httpShouldHandleCookies = false
+        for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+        if let body = request.body {
+            if let contentType = body.contentType, !request.headers.contains("Content-Type") {
+                urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type")
+            }
+            urlRequest.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
+            if let data = body.inMemoryData {
+                urlRequest.httpBody = data
+            } else {
+                urlRequest.httpBodyStream = SegmentInputStream(segments: body.segments)
+            }
+        }
+        return urlRequest
+    }
+}
+
+extension URLSessionTransport {
+    /// Maps URLSession's errors to ``HTTPError`` codes.
+    static func map(_ error: any Error, request: TransportRequest) -> HTTPError {
+        if let error = error as? HTTPError { return error }
+        guard let urlError = error as? URLError else {
+            return HTTPError(.connection, "the request failed", underlying: error)
+        }
+        let (code, message): (HTTPError.Code, String) =
+            switch urlError.code {
+            case .timedOut: (.timeout, "the server did not answer within \(request.timeout)")
+            case .cancelled: (.cancelled, "the request was cancelled")
+            case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+                .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+                .clientCertificateRequired:
+                (.tls, "the secure connection failed")
+            case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
+                (.invalidResponse, "the server's answer could not be read")
+            case .networkConnectionLost:
+                (.connection, "the connection closed before the whole response arrived")
+            case .badURL, .unsupportedURL: (.invalidRequest, "the URL is not usable")
+            case .cannotFindHost, .dnsLookupFailed: (.connection, "the host name could not be resolved")
+            case .cannotConnectToHost: (.connection, "could not connect to the server")
+            default: (.connection, "the connection failed")
+            }
+        return HTTPError(code, message, underlying: urlError)
+    }
+}
