@@ -253,8 +253,10 @@ extension HTTPClient {
             if response.status == 206, resumeOffset > 0, response.contentRange?.first == resumeOffset {
                 try Self.append(temporaryFile, to: file)
                 try FileManager.default.removeItem(at: temporaryFile)
-            } else {
+            } else if FileManager.default.fileExists(atPath: file.path) {
                 _ = try FileManager.default.replaceItemAt(file, withItemAt: temporaryFile)
+            } else {
+                try FileManager.default.moveItem(at: temporaryFile, to: file)
             }
         } catch {
             discard(exchange)

@@ -2,13 +2,16 @@ import Synchronization
 
 /// Routes URLSession's delegate callbacks to the waiting `perform` calls.
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
-    /// What one task collects until it completes. Touched only on the session's serial delegate queue.
+    /// What one task collects until it completes. Body fields are touched only on the session's serial delegate
+    /// queue; the continuation and the activity clock are shared with the watchdog, behind a lock.
     final class TaskState: @unchecked Sendable {
         let request: TransportRequest
-        var continuation: CheckedContinuation<TransportResponse, any Error>?
         var body = Data()
         var bodyLength: Int64 = 0
         var failure: HTTPError?
+        private let shared = Mutex<(continuation: CheckedContinuation<TransportResponse, any Error>?, activity: ContinuousClock.Instant)>(
+            (nil, .now)
+        )
 
         init(request: TransportRequest) { self.request = request }
 
@@ -16,21 +19,78 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
             if case .memory(let limit) = request.destination { return limit }
             return nil
         }
+
+        func attach(_ continuation: CheckedContinuation<TransportResponse, any Error>) {
+            shared.withLock { $0 = (continuation, .now) }
+        }
+
+        func touch() { shared.withLock { $0.activity = .now } }
+
+        var idleSince: ContinuousClock.Instant { shared.withLock { $0.activity } }
+
+        /// Resumes the waiting caller; only the first call has an effect.
+        func finish(_ result: Result<TransportResponse, any Error>) {
+            let continuation = shared.withLock { state -> CheckedContinuation<TransportResponse, any Error>? in
+                defer { state.continuation = nil }
+                return state.continuation
+            }
+            continuation?.resume(with: result)
+        }
     }
 
-    private let tasks = Mutex<[Int: TaskState]>([:])
+    private let tasks = Mutex<[Int: (task: URLSessionTask, state: TaskState)]>([:])
+    private let watchdogRunning = Mutex(false)
 
     func register(
         _ task: URLSessionTask,
         state: TaskState,
         continuation: CheckedContinuation<TransportResponse, any Error>
     ) {
-        state.continuation = continuation
-        tasks.withLock { $0[task.taskIdentifier] = state }
+        state.attach(continuation)
+        tasks.withLock { $0[task.taskIdentifier] = (task, state) }
+        startWatchdog()
     }
 
     private func state(for task: URLSessionTask) -> TaskState? {
-        tasks.withLock { $0[task.taskIdentifier] }
+        let state = tasks.withLock { $0[task.taskIdentifier]?.state }
+        state?.touch()
+        return state
+    }
+
+    /// Turns a request on which URLSession stopped reporting anything into a timeout.
+    ///
+    /// swift-corelibs-foundation has been seen to lose a transfer under load: no data, no completion and no
+    /// timeout. The watchdog fails such a request once it has been idle for its timeout plus a grace period.
+    private func startWatchdog() {
+        guard watchdogRunning.withLock({ running in
+            defer { running = true }
+            return !running
+        }) else { return }
+        Task.detached { [weak self] in
+            while let self {
+                try? await Task.sleep(for: .milliseconds(500))
+                let now = ContinuousClock.now
+                let stalled = self.tasks.withLock { tasks in
+                    let stalled = tasks.filter { now - $0.value.state.idleSince > $0.value.state.request.timeout + .seconds(1) }
+                    for key in stalled.keys { tasks.removeValue(forKey: key) }
+                    return Array(stalled.values)
+                }
+                for (task, state) in stalled {
+                    state.finish(.failure(HTTPError(
+                        .timeout,
+                        "the server did not answer within \(state.request.timeout)"
+                    )))
+                    task.cancel()
+                }
+                let idle = self.tasks.withLock { $0.isEmpty }
+                if idle {
+                    self.watchdogRunning.withLock { $0 = false }
+                    // A task registered between the check and the reset starts its own watchdog.
+                    if self.tasks.withLock({ !$0.isEmpty }) { self.startWatchdog() }
+                    return
+                }
+            }
+        }
     }
 
     // MARK: Redirects and bodies
@@ -43,6 +103,26 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(nil)  // HTTPClient follows redirects itself, so that cookies and auth stay right.
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        // Server trust is judged by the system. HTTP authentication is the auth providers' job: URLSession must
+        // hand the 401 back rather than answer the challenge itself (on Linux, leaving it to the default handling
+        // stalls the request).
+        let httpMethods = [
+            NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+            NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate,
+        ]
+        if httpMethods.contains(challenge.protectionSpace.authenticationMethod) {
+            completionHandler(.performDefaultHandling, nil)
+        } else {
+            completionHandler(.performDefaultHandling, nil)
+        }
     }
 
     func urlSession(
@@ -131,18 +211,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
     // MARK: Completion
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let state = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }),
-            let continuation = state.continuation
-        else { return }
-        state.continuation = nil
+        guard let state = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier)?.state }) else { return }
         if let failure = state.failure {
-            continuation.resume(throwing: failure)
+            state.finish(.failure(failure))
         } else if let error {
-            continuation.resume(throwing: URLSessionTransport.map(error, request: state.request))
+            state.finish(.failure(URLSessionTransport.map(error, request: state.request)))
         } else if let response = task.response as? HTTPURLResponse {
-            continuation.resume(returning: Self.response(response, state: state))
+            state.finish(.success(Self.response(response, state: state)))
         } else {
-            continuation.resume(throwing: HTTPError(.invalidResponse, "the server sent no HTTP response"))
+            state.finish(.failure(HTTPError(.invalidResponse, "the server sent no HTTP response")))
         }
     }
 

@@ -21,24 +21,36 @@ public final class URLSessionTransport: HTTPTransport {
     private let delegate: URLSessionTransportDelegate
 
     public init(configuration: Configuration = Configuration()) {
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.httpCookieStorage = nil
-        sessionConfiguration.httpShouldSetCookies = false
-        sessionConfiguration.httpCookieAcceptPolicy = .never
-        sessionConfiguration.urlCredentialStorage = nil
-        sessionConfiguration.urlCache = nil
-        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maximumConnectionsPerHost
-        sessionConfiguration.timeoutIntervalForResource = 7 * 24 * 3600
-        let queue = OperationQueue()
-        queue.name = "satchel.http.urlsession"
-        queue.maxConcurrentOperationCount = 1
-        delegate = URLSessionTransportDelegate()
-        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
+        (session, delegate) = Self.sharedSession(for: configuration)
     }
 
-    deinit {
-        session.invalidateAndCancel()
+    /// One URLSession per configuration for the whole process.
+    ///
+    /// Each URLSession on Linux runs its own libcurl multi handle; dozens of them side by side lost socket events
+    /// under load in our tests (requests that never completed nor timed out), and sharing one also lets every
+    /// client reuse the same keep-alive connections.
+    private static let sessions = Mutex<[Int: (URLSession, URLSessionTransportDelegate)]>([:])
+
+    private static func sharedSession(for configuration: Configuration) -> (URLSession, URLSessionTransportDelegate) {
+        sessions.withLock { sessions in
+            if let existing = sessions[configuration.maximumConnectionsPerHost] { return existing }
+            let sessionConfiguration = URLSessionConfiguration.ephemeral
+            sessionConfiguration.httpCookieStorage = nil
+            sessionConfiguration.httpShouldSetCookies = false
+            sessionConfiguration.httpCookieAcceptPolicy = .never
+            sessionConfiguration.urlCredentialStorage = nil
+            sessionConfiguration.urlCache = nil
+            sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+            sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maximumConnectionsPerHost
+            sessionConfiguration.timeoutIntervalForResource = 7 * 24 * 3600
+            let queue = OperationQueue()
+            queue.name = "satchel.http.urlsession"
+            queue.maxConcurrentOperationCount = 1
+            let delegate = URLSessionTransportDelegate()
+            let session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
+            sessions[configuration.maximumConnectionsPerHost] = (session, delegate)
+            return (session, delegate)
+        }
     }
 
     public func perform(_ request: TransportRequest) async throws -> TransportResponse {
@@ -70,10 +82,13 @@ public final class URLSessionTransport: HTTPTransport {
             if let contentType = body.contentType, !request.headers.contains("Content-Type") {
                 urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type")
             }
-            urlRequest.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
             if let data = body.inMemoryData {
+                urlRequest.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
                 urlRequest.httpBody = data
             } else {
+                if !Platform.streamedBodiesAreChunked {
+                    urlRequest.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
+                }
                 urlRequest.httpBodyStream = SegmentInputStream(segments: body.segments)
             }
         }
@@ -100,7 +115,10 @@ extension URLSessionTransport {
                 (.invalidResponse, "the server's answer could not be read")
             case .networkConnectionLost:
                 (.connection, "the connection closed before the whole response arrived")
-            case .badURL, .unsupportedURL: (.invalidRequest, "the URL is not usable")
+            // The client only hands over http(s) URLs, so "unsupported" here means libcurl could not read the answer
+            // as HTTP (a broken status line, say).
+            case .unsupportedURL: (.invalidResponse, "the server's answer is not valid HTTP")
+            case .badURL: (.invalidRequest, "the URL is not usable")
             case .cannotFindHost, .dnsLookupFailed: (.connection, "the host name could not be resolved")
             case .cannotConnectToHost: (.connection, "could not connect to the server")
             default: (.connection, "the connection failed")

@@ -1,0 +1,159 @@
+import Foundation
+import SatchelHTTP
+import SatchelTestSupport
+import Testing
+
+@Suite("Timeouts, retries, cancellation and hostile servers")
+struct ResilienceTests {
+    @Test("a timeout is an error value")
+    func timeout() async throws {
+        try await withServer { server, _ async throws in
+            let client = makeClient(timeout: .milliseconds(300))
+            let started = ContinuousClock.now
+            let error = await #expect(throws: HTTPError.self) {
+                try await client.send(HTTPRequest(url: server.url("/slow?ms=3000")))
+            }
+            #expect(error?.code == .timeout)
+            #expect(ContinuousClock.now - started < .seconds(2.5))
+
+            var generous = HTTPRequest(url: server.url("/slow?ms=100"))
+            generous.timeout = .seconds(5)
+            #expect(try await client.send(generous).status == 200)
+        }
+    }
+
+    @Test("idempotent requests are retried on 503 and 429; a POST is not, unless it is repeatable")
+    func retries() async throws {
+        try await withServer { server, state async throws in
+            let client = makeClient()
+            #expect(try await client.send(HTTPRequest(url: server.url("/flaky?key=g&fail=2"))).status == 200)
+            #expect(state.attempts("g") == 3)
+
+            _ = try await client.send(HTTPRequest(url: server.url("/flaky?key=t&fail=1&status=429")))
+            #expect(state.attempts("t") == 2)
+
+            let exhausted = await #expect(throws: HTTPError.self) {
+                try await client.send(HTTPRequest(url: server.url("/flaky?key=x&fail=5")))
+            }
+            #expect(exhausted?.code == .serviceUnavailable)
+            #expect(state.attempts("x") == 3)
+
+            let post = await #expect(throws: HTTPError.self) {
+                try await client.send(HTTPRequest(.post, url: server.url("/flaky?key=p"), body: .text("once")))
+            }
+            #expect(post?.code == .serviceUnavailable)
+            #expect(state.attempts("p") == 1)
+
+            var repeatable = HTTPRequest(.post, url: server.url("/flaky?key=r"), body: .text("again"))
+            repeatable.repeatabilityID = UUID().uuidString
+            _ = try? await client.send(repeatable)
+            #expect(state.attempts("r") == 3)
+        }
+    }
+
+    @Test("Retry-After is honoured")
+    func retryAfter() async throws {
+        try await withServer { server, state async throws in
+            let started = ContinuousClock.now
+            _ = try await makeClient().send(HTTPRequest(url: server.url("/flaky?key=ra&fail=1&retryAfter=1")))
+            #expect(ContinuousClock.now - started >= .seconds(1))
+            #expect(state.attempts("ra") == 2)
+
+            var policy = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10))
+            policy.maximumRetryAfter = .seconds(5)
+            let impatient = makeClient(retry: policy)
+            let error = await #expect(throws: HTTPError.self) {
+                try await impatient.send(HTTPRequest(url: server.url("/flaky?key=long&fail=1&retryAfter=3600")))
+            }
+            #expect(error?.code == .serviceUnavailable)
+            #expect(error?.responseHeaders?["Retry-After"] == "3600")
+            #expect(state.attempts("long") == 1)
+        }
+    }
+
+    @Test("cancelling the task cancels the request", arguments: ["memory", "file"])
+    func cancellation(destination: String) async throws {
+        try await withServer { server, _ async throws in
+            let client = makeClient()
+            let directory = try temporaryDirectory()
+            let file = directory.appendingPathComponent("partial.bin")
+            let task = Task {
+                let request = HTTPRequest(url: server.url("/drip?chunks=100&ms=100"))
+                if destination == "file" {
+                    try await client.download(request, to: file)
+                } else {
+                    try await client.send(request)
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            let started = ContinuousClock.now
+            task.cancel()
+            let result = await task.result
+            #expect(ContinuousClock.now - started < .seconds(2))
+            guard case .failure(let error as HTTPError) = result else {
+                Issue.record("expected a cancellation error, got \(result)")
+                return
+            }
+            #expect(error.code == .cancelled)
+            #expect(!FileManager.default.fileExists(atPath: file.path))
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(leftovers.isEmpty)
+        }
+    }
+
+    @Test("a refused connection is a connection error, retried for GET")
+    func connectionRefused() async throws {
+        let raw = try RawTCPServer(response: [])
+        let port = raw.port
+        raw.stop()
+        let error = await #expect(throws: HTTPError.self) {
+            try await makeClient().send(HTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
+        }
+        #expect(error?.code == .connection)
+        #expect(error?.url?.port == port)
+    }
+
+    @Test("a server that drops the connection mid-body gives an error, and nothing is written")
+    func droppedMidBody() async throws {
+        try await withServer { server, _ async throws in
+            let client = makeClient(retry: .never)
+            let error = await #expect(throws: HTTPError.self) {
+                try await client.send(HTTPRequest(url: server.url("/cut?length=100000&send=5000")))
+            }
+            #expect([.connection, .invalidResponse].contains(error?.code))
+
+            let directory = try temporaryDirectory()
+            let file = directory.appendingPathComponent("keep.txt")
+            try Data("precious".utf8).write(to: file)
+            _ = await #expect(throws: HTTPError.self) {
+                try await client.download(HTTPRequest(url: server.url("/cut?length=100000&send=5000")), to: file)
+            }
+            #expect(try Data(contentsOf: file) == Data("precious".utf8))
+        }
+    }
+
+    @Test(
+        "malformed and oversized response headers give a clear error, never a crash",
+        arguments: [
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nThis line has no colon\r\n\r\nhello",
+            "HTTP/1.1 abc Broken\r\n\r\n",
+            "NOT HTTP AT ALL\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
+            "HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "x", count: 300_000) + "\r\nContent-Length: 2\r\n\r\nok",
+            "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n",
+        ]
+    )
+    func malformedHeaders(response: String) async throws {
+        let raw = try RawTCPServer(response: Array(response.utf8))
+        defer { raw.stop() }
+        let client = makeClient(retry: .never)
+        do {
+            let result = try await client.send(HTTPRequest(url: raw.url))
+            // A lenient parser may accept some of these; then what it returns must be what was sent.
+            #expect(result.body.count <= 5)
+        } catch let error as HTTPError {
+            #expect([.invalidResponse, .connection].contains(error.code))
+            #expect(error.url == raw.url)
+        }
+    }
+}
