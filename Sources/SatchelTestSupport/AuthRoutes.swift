@@ -28,8 +28,9 @@ extension TestHTTPServer {
         router.get("/bearer/protected") { request, _ -> Response in
             let sent = request.headers[.authorization].map { String($0.dropFirst("Bearer ".count)) }
             guard let sent, state.values.withLock({ $0.bearerTokens.contains(sent) }) else {
-                return json(["message": "token expired"], status: .unauthorized,
-                            headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
+                return json(
+                    ["message": "token expired"], status: .unauthorized,
+                    headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
             }
             return json(["ok": true])
         }
@@ -103,8 +104,9 @@ extension TestHTTPServer {
             let session = cookie("SAP_SESSIONID", in: request)
             let expected = session.flatMap { session in state.values.withLock { $0.csrfTokens[session] } }
             guard let expected, request.headers[tokenHeader] == expected else {
-                return json(["message": "CSRF token validation failed"], status: .forbidden,
-                            headers: [tokenHeader: "Required"])
+                return json(
+                    ["message": "CSRF token validation failed"], status: .forbidden,
+                    headers: [tokenHeader: "Required"])
             }
             state.values.withLock { $0.postsReceived += 1 }
             return json(["created": true], status: .created)

@@ -2,9 +2,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A TCP server on `127.0.0.1` that answers every request with the same raw bytes and closes the connection:
@@ -21,9 +21,9 @@ public final class RawTCPServer: Sendable {
 
     public init(response: [UInt8]) throws {
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw TestServerError("socket() failed: \(errno)") }
         var address = sockaddr_in()
@@ -55,7 +55,11 @@ public final class RawTCPServer: Sendable {
     public var url: URL { URL(string: "http://127.0.0.1:\(port)/raw")! }
 
     public func stop() {
-        guard !stopped.withLock({ let was = $0; $0 = true; return was }) else { return }
+        guard
+            !stopped.withLock({
+                let was = $0; $0 = true; return was
+            })
+        else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }

@@ -112,8 +112,9 @@ extension TestHTTPServer {
             if let retryAfter = request.uri.queryParameters.get("retryAfter") {
                 headers[.retryAfter] = String(retryAfter)
             }
-            return json(["error": ["code": "E\(code)", "message": "status \(code) as requested"]],
-                        status: .init(code: code), headers: headers)
+            return json(
+                ["error": ["code": "E\(code)", "message": "status \(code) as requested"]],
+                status: .init(code: code), headers: headers)
         }
         router.get("/flaky") { request, _ -> Response in
             let key = request.uri.queryParameters.get("key") ?? "default"

@@ -73,7 +73,9 @@ struct AuthTests {
             #expect(try await client.send(request).text.contains("first"))
             #expect(state.ssoLogins == 1)
             #expect(client.configuration.cookieJar.all.map(\.name) == ["MYSAPSSO2"])
-            #expect(!client.configuration.cookieJar.all[0].description.contains(client.configuration.cookieJar.all[0].value))
+            #expect(
+                !client.configuration.cookieJar.all[0].description.contains(client.configuration.cookieJar.all[0].value)
+            )
 
             _ = try await client.send(request)
             #expect(state.ssoLogins == 1)  // the cookie carries the session
@@ -119,7 +121,10 @@ struct AuthTests {
             #expect(state.csrfFetches == 2)
             #expect(transport.count - before == 3)  // refused POST, fetch, POST again
             #expect(state.postsReceived == 3)
-            #expect(transport.requests.filter { $0.method == .get }.allSatisfy { !$0.headers.contains("X-CSRF-Token") || $0.headers["X-CSRF-Token"] == "Fetch" })
+            #expect(
+                transport.requests.filter { $0.method == .get }.allSatisfy {
+                    !$0.headers.contains("X-CSRF-Token") || $0.headers["X-CSRF-Token"] == "Fetch"
+                })
         }
     }
 

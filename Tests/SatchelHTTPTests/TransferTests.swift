@@ -58,7 +58,8 @@ struct TransferTests {
             let directory = try temporaryDirectory()
             let file = directory.appendingPathComponent("resume.bin")
             try TestHTTPServer.pattern(count: 40_000).write(to: file)
-            let resumed = try await client.download(HTTPRequest(url: server.url("/bytes/100000")), to: file, resume: true)
+            let resumed = try await client.download(
+                HTTPRequest(url: server.url("/bytes/100000")), to: file, resume: true)
             #expect(resumed.status == 206)
             #expect(try Data(contentsOf: file) == TestHTTPServer.pattern(count: 100_000))
 

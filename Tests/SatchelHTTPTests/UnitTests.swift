@@ -86,17 +86,27 @@ struct UnitTests {
         #expect(range?.first == 100 && range?.last == 199 && range?.completeLength == 1000)
         #expect(ContentRange(headerValue: "bytes 5-1/10") == nil)
         let fields = [("a b", "c&d"), ("name", "€uro+")]
-        #expect(FormURLEncoding.decode(FormURLEncoding.encode(fields)).map { [$0.0, $0.1] } == fields.map { [$0.0, $0.1] })
+        #expect(
+            FormURLEncoding.decode(FormURLEncoding.encode(fields)).map { [$0.0, $0.1] } == fields.map { [$0.0, $0.1] })
     }
 
     @Test(
         "the server's message is found in each peer's error shape",
         arguments: [
-            ("{\"error\":{\"code\":\"1\",\"message\":{\"lang\":\"en\",\"value\":\"V2 says no\"}}}", "application/json", "V2 says no"),
+            (
+                "{\"error\":{\"code\":\"1\",\"message\":{\"lang\":\"en\",\"value\":\"V2 says no\"}}}",
+                "application/json", "V2 says no"
+            ),
             ("{\"error\":{\"code\":\"1\",\"message\":\"V4 says no\"}}", "application/json", "V4 says no"),
             ("{\"exception\":\"objectNotFound\",\"message\":\"CMIS says no\"}", "application/json", "CMIS says no"),
-            ("{\"entity-type\":\"exception\",\"status\":404,\"message\":\"Nuxeo says no\"}", "application/json", "Nuxeo says no"),
-            ("<error><code>X</code><message xml:lang=\"en\">XML says no</message></error>", "application/xml", "XML says no"),
+            (
+                "{\"entity-type\":\"exception\",\"status\":404,\"message\":\"Nuxeo says no\"}", "application/json",
+                "Nuxeo says no"
+            ),
+            (
+                "<error><code>X</code><message xml:lang=\"en\">XML says no</message></error>", "application/xml",
+                "XML says no"
+            ),
             ("<html><head><title>502 Bad Gateway</title></head></html>", "text/html", "502 Bad Gateway"),
             ("plain words\n", "text/plain", "plain words"),
         ]
@@ -108,7 +118,8 @@ struct UnitTests {
     @Test("the in-memory transport answers, records and writes downloads")
     func inMemoryTransport() async throws {
         let transport = InMemoryTransport { request in
-            request.url.path == "/a" ? TransportResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Data("hi".utf8))
+            request.url.path == "/a"
+                ? TransportResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Data("hi".utf8))
                 : TransportResponse(status: 404, headers: [:])
         }
         let client = HTTPClient(transport: transport)

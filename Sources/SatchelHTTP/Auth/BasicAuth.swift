@@ -28,7 +28,9 @@ public final class BasicAuth: HTTPAuthProvider {
         }
     }
 
-    public func recover(from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext) async throws
+    public func recover(
+        from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext
+    ) async throws
         -> Bool
     {
         guard response.status == 401, request.headers["Authorization"] != headerValue else { return false }

@@ -32,7 +32,9 @@ public final class BearerTokenAuth: HTTPAuthProvider {
         request.headers["Authorization"] = "Bearer \(token)"
     }
 
-    public func recover(from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext) async throws
+    public func recover(
+        from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext
+    ) async throws
         -> Bool
     {
         guard response.status == 401 else { return false }

@@ -34,7 +34,9 @@ public final class CSRFTokenAuth: HTTPAuthProvider {
         request.headers[headerName] = token
     }
 
-    public func recover(from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext) async throws
+    public func recover(
+        from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext
+    ) async throws
         -> Bool
     {
         guard response.status == 403, request.method.isModifying,

@@ -64,7 +64,9 @@ public final class FormLoginAuth: HTTPAuthProvider {
         if !state.withLock({ $0.loggedIn }) { try await logIn(context: context, sentCookies: nil) }
     }
 
-    public func recover(from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext) async throws
+    public func recover(
+        from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext
+    ) async throws
         -> Bool
     {
         guard response.status == 401 || LoginPage.isLoginPage(response, for: request) else { return false }
@@ -104,7 +106,8 @@ public final class FormLoginAuth: HTTPAuthProvider {
         let fields =
             [(configuration.usernameField, username), (configuration.passwordField, password)]
             + configuration.extraFields
-        var request = HTTPRequest(.post, url: loginURL, body: .form(fields), operation: "log in at \(loginURL.host ?? "")")
+        var request = HTTPRequest(
+            .post, url: loginURL, body: .form(fields), operation: "log in at \(loginURL.host ?? "")")
         request.headers["Accept"] = "text/html,application/json;q=0.9,*/*;q=0.8"
         request.validatesStatus = false
         let response = try await context.send(request)
@@ -114,7 +117,9 @@ public final class FormLoginAuth: HTTPAuthProvider {
             } else if LoginPage.containsPasswordForm(response) {
                 "the login page came back: the user name or password is wrong"
             } else if !configuration.sessionCookies.isEmpty,
-                !context.cookies.cookies(for: loginURL).contains(where: { configuration.sessionCookies.contains($0.name) })
+                !context.cookies.cookies(for: loginURL).contains(where: {
+                    configuration.sessionCookies.contains($0.name)
+                })
             {
                 "no session cookie (\(configuration.sessionCookies.joined(separator: ", "))) came back"
             } else {

@@ -25,7 +25,9 @@ public protocol HTTPAuthProvider: Sendable {
 }
 
 extension HTTPAuthProvider {
-    public func recover(from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext) async throws
+    public func recover(
+        from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext
+    ) async throws
         -> Bool
     { false }
 }

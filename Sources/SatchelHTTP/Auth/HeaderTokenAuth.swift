@@ -39,7 +39,9 @@ public final class HeaderTokenAuth: HTTPAuthProvider {
         request.headers[headerName] = token
     }
 
-    public func recover(from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext) async throws
+    public func recover(
+        from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext
+    ) async throws
         -> Bool
     {
         guard let renew, response.status == 403 || response.status == 401 else { return false }

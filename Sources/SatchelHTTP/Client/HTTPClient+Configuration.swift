@@ -50,13 +50,13 @@ extension HTTPClient {
 
         public static let defaultUserAgent: String = {
             #if os(Linux)
-            let system = "Linux"
+                let system = "Linux"
             #elseif os(macOS)
-            let system = "macOS"
+                let system = "macOS"
             #elseif os(iOS)
-            let system = "iOS"
+                let system = "iOS"
             #else
-            let system = "Apple"
+                let system = "Apple"
             #endif
             return "Satchel/\(SatchelVersion.current) (\(system))"
         }()

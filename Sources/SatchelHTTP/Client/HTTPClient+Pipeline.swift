@@ -43,8 +43,9 @@ extension HTTPClient {
                     let retryAfter = RetryPolicy.retryAfter(in: exchange.response.headers)
                     if retryAfter.map({ $0 <= policy.maximumRetryAfter }) ?? true {
                         discard(exchange)
-                        try await wait(policy.delay(after: attempt, retryAfter: retryAfter), before: attempt + 1,
-                                       of: request, reason: "status \(status)")
+                        try await wait(
+                            policy.delay(after: attempt, retryAfter: retryAfter), before: attempt + 1,
+                            of: request, reason: "status \(status)")
                         attempt += 1
                         continue
                     }
@@ -69,8 +70,10 @@ extension HTTPClient {
             guard let base = configuration.baseURL,
                 let resolved = URL(string: request.url.relativeString, relativeTo: base)?.absoluteURL
             else {
-                throw HTTPError(.invalidRequest, "the URL \(request.url.relativeString) is relative and there is no base URL")
-                    .with(request: request)
+                throw HTTPError(
+                    .invalidRequest, "the URL \(request.url.relativeString) is relative and there is no base URL"
+                )
+                .with(request: request)
             }
             request.url = resolved
         }
@@ -144,7 +147,8 @@ extension HTTPClient {
                 throw HTTPError(
                     redirects > configuration.maximumRedirects ? .tooManyRedirects : .invalidResponse,
                     redirects > configuration.maximumRedirects
-                        ? "more than \(configuration.maximumRedirects) redirects" : "the redirect location is not a URL",
+                        ? "more than \(configuration.maximumRedirects) redirects"
+                        : "the redirect location is not a URL",
                     status: exchange.response.status,
                     responseHeaders: exchange.response.headers
                 )
@@ -165,7 +169,9 @@ extension HTTPClient {
     }
 
     /// One trip through the transport.
-    private func exchange(_ request: HTTPRequest, destination: Destination, progress: ProgressReporter?) async throws
+    private func exchange(
+        _ request: HTTPRequest, destination: Destination, progress: ProgressReporter?
+    ) async throws
         -> Exchange
     {
         let temporaryFile: URL?
@@ -206,7 +212,8 @@ extension HTTPClient {
             metadata: ["bytes": "\(response.bodyLength)", "duration": "\(ContinuousClock.now - started)"]
         )
         logger.trace("response headers", metadata: ["headers": "\(response.headers)"])
-        var result = HTTPResponse(status: response.status, headers: response.headers, url: request.url, body: response.body)
+        var result = HTTPResponse(
+            status: response.status, headers: response.headers, url: request.url, body: response.body)
         if let temporaryFile {
             result.bodyFile = temporaryFile
             // Keep the start of the body in memory where someone may need to look at it: errors, login pages.
@@ -218,7 +225,9 @@ extension HTTPClient {
     }
 
     /// Validates the answer and moves a download into place.
-    private func finish(_ exchange: Exchange, request: HTTPRequest, destination: Destination, resumeOffset: Int64)
+    private func finish(
+        _ exchange: Exchange, request: HTTPRequest, destination: Destination, resumeOffset: Int64
+    )
         throws -> HTTPResponse
     {
         var response = exchange.response
@@ -226,7 +235,8 @@ extension HTTPClient {
             discard(exchange)
             var error = HTTPError.status(response, body: response.body, request: request)
             error.code = .unauthorized
-            error.message = "the server answered with an HTML login page where data was expected"
+            error.message =
+                "the server answered with an HTML login page where data was expected"
                 + " (not logged in, or the session expired)"
             throw error
         }

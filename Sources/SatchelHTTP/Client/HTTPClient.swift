@@ -36,7 +36,9 @@ public final class HTTPClient: Sendable {
     /// Throws ``HTTPError`` for a status outside 2xx (unless `request.validatesStatus` is false), for an HTML login
     /// page where data was expected (`.unauthorized`), and for every transport failure.
     @discardableResult
-    public func send(_ request: HTTPRequest, progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws
+    public func send(
+        _ request: HTTPRequest, progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws
         -> HTTPResponse
     {
         try await execute(request, destination: .memory, progress: progress.map { ProgressReporter(handler: $0) })

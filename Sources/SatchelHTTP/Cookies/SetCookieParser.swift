@@ -5,7 +5,9 @@ enum SetCookieParser {
         guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
         let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
         var value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-        if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+        if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+            value = String(value.dropFirst().dropLast())
+        }
         guard !name.isEmpty, let host = url.host?.lowercased() else { return nil }
 
         var cookie = Cookie(name: name, value: value, domain: host, path: defaultPath(for: url))

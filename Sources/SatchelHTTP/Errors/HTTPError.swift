@@ -100,8 +100,11 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible, CustomDebugSt
         var text = ""
         if let operation { text += "\(operation): " }
         text += message
-        if let method, let url { text += " (\(method) \(url.absoluteString)" + (status.map { " → \($0)" } ?? "") + ")" }
-        else if let status { text += " (status \(status))" }
+        if let method, let url {
+            text += " (\(method) \(url.absoluteString)" + (status.map { " → \($0)" } ?? "") + ")"
+        } else if let status {
+            text += " (status \(status))"
+        }
         if let serverMessage, !serverMessage.isEmpty { text += ": \(serverMessage)" }
         if let underlying { text += " [\(Redaction.text(String(describing: underlying)))]" }
         return text
@@ -109,7 +112,9 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible, CustomDebugSt
 
     public var debugDescription: String {
         var text = "HTTPError(\(code)): \(description)"
-        if let responseExcerpt, !responseExcerpt.isEmpty { text += "\n--- response body (excerpt) ---\n\(responseExcerpt)" }
+        if let responseExcerpt, !responseExcerpt.isEmpty {
+            text += "\n--- response body (excerpt) ---\n\(responseExcerpt)"
+        }
         return text
     }
 }

@@ -30,7 +30,11 @@ public struct HTTPTransfer: Sendable {
     public var response: HTTPResponse {
         get async throws {
             let task = task
-            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
         }
     }
 

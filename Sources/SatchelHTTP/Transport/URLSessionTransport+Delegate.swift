@@ -9,7 +9,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         var body = Data()
         var bodyLength: Int64 = 0
         var failure: HTTPError?
-        private let shared = Mutex<(continuation: CheckedContinuation<TransportResponse, any Error>?, activity: ContinuousClock.Instant)>(
+        private let shared = Mutex<
+            (continuation: CheckedContinuation<TransportResponse, any Error>?, activity: ContinuousClock.Instant)
+        >(
             (nil, .now)
         )
 
@@ -62,24 +64,30 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
     /// swift-corelibs-foundation has been seen to lose a transfer under load: no data, no completion and no
     /// timeout. The watchdog fails such a request once it has been idle for its timeout plus a grace period.
     private func startWatchdog() {
-        guard watchdogRunning.withLock({ running in
-            defer { running = true }
-            return !running
-        }) else { return }
+        guard
+            watchdogRunning.withLock({ running in
+                defer { running = true }
+                return !running
+            })
+        else { return }
         Task.detached { [weak self] in
             while let self {
                 try? await Task.sleep(for: .milliseconds(500))
                 let now = ContinuousClock.now
                 let stalled = self.tasks.withLock { tasks in
-                    let stalled = tasks.filter { now - $0.value.state.idleSince > $0.value.state.request.timeout + .seconds(1) }
+                    let stalled = tasks.filter {
+                        now - $0.value.state.idleSince > $0.value.state.request.timeout + .seconds(1)
+                    }
                     for key in stalled.keys { tasks.removeValue(forKey: key) }
                     return Array(stalled.values)
                 }
                 for (task, state) in stalled {
-                    state.finish(.failure(HTTPError(
-                        .timeout,
-                        "the server did not answer within \(state.request.timeout)"
-                    )))
+                    state.finish(
+                        .failure(
+                            HTTPError(
+                                .timeout,
+                                "the server did not answer within \(state.request.timeout)"
+                            )))
                     task.cancel()
                 }
                 let idle = self.tasks.withLock { $0.isEmpty }
