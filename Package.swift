@@ -62,7 +62,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelCLITests",
-            dependencies: ["SatchelTestSupport"],
+            dependencies: ["satchel", "SatchelTestSupport"],
             swiftSettings: swiftSettings
         ),
 
@@ -71,6 +71,7 @@ let package = Package(
             name: "JSONBenchmark",
             dependencies: ["SatchelJSON"],
             path: "Benchmarks/JSONBenchmark",
+            exclude: ["baseline.py"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Any JSON value, parsed eagerly. Objects keep their member order; numbers keep their exact text.
+///
+/// ```swift
+/// let page = try JSONValue(parsing: data)
+/// let next = page["@odata.nextLink"]?.stringValue
+/// for product in page["value"]?.arrayValue ?? [] {
+///     print(product["Name"]?.stringValue ?? "", try product["Price"]?.numberValue?.decimal() ?? 0)
+/// }
+/// ```
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(JSONNumber)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// Parses one document.
+    ///
+    /// - Throws: ``JSONError`` on invalid JSON or when a limit is exceeded.
+    public init<Bytes: ContiguousBytes>(parsing bytes: Bytes, limits: JSONLimits = .default) throws {
+        self = try JSONReader.read(bytes, limits: limits) { try $0.readValue() }
+    }
+
+    /// Parses one document from a string's UTF-8.
+    public init(parsing string: String, limits: JSONLimits = .default) throws {
+        self = try JSONReader.read(string, limits: limits) { try $0.readValue() }
+    }
+
+    /// The kind of this value.
+    public var kind: JSONKind {
+        switch self {
+        case .null: return .null
+        case .bool: return .bool
+        case .number: return .number
+        case .string: return .string
+        case .array: return .array
+        case .object: return .object
+        }
+    }
+}
