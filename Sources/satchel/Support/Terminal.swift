@@ -1,0 +1,54 @@
+// The one place where the CLI deals with the C library: terminals, standard streams, signals, exit.
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+enum Terminal {
+    /// Whether standard error is a terminal, so a progress bar can be redrawn in place.
+    static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    static func writeError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    static func writeOutput(_ data: Data) throws {
+        try FileHandle.standardOutput.write(contentsOf: data)
+    }
+
+    /// One line of standard input without its line break, or nil at end of input.
+    static func readLine() -> String? {
+        Swift.readLine(strippingNewline: true).map { $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
+    }
+
+    static func environment(_ name: String) -> String? {
+        ProcessInfo.processInfo.environment[name]
+    }
+
+    /// The C library's words for an `errno` value.
+    static func describeErrorNumber(_ number: Int32) -> String {
+        String(cString: strerror(number))
+    }
+
+    static func exit(_ code: SatchelExitCode) -> Never {
+        Foundation.exit(code.rawValue)
+    }
+
+    /// Calls `handler` on every SIGINT until the returned source is cancelled.
+    ///
+    /// The default action is switched off while the source lives, so Ctrl-C reaches the handler instead of ending
+    /// the process before partial files are cleaned up.
+    static func onInterrupt(_ handler: @escaping @Sendable () -> Void) -> any DispatchSourceSignal {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler(handler: handler)
+        source.setCancelHandler { signal(SIGINT, SIG_DFL) }
+        source.resume()
+        return source
+    }
+}
