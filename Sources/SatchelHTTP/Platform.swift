@@ -26,6 +26,38 @@ enum Platform {
         static let streamedBodiesAreChunked = false
     #endif
 
+    /// The transport a client uses unless told otherwise.
+    ///
+    /// On Apple platforms, URLSession. On Linux, swift-corelibs-foundation's URLSession reaches 0.15–0.2× curl's
+    /// throughput on large transfers, stalls on a `401` that carries `WWW-Authenticate`, and cancels late; so plain
+    /// `http` goes over ``SocketTransport`` there, and `https` over URLSession (see ``AutomaticTransport``).
+    static func defaultTransport() -> any HTTPTransport {
+        #if canImport(FoundationNetworking)
+        AutomaticTransport()
+        #else
+        URLSessionTransport()
+        #endif
+    }
+
     /// Whether standard error is attached to a terminal.
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    /// Moves `source` over `destination` in one step (rename(2)): readers see the old file or the new one,
+    /// never a missing or half-written one. Both must be on the same file system.
+    static func rename(_ source: URL, to destination: URL) throws {
+        #if canImport(Glibc)
+        let result = Glibc.rename(source.path, destination.path)
+        #elseif canImport(Musl)
+        let result = Musl.rename(source.path, destination.path)
+        #else
+        let result = Darwin.rename(source.path, destination.path)
+        #endif
+        guard result == 0 else {
+            let code = errno
+            throw HTTPError(
+                .fileSystem,
+                "cannot move \(source.lastPathComponent) to \(destination.path): \(String(cString: strerror(code)))"
+            )
+        }
+    }
 }

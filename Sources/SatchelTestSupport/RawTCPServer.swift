@@ -45,9 +45,12 @@ public final class RawTCPServer: Sendable {
         let thread = Thread { [listener] in
             while true {
                 let client = accept(listener, nil, nil)
-                guard client >= 0 else { return }
+                guard client >= 0 else { break }
                 Self.answer(client, with: response)
             }
+            // Only this thread closes the listener: closed elsewhere, its number could be reused by another test's
+            // socket while this loop still waits in accept on it.
+            close(listener)
         }
         thread.start()
     }
@@ -60,8 +63,7 @@ public final class RawTCPServer: Sendable {
                 let was = $0; $0 = true; return was
             })
         else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        shutdown(listener, Int32(SHUT_RDWR))  // wakes accept(); the thread then closes the socket
     }
 
     deinit { stop() }

@@ -36,6 +36,8 @@ extension TestHTTPServer {
                 if bounds.count == 2, let start = Int64(bounds[0]) {
                     first = start
                     last = Int64(bounds[1]).map { min($0, total - 1) } ?? total - 1
+                } else if bounds.count == 2, bounds[0].isEmpty, let suffix = Int64(bounds[1]) {
+                    first = max(0, total - suffix)
                 }
                 guard first < total, first <= last else {
                     headers[.contentRange] = "bytes */\(total)"

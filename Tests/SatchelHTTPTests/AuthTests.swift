@@ -153,7 +153,7 @@ struct AuthTests {
 
 /// Counts and records what reaches the network.
 final class CountingTransport: HTTPTransport {
-    private let inner = URLSessionTransport()
+    private let inner: any HTTPTransport = AutomaticTransport()
     private let log = Mutex<[TransportRequest]>([])
 
     var count: Int { log.withLock { $0.count } }

@@ -18,20 +18,18 @@ func withServer(
     }
 }
 
-/// A client with fast retries, so tests don't wait for production backoff.
+/// A client with fast retries, so tests don't wait for production backoff; the platform's default transport unless
+/// one is given.
 func makeClient(
     auth: [any HTTPAuthProvider] = [],
     timeout: Duration = .seconds(10),
-    retry: RetryPolicy = RetryPolicy(
-        maximumAttempts: 3, initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50)),
+    retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50)),
     baseURL: URL? = nil,
-    transport: any HTTPTransport = URLSessionTransport()
+    transport: (any HTTPTransport)? = nil
 ) -> HTTPClient {
-    HTTPClient(
-        configuration: .init(baseURL: baseURL, timeout: timeout, retry: retry),
-        transport: transport,
-        auth: auth
-    )
+    let configuration = HTTPClient.Configuration(baseURL: baseURL, timeout: timeout, retry: retry)
+    guard let transport else { return HTTPClient(configuration: configuration, auth: auth) }
+    return HTTPClient(configuration: configuration, transport: transport, auth: auth)
 }
 
 /// The JSON object `/inspect` returns.

@@ -263,10 +263,8 @@ extension HTTPClient {
             if response.status == 206, resumeOffset > 0, response.contentRange?.first == resumeOffset {
                 try Self.append(temporaryFile, to: file)
                 try FileManager.default.removeItem(at: temporaryFile)
-            } else if FileManager.default.fileExists(atPath: file.path) {
-                _ = try FileManager.default.replaceItemAt(file, withItemAt: temporaryFile)
             } else {
-                try FileManager.default.moveItem(at: temporaryFile, to: file)
+                try Platform.rename(temporaryFile, to: file)
             }
         } catch {
             discard(exchange)

@@ -21,13 +21,17 @@ public final class HTTPClient: Sendable {
 
     public init(
         configuration: Configuration = Configuration(),
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = HTTPClient.defaultTransport(),
         auth: [any HTTPAuthProvider] = []
     ) {
         self.configuration = configuration
         self.transport = transport
         self.auth = auth
     }
+
+    /// The transport a client uses when none is given: URLSession on Apple platforms; on Linux,
+    /// ``AutomaticTransport`` (``SocketTransport`` for `http`, URLSession for `https`).
+    public static func defaultTransport() -> any HTTPTransport { Platform.defaultTransport() }
 
     var logger: Logger { configuration.logger }
 
