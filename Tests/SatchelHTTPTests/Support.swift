@@ -23,7 +23,8 @@ func withServer(
 func makeClient(
     auth: [any HTTPAuthProvider] = [],
     timeout: Duration = .seconds(10),
-    retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50)),
+    retry: RetryPolicy = RetryPolicy(
+        maximumAttempts: 3, initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50)),
     baseURL: URL? = nil,
     transport: (any HTTPTransport)? = nil
 ) -> HTTPClient {

@@ -22,7 +22,8 @@ struct URLSessionTransportTests {
                 let response = try await client.send(HTTPRequest(url: server.url("/set-cookie")))
                 #expect(try response.decode(Inspection.self).header("Cookie")?.contains("session=abc123") == true)
             case "json":
-                let response = try await client.send(HTTPRequest(.post, url: server.url("/echo"), body: .json(["a": "1"])))
+                let response = try await client.send(
+                    HTTPRequest(.post, url: server.url("/echo"), body: .json(["a": "1"])))
                 #expect(response.text == #"{"a":"1"}"#)
             case "upload":
                 let file = try temporaryDirectory().appendingPathComponent("up.bin")

@@ -10,18 +10,18 @@ import Synchronization
 /// let client = HTTPClient(transport: URLSessionTransport(configuration: .init(maximumConnectionsPerHost: 4)))
 /// ```
 public final class URLSessionTransport: HTTPTransport {
-    public struct Configuration: Sendable {
+    public struct Configuration: Sendable, Hashable {
         public var maximumConnectionsPerHost: Int
         public init(maximumConnectionsPerHost: Int = 8) {
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
         }
     }
 
-    private let session: URLSession
-    private let delegate: URLSessionTransportDelegate
+    public let configuration: Configuration
 
+    /// Creating a transport is free: the shared session is made on the first request (see ``sharedSession(for:)``).
     public init(configuration: Configuration = Configuration()) {
-        (session, delegate) = Self.sharedSession(for: configuration)
+        self.configuration = configuration
     }
 
     /// One URLSession per configuration for the whole process.
@@ -55,6 +55,7 @@ public final class URLSessionTransport: HTTPTransport {
 
     public func perform(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
+        let (session, delegate) = Self.sharedSession(for: configuration)
         let urlRequest = makeURLRequest(request)
         let task: URLSessionTask =
             switch request.destination {

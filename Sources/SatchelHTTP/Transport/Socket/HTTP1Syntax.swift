@@ -14,4 +14,11 @@ enum HTTP1Syntax {
 
     /// Control characters other than horizontal tab: never allowed inside a field value or reason phrase.
     static func isForbiddenInValue(_ byte: UInt8) -> Bool { (byte < 0x20 && byte != 0x09) || byte == 0x7F }
+
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x46, 0x61...0x66: true
+        default: false
+        }
+    }
 }

@@ -2,8 +2,9 @@
 extension SocketExchange {
     /// Bodies up to this size travel in the same `send` as the head.
     static let coalescedBodyLimit: Int64 = 64 * 1024
-    /// Bytes per `sendfile` call: large enough to cost nothing, small enough for steady upload progress.
-    static let sendFileChunk = 8 * 1024 * 1024
+    /// Bytes per `sendfile` call: 1 MiB measured faster than 8 MiB against nginx (the receiver drains steadily),
+    /// and gives steady upload progress.
+    static let sendFileChunk = 1024 * 1024
 
     func sendRequest(on fd: Int32, sent: inout Int64) throws {
         var head = try Array(serializedHead().utf8)
@@ -91,7 +92,7 @@ extension SocketExchange {
         defer { SocketPlatform.close(file) }
         var offset = start
         let end = start + length
-        var useSendFile = SocketPlatform.hasSendFile
+        var useSendFile = SocketPlatform.hasSendFile && configuration.usesSendFile
         var buffer: UnsafeMutableRawBufferPointer?
         defer { buffer?.deallocate() }
         while offset < end {

@@ -134,8 +134,9 @@ extension SocketExchange {
             throw bodyError(SocketFailure(.closed), received: received, expected: nil)
         }
         let digits = line.prefix { $0 != UInt8(ascii: ";") && $0 != 0x20 && $0 != 0x09 }
-        guard !digits.isEmpty, digits.count <= 15, let size = Int64(String(decoding: digits, as: UTF8.self), radix: 16),
-            size >= 0
+        // Hex digits only (no sign), and few enough that the size can't overflow.
+        guard !digits.isEmpty, digits.count <= 15, digits.allSatisfy(HTTP1Syntax.isHexDigit),
+            let size = Int64(String(decoding: digits, as: UTF8.self), radix: 16)
         else {
             throw HTTPError(.invalidResponse, "the response body has an invalid chunk size")
         }

@@ -37,19 +37,23 @@ public final class SocketTransport: HTTPTransport {
         public var maximumResponseHeaderBytes: Int
         /// Response heads with more fields than this fail with `.invalidResponse`.
         public var maximumResponseHeaderFields: Int
+        /// Whether upload files go to the socket with `sendfile(2)` (Linux) rather than through ``bufferSize`` reads.
+        public var usesSendFile: Bool
 
         public init(
             maximumIdleConnectionsPerHost: Int = 8,
             maximumIdleTime: Duration = .seconds(30),
             bufferSize: Int = 1024 * 1024,
             maximumResponseHeaderBytes: Int = 64 * 1024,
-            maximumResponseHeaderFields: Int = 200
+            maximumResponseHeaderFields: Int = 200,
+            usesSendFile: Bool = true
         ) {
             self.maximumIdleConnectionsPerHost = maximumIdleConnectionsPerHost
             self.maximumIdleTime = maximumIdleTime
             self.bufferSize = max(4096, bufferSize)
             self.maximumResponseHeaderBytes = max(1024, maximumResponseHeaderBytes)
             self.maximumResponseHeaderFields = max(1, maximumResponseHeaderFields)
+            self.usesSendFile = usesSendFile
         }
     }
 
