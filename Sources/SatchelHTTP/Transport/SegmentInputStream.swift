@@ -2,7 +2,7 @@
 ///
 /// URLSession pulls request bodies from an `InputStream`; this one holds at most one open file and no more
 /// than the caller's buffer, so a multipart upload of a 1 GiB file stays in constant memory.
-final class SegmentInputStream: InputStream, @unchecked Sendable {
+final class SegmentInputStream: InputStream {
     // Used from URLSession's one body-reading thread at a time.
     private let segments: [HTTPBody.Segment]
     private var index = 0

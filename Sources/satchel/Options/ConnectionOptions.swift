@@ -110,9 +110,7 @@ struct ConnectionOptions: ParsableArguments, Sendable {
         if let userAgent { configuration.userAgent = userAgent }
         configuration.timeout = .milliseconds(Int64(timeout * 1000))
         configuration.retry.maximumAttempts = retries + 1
-        // Sockets for http (URLSession on Linux is several times slower, and hangs on a 401 challenge),
-        // URLSession for https.
-        return HTTPClient(configuration: configuration, transport: AutomaticTransport(), auth: try authProviders())
+        return HTTPClient(configuration: configuration, auth: try authProviders())
     }
 
     /// Credentials first, then handshakes that need them (see `HTTPAuthProvider`).
