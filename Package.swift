@@ -26,7 +26,8 @@ let package = Package(
         .target(
             name: "SatchelHTTP",
             dependencies: [
-                .product(name: "Logging", package: "swift-log")
+                "SatchelJSON",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

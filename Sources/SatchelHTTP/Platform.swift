@@ -6,6 +6,8 @@
     @_exported import FoundationNetworking
 #endif
 @_exported import Foundation
+// Every module built on SatchelHTTP reads JSON with SatchelJSON; responses hand out its values.
+@_exported import SatchelJSON
 
 #if canImport(Glibc)
     import Glibc
@@ -33,9 +35,9 @@ enum Platform {
     /// `http` goes over ``SocketTransport`` there, and `https` over URLSession (see ``AutomaticTransport``).
     static func defaultTransport() -> any HTTPTransport {
         #if canImport(FoundationNetworking)
-        AutomaticTransport()
+            AutomaticTransport()
         #else
-        URLSessionTransport()
+            URLSessionTransport()
         #endif
     }
 
@@ -46,11 +48,11 @@ enum Platform {
     /// never a missing or half-written one. Both must be on the same file system.
     static func rename(_ source: URL, to destination: URL) throws {
         #if canImport(Glibc)
-        let result = Glibc.rename(source.path, destination.path)
+            let result = Glibc.rename(source.path, destination.path)
         #elseif canImport(Musl)
-        let result = Musl.rename(source.path, destination.path)
+            let result = Musl.rename(source.path, destination.path)
         #else
-        let result = Darwin.rename(source.path, destination.path)
+            let result = Darwin.rename(source.path, destination.path)
         #endif
         guard result == 0 else {
             let code = errno

@@ -132,4 +132,21 @@ struct UnitTests {
         #expect(transport.requests.count == 3)
         #expect(transport.requests[0].headers["User-Agent"]?.hasPrefix("Satchel/") == true)
     }
+
+    @Test("JSON bodies are read with SatchelJSON, and bad JSON is an invalid-response error with context")
+    func jsonBodies() async throws {
+        let transport = InMemoryTransport { request in
+            let body = request.url.path == "/good" ? #"{"d":{"results":[{"ID":7}]}}"# : "<html>oops</html>"
+            return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+        }
+        let client = HTTPClient(transport: transport)
+        let good = try await client.send(HTTPRequest(url: URL(string: "http://h/good")!))
+        #expect(try good.json()["d"]?["results"]?[0]?["ID"]?.int64Value == 7)
+        let bad = try await client.send(HTTPRequest(url: URL(string: "http://h/bad")!))
+        let error = #expect(throws: HTTPError.self) { try bad.json() }
+        #expect(error?.code == .invalidResponse)
+        #expect(error?.responseExcerpt == "<html>oops</html>")
+        #expect(error?.underlying is JSONError)
+        #expect(HTTPBody.json(["a": [1, true, nil]]).inMemoryData == Data(#"{"a":[1,true,null]}"#.utf8))
+    }
 }

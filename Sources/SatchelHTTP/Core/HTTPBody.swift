@@ -62,6 +62,11 @@ public struct HTTPBody: Sendable, Hashable {
         HTTPBody(segments: [.data(try encoder.encode(value))], contentType: "application/json")
     }
 
+    /// A JSON value, serialised by SatchelJSON.
+    public static func json(_ value: JSONValue) -> HTTPBody {
+        HTTPBody(segments: [.data(Data(value.serialized()))], contentType: "application/json")
+    }
+
     /// Already-serialised JSON bytes.
     public static func json(bytes: Data) -> HTTPBody {
         HTTPBody(segments: [.data(bytes)], contentType: "application/json")

@@ -30,20 +30,34 @@ public struct HTTPResponse: Sendable {
     /// The body as UTF-8 text (invalid bytes replaced).
     public var text: String { String(decoding: body, as: UTF8.self) }
 
-    /// Decodes the body as JSON with Foundation's decoder.
-    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> T {
+    /// The body as a JSON value (read with SatchelJSON).
+    public func json(limits: JSONLimits = .default) throws -> JSONValue {
+        do {
+            return try JSONValue(parsing: body, limits: limits)
+        } catch {
+            throw invalidJSON("the response body is not valid JSON", error)
+        }
+    }
+
+    /// Decodes the body as JSON into a `Decodable` type, with SatchelJSON's decoder.
+    public func decode<T: Decodable>(_ type: T.Type, decoder: SatchelJSONDecoder = SatchelJSONDecoder()) throws -> T {
         do {
             return try decoder.decode(type, from: body)
         } catch {
-            throw HTTPError(
-                .invalidResponse,
-                "the response body is not the expected JSON for \(T.self)",
-                url: url,
-                status: status,
-                responseExcerpt: ResponseExcerpt.make(body),
-                underlying: error
-            )
+            throw invalidJSON("the response body is not the expected JSON for \(T.self)", error)
         }
+    }
+
+    private func invalidJSON(_ message: String, _ error: any Error) -> HTTPError {
+        HTTPError(
+            .invalidResponse,
+            message,
+            url: url,
+            status: status,
+            responseHeaders: headers,
+            responseExcerpt: ResponseExcerpt.make(body),
+            underlying: error
+        )
     }
 
     /// `Content-Range` of a 206 answer.

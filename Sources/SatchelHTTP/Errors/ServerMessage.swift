@@ -28,22 +28,17 @@ enum ServerMessage {
     }
 
     private static func fromJSON(_ body: Data) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return nil }
-        if let error = object["error"] as? [String: Any] {
-            var message: String?
-            if let text = error["message"] as? String {
-                message = text
-            } else if let nested = error["message"] as? [String: Any], let text = nested["value"] as? String {
-                message = text
-            }
-            let details = (error["innererror"] as? [String: Any])?["errordetails"] as? [[String: Any]]
-            let extra = (details ?? []).compactMap { $0["message"] as? String }.filter { $0 != message }
+        guard let object = try? JSONValue(parsing: body) else { return nil }
+        if let error = object["error"], error.objectValue != nil {
+            let message = error["message"]?.stringValue ?? error["message"]?["value"]?.stringValue
+            let details = error["innererror"]?["errordetails"]?.arrayValue ?? []
+            let extra = details.compactMap { $0["message"]?.stringValue }.filter { $0 != message }
             if let message { return ([message] + extra).joined(separator: "; ") }
-            if let text = error["description"] as? String { return text }
+            if let text = error["description"]?.stringValue { return text }
         }
-        if let text = object["message"] as? String { return text }
-        if let text = object["error_description"] as? String { return text }
-        if let text = object["error"] as? String { return text }
+        for key in ["message", "error_description", "error"] {
+            if let text = object[key]?.stringValue { return text }
+        }
         return nil
     }
 
