@@ -15,7 +15,7 @@ import SatchelTestSupport
 /// framing, keep-alive, broken connections and hostile heads can be tested exactly.
 @Suite struct SocketTransportTests {
     @Test func contentLengthBodyAndInterimResponse() async throws {
-        let server = try ScriptedServer { connection in
+        let server = try ScriptedTCPServer { connection in
             guard connection.readRequest() != nil else { return }
             connection.write(
                 "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A:  b \r\n\r\nhello")
@@ -28,7 +28,7 @@ import SatchelTestSupport
     }
 
     @Test func chunkedBodyWithTrailers() async throws {
-        let server = try ScriptedServer { connection in
+        let server = try ScriptedTCPServer { connection in
             guard connection.readRequest() != nil else { return }
             connection.write(
                 "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -42,7 +42,7 @@ import SatchelTestSupport
     }
 
     @Test func untilCloseAndBodilessResponses() async throws {
-        let server = try ScriptedServer { connection in
+        let server = try ScriptedTCPServer { connection in
             guard let request = connection.readRequest() else { return }
             if request.target == "/old" {
                 connection.write("HTTP/1.0 200 OK\r\n\r\nuntil close")
@@ -68,7 +68,7 @@ import SatchelTestSupport
     }
 
     @Test func keepAliveReuseAndStaleConnectionRetry() async throws {
-        let server = try ScriptedServer { connection in
+        let server = try ScriptedTCPServer { connection in
             for _ in 0..<3 {
                 guard connection.readRequest() != nil else { return }
                 connection.write("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx")
@@ -91,7 +91,7 @@ import SatchelTestSupport
     }
 
     @Test func connectionClosedMidBody() async throws {
-        let server = try ScriptedServer { connection in
+        let server = try ScriptedTCPServer { connection in
             guard connection.readRequest() != nil else { return }
             connection.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789")
         }
@@ -111,7 +111,7 @@ import SatchelTestSupport
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
     ])
     func hostileHeadsAreInvalidResponses(_ answer: String) async throws {
-        let server = try ScriptedServer { connection in
+        let server = try ScriptedTCPServer { connection in
             guard connection.readRequest() != nil else { return }
             connection.write(answer)
         }
@@ -121,7 +121,7 @@ import SatchelTestSupport
     }
 
     @Test func oversizedHeadersMessage() async throws {
-        let server = try ScriptedServer { connection in
+        let server = try ScriptedTCPServer { connection in
             guard connection.readRequest() != nil else { return }
             connection.write("HTTP/1.1 200 OK\r\n" + String(repeating: "X-Field: value\r\n", count: 201) + "\r\n")
         }
@@ -131,7 +131,7 @@ import SatchelTestSupport
     }
 
     @Test func idleTimeout() async throws {
-        let server = try ScriptedServer { connection in
+        let server = try ScriptedTCPServer { connection in
             guard connection.readRequest() != nil else { return }
             connection.write("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n01234")
             connection.waitForClose()
@@ -146,7 +146,7 @@ import SatchelTestSupport
     }
 
     @Test func cancellationAbortsPromptly() async throws {
-        let server = try ScriptedServer { connection in
+        let server = try ScriptedTCPServer { connection in
             guard connection.readRequest() != nil else { return }
             connection.waitForClose()
         }
@@ -165,7 +165,7 @@ import SatchelTestSupport
     }
 
     @Test func connectionRefused() async throws {
-        let port = try ScriptedServer.unusedPort()
+        let port = try ScriptedTCPServer.unusedPort()
         let request = TransportRequest(
             method: .get,
             url: URL(string: "http://127.0.0.1:\(port)/")!,
@@ -180,7 +180,7 @@ import SatchelTestSupport
     }
 
     @Test func memoryLimit() async throws {
-        let server = try ScriptedServer { connection in
+        let server = try ScriptedTCPServer { connection in
             while connection.readRequest() != nil {
                 connection.write(
                     "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n800\r\n" + String(repeating: "a", count: 2048)
@@ -200,7 +200,7 @@ import SatchelTestSupport
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let payload = Data((0..<(3 * 1024 * 1024 + 17)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) })
-        let server = try ScriptedServer { connection in
+        let server = try ScriptedTCPServer { connection in
             while let request = connection.readRequest() {
                 if request.method == "GET" {
                     connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(payload.count)\r\n\r\n")
@@ -290,59 +290,9 @@ private func httpError(_ body: () async throws -> some Any) async -> HTTPError? 
     }
 }
 
-// MARK: - A scripted loopback server
+// MARK: - Requests to the scripted server
 
-/// A loopback HTTP server on port 0 that runs `script` for every accepted connection, each on its own thread.
-private final class ScriptedServer: Sendable {
-    let port: Int
-    private let listener: Int32
-    private let accepted = Mutex(0)
-
-    var acceptedConnections: Int { accepted.withLock { $0 } }
-
-    init(script: @escaping @Sendable (ScriptedConnection) -> Void) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var on: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else {
-            close(fd)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-        Thread { [self] in
-            // Only this thread closes the listener: closing it in stop() could let the number be reused by another
-            // test's socket while this loop still calls accept on it.
-            while true {
-                let client = accept(fd, nil, nil)
-                guard client >= 0 else {
-                    close(fd)
-                    return
-                }
-                accepted.withLock { $0 += 1 }
-                Thread {
-                    script(ScriptedConnection(fd: client))
-                    close(client)
-                }.start()
-            }
-        }.start()
-    }
-
-    /// Stops accepting (the accept loop then closes the listener); accepted connections run their script to the end.
-    func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-    }
-
+extension ScriptedTCPServer {
     func request(_ path: String, method: HTTPMethod = .get) -> TransportRequest {
         TransportRequest(
             method: method,
@@ -352,77 +302,5 @@ private final class ScriptedServer: Sendable {
             timeout: .seconds(10),
             destination: .memory(limit: 1 << 20)
         )
-    }
-
-    /// A port nobody listens on (bound, then released).
-    static func unusedPort() throws -> Int {
-        let server = try ScriptedServer { _ in }
-        server.stop()
-        return server.port
-    }
-}
-
-private final class ScriptedConnection: @unchecked Sendable {
-    struct Request {
-        var method: String
-        var target: String
-        var headers: [String: String]
-        var body: Data
-    }
-
-    private let fd: Int32
-    private var pending = Data()
-
-    init(fd: Int32) { self.fd = fd }
-
-    /// The next request with its body (by Content-Length), or nil when the client closed.
-    func readRequest() -> Request? {
-        while pending.range(of: Data("\r\n\r\n".utf8)) == nil {
-            guard receive() else { return nil }
-        }
-        let end = pending.range(of: Data("\r\n\r\n".utf8))!
-        let head = String(decoding: pending[..<end.lowerBound], as: UTF8.self)
-        pending = Data(pending[end.upperBound...])
-        var lines = head.components(separatedBy: "\r\n")
-        let requestLine = lines.removeFirst().split(separator: " ")
-        var headers: [String: String] = [:]
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
-                in: .whitespaces)
-        }
-        let length = Int(headers["content-length"] ?? "0") ?? 0
-        while pending.count < length {
-            guard receive() else { return nil }
-        }
-        let body = Data(pending.prefix(length))
-        pending = Data(pending.dropFirst(length))
-        return Request(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers, body: body)
-    }
-
-    func write(_ text: String) { write(Data(text.utf8)) }
-
-    func write(_ data: Data) {
-        data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let sent = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                guard sent > 0 else { return }
-                offset += sent
-            }
-        }
-    }
-
-    /// Blocks until the client closes its side.
-    func waitForClose() {
-        while receive() {}
-    }
-
-    private func receive() -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        let count = recv(fd, &buffer, buffer.count, 0)
-        guard count > 0 else { return false }
-        pending.append(contentsOf: buffer[0..<count])
-        return true
     }
 }
