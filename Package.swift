@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .library(name: "SatchelJSON", targets: ["SatchelJSON"]),
         .library(name: "SatchelHTTP", targets: ["SatchelHTTP"]),
+        .library(name: "SatchelXML", targets: ["SatchelXML"]),
+        .library(name: "SatchelCMIS", targets: ["SatchelCMIS"]),
         .executable(name: "satchel", targets: ["satchel"]),
     ],
     dependencies: [
@@ -29,6 +31,13 @@ let package = Package(
                 "SatchelJSON",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        .target(name: "SatchelXML", swiftSettings: swiftSettings),
+        .target(
+            name: "SatchelCMIS",
+            dependencies: ["SatchelHTTP", "SatchelJSON", "SatchelXML"],
             swiftSettings: swiftSettings
         ),
 
@@ -59,6 +68,17 @@ let package = Package(
         .testTarget(
             name: "SatchelHTTPTests",
             dependencies: ["SatchelHTTP", "SatchelTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SatchelXMLTests",
+            dependencies: ["SatchelXML"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SatchelCMISTests",
+            dependencies: ["SatchelCMIS", "SatchelTestSupport"],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

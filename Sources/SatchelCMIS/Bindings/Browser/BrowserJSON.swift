@@ -1,0 +1,87 @@
+import Foundation
+import SatchelJSON
+
+/// A JSON value together with where it sits in the document, so every shape error names its path.
+struct BrowserJSON {
+    let value: JSONValue
+    let path: String
+
+    init(_ value: JSONValue, path: String = "") {
+        self.value = value
+        self.path = path
+    }
+
+    /// Parses a response body; malformed JSON becomes an `.invalidResponse` error with the byte offset.
+    static func parse(_ data: Data) throws -> BrowserJSON {
+        do {
+            return BrowserJSON(try JSONValue(parsing: data, limits: BrowserParser.limits))
+        } catch let error as JSONError {
+            throw CMISError(
+                .invalidResponse, "the response is not valid JSON: \(error.message)", offset: error.offset,
+                path: error.pathDescription, underlying: error)
+        }
+    }
+
+    func childPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    func shapeError(_ expected: String) -> CMISError {
+        CMISError(.invalidResponse, "expected \(expected), found \(value.kind)", path: path.isEmpty ? "$" : path)
+    }
+
+    /// The member `key`, or `nil` when it is missing or `null`.
+    subscript(key: String) -> BrowserJSON? {
+        guard let member = value[key], !member.isNull else { return nil }
+        return BrowserJSON(member, path: childPath(key))
+    }
+
+    /// The member `key`; throws when it is missing or `null`.
+    func require(_ key: String) throws -> BrowserJSON {
+        guard let member = self[key] else {
+            throw CMISError(.invalidResponse, "missing required member \"\(key)\"", path: path.isEmpty ? "$" : path)
+        }
+        return member
+    }
+
+    func object() throws -> JSONObject {
+        guard let object = value.objectValue else { throw shapeError("an object") }
+        return object
+    }
+
+    /// The object's members as located values, in order.
+    func members() throws -> [(key: String, value: BrowserJSON)] {
+        try object().map { ($0.key, BrowserJSON($0.value, path: childPath($0.key))) }
+    }
+
+    func array() throws -> [BrowserJSON] {
+        guard let elements = value.arrayValue else { throw shapeError("an array") }
+        return elements.enumerated().map { BrowserJSON($1, path: "\(path)[\($0)]") }
+    }
+
+    func string() throws -> String {
+        guard let text = value.stringValue else { throw shapeError("a string") }
+        return text
+    }
+
+    func bool() throws -> Bool {
+        guard let flag = value.boolValue else { throw shapeError("a boolean") }
+        return flag
+    }
+
+    func int64() throws -> Int64 {
+        guard let number = value.numberValue else { throw shapeError("a number") }
+        guard let integer = number.int64Value else {
+            throw CMISError(.invalidResponse, "number \(number.text) is not a 64-bit integer", path: path)
+        }
+        return integer
+    }
+
+    // Optional members: missing or null gives nil, a wrong type throws.
+    func string(_ key: String) throws -> String? { try self[key]?.string() }
+    func bool(_ key: String) throws -> Bool? { try self[key]?.bool() }
+    func int64(_ key: String) throws -> Int64? { try self[key]?.int64() }
+    func strings(_ key: String) throws -> [String]? { try self[key]?.array().map { try $0.string() } }
+    func capability<Value: CapabilityValue>(_ key: String) throws -> Value? {
+        try string(key).map(Value.init(rawValue:))
+    }
+    func url(_ key: String) throws -> URL? { try string(key).flatMap { URL(string: $0) } }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// An object's properties in the order the repository sent them, with lookup by property id.
+///
+/// ```swift
+/// for property in object.properties { print(property.id, property.values) }
+/// object.properties["cmis:objectId"]?.stringValue
+/// ```
+public struct Properties: Sendable, Hashable, RandomAccessCollection {
+    /// The properties in order.
+    public private(set) var all: [CMISProperty]
+    private var positions: [String: Int]
+
+    /// Properties in this order; a later property with the same id replaces an earlier one.
+    public init(_ properties: [CMISProperty] = []) {
+        all = []
+        positions = [:]
+        for property in properties { self[property.id] = property }
+    }
+
+    public var startIndex: Int { all.startIndex }
+    public var endIndex: Int { all.endIndex }
+    public subscript(position: Int) -> CMISProperty { all[position] }
+
+    /// The property with this id; setting `nil` removes it.
+    public subscript(id: String) -> CMISProperty? {
+        get { positions[id].map { all[$0] } }
+        set {
+            if let newValue {
+                if let position = positions[id] {
+                    all[position] = newValue
+                } else {
+                    positions[id] = all.count
+                    all.append(newValue)
+                }
+            } else if let position = positions[id] {
+                all.remove(at: position)
+                positions = Dictionary(uniqueKeysWithValues: all.enumerated().map { ($1.id, $0) })
+            }
+        }
+    }
+
+    /// The property with this query name (query results may name properties by alias or query name).
+    public func property(queryName: String) -> CMISProperty? {
+        all.first { $0.queryName == queryName } ?? self[queryName]
+    }
+
+    /// The property ids in order.
+    public var ids: [String] { all.map(\.id) }
+
+    public static func == (lhs: Properties, rhs: Properties) -> Bool { lhs.all == rhs.all }
+    public func hash(into hasher: inout Hasher) { hasher.combine(all) }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// A CMIS QL statement with `?` placeholders, filled with values that are escaped for their kind.
+///
+/// Values never become query syntax: strings are quoted with `'` and backslash-escaped (CMIS 1.1 §2.1.14.2.4.4),
+/// `LIKE` patterns also escape `%` and `_` unless asked not to, dates become `TIMESTAMP '…'` literals and
+/// identifiers (type and property query names) are checked against the CMIS QL identifier rules.
+///
+/// ```swift
+/// var statement = QueryStatement("SELECT cmis:name FROM cmis:document WHERE IN_FOLDER(?) AND cmis:name LIKE ?")
+/// statement.set(1, id: folderId)
+/// statement.set(2, like: "O'Brien_", wildcardSuffix: true)
+/// statement.text   // SELECT … WHERE IN_FOLDER('f-1') AND cmis:name LIKE 'O\'Brien\_%'
+/// ```
+public struct QueryStatement: Sendable, Hashable, CustomStringConvertible {
+    /// The statement with its placeholders.
+    public let template: String
+    private var values: [Int: String] = [:]
+
+    public init(_ template: String) { self.template = template }
+
+    /// How many `?` placeholders the template has (outside string literals).
+    public var placeholderCount: Int { Self.placeholderOffsets(in: template).count }
+
+    /// Sets placeholder `index` (1-based) to a string literal.
+    public mutating func set(_ index: Int, string: String) { values[index] = Self.quote(string) }
+
+    /// Sets placeholder `index` to several string literals, comma-separated (for `IN (?)`).
+    public mutating func set(_ index: Int, strings: [String]) {
+        values[index] = strings.map(Self.quote).joined(separator: ", ")
+    }
+
+    /// Sets placeholder `index` to an object id literal (`IN_FOLDER(?)`, `cmis:objectId = ?`).
+    public mutating func set(_ index: Int, id: String) { values[index] = Self.quote(id) }
+
+    /// Sets placeholder `index` to a `LIKE` pattern in which `%` and `_` of `text` match themselves.
+    public mutating func set(
+        _ index: Int, like text: String, wildcardPrefix: Bool = false, wildcardSuffix: Bool = false
+    ) {
+        let escaped = Self.escape(text, wildcards: true)
+        values[index] = "'" + (wildcardPrefix ? "%" : "") + escaped + (wildcardSuffix ? "%" : "") + "'"
+    }
+
+    public mutating func set(_ index: Int, integer: Int64) { values[index] = String(integer) }
+
+    public mutating func set(_ index: Int, decimal: Decimal) { values[index] = "\(decimal)" }
+
+    public mutating func set(_ index: Int, bool: Bool) { values[index] = bool ? "TRUE" : "FALSE" }
+
+    /// Sets placeholder `index` to `TIMESTAMP 'yyyy-MM-ddTHH:mm:ss.SSSZ'` (UTC).
+    public mutating func set(_ index: Int, date: Date) {
+        values[index] = "TIMESTAMP '\(Self.timestamp(date))'"
+    }
+
+    /// Sets placeholder `index` to an identifier (a type or property query name), which is not quoted.
+    /// Throws when `name` is not a valid CMIS QL identifier, so nothing else can be smuggled in.
+    public mutating func set(_ index: Int, identifier name: String) throws {
+        guard Self.isIdentifier(name) else {
+            throw CMISQueryError(message: "\"\(name)\" is not a CMIS query identifier")
+        }
+        values[index] = name
+    }
+
+    /// The statement with every placeholder replaced. Throws when one has no value.
+    public func resolved() throws -> String {
+        let offsets = Self.placeholderOffsets(in: template)
+        var result = ""
+        var position = template.startIndex
+        for (number, offset) in offsets.enumerated() {
+            guard let value = values[number + 1] else {
+                throw CMISQueryError(message: "placeholder \(number + 1) of \(offsets.count) has no value")
+            }
+            result += template[position..<offset] + value
+            position = template.index(after: offset)
+        }
+        return result + template[position...]
+    }
+
+    /// The resolved statement, or the template when a placeholder has no value yet.
+    public var text: String { (try? resolved()) ?? template }
+
+    public var description: String { text }
+
+    // MARK: Escaping
+
+    /// Quotes a string literal: `'` and `\` are escaped with a backslash.
+    static func quote(_ value: String) -> String { "'" + escape(value, wildcards: false) + "'" }
+
+    /// Backslash-escapes `'` and `\`, and with `wildcards` also the `LIKE` wildcards `%` and `_`.
+    static func escape(_ value: String, wildcards: Bool) -> String {
+        var result = ""
+        for character in value {
+            switch character {
+            case "'", "\\": result += "\\\(character)"
+            case "%",
+                "_" where wildcards:
+                result += "\\\(character)"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
+        return formatter.string(from: date)
+    }
+
+    /// CMIS QL identifiers: a letter first, then letters, digits, `_`, `:`, `.` or `-`.
+    static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, CharacterSet.letters.contains(first) else { return false }
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "_:.-"))
+        return name.unicodeScalars.allSatisfy { allowed.contains($0) }
+    }
+
+    /// Where the `?` placeholders are: outside `'…'` literals (which may contain `\'`).
+    static func placeholderOffsets(in template: String) -> [String.Index] {
+        var offsets: [String.Index] = []
+        var inLiteral = false
+        var index = template.startIndex
+        while index < template.endIndex {
+            let character = template[index]
+            if inLiteral {
+                if character == "\\" {
+                    index = template.index(after: index)
+                    if index == template.endIndex { break }
+                } else if character == "'" {
+                    inLiteral = false
+                }
+            } else if character == "'" {
+                inLiteral = true
+            } else if character == "?" {
+                offsets.append(index)
+            }
+            index = template.index(after: index)
+        }
+        return offsets
+    }
+}
+
+/// A query statement that could not be built.
+public struct CMISQueryError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public var description: String { "CMIS query: \(message)" }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+/// The `XMLParser` delegate that builds ``XElement`` trees. Single use, confined to the parsing call.
+///
+/// Text arrives in many small `foundCharacters` pieces (entities and CDATA split it); they are collected per
+/// element and joined once when the element ends, never appended character by character.
+final class TreeBuilder: NSObject, FoundationXMLParserDelegate {
+    /// An element that has started but not ended yet.
+    private struct OpenElement {
+        var name: String
+        var namespace: String?
+        var qualifiedName: String
+        var attributes: [XAttribute]
+        var declarations: [String: String]
+        var pieces: [String] = []
+        var textBytes = 0
+        var children: [XElement] = []
+    }
+
+    private let limits: XMLReadLimits
+    private let split: (name: String, namespace: String?)?
+    private let deliver: ((XElement) throws -> Void)?
+
+    private var stack: [OpenElement] = []
+    private var pendingDeclarations: [String: String] = [:]
+    private var elementCount = 0
+    private(set) var root: XElement?
+    /// Whether an element has started and not ended: at the end of input, a truncated document.
+    var isOpen: Bool { !stack.isEmpty }
+    /// Set when the builder itself stopped the parse: a limit, or an error thrown by `deliver`.
+    private(set) var failure: (any Error)?
+
+    /// - Parameters:
+    ///   - split: elements to hand to `deliver` as soon as they end, instead of attaching them to their parent.
+    init(
+        limits: XMLReadLimits, split: (name: String, namespace: String?)? = nil,
+        deliver: ((XElement) throws -> Void)? = nil
+    ) {
+        self.limits = limits
+        self.split = split
+        self.deliver = deliver
+    }
+
+    private func stop(_ parser: FoundationXMLParser, _ error: any Error) {
+        if failure == nil { failure = error }
+        parser.abortParsing()
+    }
+
+    private func limitExceeded(_ parser: FoundationXMLParser, _ what: String) {
+        stop(
+            parser,
+            XMLReadError(
+                code: .limitExceeded, message: what, line: parser.lineNumber, column: parser.columnNumber))
+    }
+
+    // MARK: XMLParserDelegate
+
+    func parser(_ parser: FoundationXMLParser, didStartMappingPrefix prefix: String, toURI namespaceURI: String) {
+        pendingDeclarations[prefix] = namespaceURI
+    }
+
+    func parser(
+        _ parser: FoundationXMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+    ) {
+        guard failure == nil else { return }
+        elementCount += 1
+        if elementCount > limits.maxElements {
+            return limitExceeded(parser, "more than \(limits.maxElements) elements")
+        }
+        if stack.count >= limits.maxDepth {
+            return limitExceeded(parser, "elements nested deeper than \(limits.maxDepth)")
+        }
+        let declarations = pendingDeclarations
+        if !pendingDeclarations.isEmpty { pendingDeclarations = [:] }
+        var attributes: [XAttribute] = []
+        if !attributeDict.isEmpty {
+            attributes.reserveCapacity(attributeDict.count)
+            for (qualified, value) in attributeDict {
+                if qualified == "xmlns" || qualified.hasPrefix("xmlns:") { continue }
+                attributes.append(attribute(qualified, value, declarations))
+            }
+            attributes.sort { $0.qualifiedName < $1.qualifiedName }
+        }
+        stack.append(
+            OpenElement(
+                name: elementName, namespace: namespaceURI?.isEmpty == false ? namespaceURI : nil,
+                qualifiedName: qName ?? elementName, attributes: attributes, declarations: declarations))
+    }
+
+    func parser(_ parser: FoundationXMLParser, foundCharacters string: String) {
+        addText(parser, string)
+    }
+
+    func parser(_ parser: FoundationXMLParser, foundCDATA CDATABlock: Data) {
+        addText(parser, String(decoding: CDATABlock, as: UTF8.self))
+    }
+
+    func parser(
+        _ parser: FoundationXMLParser, didEndElement elementName: String, namespaceURI: String?,
+        qualifiedName qName: String?
+    ) {
+        guard failure == nil, let open = stack.popLast() else { return }
+        let text: String
+        switch open.pieces.count {
+        case 0: text = ""
+        case 1: text = open.pieces[0]
+        default: text = open.pieces.joined()
+        }
+        let element = XElement(
+            name: open.name, namespace: open.namespace, qualifiedName: open.qualifiedName,
+            attributes: open.attributes, namespaceDeclarations: open.declarations, text: text,
+            children: open.children)
+        if let split, let deliver, element.matches(split.name, split.namespace) {
+            do { try deliver(element) } catch { stop(parser, error) }
+        } else if stack.isEmpty {
+            root = element
+        } else {
+            stack[stack.count - 1].children.append(element)
+        }
+    }
+
+    // MARK: Helpers
+
+    private func addText(_ parser: FoundationXMLParser, _ string: String) {
+        guard failure == nil, !stack.isEmpty else { return }
+        let top = stack.count - 1
+        stack[top].textBytes += string.utf8.count
+        if stack[top].textBytes > limits.maxTextLength {
+            return limitExceeded(
+                parser, "text of <\(stack[top].qualifiedName)> longer than \(limits.maxTextLength) bytes")
+        }
+        stack[top].pieces.append(string)
+    }
+
+    /// Resolves an attribute's prefix against the declarations in scope (XMLParser gives qualified names only).
+    private func attribute(_ qualified: String, _ value: String, _ declarations: [String: String]) -> XAttribute {
+        guard let colon = qualified.firstIndex(of: ":") else {
+            return XAttribute(name: qualified, qualifiedName: qualified, value: value)
+        }
+        let prefix = String(qualified[..<colon])
+        let local = String(qualified[qualified.index(after: colon)...])
+        return XAttribute(
+            name: local, namespace: namespaceURI(for: prefix, declarations), qualifiedName: qualified, value: value)
+    }
+
+    private func namespaceURI(for prefix: String, _ declarations: [String: String]) -> String? {
+        if prefix == "xml" { return XNamespace.xml }
+        if let uri = declarations[prefix] { return uri }
+        for open in stack.reversed() {
+            if let uri = open.declarations[prefix] { return uri }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Runs `XMLParser` over an input with the builder as delegate and turns its outcome into ``XMLReadError``s.
+enum XMLReader {
+    /// Where the bytes come from.
+    enum Input {
+        case data(Data)
+        case file(URL)
+    }
+
+    /// Parses `input`, returning the root element (elements delivered through the builder excepted).
+    static func read(_ input: Input, limits: XMLReadLimits, builder: TreeBuilder) throws -> XElement {
+        let stream: InputStream
+        switch input {
+        case .data(let data):
+            try checkSize(data.count, limits)
+            // Always the stream initialiser: `XMLParser(data:)` hands libxml2 one chunk, which it refuses over
+            // about 10 MB. Streaming is as fast and keeps a single code path.
+            stream = InputStream(data: data)
+        case .file(let url):
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
+            guard let size, let fileStream = InputStream(url: url) else {
+                throw XMLReadError(code: .unreadable, message: "cannot open \(url.path)")
+            }
+            try checkSize(size, limits)
+            stream = fileStream
+        }
+        let parser = FoundationXMLParser(stream: stream)
+        parser.shouldProcessNamespaces = true
+        parser.shouldReportNamespacePrefixes = true
+        // No external DTDs or entities: XXE must not read files or URLs.
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = builder
+        let succeeded = parser.parse()
+        if let failure = builder.failure { throw failure }
+        if !succeeded { throw error(from: parser) }
+        if builder.isOpen {
+            // The stream path does not flag a document that simply stops: a truncated download.
+            throw XMLReadError(
+                code: .unexpectedEnd, message: "the document ends before its root element is closed",
+                line: parser.lineNumber, column: parser.columnNumber)
+        }
+        guard let root = builder.root else {
+            throw XMLReadError(
+                code: .empty, message: "the document has no root element", line: parser.lineNumber,
+                column: parser.columnNumber)
+        }
+        return root
+    }
+
+    private static func checkSize(_ size: Int, _ limits: XMLReadLimits) throws {
+        if size > limits.maxDocumentSize {
+            throw XMLReadError(
+                code: .limitExceeded, message: "document of \(size) bytes is larger than \(limits.maxDocumentSize)")
+        }
+    }
+
+    private static func error(from parser: FoundationXMLParser) -> XMLReadError {
+        // Linux's XMLParser reports libxml2's error number (the same numbering on Apple platforms), usually
+        // without a message; the number picks our code and message.
+        let nsError = parser.parserError.map { $0 as NSError }
+        let parserCode = nsError?.code
+        let parserMessage = nsError?.userInfo[NSLocalizedDescriptionKey] as? String
+        let (code, message) =
+            parserCode.flatMap { libxml2Errors[$0] } ?? (.malformed, "the document is not well-formed XML")
+        return XMLReadError(
+            code: code, message: message, line: parser.lineNumber, column: parser.columnNumber,
+            parserMessage: parserMessage, parserCode: parserCode)
+    }
+
+    /// The libxml2 errors (`xmlParserErrors`) worth telling apart; anything else is `.malformed`.
+    private static let libxml2Errors: [Int: (XMLReadError.Code, String)] = [
+        4: (.empty, "the document is empty"),
+        5: (.malformed, "extra content after the root element"),
+        26: (.entityRejected, "reference to an undeclared entity"),
+        27: (.entityRejected, "reference to an undeclared entity"),
+        29: (.entityRejected, "reference to an unparsed entity"),
+        30: (.entityRejected, "entity reference inside an attribute value is not allowed"),
+        41: (.malformed, "attribute without a value"),
+        42: (.malformed, "attribute given twice"),
+        73: (.malformed, "'>' expected"),
+        76: (.malformed, "end tag does not match its start tag"),
+        77: (.unexpectedEnd, "the document ends inside an element"),
+        89: (.entityRejected, "entity expansion loops or amplifies too much"),
+        104: (.entityRejected, "entity reference depth exceeded"),
+    ]
+}

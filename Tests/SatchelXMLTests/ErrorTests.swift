@@ -1,0 +1,90 @@
+import Foundation
+import SatchelXML
+import Testing
+
+@Suite struct ErrorTests {
+    /// Billion laughs: nine levels of ten-fold entity expansion, 3 GB if expanded.
+    static let bombPrologue: String = {
+        var dtd = "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n<!ENTITY lol \"lollollollollollollollollollol\">\n"
+        for level in 1...9 {
+            let previous = level == 1 ? "lol" : "lol\(level - 1)"
+            dtd += "<!ENTITY lol\(level) \"" + String(repeating: "&\(previous);", count: 10) + "\">\n"
+        }
+        return dtd + "]>\n"
+    }()
+
+    @Test(arguments: [
+        ("<a><b></a>", XMLReadError.Code.malformed, 1),
+        ("<a>\n<b>text</b>\n<c x='1' x='2'/></a>", .malformed, 3),
+        ("<a>\n<b>text</b>\n<c>trunc", .unexpectedEnd, 3),
+        ("<a><b>", .unexpectedEnd, 1),
+        ("<?xml version=\"1.0\"?>\n<feed xmlns=\"urn:f\"><entry><id>1</id></entr", .unexpectedEnd, 2),
+        ("", .empty, 0),
+        ("<a>&undefined;</a>", .entityRejected, 1),
+        ("<a>x</a><b/>", .malformed, 1),
+        ("<a>\n<b/>\n<c></a></c>", .malformed, 3),
+    ])
+    func malformed(xml: String, code: XMLReadError.Code, line: Int) throws {
+        let error = try #require(throws: XMLReadError.self) { try XDocument.parse(data: Data(xml.utf8)) }
+        #expect(error.code == code)
+        #expect(error.line == line)
+    }
+
+    @Test func depthLimit() throws {
+        var limits = XMLReadLimits()
+        limits.maxDepth = 10
+        let xml = String(repeating: "<a>\n", count: 11) + String(repeating: "</a>", count: 11)
+        let error = try #require(throws: XMLReadError.self) {
+            try XDocument.parse(data: Data(xml.utf8), limits: limits)
+        }
+        #expect(error.code == .limitExceeded && error.line == 11)
+        #expect(try XDocument.parse(data: Data(xml.utf8)).root.firstDescendant("a") != nil)
+        let deep = String(repeating: "<a>", count: 100_000)  // default limit, no stack overflow
+        #expect(
+            throws: XMLReadError(code: .limitExceeded, message: "elements nested deeper than 256", line: 1, column: 771)
+        ) {
+            try XDocument.parse(data: Data(deep.utf8))
+        }
+    }
+
+    @Test(arguments: ["<lolz>&lol9;</lolz>", "<lolz a=\"&lol9;\"/>", "<lolz a=\"&lol4;\">&lol4;</lolz>"])
+    func entityBombIsStopped(root: String) throws {
+        let xml = Data((Self.bombPrologue + root).utf8)
+        let error = try #require(throws: XMLReadError.self) { try XDocument.parse(data: xml) }
+        #expect(error.code == .entityRejected && error.line == 14)
+        #expect(error.description.contains("line 14"))
+    }
+
+    @Test(arguments: [
+        "<!DOCTYPE r [<!ENTITY x SYSTEM \"SECRET_URL\">]><r>a&x;</r>",
+        "<!DOCTYPE r SYSTEM \"SECRET_URL\"><r>a</r>",
+    ])
+    func externalEntitiesAreNotRead(xml: String) throws {
+        let secret = FileManager.default.temporaryDirectory.appending(path: "satchel-xxe-\(UUID().uuidString).txt")
+        try Data("TOP-SECRET".utf8).write(to: secret)
+        defer { try? FileManager.default.removeItem(at: secret) }
+        let xml = xml.replacingOccurrences(of: "SECRET_URL", with: secret.absoluteString)
+        let root = try XDocument.parse(data: Data(xml.utf8)).root
+        #expect(root.text == "a")
+    }
+
+    @Test func otherLimits() throws {
+        var limits = XMLReadLimits()
+        limits.maxElements = 3
+        let xml = Data("<a><b/><c/><d/></a>".utf8)
+        #expect(throws: XMLReadError.self) { try XDocument.parse(data: xml, limits: limits) }
+        limits = XMLReadLimits()
+        limits.maxTextLength = 1000
+        let long = Data(("<a>" + String(repeating: "x&amp;", count: 600) + "</a>").utf8)
+        let tooLong = try #require(throws: XMLReadError.self) { try XDocument.parse(data: long, limits: limits) }
+        #expect(tooLong.code == .limitExceeded)
+        limits = XMLReadLimits()
+        limits.maxDocumentSize = 10
+        let error = try #require(throws: XMLReadError.self) { try XDocument.parse(data: xml, limits: limits) }
+        #expect(error.code == .limitExceeded)
+        let missing = URL(filePath: "/nonexistent/satchel.xml")
+        #expect(throws: XMLReadError(code: .unreadable, message: "cannot open \(missing.path)")) {
+            try XDocument.parse(contentsOf: missing)
+        }
+    }
+}
