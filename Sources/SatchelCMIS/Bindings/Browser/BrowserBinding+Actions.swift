@@ -1,0 +1,100 @@
+import Foundation
+import SatchelHTTP
+
+extension BrowserBinding {
+    public func createFolder(repositoryId: String, parentId: String, properties: Properties) async throws -> CMISObject
+    {
+        let body = try await post(
+            repositoryId: repositoryId, objectId: parentId, action: "createFolder",
+            fields: Self.propertyFields(properties), operation: "create CMIS folder in \(parentId)")
+        return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
+    }
+
+    public func createDocument(
+        repositoryId: String, parentId: String, properties: Properties, content: ContentSource?,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> CMISObject {
+        let body = try await post(
+            repositoryId: repositoryId, objectId: parentId, action: "createDocument",
+            fields: Self.propertyFields(properties), content: content, progress: progress,
+            operation: "create CMIS document in \(parentId)")
+        return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
+    }
+
+    public func updateProperties(
+        repositoryId: String, objectId: String, properties: Properties, changeToken: String?
+    ) async throws -> CMISObject {
+        var fields = Self.propertyFields(properties)
+        if let changeToken { fields.append(("changeToken", changeToken)) }
+        let body = try await post(
+            repositoryId: repositoryId, objectId: objectId, action: "update", fields: fields,
+            operation: "update CMIS object \(objectId)")
+        return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
+    }
+
+    public func deleteObject(repositoryId: String, objectId: String, allVersions: Bool) async throws {
+        _ = try await post(
+            repositoryId: repositoryId, objectId: objectId, action: "delete",
+            fields: [("allVersions", String(allVersions))], operation: "delete CMIS object \(objectId)")
+    }
+
+    /// Posts a `cmisaction` form to `<rootFolderUrl>?objectId=…` with the repository's token; multipart when
+    /// there is content. Returns the response body.
+    func post(
+        repositoryId: String, objectId: String, action: String, fields: [(String, String)],
+        content: ContentSource? = nil, progress: (@Sendable (TransferProgress) -> Void)? = nil, operation: String
+    ) async throws -> Data {
+        let endpoints = try await self.endpoints(repositoryId)
+        var all = [("cmisaction", action)] + fields + [("succinct", "true")]
+        if let token = endpoints.token { all.append(("token", token)) }
+        let body: HTTPBody
+        if let content {
+            var form = MultipartFormData()
+            for (name, value) in all { form.addField(name, value) }
+            switch content.storage {
+            case .data(let data):
+                form.addData("content", data: data, filename: content.filename, contentType: content.mimeType)
+            case .file(let file):
+                do {
+                    try form.addFile(
+                        "content", fileURL: file, filename: content.filename, contentType: content.mimeType)
+                } catch let error as HTTPError {
+                    throw CMISError(.invalidArgument, error.message, httpError: error)
+                }
+            }
+            body = .multipart(form)
+        } else {
+            body = .form(all)
+        }
+        let url = Self.url(endpoints.rootFolder, query: [("objectId", objectId)])
+        let request = HTTPRequest(.post, url: url, body: body, operation: operation)
+        return try await send(request, progress: progress).body
+    }
+
+    /// `propertyId[n]` / `propertyValue[n]` (or `propertyValue[n][m]` for multi-valued properties) fields.
+    static func propertyFields(_ properties: Properties) -> [(String, String)] {
+        var fields: [(String, String)] = []
+        for (index, property) in properties.enumerated() {
+            fields.append(("propertyId[\(index)]", property.id))
+            if property.cardinality == .multi {
+                for (position, value) in property.values.enumerated() {
+                    fields.append(("propertyValue[\(index)][\(position)]", formValue(value)))
+                }
+            } else if let value = property.values.first {
+                fields.append(("propertyValue[\(index)]", formValue(value)))
+            }
+        }
+        return fields
+    }
+
+    /// A value as the Browser binding writes it: datetimes as milliseconds since 1970.
+    static func formValue(_ value: PropertyValue) -> String {
+        switch value {
+        case .string(let text), .id(let text), .uri(let text), .html(let text): text
+        case .boolean(let flag): String(flag)
+        case .integer(let number): String(number)
+        case .decimal(let number): "\(number)"
+        case .datetime(let date): String(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        }
+    }
+}

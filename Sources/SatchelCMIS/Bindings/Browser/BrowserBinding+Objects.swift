@@ -1,0 +1,55 @@
+import Foundation
+import SatchelHTTP
+
+extension BrowserBinding {
+    public func object(repositoryId: String, id: String, context: OperationContext) async throws -> CMISObject {
+        let endpoints = try await self.endpoints(repositoryId)
+        let query = [("objectId", id), ("cmisselector", "object")] + Self.objectParameters(context)
+        let request = HTTPRequest(
+            .get, url: Self.url(endpoints.rootFolder, query: query), operation: "get CMIS object \(id)")
+        let body = try await send(request).body
+        return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
+    }
+
+    public func object(repositoryId: String, path: String, context: OperationContext) async throws -> CMISObject {
+        let endpoints = try await self.endpoints(repositoryId)
+        var url = endpoints.rootFolder
+        for segment in path.split(separator: "/") { url.appendPathComponent(String(segment)) }
+        let query = [("cmisselector", "object")] + Self.objectParameters(context)
+        let request = HTTPRequest(.get, url: Self.url(url, query: query), operation: "get CMIS object at \(path)")
+        let body = try await send(request).body
+        return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
+    }
+
+    public func children(
+        repositoryId: String, folderId: String, context: OperationContext, maxItems: Int, skipCount: Int
+    ) async throws -> ObjectInFolderList {
+        let endpoints = try await self.endpoints(repositoryId)
+        var query: [(String, String)] = [
+            ("objectId", folderId), ("cmisselector", "children"), ("maxItems", String(maxItems)),
+            ("skipCount", String(skipCount)), ("includePathSegment", String(context.includePathSegment)),
+        ]
+        if let orderBy = context.orderBy { query.append(("orderBy", orderBy)) }
+        let request = HTTPRequest(
+            .get, url: Self.url(endpoints.rootFolder, query: query + Self.objectParameters(context)),
+            operation: "get CMIS children of \(folderId)")
+        let body = try await send(request).body
+        return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.children(body, typeDefinition: $0) }
+    }
+
+    public func query(
+        repositoryId: String, statement: String, searchAllVersions: Bool, maxItems: Int, skipCount: Int
+    ) async throws -> ObjectList {
+        let endpoints = try await self.endpoints(repositoryId)
+        let query: [(String, String)] = [
+            ("cmisselector", "query"), ("q", statement), ("searchAllVersions", String(searchAllVersions)),
+            ("maxItems", String(maxItems)), ("skipCount", String(skipCount)), ("succinct", "true"),
+        ]
+        let request = HTTPRequest(
+            .get, url: Self.url(endpoints.repository, query: query), operation: "run CMIS query")
+        let body = try await send(request).body
+        return try await parseTyped(repositoryId: repositoryId) {
+            try BrowserParser.queryResults(body, typeDefinition: $0)
+        }
+    }
+}

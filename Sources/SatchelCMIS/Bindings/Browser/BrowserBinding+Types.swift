@@ -1,0 +1,61 @@
+import Foundation
+import SatchelHTTP
+
+extension BrowserBinding {
+    public func typeDefinition(repositoryId: String, typeId: String) async throws -> TypeDefinition {
+        let key = TypeKey(repositoryId: repositoryId, typeId: typeId)
+        if let cached = state.withLock({ $0.types[key] }) { return cached }
+        let endpoints = try await self.endpoints(repositoryId)
+        let request = HTTPRequest(
+            .get,
+            url: Self.url(endpoints.repository, query: [("cmisselector", "typeDefinition"), ("typeId", typeId)]),
+            operation: "get CMIS type \(typeId)")
+        let type = try BrowserParser.typeDefinition(try await send(request).body)
+        state.withLock { $0.types[key] = type }
+        return type
+    }
+
+    /// Every cached type definition is dropped; the next object read fetches the types it needs again.
+    public func clearTypeCache() {
+        state.withLock {
+            $0.types.removeAll()
+            $0.unknownTypes.removeAll()
+        }
+    }
+
+    /// Parses a succinct response with typed properties: parses with the cached types, and when the body
+    /// names types not yet cached, fetches each of them once and parses again.
+    func parseTyped<T>(
+        repositoryId: String, _ parse: (BrowserParser.TypeLookup) throws -> T
+    ) async throws -> T {
+        let (known, unknown) = state.withLock { ($0.types, $0.unknownTypes) }
+        let missing = MissingTypes()
+        let first = try parse { typeId in
+            let key = TypeKey(repositoryId: repositoryId, typeId: typeId)
+            if let type = known[key] { return type }
+            if !unknown.contains(key) { missing.ids.insert(typeId) }
+            return nil
+        }
+        guard !missing.ids.isEmpty else { return first }
+        var fetched: [String: TypeDefinition] = [:]
+        for typeId in missing.ids.sorted() {
+            do {
+                fetched[typeId] = try await typeDefinition(repositoryId: repositoryId, typeId: typeId)
+            } catch let error as CMISError where error.code == .objectNotFound || error.code == .invalidResponse {
+                // A type the repository cannot describe: its properties keep their inferred types.
+                state.withLock {
+                    _ = $0.unknownTypes.insert(TypeKey(repositoryId: repositoryId, typeId: typeId))
+                }
+            }
+        }
+        guard !fetched.isEmpty else { return first }
+        return try parse { typeId in
+            fetched[typeId] ?? known[TypeKey(repositoryId: repositoryId, typeId: typeId)]
+        }
+    }
+}
+
+/// The type ids a parse asked for and the cache did not have.
+private final class MissingTypes {
+    var ids: Set<String> = []
+}

@@ -1,0 +1,134 @@
+import Foundation
+import SatchelHTTP
+import Synchronization
+
+/// The CMIS 1.1 Browser binding (JSON over HTTP) on top of an ``HTTPClient``.
+///
+/// Reads ask for succinct objects (`succinct=true`); their properties are typed through type definitions the
+/// binding fetches once per type and caches. Writes are `cmisaction` form posts — multipart when they carry
+/// content, streamed from disk for files — and send back the repository's `token` when its info has one (the
+/// Browser binding's own CSRF protection, which SAP Mobile Documents also uses).
+///
+/// ```swift
+/// let client = HTTPClient(auth: [BasicAuth(user: "alice", password: secret)])
+/// let binding = BrowserBinding(url: URL(string: "https://cmis.example.com/browser")!, client: client)
+/// let repositoryId = try await binding.repositoryInfos()[0].id
+/// let page = try await binding.children(
+///     repositoryId: repositoryId, folderId: "root", context: OperationContext(), maxItems: 50, skipCount: 0)
+/// ```
+///
+/// Failures are ``CMISError``s: a refusal carries the server's exception name and message.
+public final class BrowserBinding: CMISBinding {
+    /// The service URL (the one that answers with the repositories).
+    public let url: URL
+    public let client: HTTPClient
+    let state = Mutex(State())
+
+    struct State {
+        var repositories: [String: RepositoryInfo] = [:]
+        var types: [TypeKey: TypeDefinition] = [:]
+        /// Types the repository would not describe; not asked for again.
+        var unknownTypes: Set<TypeKey> = []
+    }
+
+    struct TypeKey: Hashable {
+        var repositoryId: String
+        var typeId: String
+    }
+
+    /// A binding for the service at `url`, sending through `client` (which carries auth and configuration).
+    public init(url: URL, client: HTTPClient) {
+        self.url = url
+        self.client = client
+    }
+
+    public func repositoryInfos() async throws -> [RepositoryInfo] {
+        let response = try await send(HTTPRequest(.get, url: url, operation: "get CMIS repositories"))
+        let infos = try BrowserParser.repositoryInfos(response.body)
+        state.withLock { state in
+            for info in infos { state.repositories[info.id] = info }
+        }
+        return infos
+    }
+
+    public func repositoryInfo(repositoryId: String) async throws -> RepositoryInfo {
+        let endpoints = try await self.endpoints(repositoryId)
+        let request = HTTPRequest(
+            .get, url: Self.url(endpoints.repository, query: [("cmisselector", "repositoryInfo")]),
+            operation: "get CMIS repository info")
+        var info = try BrowserParser.repositoryInfo(try await send(request).body, id: repositoryId)
+        // Some servers leave the URLs out of this answer; keep the ones the service document gave.
+        info.repositoryURL = info.repositoryURL ?? endpoints.repository
+        info.rootFolderURL = info.rootFolderURL ?? endpoints.rootFolder
+        state.withLock { $0.repositories[repositoryId] = info }
+        return info
+    }
+
+    /// The repository's CSRF token (`token` in its info), sent back on every POST.
+    public func token(repositoryId: String) -> String? {
+        state.withLock { $0.repositories[repositoryId] }?.extensionValue(named: MobileDocuments.tokenExtension)
+    }
+
+    // MARK: Requests
+
+    struct Endpoints {
+        var repository: URL
+        var rootFolder: URL
+        var token: String?
+    }
+
+    /// The repository's URLs, from the cached info (reading the service document once if needed).
+    func endpoints(_ repositoryId: String) async throws -> Endpoints {
+        var info = state.withLock { $0.repositories[repositoryId] }
+        if info == nil { info = try await repositoryInfos().first { $0.id == repositoryId } }
+        guard let info else { throw CMISError(.objectNotFound, "the service has no repository \(repositoryId)") }
+        guard let repository = info.repositoryURL, let rootFolder = info.rootFolderURL else {
+            throw CMISError(
+                .invalidResponse,
+                "repository \(repositoryId) has no repositoryUrl/rootFolderUrl (not a Browser binding)")
+        }
+        return Endpoints(
+            repository: repository, rootFolder: rootFolder,
+            token: info.extensionValue(named: MobileDocuments.tokenExtension))
+    }
+
+    /// Sends a request; maps refusals to the server's CMIS exception and transport failures to ``CMISError``.
+    func send(
+        _ request: HTTPRequest, progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> HTTPResponse {
+        do {
+            return try await client.send(request, progress: progress)
+        } catch let error as HTTPError {
+            throw Self.map(error)
+        }
+    }
+
+    static func map(_ error: HTTPError) -> CMISError {
+        if let status = error.status, let excerpt = error.responseExcerpt {
+            return .browser(status: status, body: Data(excerpt.utf8), httpError: error)
+        }
+        return .transport(error)
+    }
+
+    /// `base` with these query items (form-encoded, in order).
+    static func url(_ base: URL, query: [(String, String)]) -> URL {
+        guard var components = URLComponents(url: base, resolvingAgainstBaseURL: true) else { return base }
+        let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
+        components.percentEncodedQuery = existing + FormURLEncoding.encode(query)
+        return components.url ?? base
+    }
+
+    /// The Browser binding parameters for an operation context, always succinct.
+    static func objectParameters(_ context: OperationContext) -> [(String, String)] {
+        var items: [(String, String)] = [
+            ("filter", context.filterString),
+            ("includeAllowableActions", String(context.includeAllowableActions)),
+            ("includeACL", String(context.includeACL)),
+            ("includeRelationships", context.includeRelationships.rawValue),
+            ("includePolicyIds", String(context.includePolicyIds)),
+        ]
+        if let renditionFilter = context.renditionFilter { items.append(("renditionFilter", renditionFilter)) }
+        items.append(("succinct", "true"))
+        return items
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import SatchelHTTP
+
+/// Everything a ``CMISSession`` needs to connect: binding, URL, repository, credentials and defaults.
+///
+/// ```swift
+/// var parameters = SessionParameters(url: URL(string: "https://cmis.example.com/browser")!)
+/// parameters.auth = [BasicAuth(user: "alice", password: secret)]
+/// parameters.tokenAuth = HeaderTokenAuth()          // Mobile Documents: the XSRF token goes back in a header
+/// parameters.preferMyDocuments = true
+/// let session = try await CMISSession.connect(parameters)
+/// ```
+public struct SessionParameters: Sendable {
+    /// The wire protocol. Only the Browser binding (JSON) exists so far; AtomPub will be added as a case here
+    /// when its binding lands.
+    public enum Binding: String, Sendable, Hashable, CaseIterable {
+        /// CMIS 1.1 Browser binding: JSON, `cmisselector` reads and `cmisaction` form posts.
+        case browser
+    }
+
+    public var binding: Binding
+    /// The binding's service URL (for the Browser binding, the URL that answers with the repositories).
+    public var url: URL
+    /// The repository to use; `nil` picks the only one (or, with ``preferMyDocuments``, the one with a
+    /// `myDocuments` extension).
+    public var repositoryId: String?
+    /// When no repository id is given, prefer the repository that announces SAP Mobile Documents' `myDocuments`.
+    public var preferMyDocuments: Bool
+    /// Authentication providers, applied in order (see `HTTPAuthProvider`).
+    public var auth: [any HTTPAuthProvider]
+    /// When set, receives the repository's `token` extension on connect and sends it as a header on every
+    /// request (its header name is configurable, `X-CSRF-Token` by default).
+    public var tokenAuth: HeaderTokenAuth?
+    /// The context of reads that pass none.
+    public var operationContext: OperationContext
+    /// The page size of lists when the context does not set one.
+    public var pageSize: Int
+    /// The User-Agent header; `nil` keeps SatchelHTTP's default.
+    public var userAgent: String?
+    /// How long cached objects and path lookups stay valid; `.zero` turns the object cache off.
+    public var cacheTTL: Duration
+    /// The most objects the cache holds.
+    public var cacheCapacity: Int
+    /// The HTTP transport; `nil` uses `HTTPClient.defaultTransport()`.
+    public var transport: (any HTTPTransport)?
+
+    public init(
+        binding: Binding = .browser, url: URL, repositoryId: String? = nil, preferMyDocuments: Bool = false,
+        auth: [any HTTPAuthProvider] = [], tokenAuth: HeaderTokenAuth? = nil,
+        operationContext: OperationContext = OperationContext(), pageSize: Int = 100, userAgent: String? = nil,
+        cacheTTL: Duration = .seconds(60), cacheCapacity: Int = 1000, transport: (any HTTPTransport)? = nil
+    ) {
+        self.binding = binding
+        self.url = url
+        self.repositoryId = repositoryId
+        self.preferMyDocuments = preferMyDocuments
+        self.auth = auth
+        self.tokenAuth = tokenAuth
+        self.operationContext = operationContext
+        self.pageSize = pageSize
+        self.userAgent = userAgent
+        self.cacheTTL = cacheTTL
+        self.cacheCapacity = cacheCapacity
+        self.transport = transport
+    }
+
+    /// The binding these parameters describe, over a new `HTTPClient`.
+    func makeBinding() -> any CMISBinding {
+        var configuration = HTTPClient.Configuration()
+        if let userAgent { configuration.userAgent = userAgent }
+        let client = HTTPClient(
+            configuration: configuration, transport: transport ?? HTTPClient.defaultTransport(),
+            auth: auth + (tokenAuth.map { [$0] } ?? []))
+        switch binding {
+        case .browser: return BrowserBinding(url: url, client: client)
+        }
+    }
+}
