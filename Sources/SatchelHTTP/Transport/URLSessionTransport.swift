@@ -56,11 +56,16 @@ public final class URLSessionTransport: HTTPTransport {
     public func perform(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
         let (session, delegate) = Self.sharedSession(for: configuration)
-        let urlRequest = makeURLRequest(request)
+        // A body that is one whole file, answered into memory, goes as an upload task: URLSession then reads the
+        // file itself and sends a Content-Length (a streamed body is always chunked on Linux).
+        var uploadFile: URL?
+        if case .memory = request.destination { uploadFile = Self.wholeFile(of: request.body) }
+        let urlRequest = makeURLRequest(request, uploadFile: uploadFile)
         let task: URLSessionTask =
-            switch request.destination {
-            case .memory: session.dataTask(with: urlRequest)
-            case .file: session.downloadTask(with: urlRequest)
+            switch (request.destination, uploadFile) {
+            case (.memory, let file?): session.uploadTask(with: urlRequest, fromFile: file)
+            case (.memory, nil): session.dataTask(with: urlRequest)
+            case (.file, _): session.downloadTask(with: urlRequest)
             }
         let state = URLSessionTransportDelegate.TaskState(request: request)
         return try await withTaskCancellationHandler {
@@ -73,7 +78,15 @@ public final class URLSessionTransport: HTTPTransport {
         }
     }
 
-    private func makeURLRequest(_ request: TransportRequest) -> URLRequest {
+    /// The file of a body that is exactly one whole file, or nil.
+    static func wholeFile(of body: HTTPBody?) -> URL? {
+        guard let body, body.segments.count == 1, case .file(let url, 0, let length) = body.segments[0],
+            (try? FileInfo.size(of: url)) == length
+        else { return nil }
+        return url
+    }
+
+    private func makeURLRequest(_ request: TransportRequest, uploadFile: URL?) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.timeoutInterval = request.timeout.timeInterval
@@ -83,10 +96,11 @@ public final class URLSessionTransport: HTTPTransport {
             if let contentType = body.contentType, !request.headers.contains("Content-Type") {
                 urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type")
             }
+            // An upload task reads its file and sets Content-Length itself.
             if let data = body.inMemoryData {
                 urlRequest.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
                 urlRequest.httpBody = data
-            } else {
+            } else if uploadFile == nil {
                 if !Platform.streamedBodiesAreChunked {
                     urlRequest.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
                 }
