@@ -16,7 +16,7 @@ struct URLSessionTransportTests {
     )
     func exchange(_ name: String) async throws {
         try await withServer { server, _ async throws in
-            let client = makeClient(timeout: .seconds(5), transport: URLSessionTransport())
+            let client = makeClient(timeout: .seconds(30), transport: URLSessionTransport())
             switch name {
             case "redirect+cookies":
                 let response = try await client.send(HTTPRequest(url: server.url("/set-cookie")))

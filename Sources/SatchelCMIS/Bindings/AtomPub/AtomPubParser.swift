@@ -1,0 +1,147 @@
+import Foundation
+import SatchelXML
+
+/// Pure functions from AtomPub (CMIS RestAtom 1.1) XML to the binding-neutral model, as `BrowserParser` does
+/// for JSON. Malformed input and missing required parts throw `CMISError` with code `.invalidResponse`.
+public enum AtomPubParser {
+    public typealias TypeLookup = (String) -> TypeDefinition?
+
+    public static let limits = XMLReadLimits.default
+
+    static let cmis = XNamespace.cmis
+    static let cmisra = XNamespace.cmisRestAtom
+    static let atom = XNamespace.atom
+    static let app = XNamespace.app
+
+    /// Parses the document and checks its root element.
+    static func root(_ data: Data, expecting names: [(String, String)]) throws -> XElement {
+        let root: XElement
+        do {
+            root = try XDocument.parse(data: data, limits: limits).root
+        } catch let error as XMLReadError {
+            throw CMISError(
+                .invalidResponse, "invalid AtomPub XML: \(error)", path: "line \(error.line)", underlying: error)
+        } catch {
+            throw CMISError(.invalidResponse, "invalid AtomPub XML: \(error)", underlying: error)
+        }
+        guard names.contains(where: { root.name == $0.0 && root.namespace == $0.1 }) else {
+            let expected = names.map { "{\($0.1)}\($0.0)" }.joined(separator: " or ")
+            throw CMISError(
+                .invalidResponse,
+                "unexpected root element \(root.qualifiedName) (\(root.namespace ?? "no namespace")), expected \(expected)",
+                path: "/" + root.qualifiedName)
+        }
+        return root
+    }
+
+    static func missing(_ what: String, in path: String) -> CMISError {
+        CMISError(.invalidResponse, "missing \(what)", path: path)
+    }
+
+    // MARK: Scalars
+
+    static func text(_ element: XElement, _ name: String, _ namespace: String = cmis) -> String? {
+        element.child(name, namespace: namespace)?.trimmedText
+    }
+
+    static func texts(_ element: XElement, _ name: String, _ namespace: String = cmis) -> [String] {
+        element.children(name, namespace: namespace).map(\.trimmedText)
+    }
+
+    static func bool(_ element: XElement, _ name: String, path: String) throws -> Bool? {
+        guard let text = text(element, name) else { return nil }
+        return try boolValue(text, path: path + "/cmis:" + name)
+    }
+
+    static func boolValue(_ text: String, path: String) throws -> Bool {
+        switch text.lowercased() {
+        case "true", "1": return true
+        case "false", "0": return false
+        default: throw CMISError(.invalidResponse, "expected a boolean, found \"\(text)\"", path: path)
+        }
+    }
+
+    static func int64(_ element: XElement, _ name: String, _ namespace: String = cmis, path: String) throws -> Int64? {
+        guard let text = text(element, name, namespace) else { return nil }
+        return try int64Value(text, path: path + "/" + name)
+    }
+
+    static func int64Value(_ text: String, path: String) throws -> Int64 {
+        guard let value = Int64(text.hasPrefix("+") ? String(text.dropFirst()) : text) else {
+            throw CMISError(.invalidResponse, "expected an integer, found \"\(text)\"", path: path)
+        }
+        return value
+    }
+
+    static func capability<Value: CapabilityValue>(_ element: XElement, _ name: String) -> Value? {
+        text(element, name).map(Value.init(rawValue:))
+    }
+
+    static func enumValue<Value: RawRepresentable>(_: Value.Type, _ text: String, path: String) throws -> Value
+    where Value.RawValue == String {
+        guard let value = Value(rawValue: text) else {
+            throw CMISError(.invalidResponse, "unexpected value \"\(text)\"", path: path)
+        }
+        return value
+    }
+
+    /// `xsd:dateTime`: ISO 8601 with or without fractional seconds (of any length) and with a zone.
+    static func dateValue(_ text: String, path: String) throws -> Date {
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
+            return date
+        }
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        // Fractions longer or shorter than the formatter accepts: parse without them and add them back.
+        if let dot = text.firstIndex(of: "."), let end = text[dot...].dropFirst().firstIndex(where: { !$0.isNumber }) {
+            let fraction = Double("0" + text[dot..<end]) ?? 0
+            let whole = String(text[..<dot] + text[end...])
+            if let date = try? Date(whole, strategy: .iso8601) { return date.addingTimeInterval(fraction) }
+        }
+        throw CMISError(.invalidResponse, "invalid datetime \"\(text)\"", path: path)
+    }
+
+    static func decimalValue(_ text: String, path: String) throws -> Decimal {
+        guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
+            !text.isEmpty, text.allSatisfy({ $0.isNumber || "+-.eE".contains($0) })
+        else { throw CMISError(.invalidResponse, "expected a decimal, found \"\(text)\"", path: path) }
+        return value
+    }
+
+    // MARK: Links and extensions
+
+    static func links(of element: XElement) -> AtomPubLinks {
+        let content = element.child("content", namespace: atom)
+        return AtomPubLinks(
+            links: element.children("link", namespace: atom).compactMap { link in
+                guard let rel = link.attribute("rel"), let href = link.attribute("href") else { return nil }
+                return AtomPubLink(
+                    rel: rel, href: href, type: link.attribute("type"),
+                    attributes: Dictionary(
+                        link.attributes.map { ($0.qualifiedName, $0.value) }, uniquingKeysWith: { first, _ in first }))
+            },
+            contentSource: content?.attribute("src"), contentType: content?.attribute("type"))
+    }
+
+    /// Children of foreign namespaces (neither CMIS nor Atom/AtomPub) as extension trees.
+    static func extensions(of element: XElement) -> [CMISExtension] {
+        let known: Set<String?> = [cmis, cmisra, atom, app]
+        return element.children.filter { !known.contains($0.namespace) }.map { extensionElement($0, depth: 0) }
+    }
+
+    static func extensionElement(_ element: XElement, depth: Int) -> CMISExtension {
+        // The XML reader bounds depth already; this keeps the recursion finite regardless.
+        let children = depth < 256 ? element.children.map { extensionElement($0, depth: depth + 1) } : []
+        let value = element.trimmedText
+        return CMISExtension(
+            namespace: element.namespace, name: element.name,
+            value: children.isEmpty || !value.isEmpty ? value : nil,
+            attributes: Dictionary(
+                element.attributes.map { ($0.qualifiedName, $0.value) }, uniquingKeysWith: { first, _ in first }),
+            children: children)
+    }
+}
+
+extension CMISError {
+    /// The XML line of a malformed AtomPub response, when the XML reader reported one.
+    public var xmlLine: Int? { (underlying as? XMLReadError)?.line }
+}
