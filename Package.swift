@@ -46,6 +46,7 @@ let package = Package(
             name: "satchel",
             dependencies: [
                 "SatchelHTTP",
+                "SatchelCMIS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

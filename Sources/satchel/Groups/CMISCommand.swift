@@ -1,19 +1,29 @@
 import ArgumentParser
 
-struct CMISCommand: NotYetAvailableCommand {
+/// `satchel cmis`: a CMIS client over the Browser binding (one file per concern in `Sources/satchel/CMIS/`).
+struct CMISCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cmis",
         abstract: "Browse and manage documents in a CMIS repository.",
         discussion: """
-            Lists, reads, creates, updates and deletes folders and documents over the CMIS Browser or AtomPub \
-            binding, including SAP Mobile Documents (finding the MyDocuments repository, sending its XSRF \
-            token), with upload and download progress.
+            Lists, reads, creates, renames and deletes folders and documents over the CMIS Browser binding \
+            (--url is the binding's service URL), including SAP Mobile Documents (--mobile-documents: completes \
+            the URL, prefers the MyDocuments repository, sends its XSRF token), with upload and download progress. \
+            Paths are folder paths from the repository's root (/Reports/q3.pdf).
 
-            Not part of this build yet: running it exits with code 9.
-            """
+            CMIS errors exit 5 (objectNotFound), 4 (permissionDenied, unauthorized), 3 (connection) or 6 (any \
+            other CMIS exception). Coming later: the AtomPub binding, versioning, ACLs, content updates.
+            """,
+        subcommands: [
+            CMISReposCommand.self,
+            CMISInfoCommand.self,
+            CMISListCommand.self,
+            CMISGetCommand.self,
+            CMISPutCommand.self,
+            CMISMkdirCommand.self,
+            CMISRemoveCommand.self,
+            CMISMoveCommand.self,
+            CMISQueryCommand.self,
+        ]
     )
-    static let missing = "the CMIS client"
-
-    @Argument(parsing: .allUnrecognized, help: .hidden)
-    var arguments: [String] = []
 }

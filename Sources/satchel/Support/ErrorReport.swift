@@ -1,4 +1,5 @@
 import ArgumentParser
+import SatchelCMIS
 import SatchelHTTP
 
 /// Turns a failure into one readable line on standard error and an exit code.
@@ -16,6 +17,11 @@ enum ErrorReport {
             return (error.exitCode, error.message)
         case let error as HTTPError:
             return (SatchelExitCode(error.code), verbose ? error.debugDescription : summary(of: error))
+        case let error as CMISError:
+            return (
+                SatchelExitCode(error),
+                verbose ? verboseText(of: error) : Redaction.text("\(error.code): \(error.message)")
+            )
         case is CancellationError:
             return (.cancelled, "cancelled")
         case let error as CocoaError where error.isFileError:
@@ -37,6 +43,13 @@ enum ErrorReport {
             text += ": " + (flat.count > 200 ? flat.prefix(200) + "…" : flat)
         }
         return text
+    }
+
+    /// `objectNotFound: message (HTTP 404)` and the transport error's full description.
+    private static func verboseText(of error: CMISError) -> String {
+        var text = error.description
+        if let http = error.httpError { text += "\n  " + http.debugDescription }
+        return Redaction.text(text)
     }
 
     /// The innermost readable reason of a Foundation error ("Couldn't connect to server", "No such file …").

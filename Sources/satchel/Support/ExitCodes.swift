@@ -1,4 +1,5 @@
 import ArgumentParser
+import SatchelCMIS
 import SatchelHTTP
 
 /// The exit codes `satchel` uses; scripts may rely on them, so a code never changes meaning.
@@ -26,6 +27,23 @@ enum SatchelExitCode: Int32, CaseIterable, Sendable {
         case .invalidRequest: self = .usage
         case .cancelled: self = .cancelled
         default: self = .httpStatus  // every other 4xx and 5xx, including codes added later
+        }
+    }
+
+    /// The exit code for an error from SatchelCMIS: transport failures keep their HTTP meaning.
+    init(_ error: CMISError) {
+        switch error.code {
+        case .objectNotFound: self = .notFound
+        case .permissionDenied, .unauthorized: self = .authentication
+        case .connection: self = error.httpError.map { SatchelExitCode($0.code) } ?? .connection
+        case .invalidResponse: self = .invalidResponse
+        default:
+            // Cancelled or timed-out requests wrapped in another code still report as such.
+            if let code = error.httpError?.code, [.cancelled, .timeout, .connection, .tls].contains(code) {
+                self = SatchelExitCode(code)
+            } else {
+                self = .httpStatus  // every other CMIS exception: invalidArgument, constraint, runtime …
+            }
         }
     }
 

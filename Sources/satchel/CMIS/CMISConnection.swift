@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import SatchelCMIS
+import SatchelHTTP
+
+/// The options every `satchel cmis` and `satchel notes` command adds to the connection options.
+struct CMISOptions: ParsableArguments, Sendable {
+    @Option(help: ArgumentHelp("The repository id (default: the only one, or MyDocuments).", valueName: "id"))
+    var repository: String?
+
+    @Flag(
+        help: """
+            SAP Mobile Documents: complete a bare server URL with mcm/b/json, prefer the MyDocuments repository \
+            and send its XSRF token back in an X-CSRF-Token header.
+            """
+    )
+    var mobileDocuments = false
+}
+
+/// Everything a CMIS command needs to reach its repository: the connection options turned into
+/// `SessionParameters`, and the run loop around the work.
+struct CMISConnection: Sendable {
+    var connection: ConnectionOptions
+    var cmis: CMISOptions
+    var global: GlobalOptions
+    /// Notes: always prefer MyDocuments and pass its token on, whether or not `--mobile-documents` was given.
+    var mobileDocumentsDefaults = false
+
+    /// Runs `work` with logging, Ctrl-C and error reporting (`CommandRunner`).
+    func run(_ work: @escaping @Sendable (SessionParameters) async throws -> Void) async throws {
+        try await CommandRunner.run(global) {
+            try await work(try parameters())
+        }
+    }
+
+    /// Connects to the chosen repository and runs `work` with the session.
+    func withSession(_ work: @escaping @Sendable (CMISSession) async throws -> Void) async throws {
+        try await run { parameters in
+            let session = try await CMISSession.connect(parameters)
+            try await work(session)
+        }
+    }
+
+    /// Session parameters from the connection options: URL, auth providers, headers, User-Agent and timeout.
+    func parameters() throws -> SessionParameters {
+        guard let text = connection.url else {
+            throw CLIError(.usage, "--url is needed: the CMIS Browser binding service URL")
+        }
+        var url = try ConnectionOptions.url(text, option: "--url")
+        if cmis.mobileDocuments { url = MobileDocuments.endpoint(for: url, binding: .browser) }
+        let client = try connection.makeClient()
+        let preferMyDocuments = cmis.mobileDocuments || mobileDocumentsDefaults
+        return SessionParameters(
+            binding: .browser, url: url, repositoryId: cmis.repository, preferMyDocuments: preferMyDocuments,
+            auth: client.auth, tokenAuth: preferMyDocuments ? HeaderTokenAuth() : nil,
+            userAgent: client.configuration.userAgent,
+            transport: OptionsTransport(
+                base: HTTPClient.defaultTransport(), timeout: client.configuration.timeout,
+                headers: client.configuration.headers))
+    }
+}
+
+/// Applies `--timeout` and `--header` to every request of a session (its client is built by SatchelCMIS).
+struct OptionsTransport: HTTPTransport {
+    var base: any HTTPTransport
+    var timeout: Duration
+    var headers: HTTPHeaders
+
+    func perform(_ request: TransportRequest) async throws -> TransportResponse {
+        var request = request
+        request.timeout = timeout
+        for field in headers where !request.headers.contains(field.name) { request.headers[field.name] = field.value }
+        return try await base.perform(request)
+    }
+}
+
+/// Small helpers the CMIS and Notes commands share.
+enum CMISOutput {
+    static func line(_ text: String) throws {
+        try Terminal.writeOutput(Data((text + "\n").utf8))
+    }
+
+    static func date(_ date: Date?) -> String {
+        guard let date else { return "-" }
+        return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
+            .replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "")
+    }
+
+    static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+        guard text.count < width else { return text }
+        let fill = String(repeating: " ", count: width - text.count)
+        return right ? fill + text : text + fill
+    }
+
+    /// Copies a file to standard output in 1 MiB chunks.
+    static func copyToOutput(_ file: URL) throws {
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try Task.checkCancellation()
+            try Terminal.writeOutput(chunk)
+        }
+    }
+
+    /// `/a/b/c` → (`/a/b`, `c`).
+    static func split(_ path: String) throws -> (parent: String, name: String) {
+        let segments = path.split(separator: "/").map(String.init)
+        guard let name = segments.last else { throw CLIError(.usage, "\(path) has no name to create") }
+        return ("/" + segments.dropLast().joined(separator: "/"), name)
+    }
+
+    /// A MIME type for a file name's extension; `application/octet-stream` when unknown.
+    static func mimeType(forFileName name: String) -> String {
+        let types: [String: String] = [
+            "txt": "text/plain", "md": "text/markdown", "html": "text/html", "htm": "text/html", "css": "text/css",
+            "csv": "text/csv", "xml": "application/xml", "json": "application/json", "pdf": "application/pdf",
+            "zip": "application/zip", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg",
+            "gif": "image/gif", "svg": "image/svg+xml", "mp4": "video/mp4", "mp3": "audio/mpeg",
+            "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+            "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        ]
+        let ext = (name as NSString).pathExtension.lowercased()
+        return types[ext] ?? "application/octet-stream"
+    }
+
+    /// A readable local file, or exit code 8.
+    static func readableFile(_ path: String) throws -> URL {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+            FileManager.default.isReadableFile(atPath: path)
+        else {
+            throw CLIError(.localFile, "\(path) is not a readable file")
+        }
+        return URL(fileURLWithPath: path)
+    }
+}
