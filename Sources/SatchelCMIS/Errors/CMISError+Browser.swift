@@ -21,18 +21,7 @@ extension CMISError {
             exception = json["exception"]?.stringValue
             serverMessage = json["message"]?.stringValue
         }
-        let code: Code
-        if status == 401 {
-            code = .unauthorized
-        } else if let exception, let known = Code.serverExceptions[exception] {
-            code = known
-        } else {
-            code = statusCode(status)
-        }
-        let message = serverMessage ?? httpError?.serverMessage ?? httpError?.message ?? "HTTP status \(status)"
-        return CMISError(
-            code, message, serverException: exception, status: status, httpError: httpError
-        )
+        return response(status: status, exception: exception, serverMessage: serverMessage, httpError: httpError)
     }
 
     /// The error a transport failure stands for: its status when it had one, otherwise `.connection`.
@@ -55,5 +44,20 @@ extension CMISError {
         case 409: return .constraint
         default: return .runtime
         }
+    }
+
+    /// The error for a refused request, whichever binding read `exception` and `serverMessage` from its body:
+    /// the exception name wins over the status, except that a 401 is always `.unauthorized`.
+    static func response(status: Int, exception: String?, serverMessage: String?, httpError: HTTPError?) -> CMISError {
+        let code: Code
+        if status == 401 {
+            code = .unauthorized
+        } else if let exception, let known = Code.serverExceptions[exception] {
+            code = known
+        } else {
+            code = statusCode(status)
+        }
+        let message = serverMessage ?? httpError?.serverMessage ?? httpError?.message ?? "HTTP status \(status)"
+        return CMISError(code, message, serverException: exception, status: status, httpError: httpError)
     }
 }

@@ -15,16 +15,7 @@ extension CMISError {
             exception = title.split(whereSeparator: { !$0.isLetter }).map(String.init)
                 .first { Code.serverExceptions[$0] != nil }
         }
-        let code: Code
-        if status == 401 {
-            code = .unauthorized
-        } else if let exception, let known = Code.serverExceptions[exception] {
-            code = known
-        } else {
-            code = statusCode(status)
-        }
-        let message = serverMessage ?? httpError?.serverMessage ?? httpError?.message ?? "HTTP status \(status)"
-        return CMISError(code, message, serverException: exception, status: status, httpError: httpError)
+        return response(status: status, exception: exception, serverMessage: serverMessage, httpError: httpError)
     }
 
     private static func marked(_ name: String, in text: String) -> String? {
