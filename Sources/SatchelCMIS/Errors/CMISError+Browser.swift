@@ -28,7 +28,8 @@ extension CMISError {
     public static func transport(_ error: HTTPError) -> CMISError {
         if let status = error.status {
             return CMISError(
-                status == 401 ? .unauthorized : statusCode(status), error.serverMessage ?? error.message,
+                status == 401 || error.code == .unauthorized ? .unauthorized : statusCode(status),
+                error.serverMessage ?? error.message,
                 status: status, httpError: error)
         }
         return CMISError(.connection, error.message, httpError: error)
@@ -47,10 +48,12 @@ extension CMISError {
     }
 
     /// The error for a refused request, whichever binding read `exception` and `serverMessage` from its body:
-    /// the exception name wins over the status, except that a 401 is always `.unauthorized`.
+    /// the exception name wins over the status, except that a 401 or a login page is always `.unauthorized`.
     static func response(status: Int, exception: String?, serverMessage: String?, httpError: HTTPError?) -> CMISError {
         let code: Code
-        if status == 401 {
+        // A 401, or an HTML login page where JSON was expected (an expired SSO session), is an authentication
+        // failure whatever else the body says.
+        if status == 401 || httpError?.code == .unauthorized {
             code = .unauthorized
         } else if let exception, let known = Code.serverExceptions[exception] {
             code = known
