@@ -10,12 +10,17 @@ import Testing
 /// URLSession was seen to stall transfers (the transport's watchdog then reports a timeout).
 @Suite("URLSessionTransport against a loopback server", .serialized)
 struct URLSessionTransportTests {
+    /// One server for the whole suite, left running until the test process exits: stopping a Hummingbird server
+    /// while libcurl still reaches for it crashed NIO ("Deinited NIOAsyncWriter without calling finish()").
+    static let server = Task { try await TestHTTPServer.startStandard() }
+
     @Test(
         "the same exchanges over URLSession",
         arguments: ["redirect+cookies", "json", "upload", "download", "range", "status", "timeout", "cancel"]
     )
     func exchange(_ name: String) async throws {
-        try await withServer { server, _ async throws in
+        do {
+            let server = try await Self.server.value
             let client = makeClient(timeout: .seconds(30), transport: URLSessionTransport())
             switch name {
             case "redirect+cookies":
