@@ -35,8 +35,8 @@ public struct SessionParameters: Sendable {
     public var operationContext: OperationContext
     /// The page size of lists when the context does not set one.
     public var pageSize: Int
-    /// The User-Agent header; `nil` keeps SatchelHTTP's default.
-    public var userAgent: String?
+    /// The HTTP client's configuration: User-Agent, default headers, timeout, retries, cookie jar, logger.
+    public var http: HTTPClient.Configuration
     /// How long cached objects and path lookups stay valid; `.zero` turns the object cache off.
     public var cacheTTL: Duration
     /// The most objects the cache holds.
@@ -47,7 +47,8 @@ public struct SessionParameters: Sendable {
     public init(
         binding: Binding = .browser, url: URL, repositoryId: String? = nil, preferMyDocuments: Bool = false,
         auth: [any HTTPAuthProvider] = [], tokenAuth: HeaderTokenAuth? = nil,
-        operationContext: OperationContext = OperationContext(), pageSize: Int = 100, userAgent: String? = nil,
+        operationContext: OperationContext = OperationContext(), pageSize: Int = 100,
+        http: HTTPClient.Configuration = HTTPClient.Configuration(),
         cacheTTL: Duration = .seconds(60), cacheCapacity: Int = 1000, transport: (any HTTPTransport)? = nil
     ) {
         self.binding = binding
@@ -58,7 +59,7 @@ public struct SessionParameters: Sendable {
         self.tokenAuth = tokenAuth
         self.operationContext = operationContext
         self.pageSize = pageSize
-        self.userAgent = userAgent
+        self.http = http
         self.cacheTTL = cacheTTL
         self.cacheCapacity = cacheCapacity
         self.transport = transport
@@ -66,10 +67,8 @@ public struct SessionParameters: Sendable {
 
     /// The binding these parameters describe, over a new `HTTPClient`.
     func makeBinding() -> any CMISBinding {
-        var configuration = HTTPClient.Configuration()
-        if let userAgent { configuration.userAgent = userAgent }
         let client = HTTPClient(
-            configuration: configuration, transport: transport ?? HTTPClient.defaultTransport(),
+            configuration: http, transport: transport ?? HTTPClient.defaultTransport(),
             auth: auth + (tokenAuth.map { [$0] } ?? []))
         switch binding {
         case .browser: return BrowserBinding(url: url, client: client)

@@ -41,7 +41,8 @@ struct CMISConnection: Sendable {
         }
     }
 
-    /// Session parameters from the connection options: URL, auth providers, headers, User-Agent and timeout.
+    /// Session parameters from the connection options: URL, auth providers, and the HTTP configuration (headers,
+    /// User-Agent, timeout).
     func parameters() throws -> SessionParameters {
         guard let text = connection.url else {
             throw CLIError(.usage, "--url is needed: the CMIS Browser binding service URL")
@@ -49,28 +50,13 @@ struct CMISConnection: Sendable {
         var url = try ConnectionOptions.url(text, option: "--url")
         if cmis.mobileDocuments { url = MobileDocuments.endpoint(for: url, binding: .browser) }
         let client = try connection.makeClient()
+        // The session keeps the HTTP library's retry policy (`--retries` is not applied to CMIS yet).
+        var http = client.configuration
+        http.retry = HTTPClient.Configuration().retry
         let preferMyDocuments = cmis.mobileDocuments || mobileDocumentsDefaults
         return SessionParameters(
             binding: .browser, url: url, repositoryId: cmis.repository, preferMyDocuments: preferMyDocuments,
-            auth: client.auth, tokenAuth: preferMyDocuments ? HeaderTokenAuth() : nil,
-            userAgent: client.configuration.userAgent,
-            transport: OptionsTransport(
-                base: HTTPClient.defaultTransport(), timeout: client.configuration.timeout,
-                headers: client.configuration.headers))
-    }
-}
-
-/// Applies `--timeout` and `--header` to every request of a session (its client is built by SatchelCMIS).
-struct OptionsTransport: HTTPTransport {
-    var base: any HTTPTransport
-    var timeout: Duration
-    var headers: HTTPHeaders
-
-    func perform(_ request: TransportRequest) async throws -> TransportResponse {
-        var request = request
-        request.timeout = timeout
-        for field in headers where !request.headers.contains(field.name) { request.headers[field.name] = field.value }
-        return try await base.perform(request)
+            auth: client.auth, tokenAuth: preferMyDocuments ? HeaderTokenAuth() : nil, http: http)
     }
 }
 
