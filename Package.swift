@@ -15,12 +15,18 @@ let package = Package(
         .library(name: "SatchelHTTP", targets: ["SatchelHTTP"]),
         .library(name: "SatchelXML", targets: ["SatchelXML"]),
         .library(name: "SatchelCMIS", targets: ["SatchelCMIS"]),
+        .library(name: "SatchelCMISQL", targets: ["SatchelCMISQL"]),
+        .library(name: "SatchelRepository", targets: ["SatchelRepository"]),
+        .library(name: "SatchelServer", targets: ["SatchelServer"]),
         .executable(name: "satchel", targets: ["satchel"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // MARK: Libraries
@@ -41,12 +47,48 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Repository server (satchel serve)
+        // CMIS QL: parser and evaluator, no I/O.
+        .target(name: "SatchelCMISQL", dependencies: ["SatchelCMIS"], swiftSettings: swiftSettings),
+        // The repository engine: CMIS semantics over a metadata store and a content-addressed blob store.
+        .target(
+            name: "SatchelRepository",
+            dependencies: [
+                "SatchelCMIS", "SatchelCMISQL", "SatchelJSON",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // PostgreSQL metadata store (kept apart so the engine builds without NIO).
+        .target(
+            name: "SatchelRepositoryPostgres",
+            dependencies: [
+                "SatchelRepository",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // HTTP: Browser and AtomPub bindings, users, sessions, XSRF, the application.
+        .target(
+            name: "SatchelServer",
+            dependencies: [
+                "SatchelRepository", "SatchelRepositoryPostgres", "SatchelCMIS", "SatchelJSON", "SatchelXML",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Command-line tool
         .executableTarget(
             name: "satchel",
             dependencies: [
                 "SatchelHTTP",
                 "SatchelCMIS",
+                "SatchelServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -80,6 +122,21 @@ let package = Package(
             name: "SatchelCMISTests",
             dependencies: ["SatchelCMIS", "SatchelTestSupport"],
             resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SatchelCMISQLTests",
+            dependencies: ["SatchelCMISQL"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SatchelRepositoryTests",
+            dependencies: ["SatchelRepository", "SatchelRepositoryPostgres"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SatchelServerTests",
+            dependencies: ["SatchelServer", "SatchelCMIS", "SatchelTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,231 @@
+import Foundation
+import SatchelCMIS
+
+/// Who is calling: the authenticated user, and the XSRF token of their session (shown in repository info).
+public struct CallerContext: Sendable, Hashable {
+    public var user: String
+    /// The session's XSRF token, returned as the `token` extension of MyDocuments repository info; nil when the
+    /// caller authenticated without a session.
+    public var sessionToken: String?
+
+    public init(user: String, sessionToken: String? = nil) {
+        self.user = user
+        self.sessionToken = sessionToken
+    }
+}
+
+/// Content arriving with a create, check-in or set-content call: already written to the blob store by the
+/// binding (``BlobStore/makeWriter()``), so the engine never holds content in memory.
+public struct ContentInput: Sendable, Hashable {
+    public var blob: BlobReference
+    public var mimeType: String
+    public var fileName: String?
+
+    public init(blob: BlobReference, mimeType: String, fileName: String?) {
+        self.blob = blob
+        self.mimeType = mimeType
+        self.fileName = fileName
+    }
+}
+
+/// Content going out: a file to stream (with Range support) and what to put in the response headers.
+public struct ContentOutput: Sendable, Hashable {
+    public var file: URL
+    public var length: Int64
+    public var mimeType: String
+    public var fileName: String?
+    /// Lower-case hex SHA-256: a strong ETag.
+    public var hash: String
+
+    public init(file: URL, length: Int64, mimeType: String, fileName: String?, hash: String) {
+        self.file = file
+        self.length = length
+        self.mimeType = mimeType
+        self.fileName = fileName
+        self.hash = hash
+    }
+}
+
+/// `versioningState` of createDocument / checkIn.
+public enum VersioningState: String, Sendable, Hashable, CaseIterable {
+    case none, checkedout, major, minor
+}
+
+/// `unfileObjects` of deleteTree.
+public enum UnfileObjects: String, Sendable, Hashable, CaseIterable {
+    case unfile, deletesinglefiled, delete
+}
+
+/// `relationshipDirection` of getObjectRelationships.
+public enum RelationshipDirection: String, Sendable, Hashable, CaseIterable {
+    case source, target, either
+}
+
+/// The CMIS services, binding-neutral: what the Browser and AtomPub bindings of `satchel serve` call.
+///
+/// Every method checks the caller's rights (a user only ever sees their own MyDocuments and what ACLs grant in
+/// shared repositories) and throws ``CMISError`` with the CMIS exception code and a message for a person. Objects
+/// come back shaped by the ``OperationContext`` (filter, allowable actions, ACL, relationships, policy ids,
+/// renditions). Paging follows CMIS: `maxItems` nil means the server default, `numItems` is the total.
+public protocol CMISService: Sendable {
+    // MARK: Repository services
+    func repositoryInfos(caller: CallerContext) async throws -> [RepositoryInfo]
+    func repositoryInfo(repositoryId: String, caller: CallerContext) async throws -> RepositoryInfo
+    func typeChildren(
+        repositoryId: String, typeId: String?, includePropertyDefinitions: Bool, maxItems: Int?, skipCount: Int,
+        caller: CallerContext
+    ) async throws -> (types: [TypeDefinition], hasMoreItems: Bool, numItems: Int)
+    func typeDescendants(
+        repositoryId: String, typeId: String?, depth: Int?, includePropertyDefinitions: Bool, caller: CallerContext
+    ) async throws -> [TypeTreeNode]
+    func typeDefinition(repositoryId: String, typeId: String, caller: CallerContext) async throws -> TypeDefinition
+
+    // MARK: Navigation services
+    func children(
+        repositoryId: String, folderId: String, context: OperationContext, maxItems: Int?, skipCount: Int,
+        caller: CallerContext
+    ) async throws -> ObjectInFolderList
+    func descendants(
+        repositoryId: String, folderId: String, depth: Int?, foldersOnly: Bool, context: OperationContext,
+        caller: CallerContext
+    ) async throws -> [ContainerNode]
+    func objectParents(
+        repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
+    ) async throws -> [ObjectParent]
+    func folderParent(
+        repositoryId: String, folderId: String, context: OperationContext, caller: CallerContext
+    ) async throws -> CMISObject
+    func checkedOutDocuments(
+        repositoryId: String, folderId: String?, context: OperationContext, maxItems: Int?, skipCount: Int,
+        caller: CallerContext
+    ) async throws -> ObjectList
+
+    // MARK: Object services
+    func object(
+        repositoryId: String, id: String, context: OperationContext, caller: CallerContext
+    ) async throws -> CMISObject
+    func object(
+        repositoryId: String, path: String, context: OperationContext, caller: CallerContext
+    ) async throws -> CMISObject
+    func allowableActions(repositoryId: String, objectId: String, caller: CallerContext) async throws
+        -> AllowableActions
+    func createFolder(
+        repositoryId: String, parentId: String, properties: Properties, policies: [String], addACEs: [ACE],
+        removeACEs: [ACE], caller: CallerContext
+    ) async throws -> CMISObject
+    func createDocument(
+        repositoryId: String, parentId: String?, properties: Properties, content: ContentInput?,
+        versioningState: VersioningState?, policies: [String], addACEs: [ACE], removeACEs: [ACE],
+        caller: CallerContext
+    ) async throws -> CMISObject
+    func createDocumentFromSource(
+        repositoryId: String, sourceId: String, parentId: String?, properties: Properties,
+        versioningState: VersioningState?, caller: CallerContext
+    ) async throws -> CMISObject
+    /// createItem, createPolicy and createRelationship (the base type of `cmis:objectTypeId` decides).
+    func createObject(
+        repositoryId: String, parentId: String?, properties: Properties, policies: [String], addACEs: [ACE],
+        removeACEs: [ACE], caller: CallerContext
+    ) async throws -> CMISObject
+    func updateProperties(
+        repositoryId: String, objectId: String, changeToken: String?, properties: Properties, caller: CallerContext
+    ) async throws -> CMISObject
+    /// Returns the ids that were updated (with their new change tokens).
+    func bulkUpdateProperties(
+        repositoryId: String, objects: [(id: String, changeToken: String?)], properties: Properties,
+        addSecondaryTypeIds: [String], removeSecondaryTypeIds: [String], caller: CallerContext
+    ) async throws -> [(id: String, newId: String?, changeToken: String?)]
+    func moveObject(
+        repositoryId: String, objectId: String, targetFolderId: String, sourceFolderId: String?,
+        caller: CallerContext
+    ) async throws -> CMISObject
+    func deleteObject(repositoryId: String, objectId: String, allVersions: Bool, caller: CallerContext) async throws
+    /// Returns the ids that could not be deleted.
+    func deleteTree(
+        repositoryId: String, folderId: String, allVersions: Bool, unfileObjects: UnfileObjects,
+        continueOnFailure: Bool, caller: CallerContext
+    ) async throws -> [String]
+    func contentStream(
+        repositoryId: String, objectId: String, streamId: String?, caller: CallerContext
+    ) async throws -> ContentOutput
+    func setContentStream(
+        repositoryId: String, objectId: String, overwrite: Bool, changeToken: String?, content: ContentInput,
+        caller: CallerContext
+    ) async throws -> CMISObject
+    func appendContentStream(
+        repositoryId: String, objectId: String, isLastChunk: Bool, changeToken: String?, content: ContentInput,
+        caller: CallerContext
+    ) async throws -> CMISObject
+    func deleteContentStream(
+        repositoryId: String, objectId: String, changeToken: String?, caller: CallerContext
+    ) async throws -> CMISObject
+    func renditions(
+        repositoryId: String, objectId: String, filter: String?, caller: CallerContext
+    ) async throws -> [Rendition]
+
+    // MARK: Multi-filing services
+    func addObjectToFolder(
+        repositoryId: String, objectId: String, folderId: String, allVersions: Bool, caller: CallerContext
+    ) async throws -> CMISObject
+    func removeObjectFromFolder(
+        repositoryId: String, objectId: String, folderId: String?, caller: CallerContext
+    ) async throws -> CMISObject
+
+    // MARK: Discovery services
+    func query(
+        repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
+        includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
+        skipCount: Int, caller: CallerContext
+    ) async throws -> ObjectList
+    func contentChanges(
+        repositoryId: String, changeLogToken: String?, includeProperties: Bool, includePolicyIds: Bool,
+        includeACL: Bool, maxItems: Int?, caller: CallerContext
+    ) async throws -> ContentChanges
+
+    // MARK: Versioning services
+    func checkOut(repositoryId: String, objectId: String, caller: CallerContext) async throws -> CMISObject
+    func cancelCheckOut(repositoryId: String, objectId: String, caller: CallerContext) async throws
+    func checkIn(
+        repositoryId: String, objectId: String, major: Bool, properties: Properties, content: ContentInput?,
+        comment: String?, policies: [String], addACEs: [ACE], removeACEs: [ACE], caller: CallerContext
+    ) async throws -> CMISObject
+    func objectOfLatestVersion(
+        repositoryId: String, objectId: String, major: Bool, context: OperationContext, caller: CallerContext
+    ) async throws -> CMISObject
+    func allVersions(
+        repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
+    ) async throws -> [CMISObject]
+
+    // MARK: Relationship services
+    func objectRelationships(
+        repositoryId: String, objectId: String, includeSubRelationshipTypes: Bool,
+        direction: RelationshipDirection, typeId: String?, context: OperationContext, maxItems: Int?,
+        skipCount: Int, caller: CallerContext
+    ) async throws -> ObjectList
+
+    // MARK: Policy services
+    func applyPolicy(repositoryId: String, policyId: String, objectId: String, caller: CallerContext) async throws
+    func removePolicy(repositoryId: String, policyId: String, objectId: String, caller: CallerContext) async throws
+    func appliedPolicies(
+        repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
+    ) async throws -> [CMISObject]
+
+    // MARK: ACL services
+    func acl(repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext)
+        async throws -> ACL
+    func applyACL(
+        repositoryId: String, objectId: String, addACEs: [ACE], removeACEs: [ACE], propagation: String?,
+        caller: CallerContext
+    ) async throws -> ACL
+}
+
+/// A node of getTypeDescendants.
+public struct TypeTreeNode: Sendable, Hashable {
+    public var type: TypeDefinition
+    public var children: [TypeTreeNode]
+
+    public init(type: TypeDefinition, children: [TypeTreeNode] = []) {
+        self.type = type
+        self.children = children
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import SatchelCMIS
+
+/// Where the repository engine keeps object metadata: SQLite (``SQLiteMetadataStore``, the default), PostgreSQL
+/// (`SatchelRepositoryPostgres`) or memory (``MemoryMetadataStore``, for tests and `--memory`).
+///
+/// The protocol speaks in whole objects, not SQL: reads return ``StoredObject`` values, and every change is one
+/// ``StoreBatch`` applied atomically, with its preconditions checked inside the same transaction. That keeps the
+/// CMIS rules in one place (the engine) and the backends small and interchangeable; the same conformance suite
+/// runs against every backend.
+public protocol MetadataStore: Sendable {
+    /// Creates or upgrades the schema. Safe to call on every start.
+    func migrate() async throws
+
+    // MARK: Repositories
+
+    func repositories() async throws -> [StoredRepository]
+    func repository(id: String) async throws -> StoredRepository?
+
+    // MARK: Objects
+
+    func object(repositoryId: String, id: String) async throws -> StoredObject?
+    /// The objects that exist among `ids`, in no particular order.
+    func objects(repositoryId: String, ids: [String]) async throws -> [StoredObject]
+    /// The object filed in `folderId` under `name` (names are unique per folder).
+    func child(repositoryId: String, folderId: String, name: String) async throws -> StoredObject?
+    /// One page of the objects filed in `folderId`, sorted by `order` (then by id, for a stable order).
+    func children(
+        repositoryId: String, folderId: String, order: [StoreOrder], offset: Int, limit: Int?
+    ) async throws -> StoredPage
+    /// Every object of the given base types (all when nil) and object types (all when nil): the candidates a
+    /// query filters. `latestOnly` leaves out non-latest versions.
+    func scan(
+        repositoryId: String, baseTypes: Set<BaseTypeId>?, typeIds: Set<String>?, latestOnly: Bool
+    ) async throws -> [StoredObject]
+    /// Every version of a version series, the private working copy included, newest first.
+    func versions(repositoryId: String, versionSeriesId: String) async throws -> [StoredObject]
+    /// Relationships whose source or target is `objectId`.
+    func relationships(repositoryId: String, objectId: String) async throws -> [StoredObject]
+
+    // MARK: Change log
+
+    /// Change events after `token` (from the start when nil), oldest first, at most `limit`.
+    func changes(repositoryId: String, after token: Int64?, limit: Int) async throws -> [StoredChange]
+    func latestChangeToken(repositoryId: String) async throws -> Int64?
+
+    // MARK: Blobs
+
+    /// The content hashes some object still refers to (for blob garbage collection and consistency checks).
+    func referencedContentHashes() async throws -> Set<String>
+
+    // MARK: Writes
+
+    /// Applies the whole batch in one transaction, or nothing of it.
+    ///
+    /// - Throws: ``StoreError/conflict(objectId:)`` when a precondition fails, ``StoreError/nameTaken(folderId:name:)``
+    ///   when two objects would share a name in one folder, ``StoreError/notFound(objectId:)`` when an update or
+    ///   delete names an object that does not exist, ``StoreError/backend(_:)`` for anything else.
+    func apply(_ batch: StoreBatch) async throws
+}
+
+/// A repository: the shared one, or a user's MyDocuments.
+public struct StoredRepository: Sendable, Hashable {
+    public var id: String
+    public var name: String
+    public var description: String
+    /// The user who owns this repository (MyDocuments), or nil for a shared repository.
+    public var owner: String?
+    public var rootFolderId: String
+    public var createdAt: Date
+
+    public init(id: String, name: String, description: String, owner: String?, rootFolderId: String, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.description = description
+        self.owner = owner
+        self.rootFolderId = rootFolderId
+        self.createdAt = createdAt
+    }
+}
+
+/// One object as the store keeps it. The engine owns its meaning; the store indexes the fields it must search
+/// by and keeps ``properties`` as an opaque, typed bag.
+public struct StoredObject: Sendable, Hashable {
+    public var repositoryId: String
+    public var id: String
+    public var baseTypeId: BaseTypeId
+    public var typeId: String
+    public var name: String
+    /// The folders this object is filed in: one for a folder (none for the root folder), any number for a
+    /// document, item or policy when the repository multi-files, none when unfiled.
+    public var parentIds: [String]
+    /// Every property the object has, `cmis:` system properties included, typed (the engine keeps them in step
+    /// with the fields above).
+    public var properties: Properties
+    /// Increases by one with every change; the engine's optimistic-concurrency check.
+    public var changeToken: Int64
+    public var content: StoredContent?
+    public var versionSeriesId: String?
+    public var isLatestVersion: Bool
+    public var isPrivateWorkingCopy: Bool
+    /// Relationship ends.
+    public var sourceId: String?
+    public var targetId: String?
+    public var acl: [ACE]
+    public var policyIds: [String]
+    public var createdAt: Date
+    public var modifiedAt: Date
+
+    public init(
+        repositoryId: String, id: String, baseTypeId: BaseTypeId, typeId: String, name: String, parentIds: [String],
+        properties: Properties, changeToken: Int64 = 1, content: StoredContent? = nil, versionSeriesId: String? = nil,
+        isLatestVersion: Bool = true, isPrivateWorkingCopy: Bool = false, sourceId: String? = nil,
+        targetId: String? = nil, acl: [ACE] = [], policyIds: [String] = [], createdAt: Date, modifiedAt: Date
+    ) {
+        self.repositoryId = repositoryId
+        self.id = id
+        self.baseTypeId = baseTypeId
+        self.typeId = typeId
+        self.name = name
+        self.parentIds = parentIds
+        self.properties = properties
+        self.changeToken = changeToken
+        self.content = content
+        self.versionSeriesId = versionSeriesId
+        self.isLatestVersion = isLatestVersion
+        self.isPrivateWorkingCopy = isPrivateWorkingCopy
+        self.sourceId = sourceId
+        self.targetId = targetId
+        self.acl = acl
+        self.policyIds = policyIds
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+    }
+}
+
+/// A content stream: a blob in the ``BlobStore`` plus what CMIS says about it.
+public struct StoredContent: Sendable, Hashable {
+    /// Lower-case hex SHA-256 of the bytes: the blob's name in the blob store.
+    public var hash: String
+    public var length: Int64
+    public var mimeType: String
+    public var fileName: String?
+
+    public init(hash: String, length: Int64, mimeType: String, fileName: String?) {
+        self.hash = hash
+        self.length = length
+        self.mimeType = mimeType
+        self.fileName = fileName
+    }
+}
+
+/// One entry of a repository's change log.
+public struct StoredChange: Sendable, Hashable {
+    /// Assigned by the store when the batch is applied (increasing per store); ignored on input.
+    public var token: Int64
+    public var repositoryId: String
+    public var objectId: String
+    public var changeType: ChangeType
+    public var time: Date
+    /// The object's type, kept so a `deleted` event still says what was deleted.
+    public var typeId: String
+    public var baseTypeId: BaseTypeId
+
+    public init(
+        token: Int64 = 0, repositoryId: String, objectId: String, changeType: ChangeType, time: Date, typeId: String,
+        baseTypeId: BaseTypeId
+    ) {
+        self.token = token
+        self.repositoryId = repositoryId
+        self.objectId = objectId
+        self.changeType = changeType
+        self.time = time
+        self.typeId = typeId
+        self.baseTypeId = baseTypeId
+    }
+}
+
+/// A sort key for ``MetadataStore/children(repositoryId:folderId:order:offset:limit:)``.
+public struct StoreOrder: Sendable, Hashable {
+    public enum Field: Sendable, Hashable {
+        case name, createdAt, modifiedAt, typeId, baseTypeId
+        /// `cmis:contentStreamLength`
+        case contentLength
+    }
+
+    public var field: Field
+    public var ascending: Bool
+
+    public init(_ field: Field, ascending: Bool = true) {
+        self.field = field
+        self.ascending = ascending
+    }
+}
+
+/// One page of children, with the total count.
+public struct StoredPage: Sendable, Hashable {
+    public var objects: [StoredObject]
+    public var totalCount: Int
+
+    public init(objects: [StoredObject], totalCount: Int) {
+        self.objects = objects
+        self.totalCount = totalCount
+    }
+}
+
+/// Everything one CMIS operation changes, applied atomically by ``MetadataStore/apply(_:)``.
+public struct StoreBatch: Sendable, Hashable {
+    /// Objects that must still carry the given change token (they were read, then changed): otherwise the whole
+    /// batch fails with ``StoreError/conflict(objectId:)``.
+    public var expectedChangeTokens: [String: Int64]
+    public var newRepositories: [StoredRepository]
+    public var inserts: [StoredObject]
+    /// Whole-object replacements (matched by repository and id).
+    public var updates: [StoredObject]
+    public var deletes: [String]
+    public var changes: [StoredChange]
+    /// Repository the object ids above belong to.
+    public var repositoryId: String
+
+    public init(
+        repositoryId: String, expectedChangeTokens: [String: Int64] = [:], newRepositories: [StoredRepository] = [],
+        inserts: [StoredObject] = [], updates: [StoredObject] = [], deletes: [String] = [],
+        changes: [StoredChange] = []
+    ) {
+        self.repositoryId = repositoryId
+        self.expectedChangeTokens = expectedChangeTokens
+        self.newRepositories = newRepositories
+        self.inserts = inserts
+        self.updates = updates
+        self.deletes = deletes
+        self.changes = changes
+    }
+}
+
+/// What a metadata store throws.
+public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    case conflict(objectId: String)
+    case nameTaken(folderId: String, name: String)
+    case notFound(objectId: String)
+    case duplicateId(String)
+    case backend(String)
+
+    public var description: String {
+        switch self {
+        case .conflict(let id): return "object \(id) was changed by someone else"
+        case .nameTaken(let folder, let name): return "folder \(folder) already holds an object named '\(name)'"
+        case .notFound(let id): return "no object \(id)"
+        case .duplicateId(let id): return "an object with id \(id) already exists"
+        case .backend(let message): return message
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Hummingbird
+import SatchelCMIS
+import SatchelRepository
+
+/// The per-request context of every route: Hummingbird's core storage plus who is calling.
+///
+/// The authentication middleware (`Auth/`) fills ``caller`` and ``authenticatedByCookie`` before any binding
+/// route runs; a binding route that finds no caller answers 401.
+public struct ServerRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The authenticated user and the XSRF token of their session.
+    public var caller: CallerContext?
+    /// True when the caller was recognised by a session cookie (form login), which is what XSRF protects.
+    public var authenticatedByCookie: Bool
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        caller = nil
+        authenticatedByCookie = false
+    }
+}
+
+/// When a change needs the XSRF token.
+public enum XSRFPolicy: String, Sendable, Hashable, CaseIterable {
+    /// Always: every change, in every repository, whatever the authentication.
+    case strict
+    /// The SAP Mobile Documents contract: changes in a MyDocuments repository, and every change made by a
+    /// cookie session. Plain CMIS clients using Basic auth on the shared repository (which cannot know the SAP
+    /// `token` extension) don't need it.
+    case standard
+}
+
+/// Limits on what a request may carry; exceeding one answers 400 or 413 with a clear CMIS error.
+public struct RequestLimits: Sendable, Hashable {
+    /// Largest content stream accepted in one request.
+    public var maxContentBytes: Int64
+    /// Largest request body that is not content (forms, Atom entries, JSON).
+    public var maxMetadataBytes: Int
+    public var maxProperties: Int
+    public var maxPropertyValueBytes: Int
+    public var maxFormFields: Int
+
+    public init(
+        maxContentBytes: Int64 = 8 << 30, maxMetadataBytes: Int = 4 << 20, maxProperties: Int = 1_000,
+        maxPropertyValueBytes: Int = 1 << 20, maxFormFields: Int = 4_000
+    ) {
+        self.maxContentBytes = maxContentBytes
+        self.maxMetadataBytes = maxMetadataBytes
+        self.maxProperties = maxProperties
+        self.maxPropertyValueBytes = maxPropertyValueBytes
+        self.maxFormFields = maxFormFields
+    }
+}
+
+/// What a binding's routes need: the CMIS services, the blob store for uploads, limits and policies.
+public struct BindingEnvironment: Sendable {
+    public var service: any CMISService
+    public var blobs: BlobStore
+    public var limits: RequestLimits
+    public var xsrfPolicy: XSRFPolicy
+    /// Header that carries the XSRF token (the Browser binding also accepts the `token` form field).
+    public var xsrfHeader: String
+    /// Leave `capabilityCreatablePropertyTypes` and `capabilityNewTypeSettableAttributes` out of AtomPub
+    /// repository info: cmislib 0.7.0 fails on them.
+    public var omitNewTypeCapabilities: Bool
+
+    public init(
+        service: any CMISService, blobs: BlobStore, limits: RequestLimits = .init(), xsrfPolicy: XSRFPolicy = .standard,
+        xsrfHeader: String = "X-CSRF-Token", omitNewTypeCapabilities: Bool = true
+    ) {
+        self.service = service
+        self.blobs = blobs
+        self.limits = limits
+        self.xsrfPolicy = xsrfPolicy
+        self.xsrfHeader = xsrfHeader
+        self.omitNewTypeCapabilities = omitNewTypeCapabilities
+    }
+
+    /// Throws `permissionDenied` unless this change may go ahead: the caller presented the session's token, or
+    /// the policy does not ask for it here. `presented` is the header or form-field value.
+    public func checkXSRF(
+        context: ServerRequestContext, repositoryIsMyDocuments: Bool, presented: String?
+    ) throws(CMISError) {
+        guard let caller = context.caller else {
+            throw CMISError(.permissionDenied, "authentication required")
+        }
+        let needed = xsrfPolicy == .strict || repositoryIsMyDocuments || context.authenticatedByCookie
+        guard needed else { return }
+        guard let expected = caller.sessionToken, let presented, presented == expected else {
+            throw CMISError(
+                .permissionDenied,
+                "this change needs the XSRF token from repository info in the \(xsrfHeader) header"
+            )
+        }
+    }
+}
