@@ -56,4 +56,94 @@ public protocol CMISBinding: Sendable {
     func query(
         repositoryId: String, statement: String, searchAllVersions: Bool, maxItems: Int, skipCount: Int
     ) async throws -> ObjectList
+
+    // MARK: Types and navigation
+
+    /// A page of the subtypes of `typeId` (of the base types when nil).
+    func typeChildren(
+        repositoryId: String, typeId: String?, includePropertyDefinitions: Bool, maxItems: Int, skipCount: Int
+    ) async throws -> TypeDefinitionList
+    /// The subtype tree of `typeId` (of every base type when nil), `depth` levels deep (all when nil).
+    func typeDescendants(
+        repositoryId: String, typeId: String?, depth: Int?, includePropertyDefinitions: Bool
+    ) async throws -> [TypeDefinitionContainer]
+    /// The objects below a folder (`foldersOnly`: the folder tree), `depth` levels deep (all when nil).
+    func descendants(
+        repositoryId: String, folderId: String, depth: Int?, foldersOnly: Bool, context: OperationContext
+    ) async throws -> [ContainerNode]
+    /// The folders an object is filed in.
+    func parents(repositoryId: String, objectId: String, context: OperationContext) async throws -> [ObjectParent]
+    /// A folder's parent folder.
+    func folderParent(repositoryId: String, folderId: String, context: OperationContext) async throws -> CMISObject
+    /// A page of the checked-out documents (in one folder, or everywhere when nil).
+    func checkedOutDocuments(
+        repositoryId: String, folderId: String?, context: OperationContext, maxItems: Int, skipCount: Int
+    ) async throws -> ObjectList
+    /// A page of the relationships of an object.
+    func relationships(
+        repositoryId: String, objectId: String, direction: RelationshipDirection, typeId: String?,
+        includeSubRelationshipTypes: Bool, context: OperationContext, maxItems: Int, skipCount: Int
+    ) async throws -> ObjectList
+    /// A page of the change log after `changeLogToken` (from the start when nil).
+    func contentChanges(
+        repositoryId: String, changeLogToken: String?, includeProperties: Bool, maxItems: Int
+    ) async throws -> ContentChanges
+
+    // MARK: Object changes
+
+    /// Creates an item, policy or relationship (or a folder or document without content).
+    func createObject(
+        repositoryId: String, parentId: String?, baseType: BaseTypeId, properties: Properties
+    ) async throws -> CMISObject
+    func moveObject(
+        repositoryId: String, objectId: String, targetFolderId: String, sourceFolderId: String?
+    ) async throws -> CMISObject
+    /// Deletes a folder and its contents; returns the ids that could not be deleted.
+    func deleteTree(
+        repositoryId: String, folderId: String, allVersions: Bool, unfileObjects: UnfileObjects,
+        continueOnFailure: Bool
+    ) async throws -> [String]
+    func bulkUpdate(
+        repositoryId: String, objects: [(id: String, changeToken: String?)], properties: Properties,
+        addSecondaryTypeIds: [String], removeSecondaryTypeIds: [String]
+    ) async throws -> [BulkUpdateResult]
+    func setContentStream(
+        repositoryId: String, objectId: String, content: ContentSource, overwrite: Bool, changeToken: String?,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> CMISObject
+    func appendContentStream(
+        repositoryId: String, objectId: String, content: ContentSource, isLastChunk: Bool,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> CMISObject
+    func deleteContentStream(repositoryId: String, objectId: String, changeToken: String?) async throws -> CMISObject
+    func addObjectToFolder(
+        repositoryId: String, objectId: String, folderId: String, allVersions: Bool
+    ) async throws -> CMISObject
+    func removeObjectFromFolder(repositoryId: String, objectId: String, folderId: String?) async throws -> CMISObject
+
+    // MARK: Versioning
+
+    /// Checks a document out and returns its private working copy.
+    func checkOut(repositoryId: String, objectId: String) async throws -> CMISObject
+    func cancelCheckOut(repositoryId: String, objectId: String) async throws
+    /// Checks a private working copy in and returns the new version.
+    func checkIn(
+        repositoryId: String, objectId: String, major: Bool, properties: Properties, content: ContentSource?,
+        comment: String?, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> CMISObject
+    /// Every version of a document's version series, newest first.
+    func allVersions(repositoryId: String, objectId: String, context: OperationContext) async throws -> [CMISObject]
+    func objectOfLatestVersion(
+        repositoryId: String, objectId: String, major: Bool, context: OperationContext
+    ) async throws -> CMISObject
+
+    // MARK: ACLs and policies
+
+    func acl(repositoryId: String, objectId: String, onlyBasicPermissions: Bool) async throws -> ACL
+    func applyACL(
+        repositoryId: String, objectId: String, add: [ACE], remove: [ACE], propagation: ACLPropagation
+    ) async throws -> ACL
+    func applyPolicy(repositoryId: String, policyId: String, objectId: String) async throws
+    func removePolicy(repositoryId: String, policyId: String, objectId: String) async throws
+    func appliedPolicies(repositoryId: String, objectId: String, context: OperationContext) async throws -> [CMISObject]
 }

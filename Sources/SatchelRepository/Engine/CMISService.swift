@@ -46,21 +46,6 @@ public struct ContentOutput: Sendable, Hashable {
     }
 }
 
-/// `versioningState` of createDocument / checkIn.
-public enum VersioningState: String, Sendable, Hashable, CaseIterable {
-    case none, checkedout, major, minor
-}
-
-/// `unfileObjects` of deleteTree.
-public enum UnfileObjects: String, Sendable, Hashable, CaseIterable {
-    case unfile, deletesinglefiled, delete
-}
-
-/// `relationshipDirection` of getObjectRelationships.
-public enum RelationshipDirection: String, Sendable, Hashable, CaseIterable {
-    case source, target, either
-}
-
 /// The CMIS services, binding-neutral: what the Browser and AtomPub bindings of `satchel serve` call.
 ///
 /// Every method checks the caller's rights (a user only ever sees their own MyDocuments and what ACLs grant in

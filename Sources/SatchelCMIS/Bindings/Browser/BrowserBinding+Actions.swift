@@ -40,8 +40,9 @@ extension BrowserBinding {
 
     /// Posts a `cmisaction` form to `<rootFolderUrl>?objectId=…` with the repository's token; multipart when
     /// there is content. Returns the response body.
+    /// Posts a `cmisaction` form to an object's URL, or to the repository URL when `objectId` is nil.
     func post(
-        repositoryId: String, objectId: String, action: String, fields: [(String, String)],
+        repositoryId: String, objectId: String?, action: String, fields: [(String, String)],
         content: ContentSource? = nil, progress: (@Sendable (TransferProgress) -> Void)? = nil, operation: String
     ) async throws -> Data {
         let endpoints = try await self.endpoints(repositoryId)
@@ -66,7 +67,7 @@ extension BrowserBinding {
         } else {
             body = .form(all)
         }
-        let url = Self.url(endpoints.rootFolder, query: [("objectId", objectId)])
+        let url = objectId.map { Self.url(endpoints.rootFolder, query: [("objectId", $0)]) } ?? endpoints.repository
         let request = HTTPRequest(.post, url: url, body: body, operation: operation)
         return try await send(request, progress: progress).body
     }
