@@ -62,6 +62,13 @@ struct CMISConnection: Sendable {
 
 /// Small helpers the CMIS and Notes commands share.
 enum CMISOutput {
+    /// The document at `path`, or a usage error when it is something else.
+    static func document(at path: String, in session: CMISSession) async throws -> CMISObject {
+        let object = try await session.object(at: path, useCache: false)
+        guard object.baseType == .document, object.id != nil else { throw CLIError(.usage, "\(path) is not a document") }
+        return object
+    }
+
     static func line(_ text: String) throws {
         try Terminal.writeOutput(Data((text + "\n").utf8))
     }

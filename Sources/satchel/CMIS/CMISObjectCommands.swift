@@ -201,33 +201,65 @@ struct CMISRemoveCommand: AsyncParsableCommand {
     }
 }
 
-/// `satchel cmis mv PATH NEWNAME`: a rename (updateProperties of cmis:name).
+/// `satchel cmis mv PATH TARGET`: a rename, a move into another folder, or both.
 struct CMISMoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "mv", abstract: "Rename a document or folder in place (moving to another folder is not built).")
+        commandName: "mv",
+        abstract: "Rename or move a document or folder.",
+        discussion: """
+            TARGET is a new name (no slash: rename in place), an existing folder (move into it, keeping the name), \
+            or a path whose parent folder exists (move there under the new name).
+            """)
 
-    @Argument(help: ArgumentHelp("The path of the object to rename.", valueName: "path"))
+    @Argument(help: ArgumentHelp("The path of the object to move or rename.", valueName: "path"))
     var path: String
 
-    @Argument(help: ArgumentHelp("The new name (no slashes).", valueName: "new-name"))
-    var newName: String
+    @Argument(help: ArgumentHelp("A new name, a folder, or a new path.", valueName: "target"))
+    var target: String
 
     @OptionGroup var cmis: CMISOptions
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        if newName.isEmpty || newName.contains("/") {
-            throw ValidationError("NEW-NAME is a name, not a path: moving to another folder is not supported")
-        }
+        if target.isEmpty { throw ValidationError("TARGET is empty") }
     }
 
     func run() async throws {
-        let (path, newName) = (path, newName)
+        let (path, target) = (path, target)
         try await CMISConnection(connection: connection, cmis: cmis, global: global).withSession { session in
-            let object = try await session.object(at: path)
+            let object = try await session.object(at: path, useCache: false)
             guard let id = object.id else { throw CLIError(.invalidResponse, "\(path) came back without an id") }
-            _ = try await session.rename(id, to: newName)
+            guard target.contains("/") else {
+                _ = try await session.rename(id, to: target)
+                return
+            }
+            // An existing folder: move into it. Otherwise: the parent is the destination, the last part the name.
+            var destination: CMISObject?
+            do {
+                destination = try await session.object(at: target, useCache: false)
+            } catch let error as CMISError where error.code == .objectNotFound {
+                destination = nil
+            }
+            let folder: CMISObject
+            var newName: String?
+            if let destination, destination.baseType == .folder {
+                folder = destination
+            } else if destination != nil {
+                throw CLIError(.usage, "\(target) already exists")
+            } else {
+                let (parentPath, name) = try CMISOutput.split(target)
+                folder = try await session.object(at: parentPath, useCache: false)
+                guard folder.baseType == .folder else { throw CLIError(.usage, "\(parentPath) is not a folder") }
+                newName = name
+            }
+            guard let folderId = folder.id else { throw CLIError(.invalidResponse, "the target folder has no id") }
+            var source = object.parentId
+            if source == nil { source = try await session.parents(of: id).first?.object.id }
+            if source != folderId {
+                _ = try await session.move(id, to: folderId, from: source)
+            }
+            if let newName, newName != object.name { _ = try await session.rename(id, to: newName) }
         }
     }
 }

@@ -6,13 +6,13 @@ struct CMISCommand: AsyncParsableCommand {
         commandName: "cmis",
         abstract: "Browse and manage documents in a CMIS repository.",
         discussion: """
-            Lists, reads, creates, renames and deletes folders and documents over the CMIS Browser binding \
+            Lists, reads, creates, moves, renames and deletes folders and documents, shows trees, checks documents out and in, lists versions and reads or changes ACLs over the CMIS Browser binding \
             (--url is the binding's service URL), including SAP Mobile Documents (--mobile-documents: completes \
             the URL, prefers the MyDocuments repository, sends its XSRF token), with upload and download progress. \
             Paths are folder paths from the repository's root (/Reports/q3.pdf).
 
             CMIS errors exit 5 (objectNotFound), 4 (permissionDenied, unauthorized), 3 (connection) or 6 (any \
-            other CMIS exception). Coming later: the AtomPub binding, versioning, ACLs, content updates.
+            other CMIS exception). 
             """,
         subcommands: [
             CMISReposCommand.self,
@@ -24,6 +24,12 @@ struct CMISCommand: AsyncParsableCommand {
             CMISRemoveCommand.self,
             CMISMoveCommand.self,
             CMISQueryCommand.self,
+            CMISTreeCommand.self,
+            CMISCheckOutCommand.self,
+            CMISCheckInCommand.self,
+            CMISCancelCheckOutCommand.self,
+            CMISVersionsCommand.self,
+            CMISACLCommand.self,
         ]
     )
 }
