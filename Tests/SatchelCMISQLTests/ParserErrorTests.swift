@@ -24,7 +24,7 @@ import Testing
         ("SELECT * FROM t WHERE d = TIMESTAMP 5", 36, "after TIMESTAMP"),
         ("SELECT * FROM t WHERE SCORE() > 1", 22, "SCORE() can only"),
         ("SELECT * FROM select", 14, "reserved word SELECT"),
-        ("SELECT * FROM t WHERE CONTAINS('')", 31, "at least one search word"),
+        ("SELECT * FROM t WHERE CONTAINS('')", 32, "at least one search word"),
         ("SELECT * FROM t WHERE CONTAINS('a OR')", 36, "search word after OR"),
         ("SELECT * FROM t WHERE CONTAINS('OR a')", 32, "search word before OR"),
         ("SELECT * FROM t WHERE CONTAINS('a - b')", 34, "right after '-'"),
@@ -48,7 +48,7 @@ import Testing
         ("SELECT * FROM t JOIN u", 22, "ON after the joined type"),
         ("SELECT * FROM t JOIN u ON t.a < u.b", 30, "'=' between the join columns"),
         ("SELECT * FROM (t)", 14, "JOIN inside the parentheses"),
-        ("SELECT * FROM t WHERE a. = 1", 24, "property query name after 'a.'"),
+        ("SELECT * FROM t WHERE a. = 1", 25, "property query name after 'a.'"),
         ("SELECT SCORE( FROM t", 14, "')' after SCORE("),
     ]
 
