@@ -30,6 +30,30 @@ extension CMISQuery {
         return false
     }
 
+    /// The rows in ORDER BY order (input order among equals), computing each row's SCORE() once.
+    ///
+    /// ```swift
+    /// let page = query.sorted(try candidates.filter { try query.matches($0) }).prefix(maxItems)
+    /// ```
+    public func sorted<Row: QueryRow>(_ rows: [Row]) -> [Row] {
+        guard !orderBy.isEmpty else { return rows }
+        let needsScore = orderBy.contains { $0.key == .score }
+        let scores = needsScore ? rows.map { score($0) } : []
+        let order = rows.indices.sorted { lhs, rhs in
+            for item in orderBy {
+                let result: ComparisonResult
+                switch item.key {
+                case .score: result = ordered(scores[lhs], scores[rhs])
+                case .column(let column):
+                    result = Self.sortOrder(rows[lhs].values(for: column)?.first, rows[rhs].values(for: column)?.first)
+                }
+                if result != .orderedSame { return (result == .orderedAscending) == item.ascending }
+            }
+            return lhs < rhs
+        }
+        return order.map { rows[$0] }
+    }
+
     /// SCORE(): 1 without CONTAINS; otherwise the mean over the CONTAINS predicates (outside NOT) of the share of
     /// their positive words and phrases found in the row's text, 0 for one that does not match.
     public func score(_ row: some QueryRow) -> Double {
@@ -82,7 +106,8 @@ extension CMISQuery {
         _ expression: QueryExpression, into searches: inout [(String?, TextSearchExpression)]
     ) {
         switch expression {
-        case .and(let operands), .or(let operands): for operand in operands { collectSearches(operand, into: &searches) }
+        case .and(let operands), .or(let operands):
+            for operand in operands { collectSearches(operand, into: &searches) }
         case .contains(let qualifier, let search): searches.append((qualifier, search))
         default: break
         }

@@ -14,11 +14,17 @@ struct Token: Sendable, Equatable {
 
     var kind: Kind
     var offset: Int
-
     /// The keyword this token spells, if any (case-insensitive).
-    var keyword: Keyword? {
-        guard case .word(let text) = kind else { return nil }
-        return Keyword(rawValue: text.uppercased())
+    let keyword: Keyword?
+
+    init(kind: Kind, offset: Int) {
+        self.kind = kind
+        self.offset = offset
+        if case .word(let text) = kind, text.utf8.count <= 9 {
+            keyword = Keyword(rawValue: text.uppercased())
+        } else {
+            keyword = nil
+        }
     }
 
     /// How the token reads in an error message.
@@ -129,7 +135,8 @@ enum Lexer {
                 index += 1
             }
         }
-        throw CMISQLError("unterminated string literal: expected a closing ' before the end of the statement", offset: start)
+        throw CMISQLError(
+            "unterminated string literal: expected a closing ' before the end of the statement", offset: start)
     }
 
     private static func isDigit(_ characters: [Character], _ index: Int) -> Bool {

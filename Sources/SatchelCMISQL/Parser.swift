@@ -33,8 +33,10 @@ struct Parser {
             repeat { orderBy.append(try parseOrderItem()) } while acceptSymbol(",")
         }
         guard current.kind == .end else {
-            let expected = orderBy.isEmpty ? (whereClause == nil ? "WHERE, ORDER BY or" : "AND, OR, ORDER BY or") : "',' or"
-            throw CMISQLError("expected \(expected) the end of the statement, found \(current.display)", offset: current.offset)
+            let expected =
+                orderBy.isEmpty ? (whereClause == nil ? "WHERE, ORDER BY or" : "AND, OR, ORDER BY or") : "',' or"
+            throw CMISQLError(
+                "expected \(expected) the end of the statement, found \(current.display)", offset: current.offset)
         }
         return CMISQuery(selectAll: selectAll, select: select, from: from, whereClause: whereClause, orderBy: orderBy)
     }
@@ -187,7 +189,8 @@ struct Parser {
             let folderId = try parseString("a folder id string literal in \(name)")
             try expectSymbol(")", "')' closing \(name)")
             return isTree
-                ? .inTree(qualifier: qualifier, folderId: folderId) : .inFolder(qualifier: qualifier, folderId: folderId)
+                ? .inTree(qualifier: qualifier, folderId: folderId)
+                : .inFolder(qualifier: qualifier, folderId: folderId)
         case .contains:
             position += 1
             try expectSymbol("(", "'(' after CONTAINS")

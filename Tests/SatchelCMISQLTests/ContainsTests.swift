@@ -75,7 +75,8 @@ import Testing
             func fullText(qualifier: String?) -> String? { qualifier == "d" ? "hello" : nil }
         }
         let query = try CMISQL.parse(
-            "SELECT * FROM cmis:document d JOIN cmis:folder f ON d.p = f.i WHERE CONTAINS(d, 'hello') AND IN_FOLDER(f, '1')")
+            "SELECT * FROM cmis:document d JOIN cmis:folder f ON d.p = f.i WHERE CONTAINS(d, 'hello') AND IN_FOLDER(f, '1')"
+        )
         #expect(try query.matches(Joined()))
         let other = try CMISQL.parse("SELECT * FROM cmis:document d WHERE CONTAINS('hello')")
         #expect(try !other.matches(Joined()))

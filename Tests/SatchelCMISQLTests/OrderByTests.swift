@@ -27,6 +27,7 @@ import Testing
         let query = try CMISQL.parse("SELECT * FROM t " + orderBy)
         let sorted = Self.rows.sorted { query.areInIncreasingOrder($0, $1) }
         #expect(sorted.map { $0.properties["id"]?.first?.stringValue ?? "?" } == expected)
+        #expect(query.sorted(Self.rows).map { $0.properties["id"]?.first?.stringValue ?? "?" } == expected)
     }
 
     @Test func sortsByScore() throws {
@@ -35,6 +36,8 @@ import Testing
         #expect(query.orderBy.first == OrderItem(.score, ascending: false))
         let sorted = Self.rows.sorted { query.areInIncreasingOrder($0, $1) }
         #expect(sorted.map { $0.properties["id"]?.first?.stringValue ?? "?" } == ["b", "a", "d", "c", "e"])
+        #expect(
+            query.sorted(Self.rows).map { $0.properties["id"]?.first?.stringValue ?? "?" } == ["b", "a", "d", "c", "e"])
         #expect(Self.rows.map(query.score) == [0.5, 1, 0, 0.5, 0])
     }
 

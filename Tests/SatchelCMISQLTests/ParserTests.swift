@@ -84,7 +84,8 @@ import Testing
     static let statements: [(String, CMISQuery)] = [
         (
             "SELECT * FROM cmis:document",
-            CMISQuery(selectAll: true, select: [], from: FromClause(primary: TableReference(queryName: "cmis:document")))
+            CMISQuery(
+                selectAll: true, select: [], from: FromClause(primary: TableReference(queryName: "cmis:document")))
         ),
         (
             "select cmis:name, d.cmis:objectId AS id, SCORE() s, d.* from cmis:document d",

@@ -17,7 +17,8 @@ import Testing
         #expect(
             query.whereClause
                 == .and([
-                    .comparison(column("cmis:name"), .equal, .string(value)), .inFolder(qualifier: nil, folderId: value),
+                    .comparison(column("cmis:name"), .equal, .string(value)),
+                    .inFolder(qualifier: nil, folderId: value),
                 ]))
     }
 
