@@ -29,6 +29,10 @@ struct QueryStatementTests {
         )
         #expect(throws: CMISQueryError.self) { try statement.set(1, identifier: "cmis:document; DROP") }
         #expect(throws: CMISQueryError.self) { try QueryStatement("SELECT * FROM ? WHERE a = ?").resolved() }
+        // Outside LIKE, wildcards are plain characters and stay unescaped.
+        var plain = QueryStatement("SELECT * FROM cmis:document WHERE cmis:name = ?")
+        plain.set(1, string: "100%_done")
+        #expect(try plain.resolved() == "SELECT * FROM cmis:document WHERE cmis:name = '100%_done'")
         // A '?' inside a literal is text, not a placeholder.
         #expect(
             QueryStatement(#"SELECT * FROM cmis:document WHERE cmis:name = 'why?\'?' AND a = ?"#).placeholderCount == 1)

@@ -92,8 +92,7 @@ public struct QueryStatement: Sendable, Hashable, CustomStringConvertible {
         for character in value {
             switch character {
             case "'", "\\": result += "\\\(character)"
-            case "%",
-                "_" where wildcards:
+            case "%" where wildcards, "_" where wildcards:
                 result += "\\\(character)"
             default: result.append(character)
             }
