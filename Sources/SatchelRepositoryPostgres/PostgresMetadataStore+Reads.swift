@@ -89,11 +89,11 @@ extension PostgresMetadataStore {
         var sql = query.sql
         var binds = query.binds
         if let baseTypes {
-            try binds.append(baseTypes.map(\.rawValue).sorted())
+            binds.append(baseTypes.map(\.rawValue).sorted())
             sql += " AND base_type = ANY($\(binds.count))"
         }
         if let typeIds {
-            try binds.append(typeIds.sorted())
+            binds.append(typeIds.sorted())
             sql += " AND type_id = ANY($\(binds.count))"
         }
         if latestOnly { sql += " AND (is_latest OR is_pwc)" }

@@ -33,14 +33,26 @@ public final class PostgresMetadataStore: MetadataStore {
     /// `url` is `postgres://user:password@host:port/database`; `?host=/run/postgresql` connects through the unix
     /// socket in that folder instead, and `?sslmode=require` asks for TLS.
     ///
-    /// - Throws: ``StoreError/backend(_:)`` for a malformed URL or when the database cannot be reached.
-    public static func connect(url: String, logger: Logger? = nil) async throws -> PostgresMetadataStore {
+    /// - Throws: ``StoreError/backend(_:)`` for a malformed URL, or when the database cannot be reached or
+    ///   migrated within `timeout`.
+    public static func connect(
+        url: String, logger: Logger? = nil, timeout: Duration = .seconds(30)
+    ) async throws -> PostgresMetadataStore {
         let configuration = try configuration(url: url)
         let logger = logger ?? Logger(label: "satchel.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let store = PostgresMetadataStore(client: client, logger: logger)
         do {
-            try await store.migrate()
+            // The pool keeps retrying an unreachable server; give up after `timeout`.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await store.migrate() }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw StoreError.backend("PostgreSQL at \(redacted(url)) did not answer within \(timeout)")
+                }
+                defer { group.cancelAll() }
+                try await group.next()
+            }
         } catch {
             await store.shutdown()
             throw error

@@ -49,7 +49,7 @@ public final class TemporaryPostgres: Sendable {
 
     /// The URL of database `name` over the unix socket in ``folder``.
     public func socketURL(database name: String) -> String {
-        "postgres://\(user)@localhost/\(name)?host=\(folder)"
+        "postgres://\(user)@localhost:\(port)/\(name)?host=\(folder)"
     }
 
     /// Starts a PostgreSQL 15 cluster; waits until it accepts connections.

@@ -1,7 +1,8 @@
 import Foundation
 import SatchelCMIS
-import SatchelRepository
 import Testing
+
+@testable import SatchelRepository
 
 /// The same cases against every ``MetadataStore``: memory, SQLite (a temporary file) and PostgreSQL (a temporary
 /// cluster shared by the process, one database per test).
@@ -75,10 +76,12 @@ struct MetadataStoreConformanceTests {
             let count = 2000
             let numbers = (0..<count).map { ($0 * 7919) % count }
             for start in stride(from: 0, to: count, by: 250) {
-                let objects = numbers[start..<start + 250].map { n in
-                    document(
-                        String(format: "id-%05d", count - n), name: String(format: "name-%05d", n), in: ["big"],
-                        created: Int64(n % 10), length: n % 3 == 0 ? nil : Int64(n % 5))
+                var objects: [StoredObject] = []
+                for n in numbers[start..<start + 250] {
+                    let length: Int64? = n % 3 == 0 ? nil : Int64(n % 5)
+                    let id = String(format: "id-%05d", count - n)
+                    let name = String(format: "name-%05d", n)
+                    objects.append(document(id, name: name, in: ["big"], created: Int64(n % 10), length: length))
                 }
                 try await store.apply(StoreBatch(repositoryId: repo, inserts: objects))
             }
@@ -170,7 +173,7 @@ struct MetadataStoreConformanceTests {
             let names = try await store.children(
                 repositoryId: repo, folderId: "b", order: [StoreOrder(.name)], offset: 0, limit: nil
             ).objects.map(\.name)
-            #expect(names == ["both", "fine", "other"])
+            #expect(names == ["both", "other"])
         }
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 import SatchelCMIS
-import SatchelRepository
 import Testing
+
+@testable import SatchelRepository
 
 @Suite("SQLiteMetadataStore")
 struct SQLiteMetadataStoreTests {
