@@ -136,8 +136,14 @@ struct MetadataStoreTimingTests {
             let pageTime = clock.now - pageStart
             #expect(all.objects.count == count && page.objects.count == 100)
             let perRead = readTime / reads
+            // The share of a read spent decoding the property bag.
+            let bag = StoredPropertyCodec.encode(everyPropertyKind)
+            let decodeStart = clock.now
+            for _ in 0..<reads { _ = try StoredPropertyCodec.decodeProperties(bag) }
+            let perDecode = (clock.now - decodeStart) / reads
             print(
-                "[timing] \(backend.rawValue): insert \(count) docs \(insertTime), object by id \(perRead) each, "
+                "[timing] \(backend.rawValue): insert \(count) docs \(insertTime), object by id \(perRead) each "
+                    + "(of which bag decoding \(perDecode), \(bag.count) bytes), "
                     + "\(count) children by name \(listTime), page of 100 at 9000 \(pageTime)")
         }
     }

@@ -85,9 +85,12 @@ public final class SQLiteMetadataStore: MetadataStore {
 
     /// Runs a short read synchronously: a hop to a reader connection costs a few microseconds, where the async
     /// variant costs several task switches. Only for reads that touch a bounded number of rows.
-    func quickRead<T>(_ body: (Database) throws -> T) throws -> T {
+    ///
+    /// `isolated: false` skips the BEGIN/COMMIT around the read: enough for a single SELECT, which SQLite runs on
+    /// one snapshot anyway.
+    func quickRead<T>(isolated: Bool = true, _ body: (Database) throws -> T) throws -> T {
         do {
-            return try database.read(body)
+            return try isolated ? database.read(body) : database.unsafeRead(body)
         } catch let error as StoreError {
             throw error
         } catch let error as StoredCodingError {
@@ -126,7 +129,7 @@ public final class SQLiteMetadataStore: MetadataStore {
     }
 
     public func object(repositoryId: String, id: String) async throws -> StoredObject? {
-        try quickRead { db in
+        try quickRead(isolated: false) { db in
             let statement = try db.cachedStatement(
                 sql: "SELECT \(SQLiteSchema.objectColumns) FROM objects WHERE repository = ? AND id = ?")
             return try Self.fetchObjects(statement, [repositoryId, id]).first
@@ -157,7 +160,7 @@ public final class SQLiteMetadataStore: MetadataStore {
     }
 
     public func child(repositoryId: String, folderId: String, name: String) async throws -> StoredObject? {
-        try quickRead { db in
+        try quickRead(isolated: false) { db in
             let statement = try db.cachedStatement(
                 sql: """
                     SELECT \(SQLiteSchema.prefixedObjectColumns) FROM filings f
