@@ -131,7 +131,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelRepositoryTests",
-            dependencies: ["SatchelRepository", "SatchelRepositoryPostgres"],
+            dependencies: ["SatchelRepository", "SatchelRepositoryPostgres", "SatchelTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,1 +1,186 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SatchelCMIS
 import SatchelRepository
+
+/// A ``MetadataStore`` in PostgreSQL, for servers that share one database or want PostgreSQL's tooling.
+///
+/// Same tables and semantics as ``SQLiteMetadataStore``. Every ``apply(_:)`` is one transaction: the objects
+/// with expected change tokens are locked (`SELECT … FOR UPDATE`, in id order, so two writers never deadlock),
+/// names stay unique per folder through the filings table's primary key, and the change-log rows are written
+/// under a transaction-scoped advisory lock, so tokens become visible in increasing order.
+///
+/// ```swift
+/// let store = try await PostgresMetadataStore.connect(url: "postgres://satchel:secret@db:5432/satchel")
+/// try await store.migrate()
+/// …
+/// await store.shutdown()
+/// ```
+public final class PostgresMetadataStore: MetadataStore {
+    let client: PostgresClient
+    let logger: Logger
+    private let runner: Task<Void, Never>
+
+    private init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+        runner = Task { await client.run() }
+    }
+
+    /// Connects to the database at `url` and brings its schema up to date.
+    ///
+    /// `url` is `postgres://user:password@host:port/database`; `?host=/run/postgresql` connects through the unix
+    /// socket in that folder instead, and `?sslmode=require` asks for TLS.
+    ///
+    /// - Throws: ``StoreError/backend(_:)`` for a malformed URL, or when the database cannot be reached or
+    ///   migrated within `timeout`.
+    public static func connect(
+        url: String, logger: Logger? = nil, timeout: Duration = .seconds(30)
+    ) async throws -> PostgresMetadataStore {
+        let configuration = try configuration(url: url)
+        let logger = logger ?? Logger(label: "satchel.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let store = PostgresMetadataStore(client: client, logger: logger)
+        do {
+            // The pool keeps retrying an unreachable server; give up after `timeout`.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await store.migrate() }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw StoreError.backend("PostgreSQL at \(redacted(url)) did not answer within \(timeout)")
+                }
+                defer { group.cancelAll() }
+                try await group.next()
+            }
+        } catch {
+            await store.shutdown()
+            throw error
+        }
+        return store
+    }
+
+    /// Closes every connection. The store cannot be used afterwards.
+    public func shutdown() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    /// The client configuration a URL describes.
+    static func configuration(url: String) throws -> PostgresClient.Configuration {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "postgres" || scheme == "postgresql"
+        else {
+            throw StoreError.backend("not a postgres:// URL: \(redacted(url))")
+        }
+        let user = components.user ?? "postgres"
+        let password = components.password
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let database = path.isEmpty ? nil : path
+        let query = components.queryItems ?? []
+        let port = components.port ?? 5432
+        var configuration: PostgresClient.Configuration
+        if let socketFolder = query.first(where: { $0.name == "host" })?.value, socketFolder.hasPrefix("/") {
+            configuration = .init(
+                unixSocketPath: socketFolder + "/.s.PGSQL.\(port)", username: user, password: password,
+                database: database)
+        } else {
+            var tls = PostgresClient.Configuration.TLS.disable
+            switch query.first(where: { $0.name == "sslmode" })?.value {
+            case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
+            case "prefer": tls = .prefer(.makeClientConfiguration())
+            default: break
+            }
+            configuration = .init(
+                host: components.host ?? "localhost", port: port, username: user, password: password,
+                database: database, tls: tls)
+        }
+        configuration.options.maximumConnections = 16
+        return configuration
+    }
+
+    /// The URL without its password, for messages.
+    static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? "(unparsable URL)"
+    }
+
+    // MARK: Schema
+
+    public func migrate() async throws {
+        try await withConnection { connection in
+            try await self.run("SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))", on: connection)
+            do {
+                try await self.run(
+                    "CREATE TABLE IF NOT EXISTS satchel_schema_versions (version integer PRIMARY KEY)", on: connection)
+                let applied = Set(
+                    try await self.rows("SELECT version FROM satchel_schema_versions", on: connection).map {
+                        try $0.decode(Int.self)
+                    })
+                for migration in PostgresSchema.migrations where !applied.contains(migration.version) {
+                    try await self.run("BEGIN", on: connection)
+                    do {
+                        for statement in migration.sql {
+                            try await self.run(PostgresQuery(unsafeSQL: statement), on: connection)
+                        }
+                        try await self.run(
+                            "INSERT INTO satchel_schema_versions (version) VALUES (\(migration.version))",
+                            on: connection)
+                        try await self.run("COMMIT", on: connection)
+                    } catch {
+                        try? await self.run("ROLLBACK", on: connection)
+                        throw error
+                    }
+                }
+            } catch {
+                try? await self.run("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", on: connection)
+                throw error
+            }
+            try await self.run("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", on: connection)
+        }
+    }
+
+    // MARK: Plumbing
+
+    func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withConnection(body)
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        do {
+            return try await client.query(query, logger: logger).collect()
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    func rows(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [PostgresRow] {
+        try await connection.query(query, logger: logger).collect()
+    }
+
+    func run(_ query: PostgresQuery, on connection: PostgresConnection) async throws {
+        _ = try await connection.query(query, logger: logger).collect()
+    }
+
+    /// The SQLSTATE of a server error, if `error` is one.
+    static func sqlState(_ error: any Error) -> String? {
+        (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    static func storeError(_ error: any Error) -> any Error {
+        switch error {
+        case let error as StoreError: return error
+        case let error as StoredCodingError: return StoreError.backend(error.message)
+        case is CancellationError: return error
+        case let error as PSQLError:
+            let message = error.serverInfo?[.message] ?? "\(error.code)"
+            return StoreError.backend("PostgreSQL: \(message)")
+        default: return StoreError.backend("PostgreSQL: \(String(reflecting: error))")
+        }
+    }
+}

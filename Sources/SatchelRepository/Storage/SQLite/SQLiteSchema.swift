@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+
+/// The SQLite schema, as GRDB migrations (each runs once per database file, in order).
+///
+/// - `repositories`: one row per repository.
+/// - `objects`: one row per object, keyed by (repository, id); the fields the engine searches by are columns
+///   (base type, type, version series, latest and PWC flags, relationship ends, content hash), times are
+///   integer milliseconds, and the property bag, ACL, policy ids and parent ids are compact JSON
+///   (``StoredPropertyCodec``).
+/// - `filings`: one row per (object, folder) with the object's name; its primary key (repository, folder, name)
+///   makes names unique per folder and hands out children in name order straight from the index.
+/// - `changes`: the change log; `token` is an `AUTOINCREMENT` key, so tokens only grow, even after deletes.
+enum SQLiteSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE repositories (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        name TEXT NOT NULL,
+                        description TEXT NOT NULL,
+                        owner TEXT,
+                        root_folder_id TEXT NOT NULL,
+                        created_at INTEGER NOT NULL
+                    );
+                    CREATE TABLE objects (
+                        repository TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        base_type TEXT NOT NULL,
+                        type_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        parents TEXT NOT NULL,
+                        properties TEXT NOT NULL,
+                        change_token INTEGER NOT NULL,
+                        content_hash TEXT,
+                        content_length INTEGER,
+                        content_mime TEXT,
+                        content_filename TEXT,
+                        version_series TEXT,
+                        is_latest INTEGER NOT NULL,
+                        is_pwc INTEGER NOT NULL,
+                        source_id TEXT,
+                        target_id TEXT,
+                        acl TEXT NOT NULL,
+                        policies TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        modified_at INTEGER NOT NULL,
+                        PRIMARY KEY (repository, id)
+                    );
+                    CREATE INDEX objects_by_type ON objects (repository, base_type, type_id);
+                    CREATE INDEX objects_by_type_id ON objects (repository, type_id);
+                    CREATE INDEX objects_by_series ON objects (repository, version_series)
+                        WHERE version_series IS NOT NULL;
+                    CREATE INDEX objects_by_source ON objects (repository, source_id) WHERE source_id IS NOT NULL;
+                    CREATE INDEX objects_by_target ON objects (repository, target_id) WHERE target_id IS NOT NULL;
+                    CREATE INDEX objects_by_content ON objects (content_hash) WHERE content_hash IS NOT NULL;
+                    CREATE TABLE filings (
+                        repository TEXT NOT NULL,
+                        folder TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        object TEXT NOT NULL,
+                        PRIMARY KEY (repository, folder, name)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX filings_by_object ON filings (repository, object);
+                    CREATE TABLE changes (
+                        token INTEGER PRIMARY KEY AUTOINCREMENT,
+                        repository TEXT NOT NULL,
+                        object_id TEXT NOT NULL,
+                        change_type TEXT NOT NULL,
+                        time INTEGER NOT NULL,
+                        type_id TEXT NOT NULL,
+                        base_type TEXT NOT NULL
+                    );
+                    CREATE INDEX changes_by_repository ON changes (repository, token);
+                    """)
+        }
+        return migrator
+    }
+
+    /// The object columns, in the order ``SQLiteMetadataStore`` reads them.
+    static let objectColumns = """
+        repository, id, base_type, type_id, name, parents, properties, change_token, content_hash, content_length, \
+        content_mime, content_filename, version_series, is_latest, is_pwc, source_id, target_id, acl, policies, \
+        created_at, modified_at
+        """
+
+    /// ``objectColumns`` of the table aliased `o`.
+    static let prefixedObjectColumns = objectColumns.split(separator: ",").map {
+        "o." + $0.trimmingCharacters(in: .whitespaces)
+    }.joined(separator: ", ")
+}

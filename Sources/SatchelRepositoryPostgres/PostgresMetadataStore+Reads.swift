@@ -1,0 +1,221 @@
+import Foundation
+import PostgresNIO
+import SatchelCMIS
+import SatchelRepository
+
+extension PostgresMetadataStore {
+    public func repositories() async throws -> [StoredRepository] {
+        try await rows("SELECT \(unescaped: Self.repositoryColumns) FROM repositories ORDER BY id").map(
+            Self.repository(from:))
+    }
+
+    public func repository(id: String) async throws -> StoredRepository? {
+        try await rows("SELECT \(unescaped: Self.repositoryColumns) FROM repositories WHERE id = \(id)").first.map(
+            Self.repository(from:))
+    }
+
+    public func object(repositoryId: String, id: String) async throws -> StoredObject? {
+        try await objects(
+            "SELECT \(unescaped: PostgresSchema.objectColumns) FROM objects WHERE repository = \(repositoryId) AND id = \(id)"
+        ).first
+    }
+
+    public func objects(repositoryId: String, ids: [String]) async throws -> [StoredObject] {
+        if ids.isEmpty { return [] }
+        let unique = Array(Set(ids))
+        return try await objects(
+            """
+            SELECT \(unescaped: PostgresSchema.objectColumns) FROM objects
+            WHERE repository = \(repositoryId) AND id = ANY(\(unique))
+            """)
+    }
+
+    public func child(repositoryId: String, folderId: String, name: String) async throws -> StoredObject? {
+        try await objects(
+            """
+            SELECT \(unescaped: PostgresSchema.prefixedObjectColumns) FROM filings f
+            JOIN objects o ON o.repository = f.repository AND o.id = f.object
+            WHERE f.repository = \(repositoryId) AND f.folder = \(folderId) AND f.name = \(name)
+            """
+        ).first
+    }
+
+    public func children(
+        repositoryId: String, folderId: String, order: [StoreOrder], offset: Int, limit: Int?
+    ) async throws -> StoredPage {
+        let offset = max(offset, 0)
+        let count =
+            try await rows(
+                "SELECT COUNT(*) FROM filings WHERE repository = \(repositoryId) AND folder = \(folderId)"
+            ).first?.decode(Int64.self) ?? 0
+        if offset >= count || limit.map({ $0 <= 0 }) == true {
+            return StoredPage(objects: [], totalCount: Int(count))
+        }
+        var terms: [String] = []
+        var decided = false
+        for key in order where !decided {
+            let column: String
+            switch key.field {
+            case .name:
+                column = "f.name"
+                decided = true
+            case .createdAt: column = "o.created_at"
+            case .modifiedAt: column = "o.modified_at"
+            case .typeId: column = "o.type_id"
+            case .baseTypeId: column = "o.base_type"
+            case .contentLength: column = "COALESCE(o.content_length, -1)"
+            }
+            terms.append(column + (key.ascending ? "" : " DESC"))
+        }
+        if !decided { terms.append("o.id") }
+        let limitClause = limit.map { " LIMIT \(max($0, 0))" } ?? ""
+        let objects = try await objects(
+            """
+            SELECT \(unescaped: PostgresSchema.prefixedObjectColumns) FROM filings f
+            JOIN objects o ON o.repository = f.repository AND o.id = f.object
+            WHERE f.repository = \(repositoryId) AND f.folder = \(folderId)
+            ORDER BY \(unescaped: terms.joined(separator: ", "))\(unescaped: limitClause) OFFSET \(offset)
+            """)
+        return StoredPage(objects: objects, totalCount: Int(count))
+    }
+
+    public func scan(
+        repositoryId: String, baseTypes: Set<BaseTypeId>?, typeIds: Set<String>?, latestOnly: Bool
+    ) async throws -> [StoredObject] {
+        if baseTypes?.isEmpty == true || typeIds?.isEmpty == true { return [] }
+        var query: PostgresQuery = """
+            SELECT \(unescaped: PostgresSchema.objectColumns) FROM objects WHERE repository = \(repositoryId)
+            """
+        var sql = query.sql
+        var binds = query.binds
+        if let baseTypes {
+            binds.append(baseTypes.map(\.rawValue).sorted())
+            sql += " AND base_type = ANY($\(binds.count))"
+        }
+        if let typeIds {
+            binds.append(typeIds.sorted())
+            sql += " AND type_id = ANY($\(binds.count))"
+        }
+        if latestOnly { sql += " AND (is_latest OR is_pwc)" }
+        sql += " ORDER BY id"
+        query = PostgresQuery(unsafeSQL: sql, binds: binds)
+        return try await objects(query)
+    }
+
+    public func versions(repositoryId: String, versionSeriesId: String) async throws -> [StoredObject] {
+        try await objects(
+            """
+            SELECT \(unescaped: PostgresSchema.objectColumns) FROM objects
+            WHERE repository = \(repositoryId) AND version_series = \(versionSeriesId)
+            ORDER BY created_at DESC, change_token DESC, id DESC
+            """)
+    }
+
+    public func relationships(repositoryId: String, objectId: String) async throws -> [StoredObject] {
+        try await objects(
+            """
+            SELECT \(unescaped: PostgresSchema.objectColumns) FROM objects
+            WHERE repository = \(repositoryId) AND base_type = 'cmis:relationship'
+                AND (source_id = \(objectId) OR target_id = \(objectId))
+            ORDER BY id
+            """)
+    }
+
+    public func changes(repositoryId: String, after token: Int64?, limit: Int) async throws -> [StoredChange] {
+        if limit <= 0 { return [] }
+        let rows = try await rows(
+            """
+            SELECT token, repository, object_id, change_type, time, type_id, base_type FROM changes
+            WHERE repository = \(repositoryId) AND token > \(token ?? 0) ORDER BY token LIMIT \(Int64(limit))
+            """)
+        do {
+            return try rows.map { row in
+                let (token, repository, objectId, changeType, time, typeId, baseType) = try row.decode(
+                    (Int64, String, String, String, Int64, String, String).self)
+                guard let baseTypeId = BaseTypeId(rawValue: baseType) else {
+                    throw StoreError.backend("change \(token): unknown base type '\(baseType)'")
+                }
+                return StoredChange(
+                    token: token, repositoryId: repository, objectId: objectId,
+                    changeType: ChangeType(rawValue: changeType), time: StoredTime.date(milliseconds: time),
+                    typeId: typeId, baseTypeId: baseTypeId)
+            }
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    public func latestChangeToken(repositoryId: String) async throws -> Int64? {
+        do {
+            return try await rows("SELECT MAX(token) FROM changes WHERE repository = \(repositoryId)").first?.decode(
+                Int64?.self) ?? nil
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    public func referencedContentHashes() async throws -> Set<String> {
+        do {
+            return Set(
+                try await rows("SELECT DISTINCT content_hash FROM objects WHERE content_hash IS NOT NULL").map {
+                    try $0.decode(String.self)
+                })
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    // MARK: Rows
+
+    static let repositoryColumns = "id, name, description, owner, root_folder_id, created_at"
+
+    static func repository(from row: PostgresRow) throws -> StoredRepository {
+        do {
+            let (id, name, description, owner, root, created) = try row.decode(
+                (String, String, String, String?, String, Int64).self)
+            return StoredRepository(
+                id: id, name: name, description: description, owner: owner, rootFolderId: root,
+                createdAt: StoredTime.date(milliseconds: created))
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    func objects(_ query: PostgresQuery) async throws -> [StoredObject] {
+        let rows = try await rows(query)
+        do {
+            return try rows.map(Self.object(from:))
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    /// Decodes a row of ``PostgresSchema/objectColumns``.
+    static func object(from row: PostgresRow) throws -> StoredObject {
+        let cells = row.makeRandomAccess()
+        func text(_ index: Int) throws -> String { try cells[index].decode(String.self) }
+        func optionalText(_ index: Int) throws -> String? { try cells[index].decode(String?.self) }
+        let id = try text(1)
+        let baseType = try text(2)
+        guard let baseTypeId = BaseTypeId(rawValue: baseType) else {
+            throw StoreError.backend("object \(id): unknown base type '\(baseType)'")
+        }
+        var content: StoredContent?
+        if let hash = try optionalText(8) {
+            content = StoredContent(
+                hash: hash, length: try cells[9].decode(Int64?.self) ?? 0, mimeType: try optionalText(10) ?? "",
+                fileName: try optionalText(11))
+        }
+        return StoredObject(
+            repositoryId: try text(0), id: id, baseTypeId: baseTypeId, typeId: try text(3), name: try text(4),
+            parentIds: try StoredPropertyCodec.decodeStrings(try text(5)),
+            properties: try StoredPropertyCodec.decodeProperties(try text(6)),
+            changeToken: try cells[7].decode(Int64.self), content: content, versionSeriesId: try optionalText(12),
+            isLatestVersion: try cells[13].decode(Bool.self), isPrivateWorkingCopy: try cells[14].decode(Bool.self),
+            sourceId: try optionalText(15), targetId: try optionalText(16),
+            acl: try StoredPropertyCodec.decodeACL(try text(17)),
+            policyIds: try StoredPropertyCodec.decodeStrings(try text(18)),
+            createdAt: StoredTime.date(milliseconds: try cells[19].decode(Int64.self)),
+            modifiedAt: StoredTime.date(milliseconds: try cells[20].decode(Int64.self)))
+    }
+}

@@ -1,0 +1,96 @@
+/// The PostgreSQL schema: the SQLite store's tables, with PostgreSQL types.
+///
+/// Text that is sorted or compared (ids, names, type ids) is `COLLATE "C"`, so the order is by code point
+/// whatever the database's locale, the same as SQLite and the memory store. Change tokens come from a
+/// `bigserial`.
+enum PostgresSchema {
+    /// Schema versions, each applied once, in order, under an advisory lock.
+    static let migrations: [(version: Int, sql: [String])] = [
+        (
+            1,
+            [
+                """
+                CREATE TABLE repositories (
+                    id text COLLATE "C" PRIMARY KEY,
+                    name text NOT NULL,
+                    description text NOT NULL,
+                    owner text,
+                    root_folder_id text NOT NULL,
+                    created_at bigint NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE objects (
+                    repository text COLLATE "C" NOT NULL,
+                    id text COLLATE "C" NOT NULL,
+                    base_type text COLLATE "C" NOT NULL,
+                    type_id text COLLATE "C" NOT NULL,
+                    name text COLLATE "C" NOT NULL,
+                    parents text NOT NULL,
+                    properties text NOT NULL,
+                    change_token bigint NOT NULL,
+                    content_hash text,
+                    content_length bigint,
+                    content_mime text,
+                    content_filename text,
+                    version_series text COLLATE "C",
+                    is_latest boolean NOT NULL,
+                    is_pwc boolean NOT NULL,
+                    source_id text COLLATE "C",
+                    target_id text COLLATE "C",
+                    acl text NOT NULL,
+                    policies text NOT NULL,
+                    created_at bigint NOT NULL,
+                    modified_at bigint NOT NULL,
+                    PRIMARY KEY (repository, id)
+                )
+                """,
+                "CREATE INDEX objects_by_type ON objects (repository, base_type, type_id)",
+                "CREATE INDEX objects_by_type_id ON objects (repository, type_id)",
+                """
+                CREATE INDEX objects_by_series ON objects (repository, version_series)
+                    WHERE version_series IS NOT NULL
+                """,
+                "CREATE INDEX objects_by_source ON objects (repository, source_id) WHERE source_id IS NOT NULL",
+                "CREATE INDEX objects_by_target ON objects (repository, target_id) WHERE target_id IS NOT NULL",
+                "CREATE INDEX objects_by_content ON objects (content_hash) WHERE content_hash IS NOT NULL",
+                """
+                CREATE TABLE filings (
+                    repository text COLLATE "C" NOT NULL,
+                    folder text COLLATE "C" NOT NULL,
+                    name text COLLATE "C" NOT NULL,
+                    object text COLLATE "C" NOT NULL,
+                    PRIMARY KEY (repository, folder, name)
+                )
+                """,
+                "CREATE INDEX filings_by_object ON filings (repository, object)",
+                """
+                CREATE TABLE changes (
+                    token bigserial PRIMARY KEY,
+                    repository text COLLATE "C" NOT NULL,
+                    object_id text NOT NULL,
+                    change_type text NOT NULL,
+                    time bigint NOT NULL,
+                    type_id text NOT NULL,
+                    base_type text NOT NULL
+                )
+                """,
+                "CREATE INDEX changes_by_repository ON changes (repository, token)",
+            ]
+        )
+    ]
+
+    static let objectColumns = """
+        repository, id, base_type, type_id, name, parents, properties, change_token, content_hash, content_length, \
+        content_mime, content_filename, version_series, is_latest, is_pwc, source_id, target_id, acl, policies, \
+        created_at, modified_at
+        """
+
+    static let prefixedObjectColumns = objectColumns.split(separator: ",").map {
+        "o." + String($0.drop(while: { $0 == " " }))
+    }.joined(separator: ", ")
+
+    /// Advisory lock keys (arbitrary, fixed): one for migrations, one that orders change-log writers.
+    static let migrationLock: Int64 = 0x5341_5443_4845_4C01
+    static let changeLogLock: Int64 = 0x5341_5443_4845_4C02
+}
