@@ -18,9 +18,10 @@ struct QueryTests {
         return (f, root, reports, archive)
     }
 
-    func run(_ f: EngineFixture, _ statement: String, caller: CallerContext? = nil, repository: String? = nil,
-        maxItems: Int? = nil, skipCount: Int = 0, allVersions: Bool = false) async throws -> ObjectList
-    {
+    func run(
+        _ f: EngineFixture, _ statement: String, caller: CallerContext? = nil, repository: String? = nil,
+        maxItems: Int? = nil, skipCount: Int = 0, allVersions: Bool = false
+    ) async throws -> ObjectList {
         try await f.repository.query(
             repositoryId: repository ?? f.aliceDocs, statement: statement, searchAllVersions: allVersions,
             includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil, maxItems: maxItems,
@@ -36,7 +37,8 @@ struct QueryTests {
         let all = try await run(f, "SELECT * FROM cmis:document ORDER BY cmis:name")
         #expect(names(all) == ["notes.txt", "q1.txt", "q2.txt"])
         #expect(all.objects[0].properties["cmis:contentStreamLength"]?.int64Value == 13)
-        let like = try await run(f, "SELECT cmis:name FROM cmis:document WHERE cmis:name LIKE 'q%' ORDER BY cmis:name DESC")
+        let like = try await run(
+            f, "SELECT cmis:name FROM cmis:document WHERE cmis:name LIKE 'q%' ORDER BY cmis:name DESC")
         #expect(names(like) == ["q2.txt", "q1.txt"])
         #expect(like.objects[0].properties.count == 1)
         let paged = try await run(f, "SELECT * FROM cmis:document ORDER BY cmis:name", maxItems: 1, skipCount: 1)
@@ -70,7 +72,8 @@ struct QueryTests {
         _ = try await f.repository.checkIn(
             repositoryId: f.aliceDocs, objectId: pwc.requiredId, major: true, properties: Properties(), content: nil,
             comment: nil, policies: [], addACEs: [], removeACEs: [], caller: f.alice)
-        let latest = try await run(f, "SELECT d.cmis:versionLabel AS label FROM cmis:document d WHERE d.cmis:name = 'v.txt'")
+        let latest = try await run(
+            f, "SELECT d.cmis:versionLabel AS label FROM cmis:document d WHERE d.cmis:name = 'v.txt'")
         #expect(latest.objects.map { $0.properties.property(queryName: "label")?.stringValue } == ["2.0"])
         let every = try await run(
             f, "SELECT cmis:versionLabel FROM cmis:document WHERE cmis:name = 'v.txt' ORDER BY cmis:versionLabel",
@@ -101,10 +104,12 @@ struct QueryTests {
         let hidden = try await f.folder("hidden", in: sharedRoot, f.shared, f.alice)
         try await f.document("secret.txt", in: hidden.requiredId, f.shared, f.alice, text: "s")
         _ = try await f.repository.applyACL(
-            repositoryId: f.shared, objectId: sharedRoot, addACEs: [ACE(principalId: "alice", permissions: ["cmis:all"])],
+            repositoryId: f.shared, objectId: sharedRoot,
+            addACEs: [ACE(principalId: "alice", permissions: ["cmis:all"])],
             removeACEs: [ACE(principalId: "cmis:anyone", permissions: ["cmis:all"])], propagation: nil, caller: f.alice)
         _ = try await f.repository.applyACL(
-            repositoryId: f.shared, objectId: open.requiredId, addACEs: [ACE(principalId: "bob", permissions: ["cmis:read"])],
+            repositoryId: f.shared, objectId: open.requiredId,
+            addACEs: [ACE(principalId: "bob", permissions: ["cmis:read"])],
             removeACEs: [], propagation: nil, caller: f.alice)
         let visible = try await run(f, "SELECT * FROM cmis:document", caller: f.bob, repository: f.shared)
         #expect(names(visible) == ["public.txt"])

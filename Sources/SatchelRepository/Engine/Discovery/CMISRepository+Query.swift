@@ -86,7 +86,8 @@ extension CMISRepository {
         do {
             query = try CMISQL.parse(statement)
         } catch {
-            throw CMISError(.invalidArgument, "The query is not valid CMIS QL: \(error.message) (at character \(error.offset)).")
+            throw CMISError(
+                .invalidArgument, "The query is not valid CMIS QL: \(error.message) (at character \(error.offset)).")
         }
         guard query.from.joins.isEmpty else {
             throw CMISError(.notSupported, "This repository does not support joins.")
@@ -165,7 +166,9 @@ extension CMISRepository {
     }
 
     /// Every column must name a property of the FROM type, qualified by nothing or by the type's qualifier.
-    private func checkColumns(_ query: CMISQuery, table: TableReference, definitions: [String: PropertyDefinition])
+    private func checkColumns(
+        _ query: CMISQuery, table: TableReference, definitions: [String: PropertyDefinition]
+    )
         throws
     {
         for column in query.referencedColumns {
@@ -186,7 +189,9 @@ extension CMISRepository {
     }
 
     /// The select list of one row: properties named by their alias or query name; `SCORE()` as `SEARCH_SCORE`.
-    private func project(_ query: CMISQuery, _ row: QueryCandidate, definitions: [String: PropertyDefinition])
+    private func project(
+        _ query: CMISQuery, _ row: QueryCandidate, definitions: [String: PropertyDefinition]
+    )
         -> Properties
     {
         func property(_ definition: PropertyDefinition, as name: String) -> CMISProperty {
@@ -208,7 +213,9 @@ extension CMISRepository {
         for item in query.select {
             switch item {
             case .column(let column, let alias):
-                if let definition = definitions[column.name] { result.append(property(definition, as: alias ?? column.name)) }
+                if let definition = definitions[column.name] {
+                    result.append(property(definition, as: alias ?? column.name))
+                }
             case .allColumns:
                 result += everything
                 if let definition = definitions["cmis:path"], row.properties["cmis:path"] != nil {

@@ -59,7 +59,8 @@ extension CMISRepository {
                     folder.baseTypeId == .folder
                 else { break }
                 folders.insert(scope.id, folder, generation: generation)
-                entry = FolderCache.Entry(id: folder.id, name: folder.name, parentId: folder.parentIds.first, acl: folder.acl)
+                entry = FolderCache.Entry(
+                    id: folder.id, name: folder.name, parentId: folder.parentIds.first, acl: folder.acl)
             }
             chain.append(entry)
             current = entry.parentId
@@ -118,7 +119,9 @@ extension CMISRepository {
 
     /// Throws `permissionDenied` unless the caller has at least `needed` on the object; returns what they have.
     @discardableResult
-    func require(_ needed: Permission, _ scope: Scope, on object: StoredObject, to action: String) async throws
+    func require(
+        _ needed: Permission, _ scope: Scope, on object: StoredObject, to action: String
+    ) async throws
         -> Permission
     {
         let granted = try await permission(scope, on: object)
