@@ -1,0 +1,16 @@
+import Hummingbird
+
+extension Request {
+    /// `scheme://host[:port]` as the client addressed the server (the `Host` header; `X-Forwarded-Proto` for the
+    /// scheme behind a TLS proxy). Absolute URLs in responses start with it.
+    public var serverBaseURL: String {
+        let forwarded = headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased()
+        let scheme = forwarded == "https" ? "https" : "http"
+        let host = head.authority ?? headers[.host] ?? "127.0.0.1"
+        // Only characters a host and port can have: never echo anything else into a URL.
+        let safe = host.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-:[]_".unicodeScalars.contains($0))
+        }
+        return "\(scheme)://\(safe && !host.isEmpty ? host : "127.0.0.1")"
+    }
+}
