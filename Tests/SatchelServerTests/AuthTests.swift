@@ -63,7 +63,7 @@ struct AuthTests {
 
     @Test("form login sets an HttpOnly SameSite=Strict cookie that authenticates; logout ends it")
     func formLogin() async throws {
-        let harness = try await harness
+        let harness = try await self.harness
         let login = try await harness.post("/login", user: nil, fields: [("user", "bob"), ("password", "pw-bob")])
         #expect(login.status == 200)
         let setCookie = try #require(login.headers["Set-Cookie"])

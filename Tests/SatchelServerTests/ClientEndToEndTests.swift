@@ -29,7 +29,7 @@ struct ClientEndToEndTests {
         let folderId = try #require(folder.id)
         var payloads: [String: Data] = [:]
         for index in 0..<5 {
-            let bytes = Data("document number \(index) ".utf8 + (0..<2_000).map { UInt8(($0 * 7 + index) % 256) })
+            let bytes = Data(Array("document number \(index) ".utf8) + (0..<2_000).map { UInt8(($0 * 7 + index) % 256) })
             let name = "doc-\(index).txt"
             payloads[name] = bytes
             let document = try await session.createDocument(

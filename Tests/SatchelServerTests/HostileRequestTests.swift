@@ -138,7 +138,7 @@ struct HostileRequestTests {
 
     @Test("content larger than the limit is 413 and leaves no blob behind")
     func oversizeContent() async throws {
-        let harness = try await harness
+        let harness = try await self.harness
         var form = MultipartFormData(boundary: "big")
         form.addField("cmisaction", "createDocument")
         form.addField("propertyId[0]", "cmis:name")
@@ -152,7 +152,7 @@ struct HostileRequestTests {
 
     @Test("multipart content is stored and served back with ranges and an ETag")
     func contentRoundTrip() async throws {
-        let harness = try await harness
+        let harness = try await self.harness
         let bytes = Data((0..<100_000).map { UInt8($0 % 251) })
         var form = MultipartFormData(boundary: "doc")
         form.addField("cmisaction", "createDocument")

@@ -35,8 +35,9 @@ final class StubCMISService: CMISService {
     }
 
     func repositoryInfos(caller: CallerContext) async throws -> [RepositoryInfo] {
-        [try await repositoryInfo(repositoryId: "mydocs-\(caller.user)", caller: caller),
-         try await repositoryInfo(repositoryId: "shared", caller: caller)]
+        let mine = try await repositoryInfo(repositoryId: "mydocs-\(caller.user)", caller: caller)
+        let shared = try await repositoryInfo(repositoryId: "shared", caller: caller)
+        return [mine, shared]
     }
 
     func repositoryInfo(repositoryId: String, caller: CallerContext) async throws -> RepositoryInfo {

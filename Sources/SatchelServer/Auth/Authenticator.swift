@@ -61,9 +61,10 @@ public final class Authenticator: Sendable {
         }) {
             return hit
         }
-        guard let (user, password) = Self.parseBasic(header), verify(user: user, password: password) else {
+        guard let credentials = Self.parseBasic(header), verify(user: credentials.0, password: credentials.1) else {
             return nil
         }
+        let user = credentials.0
         state.withLock { state in
             if state.verified.count > 10_000 { state.verified = state.verified.filter { $0.value.expires >= now } }
             state.verified[key] = (user, now + basicCacheTTL)

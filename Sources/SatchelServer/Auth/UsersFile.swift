@@ -45,7 +45,7 @@ public struct UsersFile: Sendable, Hashable {
             guard let encoded = user["passwordHash"]?.stringValue else {
                 throw AuthError("\(source): user \(name) has no passwordHash")
             }
-            do {
+            do throws(AuthError) {
                 entries[name] = try PasswordHash(encoded: encoded)
             } catch {
                 throw AuthError("\(source): user \(name): \(error.message)")
@@ -95,9 +95,17 @@ public struct UsersFile: Sendable, Hashable {
 
     /// User names become repository ids (`mydocs-<user>`): keep them to a safe alphabet.
     public static func isValidUserName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 64
-            && name.unicodeScalars.allSatisfy {
-                ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "._-@".unicodeScalars.contains($0)
+        guard !name.isEmpty, name.utf8.count <= 64 else { return false }
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"),
+                UInt8(ascii: "@"):
+                continue
+            default:
+                return false
             }
+        }
+        return true
     }
 }

@@ -8,9 +8,8 @@ extension Request {
         let scheme = forwarded == "https" ? "https" : "http"
         let host = head.authority ?? headers[.host] ?? "127.0.0.1"
         // Only characters a host and port can have: never echo anything else into a URL.
-        let safe = host.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-:[]_".unicodeScalars.contains($0))
-        }
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]_".utf8)
+        let safe = host.utf8.allSatisfy { allowed.contains($0) }
         return "\(scheme)://\(safe && !host.isEmpty ? host : "127.0.0.1")"
     }
 }

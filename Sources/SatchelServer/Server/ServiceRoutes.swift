@@ -9,7 +9,7 @@ enum ServiceRoutes {
         on router: Router<ServerRequestContext>, environment: BindingEnvironment, authenticator: Authenticator
     ) {
         router.get("/health") { _, _ in
-            jsonResponse { writer in
+            ServiceRoutes.jsonResponse { writer in
                 writer.writeObject { writer in
                     writer.write(key: "status", "ok")
                     writer.write(key: "version", SatchelServerVersion.current)
@@ -18,7 +18,7 @@ enum ServiceRoutes {
         }
         router.get("/cmis-endpoints.json") { request, _ in
             let base = request.serverBaseURL
-            return jsonResponse { writer in
+            return ServiceRoutes.jsonResponse { writer in
                 writer.writeObject { writer in
                     writer.write(key: "endpoints") { writer in
                         writer.writeArray { writer in
@@ -47,13 +47,13 @@ enum ServiceRoutes {
             }
         }
         router.post("/login") { request, context in
-            try await login(request, context: context, environment: environment, authenticator: authenticator)
+            try await ServiceRoutes.login(request, context: context, environment: environment, authenticator: authenticator)
         }
         router.post("/logout") { request, _ in
             if let session = request.cookies[Authenticator.sessionCookie]?.value {
                 authenticator.endSession(session)
             }
-            var response = jsonResponse { $0.writeObject { $0.write(key: "status", "logged out") } }
+            var response = ServiceRoutes.jsonResponse { $0.writeObject { $0.write(key: "status", "logged out") } }
             response.headers[.setCookie] = "\(Authenticator.sessionCookie)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"
             return response
         }

@@ -112,7 +112,7 @@ struct BrowserHandler: Sendable {
     func readBody(_ request: Request, into call: inout BrowserCall) async throws {
         let contentType = request.headers[.contentType] ?? ""
         let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        if let length = request.headers[.contentLength].flatMap(Int64.init),
+        if let length = request.headers[.contentLength].flatMap({ Int64($0) }),
             length > environment.limits.maxContentBytes + Int64(environment.limits.maxMetadataBytes)
         {
             throw BrowserRequestError.tooLarge("the request body is larger than the server accepts")

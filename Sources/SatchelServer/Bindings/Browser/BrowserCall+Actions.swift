@@ -191,7 +191,8 @@ extension BrowserCall {
     }
 
     func createObject(repositoryId: String, defaultType: String, filed: Bool) async throws -> Response {
-        let parent = filed ? try await parentFolder(repositoryId: repositoryId) : nil
+        var parent: String?
+        if filed { parent = try await parentFolder(repositoryId: repositoryId) }
         let properties = try await propertiesForCreate(defaultType: defaultType)
         let object = try await service.createObject(
             repositoryId: repositoryId, parentId: parent, properties: properties, policies: parameters.list("policy"),
@@ -217,7 +218,8 @@ extension BrowserCall {
                 context: OperationContext(filter: ["cmis:objectTypeId", "cmis:secondaryObjectTypeIds"]), caller: caller)
             typeIds += [object.objectTypeId].compactMap { $0 } + object.secondaryObjectTypeIds
         }
-        let properties = try PropertyTyping.typed(form, definitions: await definitions(typeIds))
+        let known = try await definitions(typeIds)
+        let properties = try PropertyTyping.typed(form, definitions: known)
         let updated = try await service.bulkUpdateProperties(
             repositoryId: repositoryId, objects: ids, properties: properties,
             addSecondaryTypeIds: parameters.list("addSecondaryTypeId"),

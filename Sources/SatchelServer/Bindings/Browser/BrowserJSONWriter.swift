@@ -69,18 +69,21 @@ public struct BrowserJSONWriter: Sendable {
     mutating func jsonObject(_ body: (inout BrowserJSONWriter) -> Void) {
         let succinct = self.succinct
         json.writeObject { writer in
-            var inner = BrowserJSONWriter(succinct: succinct, json: writer)
+            // Swap rather than copy, so the byte buffer stays uniquely referenced (no copy per nesting level).
+            var inner = BrowserJSONWriter(succinct: succinct, json: JSONWriter(reservingCapacity: 0))
+            swap(&inner.json, &writer)
             body(&inner)
-            writer = inner.json
+            swap(&inner.json, &writer)
         }
     }
 
     mutating func jsonArray(_ body: (inout BrowserJSONWriter) -> Void) {
         let succinct = self.succinct
         json.writeArray { writer in
-            var inner = BrowserJSONWriter(succinct: succinct, json: writer)
+            var inner = BrowserJSONWriter(succinct: succinct, json: JSONWriter(reservingCapacity: 0))
+            swap(&inner.json, &writer)
             body(&inner)
-            writer = inner.json
+            swap(&inner.json, &writer)
         }
     }
 

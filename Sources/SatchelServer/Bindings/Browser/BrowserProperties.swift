@@ -114,7 +114,8 @@ extension BrowserCall {
             typeIds.append(typeId)
         }
         typeIds += form.first { $0.id == "cmis:secondaryObjectTypeIds" }?.values ?? []
-        var properties = try PropertyTyping.typed(form, definitions: await definitions(typeIds))
+        let known = try await definitions(typeIds)
+        var properties = try PropertyTyping.typed(form, definitions: known)
         if properties["cmis:objectTypeId"] == nil, let defaultType {
             properties["cmis:objectTypeId"] = CMISProperty(id: "cmis:objectTypeId", type: .id, values: [.id(defaultType)])
         }
@@ -130,7 +131,8 @@ extension BrowserCall {
             context: OperationContext(filter: ["cmis:objectTypeId", "cmis:secondaryObjectTypeIds"]), caller: caller)
         var typeIds = [current.objectTypeId].compactMap { $0 } + current.secondaryObjectTypeIds
         typeIds += form.first { $0.id == "cmis:secondaryObjectTypeIds" }?.values ?? []
-        return try PropertyTyping.typed(form, definitions: await definitions(typeIds))
+        let known = try await definitions(typeIds)
+        return try PropertyTyping.typed(form, definitions: known)
     }
 
     /// The definitions of these types; unknown ids are left to the repository to refuse.

@@ -70,7 +70,7 @@ struct MultipartReader {
                 }
                 fields.append((name, value))
             case .file(let writer, let fileName, let mimeType):
-                do {
+                do throws(BlobStoreError) {
                     upload = Upload(blob: try writer.finish(), fileName: fileName, mimeType: mimeType)
                 } catch {
                     throw .storage("could not store the content: \(error.reason)")
@@ -182,7 +182,7 @@ struct MultipartReader {
             guard let name else { throw .invalid("a multipart part has no Content-Disposition name") }
             if fileName != nil || name == "content" {
                 guard upload == nil else { throw .invalid("the request carries more than one content stream") }
-                do {
+                do throws(BlobStoreError) {
                     let writer = try blobs.makeWriter(maxBytes: limits.maxContentBytes)
                     sink = .file(writer: writer, fileName: fileName, mimeType: contentType)
                 } catch {
@@ -271,7 +271,7 @@ func search(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
             let last = hay.count - pattern.count
             while position <= last {
                 guard let hit = memchr(hayBase + position, Int32(first), last - position + 1) else { return nil }
-                let offset = hayBase.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                let offset = UnsafeRawPointer(hayBase).distance(to: UnsafeRawPointer(hit))
                 if memcmp(hayBase + offset, patternBase, pattern.count) == 0 { return offset }
                 position = offset + 1
             }
