@@ -18,14 +18,15 @@ public enum StoreFactory {
         case .postgres:
             throw ServerError("the PostgreSQL store is not in this build")
         }
-        try await store.migrate()
         return store
     }
 }
 
 extension SatchelServerApp {
-    /// The repository engine over the store (placeholder until the engine is part of the build).
-    public static let defaultServiceFactory: ServiceFactory = { _, _, _ in
-        throw ServerError("the repository engine is not in this build yet")
+    /// The repository engine over the store, bootstrapped (shared repository created when missing).
+    public static let defaultServiceFactory: ServiceFactory = { store, blobs, _ in
+        let repository = CMISRepository(store: store, blobs: blobs)
+        try await repository.bootstrap()
+        return repository
     }
 }
