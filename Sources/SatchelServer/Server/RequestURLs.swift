@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 
 extension Request {
@@ -6,7 +7,7 @@ extension Request {
     public var serverBaseURL: String {
         let forwarded = headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased()
         let scheme = forwarded == "https" ? "https" : "http"
-        let host = head.authority ?? headers[.host] ?? "127.0.0.1"
+        let host = head.authority ?? "127.0.0.1"
         // Only characters a host and port can have: never echo anything else into a URL.
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]_".utf8)
         let safe = host.utf8.allSatisfy { allowed.contains($0) }
