@@ -4,7 +4,7 @@ import SatchelHTTP
 import SatchelServer
 import Testing
 
-@Suite("Hostile requests")
+@Suite("Hostile requests", .serialized)
 struct HostileRequestTests {
     static let limits = RequestLimits(
         maxContentBytes: 256 << 10, maxMetadataBytes: 64 << 10, maxProperties: 50, maxPropertyValueBytes: 8 << 10,
