@@ -41,7 +41,7 @@ public struct XMLWriter: Sendable {
 
     /// Opens an element; attributes are (name, value) pairs, a name may carry a prefix of a declared namespace.
     public mutating func start(
-        _ name: String, namespace: String? = nil, attributes: [(name: String, value: String)] = []
+        _ name: String, namespace: String? = nil, attributes: [(String, String)] = []
     ) {
         closeTag()
         var declarations = scopes.count == 1 ? pending : []
@@ -65,7 +65,7 @@ public struct XMLWriter: Sendable {
             let attribute = declaration.prefix.isEmpty ? "xmlns" : "xmlns:" + declaration.prefix
             appendAttribute(attribute, declaration.uri)
         }
-        for attribute in attributes { appendAttribute(attribute.name, attribute.value) }
+        for (name, value) in attributes { appendAttribute(name, value) }
         scopes.append(scope)
         open.append(qualified)
         tagOpen = true
@@ -92,7 +92,7 @@ public struct XMLWriter: Sendable {
 
     /// An element with text content (`nil` text writes an empty element).
     public mutating func element(
-        _ name: String, namespace: String? = nil, attributes: [(name: String, value: String)] = [],
+        _ name: String, namespace: String? = nil, attributes: [(String, String)] = [],
         text: String? = nil
     ) {
         start(name, namespace: namespace, attributes: attributes)
