@@ -1,0 +1,216 @@
+import Foundation
+import SatchelCMIS
+import Synchronization
+
+/// The CMIS repository engine: every CMIS 1.1 service over a ``MetadataStore`` and a ``BlobStore``.
+///
+/// One engine serves the shared repository and every user's MyDocuments repository (`mydocs-<user>`, created on
+/// the user's first call). It owns the CMIS rules: types and property validation, system properties, folder paths,
+/// versioning, ACLs, the change log, query. The store only keeps whole objects and applies one atomic batch per
+/// operation.
+///
+/// ```swift
+/// let repository = CMISRepository(store: MemoryMetadataStore(), blobs: try BlobStore(directory: folder))
+/// try await repository.bootstrap()
+/// let caller = CallerContext(user: "alice", sessionToken: "t0k3n")
+/// let infos = try await repository.repositoryInfos(caller: caller)   // shared + mydocs-alice
+/// ```
+public final class CMISRepository: CMISService {
+    let store: any MetadataStore
+    let blobs: BlobStore
+    let configuration: RepositoryConfiguration
+    let types = TypeRegistry.standard
+    let folders = FolderCache()
+    private let repositoryCache = Mutex<[String: StoredRepository]>([:])
+
+    /// An engine over these stores; call ``bootstrap()`` once before serving.
+    public init(store: any MetadataStore, blobs: BlobStore, configuration: RepositoryConfiguration = .init()) {
+        self.store = store
+        self.blobs = blobs
+        self.configuration = configuration
+    }
+
+    /// Migrates the store and creates the shared repository with its root folder when it is missing.
+    public func bootstrap() async throws {
+        try await store.migrate()
+        if try await store.repository(id: configuration.sharedRepositoryId) == nil {
+            _ = try await createRepository(
+                id: configuration.sharedRepositoryId, name: configuration.sharedRepositoryName,
+                description: configuration.sharedRepositoryDescription, owner: nil)
+        }
+    }
+
+    // MARK: Repositories
+
+    /// The repository an operation runs in, checked against the caller.
+    struct Scope: Sendable {
+        let repository: StoredRepository
+        let caller: CallerContext
+        var id: String { repository.id }
+        var rootId: String { repository.rootFolderId }
+        /// MyDocuments: the owner may do everything, nobody else sees anything.
+        var isPersonal: Bool { repository.owner != nil }
+        var user: String { caller.user }
+    }
+
+    /// Resolves a repository id for a caller: the shared repository, the caller's own MyDocuments (created on
+    /// first use), or `objectNotFound` — also for another user's MyDocuments, whose existence never shows.
+    func scope(_ repositoryId: String, _ caller: CallerContext) async throws -> Scope {
+        let ownId = RepositoryConfiguration.myDocumentsRepositoryId(user: caller.user)
+        if let cached = repositoryCache.withLock({ $0[repositoryId] }) {
+            guard cached.owner == nil || cached.owner == caller.user else { throw Self.noRepository(repositoryId) }
+            return Scope(repository: cached, caller: caller)
+        }
+        var repository = try await store.repository(id: repositoryId)
+        if repository == nil && repositoryId == ownId {
+            repository = try await createMyDocuments(for: caller.user)
+        }
+        guard let repository, repository.owner == nil || repository.owner == caller.user else {
+            throw Self.noRepository(repositoryId)
+        }
+        repositoryCache.withLock { $0[repository.id] = repository }
+        return Scope(repository: repository, caller: caller)
+    }
+
+    static func noRepository(_ id: String) -> CMISError {
+        CMISError(.objectNotFound, "There is no repository '\(id)'.")
+    }
+
+    /// The caller's MyDocuments repository, created with its root folder when missing.
+    func createMyDocuments(for user: String) async throws -> StoredRepository {
+        let id = RepositoryConfiguration.myDocumentsRepositoryId(user: user)
+        do {
+            return try await createRepository(
+                id: id, name: configuration.myDocumentsName, description: "\(user)'s personal documents", owner: user)
+        } catch StoreError.duplicateId {
+            // Two first requests raced; the other one created it.
+            guard let existing = try await store.repository(id: id) else { throw Self.noRepository(id) }
+            return existing
+        }
+    }
+
+    private func createRepository(id: String, name: String, description: String, owner: String?) async throws
+        -> StoredRepository
+    {
+        let now = configuration.clock()
+        let rootId = configuration.idGenerator()
+        let repository = StoredRepository(
+            id: id, name: name, description: description, owner: owner, rootFolderId: rootId, createdAt: now)
+        // The shared root lets everybody do everything until an administrator changes its ACL.
+        let acl = owner == nil ? [ACE(principalId: Permission.anyone, permissions: [Permission.all.name])] : []
+        var root = StoredObject(
+            repositoryId: id, id: rootId, baseTypeId: .folder, typeId: BaseTypeId.folder.rawValue, name: "",
+            parentIds: [], properties: Properties(), acl: acl, createdAt: now, modifiedAt: now)
+        root.properties = stamp(root, setting: [:], by: owner ?? "system", creating: true)
+        let batch = StoreBatch(
+            repositoryId: id, newRepositories: [repository], inserts: [root],
+            changes: [change(root, .created, now)])
+        try await store.apply(batch)
+        return repository
+    }
+
+    // MARK: Store access
+
+    /// The object, or `objectNotFound`.
+    func load(_ scope: Scope, _ id: String) async throws -> StoredObject {
+        guard !id.isEmpty, let object = try await store.object(repositoryId: scope.id, id: id) else {
+            throw CMISError(.objectNotFound, "There is no object '\(id)' in repository '\(scope.id)'.")
+        }
+        return object
+    }
+
+    /// The folder, or `objectNotFound` / `invalidArgument` when the object is not a folder.
+    func loadFolder(_ scope: Scope, _ id: String) async throws -> StoredObject {
+        let object = try await load(scope, id)
+        guard object.baseTypeId == .folder else {
+            throw CMISError(.invalidArgument, "Object '\(id)' is a \(object.baseTypeId.rawValue), not a folder.")
+        }
+        return object
+    }
+
+    /// Applies a batch, translating store failures into CMIS errors, and drops cached folder data it touched.
+    func apply(_ batch: StoreBatch) async throws {
+        let touchesFolders =
+            batch.updates.contains { $0.baseTypeId == .folder } || !batch.deletes.isEmpty
+        do {
+            try await store.apply(batch)
+        } catch let error as StoreError {
+            if touchesFolders { folders.invalidate(batch.repositoryId) }
+            switch error {
+            case .conflict(let id):
+                throw CMISError(
+                    .updateConflict, "Object '\(id)' was changed by someone else; read it again and retry.")
+            case .nameTaken(_, let name):
+                throw CMISError(
+                    .nameConstraintViolation, "The folder already holds an object named '\(name)'.")
+            case .notFound(let id):
+                throw CMISError(.objectNotFound, "Object '\(id)' no longer exists.")
+            case .duplicateId(let id):
+                throw CMISError(.runtime, "Object id '\(id)' is already taken; retry.")
+            case .backend(let message):
+                throw CMISError(.storage, "The repository could not store the change: \(message)")
+            }
+        }
+        if touchesFolders { folders.invalidate(batch.repositoryId) }
+    }
+
+    /// A change log entry for `object`.
+    func change(_ object: StoredObject, _ type: ChangeType, _ time: Date) -> StoredChange {
+        StoredChange(
+            repositoryId: object.repositoryId, objectId: object.id, changeType: type, time: time,
+            typeId: object.typeId, baseTypeId: object.baseTypeId)
+    }
+
+    /// The page size for a caller's `maxItems`.
+    func pageSize(_ maxItems: Int?) throws -> Int {
+        guard let maxItems else { return configuration.defaultMaxItems }
+        guard maxItems >= 0 else { throw CMISError(.invalidArgument, "maxItems must not be negative.") }
+        return min(maxItems, configuration.maximumMaxItems)
+    }
+
+    func checkSkipCount(_ skipCount: Int) throws {
+        guard skipCount >= 0 else { throw CMISError(.invalidArgument, "skipCount must not be negative.") }
+    }
+}
+
+/// Folder names, parents and ACEs by id, per repository: enough to compute paths and inherited permissions
+/// without a store read per ancestor. Dropped for a repository whenever a batch changes or deletes a folder.
+final class FolderCache: Sendable {
+    struct Entry: Sendable {
+        let id: String
+        let name: String
+        let parentId: String?
+        let acl: [ACE]
+    }
+
+    private struct State {
+        var entries: [String: [String: Entry]] = [:]
+        var generations: [String: Int] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    func entry(_ repositoryId: String, _ id: String) -> Entry? {
+        state.withLock { $0.entries[repositoryId]?[id] }
+    }
+
+    func generation(_ repositoryId: String) -> Int {
+        state.withLock { $0.generations[repositoryId, default: 0] }
+    }
+
+    /// Remembers a folder read at `generation`, unless the repository's folders changed since.
+    func insert(_ repositoryId: String, _ object: StoredObject, generation: Int) {
+        let entry = Entry(id: object.id, name: object.name, parentId: object.parentIds.first, acl: object.acl)
+        state.withLock { state in
+            guard state.generations[repositoryId, default: 0] == generation else { return }
+            state.entries[repositoryId, default: [:]][object.id] = entry
+        }
+    }
+
+    func invalidate(_ repositoryId: String) {
+        state.withLock { state in
+            state.entries[repositoryId] = nil
+            state.generations[repositoryId, default: 0] += 1
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// The knobs of a ``CMISRepository``: names, limits, and the clock and id generator (replaceable in tests).
+///
+/// ```swift
+/// var configuration = RepositoryConfiguration()
+/// configuration.sharedRepositoryName = "Team"
+/// configuration.defaultMaxItems = 50
+/// let repository = CMISRepository(store: store, blobs: blobs, configuration: configuration)
+/// ```
+public struct RepositoryConfiguration: Sendable {
+    /// The id of the repository every user shares.
+    public var sharedRepositoryId: String
+    public var sharedRepositoryName: String
+    public var sharedRepositoryDescription: String
+    /// The name of each user's MyDocuments repository.
+    public var myDocumentsName: String
+    public var vendorName: String
+    public var productName: String
+    public var productVersion: String
+    /// The page size when a caller gives no `maxItems`.
+    public var defaultMaxItems: Int
+    /// The largest page a caller may ask for (larger requests are cut to this).
+    public var maximumMaxItems: Int
+    /// The longest string property value, in characters (`cmis:name` has its own limit).
+    public var maximumStringLength: Int
+    /// The longest `cmis:name`, in characters.
+    public var maximumNameLength: Int
+    /// The most values a multi-valued property may hold.
+    public var maximumValuesPerProperty: Int
+    /// The most objects getDescendants, getFolderTree and deleteTree walk in one call.
+    public var maximumTreeSize: Int
+    /// The current time (fixed or stepping in tests).
+    public var clock: @Sendable () -> Date
+    /// New object ids: opaque, unique, URL-safe.
+    public var idGenerator: @Sendable () -> String
+
+    public init(
+        sharedRepositoryId: String = "shared", sharedRepositoryName: String = "Shared",
+        sharedRepositoryDescription: String = "Documents every user of this server can reach",
+        myDocumentsName: String = "My Documents", vendorName: String = "Satchel", productName: String = "Satchel",
+        productVersion: String = "1.0", defaultMaxItems: Int = 100, maximumMaxItems: Int = 10_000,
+        maximumStringLength: Int = 65_536, maximumNameLength: Int = 255, maximumValuesPerProperty: Int = 1_000,
+        maximumTreeSize: Int = 100_000, clock: @escaping @Sendable () -> Date = { Date() },
+        idGenerator: @escaping @Sendable () -> String = RepositoryConfiguration.randomId
+    ) {
+        self.sharedRepositoryId = sharedRepositoryId
+        self.sharedRepositoryName = sharedRepositoryName
+        self.sharedRepositoryDescription = sharedRepositoryDescription
+        self.myDocumentsName = myDocumentsName
+        self.vendorName = vendorName
+        self.productName = productName
+        self.productVersion = productVersion
+        self.defaultMaxItems = defaultMaxItems
+        self.maximumMaxItems = maximumMaxItems
+        self.maximumStringLength = maximumStringLength
+        self.maximumNameLength = maximumNameLength
+        self.maximumValuesPerProperty = maximumValuesPerProperty
+        self.maximumTreeSize = maximumTreeSize
+        self.clock = clock
+        self.idGenerator = idGenerator
+    }
+
+    /// 128 random bits as 26 lower-case base-32 characters (URL- and path-safe).
+    @Sendable public static func randomId() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
+        var generator = SystemRandomNumberGenerator()
+        var high = generator.next() as UInt64
+        var low = generator.next() as UInt64
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(26)
+        for _ in 0..<26 {
+            bytes.append(alphabet[Int(low & 31)])
+            low = (low >> 5) | ((high & 31) << 59)
+            high >>= 5
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The id of `user`'s MyDocuments repository.
+    public static func myDocumentsRepositoryId(user: String) -> String { "mydocs-\(user)" }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import SatchelCMIS
+
+extension CMISRepository {
+    public func acl(repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext)
+        async throws -> ACL
+    {
+        let scope = try await scope(repositoryId, caller)
+        let object = try await load(scope, objectId)
+        try await require(.read, scope, on: object, to: "read the ACL of")
+        return ACL(aces: try await aclEntries(scope, of: object), isExact: true)
+    }
+
+    /// Changes an object's own ACEs. Inherited ACEs cannot be removed here (change them on the folder they come
+    /// from). ACEs on a folder always apply to everything below it: `propagation` may be `propagate` or
+    /// `repositorydetermined`; `objectonly` is refused for folders, whose ACEs always propagate.
+    public func applyACL(
+        repositoryId: String, objectId: String, addACEs: [ACE], removeACEs: [ACE], propagation: String?,
+        caller: CallerContext
+    ) async throws -> ACL {
+        let scope = try await scope(repositoryId, caller)
+        let object = try await load(scope, objectId)
+        switch propagation ?? "repositorydetermined" {
+        case "repositorydetermined", "propagate": break
+        case "objectonly":
+            guard object.baseTypeId != .folder else {
+                throw CMISError(
+                    .constraint, "ACEs of a folder always apply to its contents; objectonly propagation is not supported.")
+            }
+        default:
+            throw CMISError(
+                .invalidArgument, "ACL propagation must be objectonly, propagate or repositorydetermined.")
+        }
+        guard types.type(object.typeId)?.controllableACL == true else {
+            throw CMISError(.constraint, "Objects of type '\(object.typeId)' have no ACL of their own.")
+        }
+        try await require(.all, scope, on: object, to: "change the ACL of")
+        let acl = try changedACL(object.acl, add: addACEs, remove: removeACEs)
+        guard acl != object.acl else { return ACL(aces: try await aclEntries(scope, of: object), isExact: true) }
+        var changed = object
+        changed.acl = acl
+        changed = touched(changed, scope, now: configuration.clock())
+        try await apply(
+            StoreBatch(
+                repositoryId: scope.id, expectedChangeTokens: [object.id: object.changeToken], updates: [changed],
+                changes: [change(changed, .security, changed.modifiedAt)]))
+        return ACL(aces: try await aclEntries(scope, of: changed), isExact: true)
+    }
+
+    // MARK: Policies
+
+    public func applyPolicy(repositoryId: String, policyId: String, objectId: String, caller: CallerContext)
+        async throws
+    {
+        let scope = try await scope(repositoryId, caller)
+        let object = try await load(scope, objectId)
+        guard let type = types.type(object.typeId) else { throw CMISError(.runtime, "Unknown type.") }
+        let ids = try await checkPolicies(scope, [policyId], for: type)
+        try await require(.write, scope, on: object, to: "apply a policy to")
+        guard !object.policyIds.contains(policyId) else { return }
+        var changed = object
+        changed.policyIds += ids
+        changed = touched(changed, scope, now: configuration.clock())
+        try await apply(
+            StoreBatch(
+                repositoryId: scope.id, expectedChangeTokens: [object.id: object.changeToken], updates: [changed],
+                changes: [change(changed, .security, changed.modifiedAt)]))
+    }
+
+    public func removePolicy(repositoryId: String, policyId: String, objectId: String, caller: CallerContext)
+        async throws
+    {
+        let scope = try await scope(repositoryId, caller)
+        let object = try await load(scope, objectId)
+        try await require(.write, scope, on: object, to: "remove a policy from")
+        guard object.policyIds.contains(policyId) else {
+            throw CMISError(.invalidArgument, "Policy '\(policyId)' is not applied to '\(object.name)'.")
+        }
+        var changed = object
+        changed.policyIds.removeAll { $0 == policyId }
+        changed = touched(changed, scope, now: configuration.clock())
+        try await apply(
+            StoreBatch(
+                repositoryId: scope.id, expectedChangeTokens: [object.id: object.changeToken], updates: [changed],
+                changes: [change(changed, .security, changed.modifiedAt)]))
+    }
+
+    public func appliedPolicies(
+        repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
+    ) async throws -> [CMISObject] {
+        let scope = try await scope(repositoryId, caller)
+        let filter = try PropertyFilter(context.filter, types: types)
+        let object = try await load(scope, objectId)
+        try await require(.read, scope, on: object, to: "read")
+        var result: [CMISObject] = []
+        for policy in try await store.objects(repositoryId: scope.id, ids: object.policyIds) {
+            guard try await permission(scope, on: policy) >= .read else { continue }
+            result.append(try await render(scope, policy, context, filter: filter))
+        }
+        return result
+    }
+
+    // MARK: Relationships
+
+    public func objectRelationships(
+        repositoryId: String, objectId: String, includeSubRelationshipTypes: Bool,
+        direction: RelationshipDirection, typeId: String?, context: OperationContext, maxItems: Int?,
+        skipCount: Int, caller: CallerContext
+    ) async throws -> ObjectList {
+        let scope = try await scope(repositoryId, caller)
+        let filter = try PropertyFilter(context.filter, types: types)
+        let limit = try pageSize(maxItems)
+        try checkSkipCount(skipCount)
+        if let typeId {
+            let type = try typeOrThrow(typeId)
+            guard type.baseTypeId == .relationship else {
+                throw CMISError(.invalidArgument, "'\(typeId)' is not a relationship type.")
+            }
+        }
+        let object = try await load(scope, objectId)
+        try await require(.read, scope, on: object, to: "read")
+        var matches: [StoredObject] = []
+        for relationship in try await store.relationships(repositoryId: scope.id, objectId: object.id) {
+            switch direction {
+            case .source where relationship.sourceId != object.id: continue
+            case .target where relationship.targetId != object.id: continue
+            default: break
+            }
+            if let typeId {
+                let fits =
+                    includeSubRelationshipTypes
+                    ? types.isSubtype(relationship.typeId, of: typeId) : relationship.typeId == typeId
+                if !fits { continue }
+            }
+            guard try await permission(scope, on: relationship) >= .read else { continue }
+            matches.append(relationship)
+        }
+        let page = matches.dropFirst(skipCount).prefix(limit)
+        var objects: [CMISObject] = []
+        for relationship in page { objects.append(try await render(scope, relationship, context, filter: filter)) }
+        return ObjectList(
+            objects: objects, hasMoreItems: skipCount + page.count < matches.count, numItems: Int64(matches.count))
+    }
+}

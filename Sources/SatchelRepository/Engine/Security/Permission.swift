@@ -1,0 +1,126 @@
+import Foundation
+import SatchelCMIS
+
+/// The three basic CMIS permissions, ordered: `cmis:all` includes `cmis:write`, which includes `cmis:read`.
+enum Permission: Int, Comparable, Sendable, CaseIterable {
+    case none = 0, read, write, all
+
+    /// The principal every user matches.
+    static let anyone = "cmis:anyone"
+
+    var name: String {
+        switch self {
+        case .none: return "cmis:none"
+        case .read: return "cmis:read"
+        case .write: return "cmis:write"
+        case .all: return "cmis:all"
+        }
+    }
+
+    init?(name: String) {
+        switch name {
+        case "cmis:read": self = .read
+        case "cmis:write": self = .write
+        case "cmis:all": self = .all
+        default: return nil
+        }
+    }
+
+    static func < (lhs: Permission, rhs: Permission) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The strongest permission these ACEs grant `user` (directly or through `cmis:anyone`).
+    static func granted(by aces: [ACE], to user: String) -> Permission {
+        var best = Permission.none
+        for ace in aces where ace.principalId == user || ace.principalId == anyone {
+            for name in ace.permissions {
+                if let permission = Permission(name: name), permission > best { best = permission }
+            }
+        }
+        return best
+    }
+}
+
+extension CMISRepository {
+    /// The folder chain from `folderId` up to the root (inclusive), from the cache where possible.
+    func ancestry(_ scope: Scope, from folderId: String) async throws -> [FolderCache.Entry] {
+        var chain: [FolderCache.Entry] = []
+        var visited: Set<String> = []
+        var current: String? = folderId
+        while let id = current {
+            guard visited.insert(id).inserted, chain.count <= configuration.maximumTreeSize else {
+                throw CMISError(.runtime, "The folder hierarchy above '\(folderId)' loops.")
+            }
+            let entry: FolderCache.Entry
+            if let cached = folders.entry(scope.id, id) {
+                entry = cached
+            } else {
+                let generation = folders.generation(scope.id)
+                guard let folder = try await store.object(repositoryId: scope.id, id: id),
+                    folder.baseTypeId == .folder
+                else { break }
+                folders.insert(scope.id, folder, generation: generation)
+                entry = FolderCache.Entry(id: folder.id, name: folder.name, parentId: folder.parentIds.first, acl: folder.acl)
+            }
+            chain.append(entry)
+            current = entry.parentId
+        }
+        return chain
+    }
+
+    /// A folder's path (`/` for the root).
+    func path(_ scope: Scope, ofFolder folder: StoredObject) async throws -> String {
+        guard let parentId = folder.parentIds.first else { return "/" }
+        let chain = try await ancestry(scope, from: parentId)
+        var path = ""
+        for entry in chain.reversed() where entry.parentId != nil { path += "/" + entry.name }
+        return path + "/" + folder.name
+    }
+
+    /// The folders an object's permissions come from: its own parents; for unfiled versions and working copies,
+    /// the parents of the filed version of their series; the root for anything else unfiled.
+    func effectiveParents(_ scope: Scope, of object: StoredObject) async throws -> [String] {
+        if object.id == scope.rootId { return [] }
+        if !object.parentIds.isEmpty { return object.parentIds }
+        if object.baseTypeId == .document, let series = object.versionSeriesId {
+            let versions = try await store.versions(repositoryId: scope.id, versionSeriesId: series)
+            if let filed = versions.first(where: { !$0.parentIds.isEmpty }) { return filed.parentIds }
+        }
+        return [scope.rootId]
+    }
+
+    /// The ACEs that apply to an object: its own, then those inherited from every folder above it
+    /// (``ACE/isDirect`` false). Inheritance always propagates; ACEs only grant, never deny.
+    func effectiveACEs(_ scope: Scope, of object: StoredObject) async throws -> [ACE] {
+        var aces = object.acl.map { ACE(principalId: $0.principalId, permissions: $0.permissions, isDirect: true) }
+        for parent in try await effectiveParents(scope, of: object) {
+            for entry in try await ancestry(scope, from: parent) {
+                for ace in entry.acl {
+                    aces.append(ACE(principalId: ace.principalId, permissions: ace.permissions, isDirect: false))
+                }
+            }
+        }
+        return aces
+    }
+
+    /// What the caller may do with an object.
+    func permission(_ scope: Scope, on object: StoredObject) async throws -> Permission {
+        if scope.isPersonal { return .all }  // only the owner ever reaches a MyDocuments repository
+        let direct = Permission.granted(by: object.acl, to: scope.user)
+        if direct == .all { return .all }
+        return max(direct, Permission.granted(by: try await effectiveACEs(scope, of: object), to: scope.user))
+    }
+
+    /// Throws `permissionDenied` unless the caller has at least `needed` on the object; returns what they have.
+    @discardableResult
+    func require(_ needed: Permission, _ scope: Scope, on object: StoredObject, to action: String) async throws
+        -> Permission
+    {
+        let granted = try await permission(scope, on: object)
+        guard granted >= needed else {
+            throw CMISError(
+                .permissionDenied,
+                "User '\(scope.user)' may not \(action) '\(object.name)' (\(object.id)): it needs \(needed.name).")
+        }
+        return granted
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Hummingbird
+import Logging
+import SatchelCMIS
+import SatchelRepository
+
+/// The CMIS 1.1 Browser binding, mounted at `/mcm/b/json` and `/cmis/browser`.
+///
+/// URLs: `{base}` (repositories), `{base}/{repositoryId}?cmisselector=…` (repository services),
+/// `{base}/{repositoryId}/root[/path…]` with `objectId=` or a path (object services). GETs pick a service with
+/// `cmisselector`; POSTs with the `cmisaction` form field (urlencoded or multipart).
+public struct BrowserBindingRoutes: ServerBindingRoutes {
+    public var mountPoints: [String]
+
+    public init(mountPoints: [String] = MountPoints.browser) {
+        self.mountPoints = mountPoints
+    }
+
+    public func register(on router: Router<ServerRequestContext>, environment: BindingEnvironment) {
+        for base in mountPoints {
+            let handler = BrowserHandler(environment: environment, mountPoint: base)
+            router.get(RouterPath(base)) { request, context in await handler.handle(request, context: context) }
+            router.get(RouterPath("\(base)/**")) { request, context in await handler.handle(request, context: context) }
+            router.post(RouterPath(base)) { request, context in await handler.handle(request, context: context) }
+            router.post(RouterPath("\(base)/**")) { request, context in await handler.handle(request, context: context) }
+        }
+    }
+}
+
+/// One request's view of the binding: who calls, which repository and object, and the parameters.
+struct BrowserCall {
+    let environment: BindingEnvironment
+    let caller: CallerContext
+    let context: ServerRequestContext
+    let request: Request
+    /// The binding's service URL as the client addresses it (`http://host:port/cmis/browser`).
+    let serviceURL: String
+    let repository: String?
+    /// Path segments after `root` (nil when the URL does not go through `root`).
+    let objectPath: [String]?
+    var parameters: BrowserParameters
+    var upload: MultipartReader.Upload?
+
+    var service: any CMISService { environment.service }
+
+    func repositoryId() throws(CMISError) -> String {
+        guard let repository else { throw CMISError(.invalidArgument, "this URL names no repository") }
+        return repository
+    }
+}
+
+struct BrowserHandler: Sendable {
+    let environment: BindingEnvironment
+    let mountPoint: String
+
+    func handle(_ request: Request, context: ServerRequestContext) async -> Response {
+        do {
+            guard let caller = context.caller else { return CMISErrorResponse.challenge() }
+            var call = try makeCall(request, context: context, caller: caller)
+            if request.method == .post {
+                try await readBody(request, into: &call)
+                return try await call.performAction()
+            }
+            guard request.method == .get || request.method == .head else {
+                throw CMISError(.notSupported, "the Browser binding answers GET and POST")
+            }
+            return try await call.performSelector()
+        } catch let error as BrowserRequestError {
+            return CMISErrorResponse.json(error.cmisError, status: error.status)
+        } catch let error as CMISError {
+            return CMISErrorResponse.json(error)
+        } catch is CancellationError {
+            return CMISErrorResponse.json(CMISError(.runtime, "the request was cancelled"))
+        } catch let error as BlobStoreError {
+            return CMISErrorResponse.json(CMISError(.storage, "content storage failed: \(error.reason)"))
+        } catch {
+            context.logger.error("Browser binding: unexpected error \(String(describing: error))")
+            return CMISErrorResponse.json(CMISError(.runtime, "internal error"))
+        }
+    }
+
+    /// Splits the path into repository and object path, and reads the query string.
+    func makeCall(_ request: Request, context: ServerRequestContext, caller: CallerContext) throws -> BrowserCall {
+        let path = request.uri.path
+        guard path.hasPrefix(mountPoint) else { throw CMISError(.objectNotFound, "no such URL") }
+        var segments: [String] = []
+        for raw in path.dropFirst(mountPoint.count).split(separator: "/", omittingEmptySubsequences: true) {
+            guard let decoded = String(raw).removingPercentEncoding else {
+                throw CMISError(.invalidArgument, "the URL path has an invalid percent escape")
+            }
+            segments.append(decoded)
+        }
+        let repository = segments.first
+        var objectPath: [String]?
+        if segments.count >= 2 {
+            guard segments[1] == "root" else {
+                throw CMISError(.objectNotFound, "no such URL: expected {repositoryId}/root[/path]")
+            }
+            objectPath = Array(segments.dropFirst(2))
+        }
+        var parameters = BrowserParameters()
+        if let query = request.uri.query {
+            parameters.add(try FormDecoding.decode(Substring(query), maxFields: environment.limits.maxFormFields))
+        }
+        return BrowserCall(
+            environment: environment, caller: caller, context: context, request: request,
+            serviceURL: request.serverBaseURL + mountPoint, repository: repository, objectPath: objectPath,
+            parameters: parameters, upload: nil)
+    }
+
+    /// Reads a form body: urlencoded (collected, bounded) or multipart (streamed; content into the blob store).
+    func readBody(_ request: Request, into call: inout BrowserCall) async throws {
+        let contentType = request.headers[.contentType] ?? ""
+        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        if let length = request.headers[.contentLength].flatMap({ Int64($0) }),
+            length > environment.limits.maxContentBytes + Int64(environment.limits.maxMetadataBytes)
+        {
+            throw BrowserRequestError.tooLarge("the request body is larger than the server accepts")
+        }
+        switch mediaType {
+        case "multipart/form-data":
+            guard let boundary = MultipartReader.boundary(of: contentType) else {
+                throw BrowserRequestError.invalid("multipart/form-data without a valid boundary")
+            }
+            let reader = MultipartReader(boundary: boundary, limits: environment.limits, blobs: environment.blobs)
+            let (fields, upload) = try await reader.read(request.body)
+            call.parameters.add(fields)
+            call.upload = upload
+        case "application/x-www-form-urlencoded", "":
+            let text = try await collect(request.body, limit: environment.limits.maxMetadataBytes)
+            call.parameters.add(try FormDecoding.decode(Substring(text), maxFields: environment.limits.maxFormFields))
+        default:
+            throw BrowserRequestError.invalid(
+                "a Browser binding POST is application/x-www-form-urlencoded or multipart/form-data, not \(mediaType)")
+        }
+    }
+
+    func collect(_ body: RequestBody, limit: Int) async throws -> String {
+        var bytes: [UInt8] = []
+        do {
+            for try await chunk in body {
+                guard bytes.count + chunk.readableBytes <= limit else {
+                    throw BrowserRequestError.tooLarge("the form is larger than \(limit) bytes")
+                }
+                bytes.append(contentsOf: chunk.readableBytesView)
+            }
+        } catch let error as BrowserRequestError {
+            throw error
+        } catch {
+            throw BrowserRequestError.invalid("the request body could not be read")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw BrowserRequestError.invalid("the form is not valid UTF-8")
+        }
+        return text
+    }
+}
+
+// MARK: Responses
+
+extension BrowserCall {
+    var succinct: Bool { parameters.succinct }
+
+    func json(status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:], _ write: (inout BrowserJSONWriter) -> Void)
+        -> Response
+    {
+        var writer = BrowserJSONWriter(succinct: succinct)
+        write(&writer)
+        var headers = extra
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
+    }
+
+    func empty(status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentLength] = "0"
+        return Response(status: status, headers: headers, body: .init())
+    }
+
+    /// The object URL of `id` (for `Location` headers).
+    func objectURL(_ id: String) -> String {
+        let repository = BrowserPath.escape(repository ?? "")
+        let escapedId = id.addingPercentEncoding(withAllowedCharacters: BrowserCall.attributeCharacters.subtracting(CharacterSet(charactersIn: "&+#"))) ?? id
+        return "\(serviceURL)/\(repository)/root?objectId=\(escapedId)"
+    }
+
+    var isMyDocuments: Bool { repository?.hasPrefix("mydocs-") ?? false }
+}

@@ -1,0 +1,306 @@
+import Foundation
+import Hummingbird
+import SatchelCMIS
+import SatchelRepository
+
+/// Reads a `multipart/form-data` body as it arrives: form fields into memory (bounded), the file part straight
+/// into the blob store. Malformed bodies and exceeded limits throw ``BrowserRequestError``.
+struct MultipartReader {
+    struct Upload {
+        var blob: BlobReference
+        var fileName: String?
+        var mimeType: String
+    }
+
+    let delimiter: [UInt8]
+    let limits: RequestLimits
+    let blobs: BlobStore
+
+    /// The `boundary` parameter of a multipart content type.
+    static func boundary(of contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let parts = parameter.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else {
+                continue
+            }
+            var value = parts[1].trimmingCharacters(in: .whitespaces)
+            if value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 {
+                value = String(value.dropFirst().dropLast())
+            }
+            guard !value.isEmpty, value.utf8.count <= 70 else { return nil }
+            return value
+        }
+        return nil
+    }
+
+    init(boundary: String, limits: RequestLimits, blobs: BlobStore) {
+        delimiter = Array("\r\n--\(boundary)".utf8)
+        self.limits = limits
+        self.blobs = blobs
+    }
+
+    private enum State {
+        case preamble, afterDelimiter, headers, body, epilogue
+    }
+
+    private enum Sink {
+        case field(name: String, bytes: [UInt8])
+        case file(writer: BlobWriter, fileName: String?, mimeType: String)
+    }
+
+    /// Reads the whole body. Returns the fields in order and the uploaded file, if any.
+    func read(_ body: RequestBody) async throws(BrowserRequestError) -> (fields: [(String, String)], upload: Upload?) {
+        // The first delimiter has no CRLF before it: start the buffer with one.
+        var buffer: [UInt8] = [13, 10]
+        var start = 0
+        var state = State.preamble
+        var sink: Sink?
+        var fields: [(String, String)] = []
+        var upload: Upload?
+        var metadataBytes = 0
+        var finished = false
+
+        func finishPart() throws(BrowserRequestError) {
+            guard let current = sink else { return }
+            sink = nil
+            switch current {
+            case .field(let name, let bytes):
+                guard let value = String(validating: bytes, as: UTF8.self) else {
+                    throw .invalid("form field \(name) is not valid UTF-8")
+                }
+                fields.append((name, value))
+            case .file(let writer, let fileName, let mimeType):
+                do throws(BlobStoreError) {
+                    upload = Upload(blob: try writer.finish(), fileName: fileName, mimeType: mimeType)
+                } catch {
+                    throw .storage("could not store the content: \(error.reason)")
+                }
+            }
+        }
+
+        func append(_ bytes: ArraySlice<UInt8>) throws(BrowserRequestError) {
+            guard !bytes.isEmpty, let current = sink else { return }
+            switch current {
+            case .field(let name, var collected):
+                metadataBytes += bytes.count
+                guard collected.count + bytes.count <= limits.maxPropertyValueBytes else {
+                    throw .tooLarge("form field \(name) is longer than \(limits.maxPropertyValueBytes) bytes")
+                }
+                guard metadataBytes <= limits.maxMetadataBytes else {
+                    throw .tooLarge("the form fields are larger than \(limits.maxMetadataBytes) bytes")
+                }
+                sink = nil  // keep the array uniquely referenced while appending
+                collected.append(contentsOf: bytes)
+                sink = .field(name: name, bytes: collected)
+            case .file(let writer, _, _):
+                do {
+                    try bytes.withUnsafeBytes { try writer.write($0) }
+                } catch let error as BlobStoreError {
+                    throw error.limitExceeded
+                        ? .tooLarge("the content is larger than \(limits.maxContentBytes) bytes")
+                        : .storage("could not store the content: \(error.reason)")
+                } catch {
+                    throw .storage("could not store the content")
+                }
+            }
+        }
+
+        func process() throws(BrowserRequestError) {
+            while true {
+                switch state {
+                case .preamble, .body:
+                    if let found = search(delimiter, in: buffer, from: start) {
+                        if state == .body { try append(buffer[start..<found]) } else { metadataBytes += found - start }
+                        try finishPart()
+                        start = found + delimiter.count
+                        state = .afterDelimiter
+                    } else {
+                        // Keep a possible partial delimiter at the end.
+                        let safe = max(start, buffer.count - delimiter.count + 1)
+                        if state == .body { try append(buffer[start..<safe]) } else { metadataBytes += safe - start }
+                        start = safe
+                        if state == .preamble && metadataBytes > 64 << 10 {
+                            throw .invalid("malformed multipart body: no boundary delimiter found")
+                        }
+                        return
+                    }
+                case .afterDelimiter:
+                    guard buffer.count - start >= 2 else { return }
+                    if buffer[start] == UInt8(ascii: "-") && buffer[start + 1] == UInt8(ascii: "-") {
+                        state = .epilogue
+                        finished = true
+                        start = buffer.count
+                        return
+                    }
+                    // Transport padding, then CRLF.
+                    var index = start
+                    while index < buffer.count && (buffer[index] == 32 || buffer[index] == 9) { index += 1 }
+                    guard buffer.count - index >= 2 else { return }
+                    guard buffer[index] == 13 && buffer[index + 1] == 10 else {
+                        throw .invalid("malformed multipart body: no line break after a boundary")
+                    }
+                    start = index + 2
+                    state = .headers
+                case .headers:
+                    guard let end = search([13, 10, 13, 10], in: buffer, from: start) else {
+                        if buffer.count - start > 16 << 10 { throw .invalid("multipart part headers are too long") }
+                        // A part with no headers at all starts with CRLF straight away.
+                        if buffer.count - start >= 2 && buffer[start] == 13 && buffer[start + 1] == 10 {
+                            throw .invalid("malformed multipart body: a part has no Content-Disposition")
+                        }
+                        return
+                    }
+                    guard let headerText = String(validating: buffer[start..<end], as: UTF8.self) else {
+                        throw .invalid("multipart part headers are not valid UTF-8")
+                    }
+                    metadataBytes += end - start
+                    start = end + 4
+                    try beginPart(headers: headerText)
+                    state = .body
+                case .epilogue:
+                    start = buffer.count
+                    return
+                }
+            }
+        }
+
+        func beginPart(headers: String) throws(BrowserRequestError) {
+            var name: String?
+            var fileName: String?
+            var contentType = "application/octet-stream"
+            for line in headers.split(separator: "\r\n") {
+                guard let colon = line.firstIndex(of: ":") else { throw .invalid("malformed multipart part header") }
+                let field = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                if field == "content-disposition" {
+                    name = Self.dispositionParameter("name", in: value)
+                    fileName = Self.dispositionParameter("filename", in: value)
+                } else if field == "content-type", !value.isEmpty {
+                    contentType = value
+                }
+            }
+            guard let name else { throw .invalid("a multipart part has no Content-Disposition name") }
+            if fileName != nil || name == "content" {
+                guard upload == nil else { throw .invalid("the request carries more than one content stream") }
+                do throws(BlobStoreError) {
+                    let writer = try blobs.makeWriter(maxBytes: limits.maxContentBytes)
+                    sink = .file(writer: writer, fileName: fileName, mimeType: contentType)
+                } catch {
+                    throw .storage("could not store the content: \(error.reason)")
+                }
+            } else {
+                guard fields.count < limits.maxFormFields else {
+                    throw .invalid("the request has more than \(limits.maxFormFields) form fields")
+                }
+                sink = .field(name: name, bytes: [])
+            }
+        }
+
+        do {
+            for try await chunk in body {
+                buffer.append(contentsOf: chunk.readableBytesView)
+                try process()
+                if start > 1 << 16 {
+                    buffer.removeSubrange(0..<start)
+                    start = 0
+                }
+            }
+        } catch let error as BrowserRequestError {
+            if case .file(let writer, _, _) = sink { writer.cancel() }
+            throw error
+        } catch {
+            if case .file(let writer, _, _) = sink { writer.cancel() }
+            throw .invalid("the request body could not be read: \(error)")
+        }
+        guard finished else {
+            if case .file(let writer, _, _) = sink { writer.cancel() }
+            throw .invalid("malformed multipart body: it ends before the closing boundary")
+        }
+        return (fields, upload)
+    }
+
+    /// A `name="value"` parameter of a Content-Disposition header (quoted or not; `filename*=UTF-8''…` too).
+    static func dispositionParameter(_ name: String, in header: String) -> String? {
+        var extended: String?
+        var plain: String?
+        for parameter in splitParameters(header).dropFirst() {
+            guard let equals = parameter.firstIndex(of: "=") else { continue }
+            let key = parameter[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            var value = parameter[parameter.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if key == name + "*" {
+                if let quote = value.range(of: "''") {
+                    extended = String(value[quote.upperBound...]).removingPercentEncoding
+                }
+            } else if key == name {
+                if value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 {
+                    value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
+                }
+                plain = value
+            }
+        }
+        return extended ?? plain
+    }
+
+    /// Splits on `;` outside quotes.
+    static func splitParameters(_ header: String) -> [Substring] {
+        var parts: [Substring] = []
+        var inQuotes = false
+        var partStart = header.startIndex
+        var index = header.startIndex
+        while index < header.endIndex {
+            let character = header[index]
+            if character == "\"" { inQuotes.toggle() }
+            if character == ";" && !inQuotes {
+                parts.append(header[partStart..<index])
+                partStart = header.index(after: index)
+            }
+            index = header.index(after: index)
+        }
+        parts.append(header[partStart...])
+        return parts
+    }
+}
+
+/// The first occurrence of `needle` in `haystack` at or after `from`.
+func search(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+    guard let first = needle.first, haystack.count - from >= needle.count else { return nil }
+    return haystack.withUnsafeBufferPointer { hay -> Int? in
+        needle.withUnsafeBufferPointer { pattern -> Int? in
+            guard let hayBase = hay.baseAddress, let patternBase = pattern.baseAddress else { return nil }
+            var position = from
+            let last = hay.count - pattern.count
+            while position <= last {
+                guard let hit = memchr(hayBase + position, Int32(first), last - position + 1) else { return nil }
+                let offset = UnsafeRawPointer(hayBase).distance(to: UnsafeRawPointer(hit))
+                if memcmp(hayBase + offset, patternBase, pattern.count) == 0 { return offset }
+                position = offset + 1
+            }
+            return nil
+        }
+    }
+}
+
+/// A request the Browser binding refuses before it reaches the repository.
+enum BrowserRequestError: Error {
+    /// 400 invalidArgument.
+    case invalid(String)
+    /// 413 with an invalidArgument body.
+    case tooLarge(String)
+    /// 500 storage.
+    case storage(String)
+
+    var cmisError: CMISError {
+        switch self {
+        case .invalid(let message), .tooLarge(let message): CMISError(.invalidArgument, message)
+        case .storage(let message): CMISError(.storage, message)
+        }
+    }
+
+    var status: HTTPResponse.Status {
+        switch self {
+        case .invalid: .badRequest
+        case .tooLarge: .contentTooLarge
+        case .storage: .internalServerError
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Hummingbird
+import SatchelCMIS
+import SatchelJSON
+
+extension CMISError {
+    /// The HTTP status the CMIS 1.1 bindings give this exception.
+    public var httpStatus: HTTPResponse.Status {
+        switch code {
+        case .invalidArgument, .filterNotValid: .badRequest
+        case .permissionDenied, .streamNotSupported: .forbidden
+        case .objectNotFound: .notFound
+        case .notSupported: .methodNotAllowed
+        case .constraint, .contentAlreadyExists, .nameConstraintViolation, .updateConflict, .versioning: .conflict
+        case .unauthorized: .unauthorized
+        default: status.map { HTTPResponse.Status(code: $0) } ?? .internalServerError
+        }
+    }
+
+    /// The exception name a response carries: server codes as they are, client-side codes as `runtime`.
+    public var exceptionName: String {
+        switch code {
+        case .unauthorized: "permissionDenied"
+        case .connection, .invalidResponse: "runtime"
+        default: code.name
+        }
+    }
+}
+
+/// Browser binding error bodies: `{"exception":"objectNotFound","message":"…"}`.
+public enum CMISErrorResponse {
+    /// The JSON error response for `error`, with the status the specification gives.
+    public static func json(_ error: CMISError, status: HTTPResponse.Status? = nil) -> Response {
+        var writer = JSONWriter()
+        writer.writeObject { writer in
+            writer.write(key: "exception", error.exceptionName)
+            writer.write(key: "message", error.message)
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(
+            status: status ?? error.httpStatus, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
+    }
+
+    /// The 401 answer that makes Basic clients send credentials.
+    public static func challenge(_ message: String = "authentication required") -> Response {
+        var response = json(CMISError(.permissionDenied, message), status: .unauthorized)
+        response.headers[.wwwAuthenticate] = #"Basic realm="Satchel""#
+        return response
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Hummingbird
+import Logging
+import SatchelRepository
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+/// The `satchel serve` application: users, the repository engine, and the CMIS bindings over HTTP.
+///
+/// ```swift
+/// let app = SatchelServerApp(configuration: configuration)
+/// let running = try await app.start()      // tests: port 0, then running.port
+/// defer { Task { await running.shutdown() } }
+/// try await app.run { running in print(running.baseURL) }   // the CLI: until SIGINT/SIGTERM
+/// ```
+public struct SatchelServerApp: Sendable {
+    public var configuration: ServerConfiguration
+    public var bindings: [any ServerBindingRoutes]
+    public var makeService: ServiceFactory
+    public var logger: Logger
+
+    public init(
+        configuration: ServerConfiguration, bindings: [any ServerBindingRoutes] = SatchelServerApp.defaultBindings,
+        makeService: ServiceFactory? = nil, logger: Logger? = nil
+    ) {
+        self.configuration = configuration
+        self.bindings = bindings
+        self.makeService = makeService ?? SatchelServerApp.defaultServiceFactory
+        var log = logger ?? Logger(label: "satchel.server")
+        if logger == nil { log.logLevel = configuration.logLevel }
+        self.logger = log
+    }
+
+    /// Starts listening and returns once connections are accepted. Stop it with ``RunningServer/shutdown()``.
+    public func start() async throws -> RunningServer {
+        try await start(gracefulShutdownSignals: [])
+    }
+
+    /// Runs until SIGINT or SIGTERM, then shuts down gracefully (requests in flight finish).
+    /// `onStarted` runs once the server listens (print the URLs there).
+    public func run(onStarted: @Sendable (RunningServer) -> Void = { _ in }) async throws {
+        let running = try await start(gracefulShutdownSignals: [.sigint, .sigterm])
+        onStarted(running)
+        try await running.waitUntilStopped()
+    }
+
+    func start(gracefulShutdownSignals: [UnixSignal]) async throws -> RunningServer {
+        let prepared = try await prepare()
+        let router = buildRouter(environment: prepared.environment, authenticator: prepared.authenticator)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router,
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "Satchel"),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            },
+            logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [app], gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
+        let task = Task { try await group.run() }
+        let watcher = Task {
+            _ = await task.result
+            continuation.finish()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            watcher.cancel()
+            let result = await task.result
+            if case .failure(let error) = result {
+                throw ServerError(
+                    "cannot listen on \(configuration.host):\(configuration.port): \(String(describing: error))")
+            }
+            throw ServerError("the server stopped before it listened on \(configuration.host):\(configuration.port)")
+        }
+        return RunningServer(
+            host: configuration.host, port: port, demoCredentials: prepared.demoCredentials, group: group, task: task)
+    }
+
+    struct Prepared {
+        var environment: BindingEnvironment
+        var authenticator: Authenticator
+        var demoCredentials: (user: String, password: String)?
+    }
+
+    func prepare() async throws -> Prepared {
+        do {
+            try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw ServerError("cannot create the data folder \(configuration.dataDirectory.path): \(error)")
+        }
+        let (users, demo) = try loadUsers()
+        let blobs: BlobStore
+        do {
+            blobs = try BlobStore(directory: configuration.blobDirectory)
+        } catch {
+            throw ServerError("cannot open the blob store: \(error)")
+        }
+        let store = try await StoreFactory.open(configuration.store)
+        let service = try await makeService(store, blobs, configuration)
+        let environment = BindingEnvironment(
+            service: service, blobs: blobs, limits: configuration.limits, xsrfPolicy: configuration.xsrfPolicy,
+            omitNewTypeCapabilities: configuration.omitNewTypeCapabilities)
+        let authenticator = Authenticator(users: users, basicCacheTTL: configuration.credentialCacheTTL)
+        return Prepared(environment: environment, authenticator: authenticator, demoCredentials: demo)
+    }
+
+    /// The configured users file, or the data folder's, created with a `demo` user when there is none.
+    func loadUsers() throws -> (UsersFile, (user: String, password: String)?) {
+        let url = configuration.effectiveUsersFile
+        if configuration.usersFile != nil || FileManager.default.fileExists(atPath: url.path) {
+            let users = try UsersFile.load(from: url)
+            guard !users.entries.isEmpty else { throw ServerError("the users file \(url.path) has no users") }
+            return (users, nil)
+        }
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        let password = String((0..<20).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+        let users = UsersFile(entries: ["demo": try PasswordHash.make(password: password)])
+        try users.save(to: url)
+        return (users, ("demo", password))
+    }
+
+    /// The router with every route: health, discovery, login, and each binding.
+    public func buildRouter(environment: BindingEnvironment, authenticator: Authenticator) -> Router<ServerRequestContext>
+    {
+        let router = Router(context: ServerRequestContext.self)
+        var accessLog = Logger(label: "satchel.access")
+        accessLog.logLevel = logger.logLevel
+        router.add(middleware: AuthMiddleware(authenticator: authenticator, accessLog: accessLog))
+        ServiceRoutes.register(on: router, environment: environment, authenticator: authenticator)
+        for binding in bindings { binding.register(on: router, environment: environment) }
+        return router
+    }
+}
+
+/// A server that is listening.
+public final class RunningServer: Sendable {
+    public let host: String
+    /// The port the server listens on (the one the system picked when the configuration said 0).
+    public let port: Int
+    /// The demo user created because there was no users file (its password is shown only now).
+    public let demoCredentials: (user: String, password: String)?
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+
+    init(
+        host: String, port: Int, demoCredentials: (user: String, password: String)?, group: ServiceGroup,
+        task: Task<Void, any Error>
+    ) {
+        self.host = host
+        self.port = port
+        self.demoCredentials = demoCredentials
+        self.group = group
+        self.task = task
+    }
+
+    /// `http://host:port` (IPv6 hosts in brackets; a wildcard address as 127.0.0.1).
+    public var baseURL: URL {
+        let shown = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host.contains(":") ? "[\(host)]" : host
+        return URL(string: "http://\(shown):\(port)")!
+    }
+
+    /// Stops accepting connections, lets requests in flight finish, and returns when the server has stopped.
+    public func shutdown() async {
+        await group.triggerGracefulShutdown()
+        _ = await task.result
+    }
+
+    /// Waits until the server stops (a signal or ``shutdown()``).
+    public func waitUntilStopped() async throws {
+        try await task.value
+    }
+}

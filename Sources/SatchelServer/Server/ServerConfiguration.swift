@@ -1,0 +1,71 @@
+import Foundation
+import Logging
+
+/// Everything `satchel serve` needs to start: where to listen, where data lives, who may log in, which store.
+///
+/// ```swift
+/// var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "satchel-data"))
+/// configuration.port = 0            // pick a free port (tests)
+/// configuration.store = .memory
+/// let running = try await SatchelServerApp(configuration: configuration).start()
+/// print(running.port)
+/// ```
+public struct ServerConfiguration: Sendable {
+    /// Where the metadata lives.
+    public enum Store: Sendable, Hashable {
+        /// An SQLite database file.
+        case sqlite(path: String)
+        /// In memory: everything is gone when the server stops (tests, demos).
+        case memory
+        /// A PostgreSQL database (`postgres://user:password@host/db`).
+        case postgres(url: String)
+    }
+
+    /// The address to listen on.
+    public var host: String
+    /// The port to listen on; 0 lets the system pick one (see ``RunningServer/port``).
+    public var port: Int
+    /// The data folder: blobs, the default users file and the default SQLite database.
+    public var dataDirectory: URL
+    /// The users file; nil uses `<data>/users.json`, creating it with a `demo` user when it does not exist.
+    public var usersFile: URL?
+    public var store: Store
+    public var xsrfPolicy: XSRFPolicy
+    public var limits: RequestLimits
+    /// Leave the two CMIS 1.1 new-type capability elements out of AtomPub repository info (cmislib 0.7.0).
+    public var omitNewTypeCapabilities: Bool
+    /// How long a verified Basic credential is trusted before the password is hashed again.
+    public var credentialCacheTTL: Duration
+    /// The level of the server's own log (the access log is `.info`).
+    public var logLevel: Logger.Level
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, usersFile: URL? = nil,
+        store: Store? = nil, xsrfPolicy: XSRFPolicy = .standard, limits: RequestLimits = .init(),
+        omitNewTypeCapabilities: Bool = true, credentialCacheTTL: Duration = .seconds(60),
+        logLevel: Logger.Level = .info
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.usersFile = usersFile
+        self.store = store ?? .sqlite(path: dataDirectory.appendingPathComponent("satchel.sqlite").path)
+        self.xsrfPolicy = xsrfPolicy
+        self.limits = limits
+        self.omitNewTypeCapabilities = omitNewTypeCapabilities
+        self.credentialCacheTTL = credentialCacheTTL
+        self.logLevel = logLevel
+    }
+
+    /// The users file in use.
+    public var effectiveUsersFile: URL { usersFile ?? dataDirectory.appendingPathComponent("users.json") }
+    /// The blob store folder.
+    public var blobDirectory: URL { dataDirectory.appendingPathComponent("blobs", isDirectory: true) }
+}
+
+/// A server that could not start: what it was doing and why.
+public struct ServerError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Hummingbird
+import SatchelCMIS
+import SatchelJSON
+
+/// The routes beside the bindings: `/health`, `/cmis-endpoints.json`, `/login` and `/logout`.
+enum ServiceRoutes {
+    static func register(
+        on router: Router<ServerRequestContext>, environment: BindingEnvironment, authenticator: Authenticator
+    ) {
+        router.get("/health") { _, _ in
+            ServiceRoutes.jsonResponse { writer in
+                writer.writeObject { writer in
+                    writer.write(key: "status", "ok")
+                    writer.write(key: "version", SatchelServerVersion.current)
+                }
+            }
+        }
+        router.get("/cmis-endpoints.json") { request, _ in
+            let base = request.serverBaseURL
+            return ServiceRoutes.jsonResponse { writer in
+                writer.writeObject { writer in
+                    writer.write(key: "endpoints") { writer in
+                        writer.writeArray { writer in
+                            let entries: [(String, String, String)] = [
+                                ("browser", MountPoints.mobileDocumentsBrowser, "Mobile Documents (Browser binding)"),
+                                ("atompub", MountPoints.mobileDocumentsAtom, "Mobile Documents (AtomPub binding)"),
+                                ("browser", MountPoints.cmisBrowser, "CMIS 1.1 Browser binding"),
+                                ("atompub", MountPoints.cmisAtom, "CMIS 1.1 AtomPub binding"),
+                            ]
+                            for (binding, path, name) in entries {
+                                writer.writeObject { writer in
+                                    writer.write(key: "displayName", name)
+                                    writer.write(key: "binding", binding)
+                                    writer.write(key: "cmisVersion", "1.1")
+                                    writer.write(key: "url", base + path)
+                                    writer.write(key: "authentication") { writer in
+                                        writer.writeArray { writer in
+                                            writer.writeObject { $0.write(key: "type", "basic") }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        router.post("/login") { request, context in
+            try await ServiceRoutes.login(request, context: context, environment: environment, authenticator: authenticator)
+        }
+        router.post("/logout") { request, _ in
+            if let session = request.cookies[Authenticator.sessionCookie]?.value {
+                authenticator.endSession(session)
+            }
+            var response = ServiceRoutes.jsonResponse { $0.writeObject { $0.write(key: "status", "logged out") } }
+            response.headers[.setCookie] = "\(Authenticator.sessionCookie)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"
+            return response
+        }
+    }
+
+    static func login(
+        _ request: Request, context: ServerRequestContext, environment: BindingEnvironment,
+        authenticator: Authenticator
+    ) async throws -> Response {
+        let fields: [(String, String)]
+        do {
+            let body = try await request.body.collect(upTo: min(environment.limits.maxMetadataBytes, 64 << 10))
+            fields = try FormDecoding.decode(Substring(String(buffer: body)), maxFields: 16)
+        } catch let error as CMISError {
+            return CMISErrorResponse.json(error)
+        } catch {
+            return CMISErrorResponse.json(CMISError(.invalidArgument, "the login form is too large"), status: .contentTooLarge)
+        }
+        let user = fields.first { $0.0 == "user" || $0.0 == "username" }?.1 ?? ""
+        let password = fields.first { $0.0 == "password" }?.1 ?? ""
+        guard !user.isEmpty, authenticator.verify(user: user, password: password) else {
+            return CMISErrorResponse.json(CMISError(.permissionDenied, "wrong user name or password"), status: .unauthorized)
+        }
+        let session = authenticator.startSession(user: user)
+        var response = jsonResponse { writer in
+            writer.writeObject { writer in
+                writer.write(key: "user", user)
+                writer.write(key: "token", authenticator.token(user: user, sessionId: session))
+            }
+        }
+        response.headers[.setCookie] = "\(Authenticator.sessionCookie)=\(session); Path=/; HttpOnly; SameSite=Strict"
+        return response
+    }
+
+    static func jsonResponse(status: HTTPResponse.Status = .ok, _ write: (inout JSONWriter) -> Void) -> Response {
+        var writer = JSONWriter()
+        write(&writer)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
+    }
+}
+
+/// The server's version, reported by `/health`.
+public enum SatchelServerVersion {
+    public static let current = "0.1.0"
+}

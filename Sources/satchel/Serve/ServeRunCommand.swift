@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SatchelServer
+
+/// `satchel serve [run]`: starts the server and runs until SIGINT or SIGTERM.
+struct ServeRunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Start the server (the default subcommand).")
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: ArgumentHelp("The data folder: blobs, users file, database.", valueName: "folder"))
+    var data = "./satchel-data"
+
+    @Option(help: ArgumentHelp("The users file (JSON).", valueName: "file"))
+    var users: String?
+
+    @Flag(help: "Keep metadata in memory only: everything is gone when the server stops.")
+    var memory = false
+
+    @Option(help: ArgumentHelp("Store metadata in PostgreSQL.", valueName: "url"))
+    var postgres: String?
+
+    @Flag(help: "Require the XSRF token on every change, also for Basic clients of the shared repository.")
+    var strictXsrf = false
+
+    @Flag(help: "Keep the CMIS 1.1 new-type capability elements in AtomPub repository info (cmislib 0.7.0 fails on them).")
+    var fullCapabilities = false
+
+    @Flag(name: .shortAndLong, help: "Log more (-v debug, -vv trace).")
+    var verbose: Int
+
+    func validate() throws {
+        if memory && postgres != nil { throw ValidationError("--memory and --postgres cannot be combined") }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+    }
+
+    func run() async throws {
+        let level: Logger.Level = verbose >= 2 ? .trace : verbose == 1 ? .debug : .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let dataDirectory = URL(fileURLWithPath: data, isDirectory: true).standardizedFileURL
+        var configuration = ServerConfiguration(
+            host: host, port: port, dataDirectory: dataDirectory,
+            usersFile: users.map { URL(fileURLWithPath: $0) }, store: ServeDefaults.store(memory: memory, postgres: postgres, data: dataDirectory),
+            xsrfPolicy: strictXsrf ? .strict : .standard, omitNewTypeCapabilities: !fullCapabilities, logLevel: level)
+        configuration.logLevel = level
+        let app = SatchelServerApp(configuration: configuration)
+        do {
+            try await app.run { running in
+                Terminal.writeError(ServeBanner.text(running: running, configuration: configuration))
+            }
+        } catch {
+            Terminal.writeError("satchel serve: \(error)\n")
+            throw ExitCode(SatchelExitCode.failure.rawValue)
+        }
+    }
+}
+
+/// Store defaults in one place.
+enum ServeDefaults {
+    static func store(memory: Bool, postgres: String?, data: URL) -> ServerConfiguration.Store {
+        if let postgres { return .postgres(url: postgres) }
+        // SQLite becomes the default once its store is part of the build.
+        _ = data
+        return .memory
+    }
+}
+
+/// What `satchel serve` prints once it listens.
+enum ServeBanner {
+    static func text(running: RunningServer, configuration: ServerConfiguration) -> String {
+        let base = running.baseURL.absoluteString
+        var lines = [
+            "Satchel CMIS server listening on \(base)",
+            "  Mobile Documents  Browser  \(base)\(MountPoints.mobileDocumentsBrowser)",
+            "                    AtomPub  \(base)\(MountPoints.mobileDocumentsAtom)",
+            "  CMIS 1.1          Browser  \(base)\(MountPoints.cmisBrowser)",
+            "                    AtomPub  \(base)\(MountPoints.cmisAtom)",
+            "  Discovery                  \(base)/cmis-endpoints.json",
+            "  Data                       \(configuration.dataDirectory.path)",
+        ]
+        switch configuration.store {
+        case .memory: lines.append("  Store                      memory (nothing is kept after the server stops)")
+        case .sqlite(let path): lines.append("  Store                      SQLite \(path)")
+        case .postgres: lines.append("  Store                      PostgreSQL")
+        }
+        if let demo = running.demoCredentials {
+            lines.append("")
+            lines.append("Created user \(demo.user) with password \(demo.password)")
+            lines.append("(stored hashed in \(configuration.effectiveUsersFile.path); this is the only time it is shown)")
+        }
+        lines.append("Press Ctrl-C to stop.")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import SatchelCMIS
+import SatchelHTTP
+import SatchelRepository
+import SatchelServer
+
+/// A `satchel serve` on 127.0.0.1 with a port picked at run time, two users (alice, bob; password `pw-<name>`),
+/// metadata in memory and a temporary data folder.
+final class ServerHarness: Sendable {
+    let running: RunningServer
+    let dataDirectory: URL
+    let client = HTTPClient()
+
+    static let users = ["alice", "bob"]
+
+    static func start(
+        xsrf: XSRFPolicy = .standard, limits: RequestLimits = RequestLimits(),
+        service: (@Sendable (BlobStore) -> any CMISService)? = nil
+    ) async throws -> ServerHarness {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "satchel-server-test-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var entries: [String: PasswordHash] = [:]
+        for user in users { entries[user] = try PasswordHash.make(password: "pw-\(user)", rounds: 1_000) }
+        let usersFile = directory.appendingPathComponent("users.json")
+        try UsersFile(entries: entries).save(to: usersFile)
+        let configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: directory, usersFile: usersFile, store: .memory,
+            xsrfPolicy: xsrf, limits: limits, logLevel: .critical)
+        let factory: ServiceFactory?
+        if let service {
+            factory = { _, blobs, _ in service(blobs) }
+        } else {
+            factory = nil
+        }
+        let app = SatchelServerApp(configuration: configuration, makeService: factory)
+        let running = try await app.start()
+        return ServerHarness(running: running, dataDirectory: directory)
+    }
+
+    private init(running: RunningServer, dataDirectory: URL) {
+        self.running = running
+        self.dataDirectory = dataDirectory
+    }
+
+    func stop() async {
+        await running.shutdown()
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    func url(_ pathAndQuery: String) -> URL {
+        URL(string: "http://127.0.0.1:\(running.port)\(pathAndQuery)")!
+    }
+
+    static func basic(_ user: String, password: String? = nil) -> String {
+        "Basic " + Data("\(user):\(password ?? "pw-\(user)")".utf8).base64EncodedString()
+    }
+
+    /// Sends a request and returns whatever status comes back.
+    func send(
+        _ method: SatchelHTTP.HTTPMethod = .get, _ pathAndQuery: String, user: String? = "alice",
+        headers: [(String, String)] = [], body: HTTPBody? = nil
+    ) async throws -> SatchelHTTP.HTTPResponse {
+        var request = SatchelHTTP.HTTPRequest(method, url: url(pathAndQuery), headers: HTTPHeaders(headers), body: body)
+        if let user { request.headers["Authorization"] = Self.basic(user) }
+        request.validatesStatus = false
+        return try await client.send(request)
+    }
+
+    /// A form POST (urlencoded).
+    func post(
+        _ pathAndQuery: String, user: String? = "alice", fields: [(String, String)], headers: [(String, String)] = []
+    ) async throws -> SatchelHTTP.HTTPResponse {
+        try await send(.post, pathAndQuery, user: user, headers: headers, body: .form(fields))
+    }
+
+    /// The XSRF token of `user`'s MyDocuments repository (from its repository info).
+    func token(for user: String) async throws -> String? {
+        let response = try await send(.get, "/mcm/b/json/mydocs-\(user)?cmisselector=repositoryInfo", user: user)
+        return try BrowserParser.repositoryInfo(response.body).extensionValue(named: "token")
+    }
+}
+
+/// The CMIS exception name of a JSON error body.
+func exception(_ response: SatchelHTTP.HTTPResponse) -> String? {
+    (try? response.json())?["exception"]?.stringValue
+}
