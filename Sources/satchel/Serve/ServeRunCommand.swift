@@ -55,7 +55,7 @@ struct ServeRunCommand: AsyncParsableCommand {
         configuration.logLevel = level
         let app = SatchelServerApp(configuration: configuration)
         do {
-            try await app.run { running in
+            try await app.run { [configuration] running in
                 Terminal.writeError(ServeBanner.text(running: running, configuration: configuration))
             }
         } catch {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import SatchelCMIS
 import SatchelRepository
 
@@ -66,6 +67,10 @@ public struct AtomPubRoutes: Sendable {
             return try await body(call)
         } catch let error as CMISError {
             return AtomPubErrors.response(error)
+        } catch is NIOTooManyBytesError {
+            return AtomPubErrors.response(
+                CMISError(.invalidArgument, "the request body is larger than the server accepts"),
+                status: .contentTooLarge)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             return AtomPubErrors.response(
                 CMISError(.invalidArgument, "the request body is larger than the server accepts"),
@@ -104,8 +109,22 @@ struct AtomPubCall: Sendable {
     var service: any CMISService { environment.service }
     var documents: AtomPubDocuments { AtomPubDocuments(urls: urls, repositoryId: repositoryId) }
 
+    /// The query parameters, decoded as forms are (`+` is a space), first value of each name.
+    var parameters: [(String, String)] {
+        guard let query = request.uri.query, !query.isEmpty else { return [] }
+        return query.split(separator: "&").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                let spaced = text.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            guard let name = parts.first else { return nil }
+            return (decode(name), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+
     func parameter(_ name: String) -> String? {
-        request.uri.queryParameters.get(name).flatMap { $0.isEmpty ? nil : $0 }
+        parameters.first { $0.0 == name }.flatMap { $0.1.isEmpty ? nil : $0.1 }
     }
 
     func required(_ name: String) throws(CMISError) -> String {
@@ -157,9 +176,7 @@ struct AtomPubCall: Sendable {
     /// This request's URL with `skipCount` replaced (for `next`/`previous`/`first` links).
     func pageURL(resource: String, skipCount: Int) -> String {
         var items: [(String, String?)] = []
-        for (name, value) in request.uri.queryParameters where name != "skipCount" {
-            items.append((String(name), String(value)))
-        }
+        for (name, value) in parameters where name != "skipCount" { items.append((name, value)) }
         items.append(("skipCount", String(skipCount)))
         return urls.url(repositoryId, resource, items)
     }
