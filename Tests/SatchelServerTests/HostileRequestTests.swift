@@ -74,8 +74,8 @@ struct HostileRequestTests {
         #expect(response.status == 400)
     }
 
-    @Test("a bad percent escape or a bad boolean is 400", arguments: [
-        "/cmis/browser/shared/root?cmisselector=children&filter=%zz",
+    @Test("a bad number or a bad boolean is 400", arguments: [
+        "/cmis/browser/shared/root?cmisselector=children&skipCount=many",
         "/cmis/browser/shared/root?cmisselector=children&includeACL=maybe",
         "/cmis/browser/shared/root?cmisselector=children&maxItems=-4",
     ])
@@ -92,6 +92,16 @@ struct HostileRequestTests {
         let response = try await harness.send(.get, path)
         #expect(response.status == 404)
         #expect(exception(response) == "objectNotFound")
+    }
+
+    @Test("form decoding refuses bad percent escapes, invalid UTF-8 and too many fields")
+    func formDecoding() throws {
+        #expect(throws: CMISError.self) { try FormDecoding.decode("a=%zz", maxFields: 10) }
+        #expect(throws: CMISError.self) { try FormDecoding.decode("a=%ff%fe", maxFields: 10) }
+        #expect(throws: CMISError.self) { try FormDecoding.decode("a=1&b=2&c=3", maxFields: 2) }
+        let fields = try FormDecoding.decode("q=SELECT+*+FROM+x&n=%C3%BC&empty", maxFields: 10)
+        #expect(fields.map(\.0) == ["q", "n", "empty"])
+        #expect(fields.map(\.1) == ["SELECT * FROM x", "ü", ""])
     }
 
     @Test("an oversize form body is 413")

@@ -41,7 +41,7 @@ struct XSRFTests {
         let response = try await harness.post(
             "/mcm/b/json/mydocs-alice/root?objectId=root", fields: fields,
             headers: inHeader ? [("X-CSRF-Token", token)] : [])
-        #expect(response.status == 201)
+        #expect(response.status == 201, "\(response.text)")
         let folder = try BrowserParser.object(response.body)
         #expect(folder.name == "with-token-\(inHeader)")
         #expect(response.headers["Location"]?.contains("/mcm/b/json/mydocs-alice/root?objectId=") == true)

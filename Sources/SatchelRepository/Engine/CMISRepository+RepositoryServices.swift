@@ -38,7 +38,8 @@ extension CMISRepository {
                     value: repository.rootFolderId))
             if let token = scope.caller.sessionToken {
                 extensions.append(
-                    CMISExtension(namespace: MobileDocuments.namespace, name: MobileDocuments.tokenExtension, value: token))
+                    CMISExtension(
+                        namespace: MobileDocuments.namespace, name: MobileDocuments.tokenExtension, value: token))
             }
         }
         var info = RepositoryInfo(
@@ -138,7 +139,9 @@ extension CMISRepository {
         return nodes(under: typeId ?? "", level: 1)
     }
 
-    public func typeDefinition(repositoryId: String, typeId: String, caller: CallerContext) async throws
+    public func typeDefinition(
+        repositoryId: String, typeId: String, caller: CallerContext
+    ) async throws
         -> TypeDefinition
     {
         _ = try await scope(repositoryId, caller)

@@ -89,7 +89,9 @@ public final class CMISRepository: CMISService {
         }
     }
 
-    private func createRepository(id: String, name: String, description: String, owner: String?) async throws
+    private func createRepository(
+        id: String, name: String, description: String, owner: String?
+    ) async throws
         -> StoredRepository
     {
         let now = configuration.clock()

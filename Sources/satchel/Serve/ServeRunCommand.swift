@@ -53,10 +53,11 @@ struct ServeRunCommand: AsyncParsableCommand {
             usersFile: users.map { URL(fileURLWithPath: $0) }, store: ServeDefaults.store(memory: memory, postgres: postgres, data: dataDirectory),
             xsrfPolicy: strictXsrf ? .strict : .standard, omitNewTypeCapabilities: !fullCapabilities, logLevel: level)
         configuration.logLevel = level
-        let app = SatchelServerApp(configuration: configuration)
+        let settings = configuration
+        let app = SatchelServerApp(configuration: settings)
         do {
-            try await app.run { [configuration] running in
-                Terminal.writeError(ServeBanner.text(running: running, configuration: configuration))
+            try await app.run { running in
+                Terminal.writeError(ServeBanner.text(running: running, configuration: settings))
             }
         } catch {
             Terminal.writeError("satchel serve: \(error)\n")

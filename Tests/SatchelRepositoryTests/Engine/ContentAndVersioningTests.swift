@@ -43,7 +43,9 @@ struct ContentAndVersioningTests {
         let deleted = try await f.repository.deleteContentStream(
             repositoryId: f.aliceDocs, objectId: document.requiredId, changeToken: nil, caller: f.alice)
         #expect(deleted.contentStreamLength == nil)
-        let fake = ContentInput(blob: BlobReference(hash: String(repeating: "a", count: 64), length: 3), mimeType: "text/plain", fileName: nil)
+        let fake = ContentInput(
+            blob: BlobReference(hash: String(repeating: "a", count: 64), length: 3), mimeType: "text/plain",
+            fileName: nil)
         #expect(
             await cmisCode {
                 _ = try await f.repository.setContentStream(
@@ -116,7 +118,8 @@ struct ContentAndVersioningTests {
             await cmisCode {
                 _ = try await f.repository.updateProperties(
                     repositoryId: f.aliceDocs, objectId: v1.requiredId, changeToken: nil,
-                    properties: Properties([CMISProperty(id: "cmis:description", type: .string, values: [.string("x")])]),
+                    properties: Properties([CMISProperty(id: "cmis:description", type: .string, values: [.string("x")])]
+                    ),
                     caller: f.alice)
             } == .versioning)
         let byPath = try await f.repository.object(
@@ -159,7 +162,8 @@ struct ContentAndVersioningTests {
         let f = try await EngineFixture()
         let root = try await f.root(f.aliceDocs, f.alice)
         let document = try await f.document("doc", in: root, f.aliceDocs, f.alice, text: "x")
-        let pwc = try await f.repository.checkOut(repositoryId: f.aliceDocs, objectId: document.requiredId, caller: f.alice)
+        let pwc = try await f.repository.checkOut(
+            repositoryId: f.aliceDocs, objectId: document.requiredId, caller: f.alice)
         try await f.repository.cancelCheckOut(repositoryId: f.aliceDocs, objectId: pwc.requiredId, caller: f.alice)
         #expect(await cmisCode { _ = try await f.get(f.aliceDocs, pwc.requiredId, f.alice) } == .objectNotFound)
         #expect(try await f.get(f.aliceDocs, document.requiredId, f.alice).isVersionSeriesCheckedOut == false)
@@ -169,7 +173,8 @@ struct ContentAndVersioningTests {
                     repositoryId: f.aliceDocs, objectId: document.requiredId, caller: f.alice)
             } == .versioning)
 
-        let draft = try await f.document("draft", in: root, f.aliceDocs, f.alice, text: "d", versioningState: .checkedout)
+        let draft = try await f.document(
+            "draft", in: root, f.aliceDocs, f.alice, text: "d", versioningState: .checkedout)
         #expect(draft.properties["cmis:isPrivateWorkingCopy"]?.boolValue == true)
         let first = try await f.repository.checkIn(
             repositoryId: f.aliceDocs, objectId: draft.requiredId, major: true, properties: Properties(), content: nil,
@@ -182,12 +187,14 @@ struct ContentAndVersioningTests {
         let minor = try await f.document("minor", in: root, f.aliceDocs, f.alice, versioningState: .minor)
         #expect(minor.versionLabel == "0.1" && minor.properties["cmis:isMajorVersion"]?.boolValue == false)
         let discarded = try await f.document("gone", in: root, f.aliceDocs, f.alice, versioningState: .checkedout)
-        try await f.repository.cancelCheckOut(repositoryId: f.aliceDocs, objectId: discarded.requiredId, caller: f.alice)
+        try await f.repository.cancelCheckOut(
+            repositoryId: f.aliceDocs, objectId: discarded.requiredId, caller: f.alice)
         #expect(await cmisCode { _ = try await f.get(f.aliceDocs, discarded.requiredId, f.alice) } == .objectNotFound)
         let folder = try await f.folder("folder", in: root, f.aliceDocs, f.alice)
         #expect(
             await cmisCode {
-                _ = try await f.repository.checkOut(repositoryId: f.aliceDocs, objectId: folder.requiredId, caller: f.alice)
+                _ = try await f.repository.checkOut(
+                    repositoryId: f.aliceDocs, objectId: folder.requiredId, caller: f.alice)
             } == .constraint)
     }
 }

@@ -39,7 +39,9 @@ struct EngineFixture {
         try await repository.repositoryInfo(repositoryId: repositoryId, caller: caller).rootFolderId
     }
 
-    func content(_ text: String, mimeType: String = "text/plain", fileName: String? = "file.txt") throws
+    func content(
+        _ text: String, mimeType: String = "text/plain", fileName: String? = "file.txt"
+    ) throws
         -> ContentInput
     {
         ContentInput(blob: try blobs.put(Data(text.utf8)), mimeType: mimeType, fileName: fileName)
@@ -52,7 +54,9 @@ struct EngineFixture {
     }
 
     @discardableResult
-    func folder(_ name: String, in parent: String, _ repositoryId: String, _ caller: CallerContext) async throws
+    func folder(
+        _ name: String, in parent: String, _ repositoryId: String, _ caller: CallerContext
+    ) async throws
         -> CMISObject
     {
         try await repository.createFolder(
@@ -66,11 +70,14 @@ struct EngineFixture {
         versioningState: VersioningState? = nil
     ) async throws -> CMISObject {
         try await repository.createDocument(
-            repositoryId: repositoryId, parentId: parent, properties: props(name), content: text.map { try content($0) },
+            repositoryId: repositoryId, parentId: parent, properties: props(name),
+            content: text.map { try content($0) },
             versioningState: versioningState, policies: [], addACEs: [], removeACEs: [], caller: caller)
     }
 
-    func get(_ repositoryId: String, _ id: String, _ caller: CallerContext, _ context: OperationContext = .init())
+    func get(
+        _ repositoryId: String, _ id: String, _ caller: CallerContext, _ context: OperationContext = .init()
+    )
         async throws -> CMISObject
     {
         try await repository.object(repositoryId: repositoryId, id: id, context: context, caller: caller)

@@ -27,7 +27,8 @@ struct ObjectTests {
         #expect(try await f.text(f.aliceDocs, document.requiredId, f.alice) == "hello")
         for path in ["/Nope", "/Notes/a.txt/x", "relative"] {
             let code = await cmisCode {
-                _ = try await f.repository.object(repositoryId: f.aliceDocs, path: path, context: .init(), caller: f.alice)
+                _ = try await f.repository.object(
+                    repositoryId: f.aliceDocs, path: path, context: .init(), caller: f.alice)
             }
             #expect(code == (path == "relative" ? .invalidArgument : .objectNotFound), "\(path)")
         }
@@ -39,7 +40,9 @@ struct ObjectTests {
         for (index, name) in ["c", "a", "b", "e", "d"].enumerated() {
             try await f.document(name, in: root, f.aliceDocs, f.alice, text: String(repeating: "x", count: index + 1))
         }
-        func names(_ orderBy: String?, max: Int? = nil, skip: Int = 0) async throws -> (names: [String], more: Bool, total: Int64?) {
+        func names(
+            _ orderBy: String?, max: Int? = nil, skip: Int = 0
+        ) async throws -> (names: [String], more: Bool, total: Int64?) {
             let page = try await f.repository.children(
                 repositoryId: f.aliceDocs, folderId: root, context: OperationContext(orderBy: orderBy), maxItems: max,
                 skipCount: skip, caller: f.alice)
@@ -66,12 +69,14 @@ struct ObjectTests {
         let f = try await EngineFixture()
         let root = try await f.root(f.aliceDocs, f.alice)
         let document = try await f.document("a", in: root, f.aliceDocs, f.alice, text: "x")
-        let filtered = try await f.get(f.aliceDocs, document.requiredId, f.alice, OperationContext(filter: ["cmis:name"]))
+        let filtered = try await f.get(
+            f.aliceDocs, document.requiredId, f.alice, OperationContext(filter: ["cmis:name"]))
         #expect(Set(filtered.properties.ids) == ["cmis:name", "cmis:objectId", "cmis:baseTypeId", "cmis:objectTypeId"])
         let star = try await f.get(f.aliceDocs, document.requiredId, f.alice, OperationContext(filter: ["*"]))
         #expect(star.properties.count > 20)
         let code = await cmisCode {
-            _ = try await f.get(f.aliceDocs, document.requiredId, f.alice, OperationContext(filter: ["cmis:name", "my:thing"]))
+            _ = try await f.get(
+                f.aliceDocs, document.requiredId, f.alice, OperationContext(filter: ["cmis:name", "my:thing"]))
         }
         #expect(code == .filterNotValid)
         let folder = try await f.get(f.aliceDocs, root, f.alice, OperationContext(filter: ["cmis:path"]))
@@ -83,10 +88,14 @@ struct ObjectTests {
         (CMISProperty(id: "cmis:description", type: .integer, values: [.integer(3)]), .invalidArgument),
         (CMISProperty(id: "cmis:description", type: .string, values: [.string("a"), .string("b")]), .invalidArgument),
         (
-            CMISProperty(id: "cmis:description", type: .string, values: [.string(String(repeating: "x", count: 70_000))]),
+            CMISProperty(
+                id: "cmis:description", type: .string, values: [.string(String(repeating: "x", count: 70_000))]),
             .constraint
         ),
-        (CMISProperty(id: "cmis:secondaryObjectTypeIds", type: .id, cardinality: .multi, values: [.id("x:nope")]), .constraint),
+        (
+            CMISProperty(id: "cmis:secondaryObjectTypeIds", type: .id, cardinality: .multi, values: [.id("x:nope")]),
+            .constraint
+        ),
     ])
     func invalidPropertiesAreRejected(property: CMISProperty, expected: CMISError.Code) async throws {
         let f = try await EngineFixture()
@@ -159,7 +168,9 @@ struct ObjectTests {
         #expect(CMISRepository.convert(.string("42"), to: .integer) == .integer(42))
         #expect(CMISRepository.convert(.string("4.5"), to: .decimal) == .decimal(Decimal(string: "4.5")!))
         #expect(CMISRepository.convert(.string("TRUE"), to: .boolean) == .boolean(true))
-        #expect(CMISRepository.convert(.string("1700000000000"), to: .datetime) == .datetime(Date(timeIntervalSince1970: 1_700_000_000)))
+        #expect(
+            CMISRepository.convert(.string("1700000000000"), to: .datetime)
+                == .datetime(Date(timeIntervalSince1970: 1_700_000_000)))
         #expect(CMISRepository.convert(.string("2024-01-02T03:04:05.678Z"), to: .datetime) != nil)
         #expect(CMISRepository.convert(.string("nope"), to: .integer) == nil)
         #expect(CMISRepository.convert(.boolean(true), to: .string) == nil)
@@ -189,7 +200,9 @@ struct ObjectTests {
                 caller: f.alice)
         }
         #expect(clash == .nameConstraintViolation)
-        #expect(await cmisCode { try await f.document("taken", in: root, f.aliceDocs, f.alice) } == .nameConstraintViolation)
+        #expect(
+            await cmisCode { try await f.document("taken", in: root, f.aliceDocs, f.alice) } == .nameConstraintViolation
+        )
         let typeChange = await cmisCode {
             _ = try await f.repository.updateProperties(
                 repositoryId: f.aliceDocs, objectId: document.requiredId, changeToken: nil,
@@ -335,8 +348,10 @@ struct ObjectTests {
             continueOnFailure: false, caller: f.alice)
         #expect(failed.isEmpty)
         #expect(await cmisCode { _ = try await f.get(f.aliceDocs, sub.requiredId, f.alice) } == .objectNotFound)
-        let singleGone = await cmisCode { _ = try await f.get(f.aliceDocs, single.requiredId, f.alice) } == .objectNotFound
-        let multiGone = await cmisCode { _ = try await f.get(f.aliceDocs, multi.requiredId, f.alice) } == .objectNotFound
+        let singleGone =
+            await cmisCode { _ = try await f.get(f.aliceDocs, single.requiredId, f.alice) } == .objectNotFound
+        let multiGone =
+            await cmisCode { _ = try await f.get(f.aliceDocs, multi.requiredId, f.alice) } == .objectNotFound
         switch mode {
         case .delete: #expect(singleGone && multiGone)
         case .deletesinglefiled: #expect(singleGone && !multiGone)
@@ -408,7 +423,8 @@ struct ObjectTests {
         let applied = try await f.repository.appliedPolicies(
             repositoryId: f.aliceDocs, objectId: document.requiredId, context: .init(), caller: f.alice)
         #expect(applied.map(\.id) == [policy.id])
-        let withIds = try await f.get(f.aliceDocs, document.requiredId, f.alice, OperationContext(includePolicyIds: true))
+        let withIds = try await f.get(
+            f.aliceDocs, document.requiredId, f.alice, OperationContext(includePolicyIds: true))
         #expect(withIds.policyIds == [policy.requiredId])
         #expect(
             await cmisCode {
@@ -420,7 +436,8 @@ struct ObjectTests {
         #expect(
             await cmisCode {
                 try await f.repository.applyPolicy(
-                    repositoryId: f.aliceDocs, policyId: item.requiredId, objectId: document.requiredId, caller: f.alice)
+                    repositoryId: f.aliceDocs, policyId: item.requiredId, objectId: document.requiredId, caller: f.alice
+                )
             } == .invalidArgument)
 
         let relationship = try await f.repository.createObject(
@@ -456,7 +473,8 @@ struct ObjectTests {
         #expect(missingEnd == .constraint)
         try await f.repository.deleteObject(
             repositoryId: f.aliceDocs, objectId: document.requiredId, allVersions: true, caller: f.alice)
-        #expect(await cmisCode { _ = try await f.get(f.aliceDocs, relationship.requiredId, f.alice) } == .objectNotFound)
+        #expect(
+            await cmisCode { _ = try await f.get(f.aliceDocs, relationship.requiredId, f.alice) } == .objectNotFound)
     }
 
     @Test func allowableActionsFollowState() async throws {
@@ -472,7 +490,8 @@ struct ObjectTests {
         let actions = try #require(try await f.get(f.aliceDocs, document.requiredId, f.alice, context).allowableActions)
         #expect(actions.canCheckOut && actions.canGetContentStream && actions.canDeleteObject && !actions.canCheckIn)
         #expect(actions.contains(.deleteContentStream) && actions.canApplyACL)
-        let pwc = try await f.repository.checkOut(repositoryId: f.aliceDocs, objectId: document.requiredId, caller: f.alice)
+        let pwc = try await f.repository.checkOut(
+            repositoryId: f.aliceDocs, objectId: document.requiredId, caller: f.alice)
         let pwcActions = try #require(try await f.get(f.aliceDocs, pwc.requiredId, f.alice, context).allowableActions)
         #expect(pwcActions.canCheckIn && pwcActions.contains(.cancelCheckOut) && !pwcActions.canCheckOut)
         let direct = try await f.repository.allowableActions(

@@ -11,7 +11,9 @@ struct RepositoryInfoTests {
         let infos = try await fixture.repository.repositoryInfos(caller: fixture.alice)
         #expect(infos.map(\.id) == ["shared", "mydocs-alice"])
         let personal = try #require(infos.last)
-        #expect(personal.extensionValue(named: "myDocuments", namespace: MobileDocuments.namespace) == personal.rootFolderId)
+        #expect(
+            personal.extensionValue(named: "myDocuments", namespace: MobileDocuments.namespace) == personal.rootFolderId
+        )
         #expect(personal.extensionValue(named: "token", namespace: MobileDocuments.namespace) == "alice-token")
         #expect(infos[0].extensions.isEmpty)
         #expect(personal.capabilities.query == .bothCombined)
@@ -76,7 +78,8 @@ struct RepositoryInfoTests {
             repositoryId: "shared", typeId: "cmis:folder", caller: fixture.alice)
         #expect(folder.propertyDefinition(id: "cmis:path") != nil)
         let code = await cmisCode {
-            _ = try await fixture.repository.typeDefinition(repositoryId: "shared", typeId: "x:y", caller: fixture.alice)
+            _ = try await fixture.repository.typeDefinition(
+                repositoryId: "shared", typeId: "x:y", caller: fixture.alice)
         }
         #expect(code == .objectNotFound)
         let children = try await fixture.repository.typeChildren(

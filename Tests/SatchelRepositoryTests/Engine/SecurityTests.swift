@@ -41,7 +41,8 @@ struct SecurityTests {
             context: OperationContext(includeAllowableActions: true), maxItems: nil, skipCount: 0, caller: f.bob)
         let actions = try #require(bobView.objects.first?.object.allowableActions)
         #expect(actions.canGetContentStream && !actions.canUpdateProperties && !actions.canDeleteObject)
-        #expect(await cmisCode { try await f.document("x", in: folder.requiredId, f.shared, f.bob) } == .permissionDenied)
+        #expect(
+            await cmisCode { try await f.document("x", in: folder.requiredId, f.shared, f.bob) } == .permissionDenied)
         let document = try #require(bobView.objects.first?.object)
         #expect(
             await cmisCode {
@@ -84,49 +85,228 @@ struct SecurityTests {
         let ctx = OperationContext()
         let operations: [(String, () async throws -> Void)] = [
             ("info", { _ = try await r.repositoryInfo(repositoryId: repo, caller: bob) }),
-            ("typeChildren", { _ = try await r.typeChildren(repositoryId: repo, typeId: nil, includePropertyDefinitions: false, maxItems: nil, skipCount: 0, caller: bob) }),
-            ("typeDescendants", { _ = try await r.typeDescendants(repositoryId: repo, typeId: nil, depth: nil, includePropertyDefinitions: false, caller: bob) }),
-            ("typeDefinition", { _ = try await r.typeDefinition(repositoryId: repo, typeId: "cmis:document", caller: bob) }),
+            (
+                "typeChildren",
+                {
+                    _ = try await r.typeChildren(
+                        repositoryId: repo, typeId: nil, includePropertyDefinitions: false, maxItems: nil, skipCount: 0,
+                        caller: bob)
+                }
+            ),
+            (
+                "typeDescendants",
+                {
+                    _ = try await r.typeDescendants(
+                        repositoryId: repo, typeId: nil, depth: nil, includePropertyDefinitions: false, caller: bob)
+                }
+            ),
+            (
+                "typeDefinition",
+                { _ = try await r.typeDefinition(repositoryId: repo, typeId: "cmis:document", caller: bob) }
+            ),
             ("object", { _ = try await r.object(repositoryId: repo, id: doc, context: ctx, caller: bob) }),
             ("path", { _ = try await r.object(repositoryId: repo, path: "/private", context: ctx, caller: bob) }),
             ("actions", { _ = try await r.allowableActions(repositoryId: repo, objectId: doc, caller: bob) }),
-            ("children", { _ = try await r.children(repositoryId: repo, folderId: root, context: ctx, maxItems: nil, skipCount: 0, caller: bob) }),
-            ("descendants", { _ = try await r.descendants(repositoryId: repo, folderId: root, depth: nil, foldersOnly: false, context: ctx, caller: bob) }),
-            ("parents", { _ = try await r.objectParents(repositoryId: repo, objectId: doc, context: ctx, caller: bob) }),
-            ("folderParent", { _ = try await r.folderParent(repositoryId: repo, folderId: folder, context: ctx, caller: bob) }),
-            ("checkedOut", { _ = try await r.checkedOutDocuments(repositoryId: repo, folderId: nil, context: ctx, maxItems: nil, skipCount: 0, caller: bob) }),
-            ("createFolder", { _ = try await r.createFolder(repositoryId: repo, parentId: root, properties: props("x", type: "cmis:folder"), policies: [], addACEs: [], removeACEs: [], caller: bob) }),
-            ("createDocument", { _ = try await r.createDocument(repositoryId: repo, parentId: root, properties: props("x"), content: content, versioningState: nil, policies: [], addACEs: [], removeACEs: [], caller: bob) }),
-            ("fromSource", { _ = try await r.createDocumentFromSource(repositoryId: repo, sourceId: doc, parentId: root, properties: props("y"), versioningState: nil, caller: bob) }),
-            ("createObject", { _ = try await r.createObject(repositoryId: repo, parentId: root, properties: props("i", type: "cmis:item"), policies: [], addACEs: [], removeACEs: [], caller: bob) }),
-            ("update", { _ = try await r.updateProperties(repositoryId: repo, objectId: doc, changeToken: nil, properties: props("z"), caller: bob) }),
-            ("bulk", {
-                let result = try await r.bulkUpdateProperties(repositoryId: repo, objects: [(doc, nil)], properties: props("z"), addSecondaryTypeIds: [], removeSecondaryTypeIds: [], caller: bob)
-                if result.isEmpty { throw CMISError(.objectNotFound, "bulk: nothing") }
-            }),
-            ("move", { _ = try await r.moveObject(repositoryId: repo, objectId: doc, targetFolderId: root, sourceFolderId: nil, caller: bob) }),
+            (
+                "children",
+                {
+                    _ = try await r.children(
+                        repositoryId: repo, folderId: root, context: ctx, maxItems: nil, skipCount: 0, caller: bob)
+                }
+            ),
+            (
+                "descendants",
+                {
+                    _ = try await r.descendants(
+                        repositoryId: repo, folderId: root, depth: nil, foldersOnly: false, context: ctx, caller: bob)
+                }
+            ),
+            (
+                "parents",
+                { _ = try await r.objectParents(repositoryId: repo, objectId: doc, context: ctx, caller: bob) }
+            ),
+            (
+                "folderParent",
+                { _ = try await r.folderParent(repositoryId: repo, folderId: folder, context: ctx, caller: bob) }
+            ),
+            (
+                "checkedOut",
+                {
+                    _ = try await r.checkedOutDocuments(
+                        repositoryId: repo, folderId: nil, context: ctx, maxItems: nil, skipCount: 0, caller: bob)
+                }
+            ),
+            (
+                "createFolder",
+                {
+                    _ = try await r.createFolder(
+                        repositoryId: repo, parentId: root, properties: props("x", type: "cmis:folder"), policies: [],
+                        addACEs: [], removeACEs: [], caller: bob)
+                }
+            ),
+            (
+                "createDocument",
+                {
+                    _ = try await r.createDocument(
+                        repositoryId: repo, parentId: root, properties: props("x"), content: content,
+                        versioningState: nil, policies: [], addACEs: [], removeACEs: [], caller: bob)
+                }
+            ),
+            (
+                "fromSource",
+                {
+                    _ = try await r.createDocumentFromSource(
+                        repositoryId: repo, sourceId: doc, parentId: root, properties: props("y"), versioningState: nil,
+                        caller: bob)
+                }
+            ),
+            (
+                "createObject",
+                {
+                    _ = try await r.createObject(
+                        repositoryId: repo, parentId: root, properties: props("i", type: "cmis:item"), policies: [],
+                        addACEs: [], removeACEs: [], caller: bob)
+                }
+            ),
+            (
+                "update",
+                {
+                    _ = try await r.updateProperties(
+                        repositoryId: repo, objectId: doc, changeToken: nil, properties: props("z"), caller: bob)
+                }
+            ),
+            (
+                "bulk",
+                {
+                    let result = try await r.bulkUpdateProperties(
+                        repositoryId: repo, objects: [(doc, nil)], properties: props("z"), addSecondaryTypeIds: [],
+                        removeSecondaryTypeIds: [], caller: bob)
+                    if result.isEmpty { throw CMISError(.objectNotFound, "bulk: nothing") }
+                }
+            ),
+            (
+                "move",
+                {
+                    _ = try await r.moveObject(
+                        repositoryId: repo, objectId: doc, targetFolderId: root, sourceFolderId: nil, caller: bob)
+                }
+            ),
             ("delete", { try await r.deleteObject(repositoryId: repo, objectId: doc, allVersions: true, caller: bob) }),
-            ("deleteTree", { _ = try await r.deleteTree(repositoryId: repo, folderId: folder, allVersions: true, unfileObjects: .delete, continueOnFailure: false, caller: bob) }),
-            ("content", { _ = try await r.contentStream(repositoryId: repo, objectId: doc, streamId: nil, caller: bob) }),
-            ("setContent", { _ = try await r.setContentStream(repositoryId: repo, objectId: doc, overwrite: true, changeToken: nil, content: content, caller: bob) }),
-            ("append", { _ = try await r.appendContentStream(repositoryId: repo, objectId: doc, isLastChunk: true, changeToken: nil, content: content, caller: bob) }),
-            ("deleteContent", { _ = try await r.deleteContentStream(repositoryId: repo, objectId: doc, changeToken: nil, caller: bob) }),
+            (
+                "deleteTree",
+                {
+                    _ = try await r.deleteTree(
+                        repositoryId: repo, folderId: folder, allVersions: true, unfileObjects: .delete,
+                        continueOnFailure: false, caller: bob)
+                }
+            ),
+            (
+                "content",
+                { _ = try await r.contentStream(repositoryId: repo, objectId: doc, streamId: nil, caller: bob) }
+            ),
+            (
+                "setContent",
+                {
+                    _ = try await r.setContentStream(
+                        repositoryId: repo, objectId: doc, overwrite: true, changeToken: nil, content: content,
+                        caller: bob)
+                }
+            ),
+            (
+                "append",
+                {
+                    _ = try await r.appendContentStream(
+                        repositoryId: repo, objectId: doc, isLastChunk: true, changeToken: nil, content: content,
+                        caller: bob)
+                }
+            ),
+            (
+                "deleteContent",
+                {
+                    _ = try await r.deleteContentStream(
+                        repositoryId: repo, objectId: doc, changeToken: nil, caller: bob)
+                }
+            ),
             ("renditions", { _ = try await r.renditions(repositoryId: repo, objectId: doc, filter: nil, caller: bob) }),
-            ("addToFolder", { _ = try await r.addObjectToFolder(repositoryId: repo, objectId: doc, folderId: root, allVersions: true, caller: bob) }),
-            ("removeFromFolder", { _ = try await r.removeObjectFromFolder(repositoryId: repo, objectId: doc, folderId: nil, caller: bob) }),
-            ("query", { _ = try await r.query(repositoryId: repo, statement: "SELECT * FROM cmis:document", searchAllVersions: false, includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil, maxItems: nil, skipCount: 0, caller: bob) }),
-            ("changes", { _ = try await r.contentChanges(repositoryId: repo, changeLogToken: nil, includeProperties: false, includePolicyIds: false, includeACL: false, maxItems: nil, caller: bob) }),
+            (
+                "addToFolder",
+                {
+                    _ = try await r.addObjectToFolder(
+                        repositoryId: repo, objectId: doc, folderId: root, allVersions: true, caller: bob)
+                }
+            ),
+            (
+                "removeFromFolder",
+                {
+                    _ = try await r.removeObjectFromFolder(
+                        repositoryId: repo, objectId: doc, folderId: nil, caller: bob)
+                }
+            ),
+            (
+                "query",
+                {
+                    _ = try await r.query(
+                        repositoryId: repo, statement: "SELECT * FROM cmis:document", searchAllVersions: false,
+                        includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil,
+                        maxItems: nil, skipCount: 0, caller: bob)
+                }
+            ),
+            (
+                "changes",
+                {
+                    _ = try await r.contentChanges(
+                        repositoryId: repo, changeLogToken: nil, includeProperties: false, includePolicyIds: false,
+                        includeACL: false, maxItems: nil, caller: bob)
+                }
+            ),
             ("checkOut", { _ = try await r.checkOut(repositoryId: repo, objectId: doc, caller: bob) }),
             ("cancelCheckOut", { try await r.cancelCheckOut(repositoryId: repo, objectId: doc, caller: bob) }),
-            ("checkIn", { _ = try await r.checkIn(repositoryId: repo, objectId: doc, major: true, properties: Properties(), content: nil, comment: nil, policies: [], addACEs: [], removeACEs: [], caller: bob) }),
-            ("latest", { _ = try await r.objectOfLatestVersion(repositoryId: repo, objectId: doc, major: false, context: ctx, caller: bob) }),
+            (
+                "checkIn",
+                {
+                    _ = try await r.checkIn(
+                        repositoryId: repo, objectId: doc, major: true, properties: Properties(), content: nil,
+                        comment: nil, policies: [], addACEs: [], removeACEs: [], caller: bob)
+                }
+            ),
+            (
+                "latest",
+                {
+                    _ = try await r.objectOfLatestVersion(
+                        repositoryId: repo, objectId: doc, major: false, context: ctx, caller: bob)
+                }
+            ),
             ("versions", { _ = try await r.allVersions(repositoryId: repo, objectId: doc, context: ctx, caller: bob) }),
-            ("relationships", { _ = try await r.objectRelationships(repositoryId: repo, objectId: doc, includeSubRelationshipTypes: true, direction: .either, typeId: nil, context: ctx, maxItems: nil, skipCount: 0, caller: bob) }),
+            (
+                "relationships",
+                {
+                    _ = try await r.objectRelationships(
+                        repositoryId: repo, objectId: doc, includeSubRelationshipTypes: true, direction: .either,
+                        typeId: nil, context: ctx, maxItems: nil, skipCount: 0, caller: bob)
+                }
+            ),
             ("applyPolicy", { try await r.applyPolicy(repositoryId: repo, policyId: doc, objectId: doc, caller: bob) }),
-            ("removePolicy", { try await r.removePolicy(repositoryId: repo, policyId: doc, objectId: doc, caller: bob) }),
-            ("policies", { _ = try await r.appliedPolicies(repositoryId: repo, objectId: doc, context: ctx, caller: bob) }),
-            ("acl", { _ = try await r.acl(repositoryId: repo, objectId: doc, onlyBasicPermissions: true, caller: bob) }),
-            ("applyACL", { _ = try await r.applyACL(repositoryId: repo, objectId: doc, addACEs: [ACE(principalId: "bob", permissions: ["cmis:all"])], removeACEs: [], propagation: nil, caller: bob) }),
+            (
+                "removePolicy",
+                { try await r.removePolicy(repositoryId: repo, policyId: doc, objectId: doc, caller: bob) }
+            ),
+            (
+                "policies",
+                { _ = try await r.appliedPolicies(repositoryId: repo, objectId: doc, context: ctx, caller: bob) }
+            ),
+            (
+                "acl",
+                { _ = try await r.acl(repositoryId: repo, objectId: doc, onlyBasicPermissions: true, caller: bob) }
+            ),
+            (
+                "applyACL",
+                {
+                    _ = try await r.applyACL(
+                        repositoryId: repo, objectId: doc,
+                        addACEs: [ACE(principalId: "bob", permissions: ["cmis:all"])], removeACEs: [], propagation: nil,
+                        caller: bob)
+                }
+            ),
         ]
         for (name, operation) in operations {
             #expect(await cmisCode(operation) == .objectNotFound, "\(name)")

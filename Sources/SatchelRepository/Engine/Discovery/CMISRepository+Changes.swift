@@ -22,12 +22,16 @@ extension CMISRepository {
         var objects: [CMISObject] = []
         for entry in page {
             var properties = Properties()
-            properties["cmis:objectId"] = CMISProperty(id: "cmis:objectId", type: .id, values: [.id(entry.objectId)], queryName: "cmis:objectId")
-            properties["cmis:objectTypeId"] = CMISProperty(id: "cmis:objectTypeId", type: .id, values: [.id(entry.typeId)], queryName: "cmis:objectTypeId")
+            properties["cmis:objectId"] = CMISProperty(
+                id: "cmis:objectId", type: .id, values: [.id(entry.objectId)], queryName: "cmis:objectId")
+            properties["cmis:objectTypeId"] = CMISProperty(
+                id: "cmis:objectTypeId", type: .id, values: [.id(entry.typeId)], queryName: "cmis:objectTypeId")
             properties["cmis:baseTypeId"] = CMISProperty(
-                id: "cmis:baseTypeId", type: .id, values: [.id(entry.baseTypeId.rawValue)], queryName: "cmis:baseTypeId")
+                id: "cmis:baseTypeId", type: .id, values: [.id(entry.baseTypeId.rawValue)], queryName: "cmis:baseTypeId"
+            )
             var object = CMISObject(
-                properties: properties, changeEventInfo: ChangeEventInfo(changeType: entry.changeType, changeTime: entry.time))
+                properties: properties,
+                changeEventInfo: ChangeEventInfo(changeType: entry.changeType, changeTime: entry.time))
             if (includePolicyIds || includeACL) && entry.changeType != .deleted,
                 let current = try await store.object(repositoryId: scope.id, id: entry.objectId),
                 try await permission(scope, on: current) >= .read

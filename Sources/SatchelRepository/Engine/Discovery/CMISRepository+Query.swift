@@ -1,5 +1,77 @@
 import Foundation
 import SatchelCMIS
+import SatchelCMISQL
+
+/// One query candidate as the CMIS QL evaluator sees it. Folder filings, ancestors and paths are worked out
+/// before evaluation (they need the store); full text is read on first use, at most once.
+final class QueryCandidate: QueryRow {
+    let object: StoredObject
+    let properties: [String: [PropertyValue]]
+    let cardinalities: [String: Cardinality]
+    let parents: Set<String>
+    let ancestors: Set<String>
+    private let blobs: BlobStore
+    private var text: String??
+
+    /// Text content longer than this is not searched.
+    static let maximumTextLength: Int64 = 1 << 20
+
+    init(
+        object: StoredObject, properties: [String: [PropertyValue]], cardinalities: [String: Cardinality],
+        parents: Set<String>, ancestors: Set<String>, blobs: BlobStore
+    ) {
+        self.object = object
+        self.properties = properties
+        self.cardinalities = cardinalities
+        self.parents = parents
+        self.ancestors = ancestors
+        self.blobs = blobs
+    }
+
+    func values(for column: ColumnReference) -> [PropertyValue]? {
+        if let values = properties[column.name] { return values }
+        return cardinalities[column.name] != nil ? [] : nil
+    }
+
+    func cardinality(for column: ColumnReference) -> Cardinality? { cardinalities[column.name] }
+
+    func isInFolder(_ folderId: String, qualifier: String?) -> Bool { parents.contains(folderId) }
+
+    func isInTree(_ folderId: String, qualifier: String?) -> Bool { ancestors.contains(folderId) }
+
+    /// The name, and the content of text documents up to 1 MiB.
+    func fullText(qualifier: String?) -> String? {
+        if let text { return text }
+        var result = object.name
+        if let content = object.content, content.mimeType.lowercased().hasPrefix("text/"),
+            content.length <= Self.maximumTextLength, let data = try? blobs.data(for: content.hash)
+        {
+            result += "\n" + String(decoding: data, as: UTF8.self)
+        }
+        text = .some(result)
+        return result
+    }
+}
+
+/// Which features of the WHERE clause a query uses (each needs extra work per candidate).
+private struct QueryNeeds {
+    var folders = false
+    var tree = false
+
+    init(_ expression: QueryExpression?) {
+        if let expression { visit(expression) }
+    }
+
+    private mutating func visit(_ expression: QueryExpression) {
+        switch expression {
+        case .and(let operands), .or(let operands): for operand in operands { visit(operand) }
+        case .not(let operand): visit(operand)
+        case .inFolder: folders = true
+        case .inTree: tree = true
+        default: break
+        }
+    }
+}
 
 extension CMISRepository {
     public func query(
@@ -7,7 +79,168 @@ extension CMISRepository {
         includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
         skipCount: Int, caller: CallerContext
     ) async throws -> ObjectList {
-        _ = try await scope(repositoryId, caller)
-        throw CMISError(.notSupported, "Query is not available yet.")
+        let scope = try await scope(repositoryId, caller)
+        let limit = try pageSize(maxItems)
+        try checkSkipCount(skipCount)
+        let query: CMISQuery
+        do {
+            query = try CMISQL.parse(statement)
+        } catch {
+            throw CMISError(
+                .invalidArgument, "The query is not valid CMIS QL: \(error.message) (at character \(error.offset)).")
+        }
+        guard query.from.joins.isEmpty else {
+            throw CMISError(.notSupported, "This repository does not support joins.")
+        }
+        let table = query.from.primary
+        guard let type = types.types.values.first(where: { ($0.queryName ?? $0.id) == table.queryName }) else {
+            throw CMISError(.invalidArgument, "There is no object type with the query name '\(table.queryName)'.")
+        }
+        guard type.queryable == true else {
+            throw CMISError(.invalidArgument, "Objects of type '\(type.id)' cannot be queried.")
+        }
+        let definitions = Dictionary(
+            type.propertyDefinitions.map { ($0.queryName ?? $0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        try checkColumns(query, table: table, definitions: definitions)
+        let cardinalities = definitions.mapValues(\.cardinality)
+        let needs = QueryNeeds(query.whereClause)
+        let wantsPath =
+            type.baseTypeId == .folder
+            && (query.selectAll || query.referencedColumns.contains { $0.name == "cmis:path" }
+                || query.select.contains { if case .allColumns = $0 { return true } else { return false } })
+
+        let typeIds = Set(types.selfAndDescendants(type.id))
+        let candidates = try await store.scan(
+            repositoryId: scope.id, baseTypes: [type.baseTypeId], typeIds: typeIds, latestOnly: !searchAllVersions)
+        var matches: [QueryCandidate] = []
+        for object in candidates {
+            guard try await permission(scope, on: object) >= .read else { continue }
+            var values: [String: [PropertyValue]] = [:]
+            for property in object.properties { values[property.queryName ?? property.id] = property.values }
+            if wantsPath { values["cmis:path"] = [.string(try await path(scope, ofFolder: object))] }
+            var parents: Set<String> = []
+            var ancestors: Set<String> = []
+            if needs.folders || needs.tree {
+                let filed =
+                    object.baseTypeId == .folder ? object.parentIds : try await filedParents(scope, of: object)
+                parents = Set(filed)
+                if needs.tree {
+                    for parent in filed {
+                        for entry in try await ancestry(scope, from: parent) { ancestors.insert(entry.id) }
+                    }
+                }
+            }
+            let row = QueryCandidate(
+                object: object, properties: values, cardinalities: cardinalities, parents: parents,
+                ancestors: ancestors, blobs: blobs)
+            do {
+                if try query.matches(row) { matches.append(row) }
+            } catch {
+                throw CMISError(
+                    .invalidArgument, "The query cannot be evaluated: \(error.message) (at character \(error.offset)).")
+            }
+        }
+        if !query.orderBy.isEmpty {
+            // A stable sort: equal keys keep the store's order.
+            matches = matches.enumerated().sorted { lhs, rhs in
+                if query.areInIncreasingOrder(lhs.element, rhs.element) { return true }
+                if query.areInIncreasingOrder(rhs.element, lhs.element) { return false }
+                return lhs.offset < rhs.offset
+            }.map(\.element)
+        }
+        let page = matches.dropFirst(skipCount).prefix(limit)
+        var objects: [CMISObject] = []
+        for row in page {
+            var result = CMISObject(properties: project(query, row, definitions: definitions))
+            if includeAllowableActions {
+                result.allowableActions = allowableActions(
+                    scope, row.object, try await permission(scope, on: row.object))
+            }
+            if includeRelationships != .none && row.object.baseTypeId != .relationship {
+                result.relationships = try await relationships(scope, of: row.object, direction: includeRelationships)
+            }
+            objects.append(result)
+        }
+        return ObjectList(
+            objects: objects, hasMoreItems: skipCount + page.count < matches.count, numItems: Int64(matches.count))
+    }
+
+    /// Every column must name a property of the FROM type, qualified by nothing or by the type's qualifier.
+    private func checkColumns(
+        _ query: CMISQuery, table: TableReference, definitions: [String: PropertyDefinition]
+    )
+        throws
+    {
+        for column in query.referencedColumns {
+            if let qualifier = column.qualifier, qualifier != table.qualifier {
+                throw CMISError(
+                    .invalidArgument, "'\(qualifier)' in '\(column)' does not name the type in the FROM clause.")
+            }
+            guard definitions[column.name] != nil else {
+                throw CMISError(
+                    .invalidArgument, "Type '\(table.queryName)' has no property with the query name '\(column.name)'.")
+            }
+        }
+        for item in query.select {
+            if case .allColumns(let qualifier) = item, qualifier != table.qualifier {
+                throw CMISError(.invalidArgument, "'\(qualifier).*' does not name the type in the FROM clause.")
+            }
+        }
+    }
+
+    /// The select list of one row: properties named by their alias or query name; `SCORE()` as `SEARCH_SCORE`.
+    private func project(
+        _ query: CMISQuery, _ row: QueryCandidate, definitions: [String: PropertyDefinition]
+    )
+        -> Properties
+    {
+        func property(_ definition: PropertyDefinition, as name: String) -> CMISProperty {
+            var property = makeProperty(definition, row.properties[definition.queryName ?? definition.id] ?? [])
+            property.queryName = name
+            return property
+        }
+        var result: [CMISProperty] = []
+        let everything = row.object.properties.compactMap { stored -> CMISProperty? in
+            guard let definition = definitions[stored.queryName ?? stored.id] else { return nil }
+            return property(definition, as: definition.queryName ?? definition.id)
+        }
+        if query.selectAll {
+            result = everything
+            if let definition = definitions["cmis:path"], row.properties["cmis:path"] != nil {
+                result.append(property(definition, as: "cmis:path"))
+            }
+        }
+        for item in query.select {
+            switch item {
+            case .column(let column, let alias):
+                if let definition = definitions[column.name] {
+                    result.append(property(definition, as: alias ?? column.name))
+                }
+            case .allColumns:
+                result += everything
+                if let definition = definitions["cmis:path"], row.properties["cmis:path"] != nil {
+                    result.append(property(definition, as: "cmis:path"))
+                }
+            case .score(let alias):
+                let name = alias ?? "SEARCH_SCORE"
+                result.append(
+                    CMISProperty(
+                        id: name, type: .decimal, values: [.decimal(Decimal(query.score(row)))], localName: name,
+                        displayName: name, queryName: name))
+            }
+        }
+        // One property per query name; a property selected twice under two aliases is keyed by its alias.
+        var seen: Set<String> = []
+        var ids: Set<String> = []
+        var unique: [CMISProperty] = []
+        for property in result where seen.insert(property.queryName ?? property.id).inserted {
+            var keyed = property
+            if !ids.insert(property.id).inserted {
+                keyed.id = property.queryName ?? property.id
+                ids.insert(keyed.id)
+            }
+            unique.append(keyed)
+        }
+        return Properties(unique)
     }
 }

@@ -47,7 +47,9 @@ extension CMISRepository {
         return current
     }
 
-    public func allowableActions(repositoryId: String, objectId: String, caller: CallerContext) async throws
+    public func allowableActions(
+        repositoryId: String, objectId: String, caller: CallerContext
+    ) async throws
         -> AllowableActions
     {
         let scope = try await scope(repositoryId, caller)
@@ -96,7 +98,9 @@ extension CMISRepository {
 
     /// The caller's permission on a child, knowing their permission on the folder it was listed from (ACEs only
     /// grant, and a child inherits from that folder).
-    func childPermission(_ scope: Scope, _ child: StoredObject, inFolder folderPermission: Permission) async throws
+    func childPermission(
+        _ scope: Scope, _ child: StoredObject, inFolder folderPermission: Permission
+    ) async throws
         -> Permission
     {
         if scope.isPersonal { return .all }

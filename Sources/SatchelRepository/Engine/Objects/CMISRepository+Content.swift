@@ -3,7 +3,9 @@ import SatchelCMIS
 
 extension CMISRepository {
     /// A document whose content the caller may change.
-    func contentTarget(_ scope: Scope, _ objectId: String, changeToken: String?) async throws
+    func contentTarget(
+        _ scope: Scope, _ objectId: String, changeToken: String?
+    ) async throws
         -> (StoredObject, TypeDefinition)
     {
         let object = try await load(scope, objectId)

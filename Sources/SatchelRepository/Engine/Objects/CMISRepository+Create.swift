@@ -46,7 +46,8 @@ extension CMISRepository {
                 throw CMISError(.invalidArgument, "An ACE needs a principal.")
             }
             guard ace.principalId.count <= configuration.maximumNameLength else {
-                throw CMISError(.invalidArgument, "A principal id may be at most \(configuration.maximumNameLength) characters.")
+                throw CMISError(
+                    .invalidArgument, "A principal id may be at most \(configuration.maximumNameLength) characters.")
             }
             for permission in ace.permissions where Permission(name: permission) == nil {
                 throw CMISError(
@@ -225,7 +226,9 @@ extension CMISRepository {
     }
 
     /// `inputType` with a type to use when the properties name none.
-    func inputType(_ properties: Properties, fallback: BaseTypeId?, expected: Set<BaseTypeId>, defaultTypeId: String)
+    func inputType(
+        _ properties: Properties, fallback: BaseTypeId?, expected: Set<BaseTypeId>, defaultTypeId: String
+    )
         throws -> TypeDefinition
     {
         if properties["cmis:objectTypeId"]?.stringValue == nil, let type = types.type(defaultTypeId) {

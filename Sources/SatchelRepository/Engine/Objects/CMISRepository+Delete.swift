@@ -38,7 +38,9 @@ extension CMISRepository {
     }
 
     /// Plans deleting a document version (or all of them), promoting the previous version when the latest goes.
-    func planDocumentDeletion(_ scope: Scope, _ document: StoredObject, allVersions: Bool, into plan: inout DeletionPlan)
+    func planDocumentDeletion(
+        _ scope: Scope, _ document: StoredObject, allVersions: Bool, into plan: inout DeletionPlan
+    )
         async throws
     {
         let series = document.versionSeriesId ?? document.id
@@ -71,7 +73,8 @@ extension CMISRepository {
             let major = remaining.first(where: { $0.id == latestMajor })
         {
             plan.update(
-                from: major, to: touched(major, scope, values: ["cmis:isLatestMajorVersion": [.boolean(true)]], now: now))
+                from: major,
+                to: touched(major, scope, values: ["cmis:isLatestMajorVersion": [.boolean(true)]], now: now))
         }
     }
 
@@ -103,7 +106,9 @@ extension CMISRepository {
                 deletes: plan.deletes.map(\.id), changes: changes))
     }
 
-    public func deleteObject(repositoryId: String, objectId: String, allVersions: Bool, caller: CallerContext)
+    public func deleteObject(
+        repositoryId: String, objectId: String, allVersions: Bool, caller: CallerContext
+    )
         async throws
     {
         let scope = try await scope(repositoryId, caller)

@@ -22,7 +22,9 @@ extension CMISRepository {
     }
 
     /// The object with its change token bumped, the modification stamped and `values` applied.
-    func touched(_ object: StoredObject, _ scope: Scope, values: [String: [PropertyValue]] = [:], now: Date)
+    func touched(
+        _ object: StoredObject, _ scope: Scope, values: [String: [PropertyValue]] = [:], now: Date
+    )
         -> StoredObject
     {
         var updated = object
@@ -33,7 +35,9 @@ extension CMISRepository {
     }
 
     /// Stores one changed object (checked against the token it was read with) and returns it rendered.
-    func update(_ scope: Scope, from old: StoredObject, to new: StoredObject, extra: [StoredObject] = [])
+    func update(
+        _ scope: Scope, from old: StoredObject, to new: StoredObject, extra: [StoredObject] = []
+    )
         async throws -> CMISObject
     {
         var tokens = [old.id: old.changeToken]
@@ -58,7 +62,9 @@ extension CMISRepository {
     }
 
     /// The object with validated new property values (and name).
-    func updatedProperties(_ scope: Scope, _ object: StoredObject, _ properties: Properties, now: Date) throws
+    func updatedProperties(
+        _ scope: Scope, _ object: StoredObject, _ properties: Properties, now: Date
+    ) throws
         -> StoredObject
     {
         guard let type = types.type(object.typeId) else {

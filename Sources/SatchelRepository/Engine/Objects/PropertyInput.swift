@@ -10,7 +10,9 @@ enum PropertyWrite: Sendable {
 
 extension CMISRepository {
     /// The type named by `cmis:objectTypeId` (or `fallback`), which must derive from `base`.
-    func inputType(_ properties: Properties, fallback: BaseTypeId?, expected: Set<BaseTypeId>) throws
+    func inputType(
+        _ properties: Properties, fallback: BaseTypeId?, expected: Set<BaseTypeId>
+    ) throws
         -> TypeDefinition
     {
         let typeId = properties["cmis:objectTypeId"]?.stringValue ?? fallback?.rawValue
@@ -33,7 +35,9 @@ extension CMISRepository {
 
     /// Checks input properties against the type and returns the values to store, by property id, coerced to the
     /// defined types. Read-only system properties are ignored (clients often echo them back).
-    func validate(_ input: Properties, type: TypeDefinition, _ write: PropertyWrite) throws
+    func validate(
+        _ input: Properties, type: TypeDefinition, _ write: PropertyWrite
+    ) throws
         -> [String: [PropertyValue]]
     {
         var result: [String: [PropertyValue]] = [:]
@@ -185,7 +189,8 @@ extension CMISRepository {
         }
         if name.count > configuration.maximumNameLength {
             throw CMISError(
-                .nameConstraintViolation, "cmis:name may be at most \(configuration.maximumNameLength) characters long.")
+                .nameConstraintViolation, "cmis:name may be at most \(configuration.maximumNameLength) characters long."
+            )
         }
     }
 

@@ -2,7 +2,9 @@ import Foundation
 import SatchelCMIS
 
 extension CMISRepository {
-    public func acl(repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext)
+    public func acl(
+        repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext
+    )
         async throws -> ACL
     {
         let scope = try await scope(repositoryId, caller)
@@ -25,7 +27,8 @@ extension CMISRepository {
         case "objectonly":
             guard object.baseTypeId != .folder else {
                 throw CMISError(
-                    .constraint, "ACEs of a folder always apply to its contents; objectonly propagation is not supported.")
+                    .constraint,
+                    "ACEs of a folder always apply to its contents; objectonly propagation is not supported.")
             }
         default:
             throw CMISError(
@@ -49,7 +52,9 @@ extension CMISRepository {
 
     // MARK: Policies
 
-    public func applyPolicy(repositoryId: String, policyId: String, objectId: String, caller: CallerContext)
+    public func applyPolicy(
+        repositoryId: String, policyId: String, objectId: String, caller: CallerContext
+    )
         async throws
     {
         let scope = try await scope(repositoryId, caller)
@@ -67,7 +72,9 @@ extension CMISRepository {
                 changes: [change(changed, .security, changed.modifiedAt)]))
     }
 
-    public func removePolicy(repositoryId: String, policyId: String, objectId: String, caller: CallerContext)
+    public func removePolicy(
+        repositoryId: String, policyId: String, objectId: String, caller: CallerContext
+    )
         async throws
     {
         let scope = try await scope(repositoryId, caller)

@@ -59,7 +59,8 @@ extension CMISRepository {
                     folder.baseTypeId == .folder
                 else { break }
                 folders.insert(scope.id, folder, generation: generation)
-                entry = FolderCache.Entry(id: folder.id, name: folder.name, parentId: folder.parentIds.first, acl: folder.acl)
+                entry = FolderCache.Entry(
+                    id: folder.id, name: folder.name, parentId: folder.parentIds.first, acl: folder.acl)
             }
             chain.append(entry)
             current = entry.parentId
@@ -105,14 +106,22 @@ extension CMISRepository {
     /// What the caller may do with an object.
     func permission(_ scope: Scope, on object: StoredObject) async throws -> Permission {
         if scope.isPersonal { return .all }  // only the owner ever reaches a MyDocuments repository
-        let direct = Permission.granted(by: object.acl, to: scope.user)
-        if direct == .all { return .all }
-        return max(direct, Permission.granted(by: try await effectiveACEs(scope, of: object), to: scope.user))
+        var best = Permission.granted(by: object.acl, to: scope.user)
+        if best == .all { return .all }
+        for parent in try await effectiveParents(scope, of: object) {
+            for entry in try await ancestry(scope, from: parent) {
+                best = max(best, Permission.granted(by: entry.acl, to: scope.user))
+                if best == .all { return .all }
+            }
+        }
+        return best
     }
 
     /// Throws `permissionDenied` unless the caller has at least `needed` on the object; returns what they have.
     @discardableResult
-    func require(_ needed: Permission, _ scope: Scope, on object: StoredObject, to action: String) async throws
+    func require(
+        _ needed: Permission, _ scope: Scope, on object: StoredObject, to action: String
+    ) async throws
         -> Permission
     {
         let granted = try await permission(scope, on: object)

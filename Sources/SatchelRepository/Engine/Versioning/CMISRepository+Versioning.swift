@@ -38,7 +38,8 @@ extension CMISRepository {
         let checkedOut = (id: workingCopy.id, by: scope.user)
         workingCopy.properties = stamp(
             workingCopy,
-            setting: Self.versioning(label: "pwc", major: false, latestMajor: false, checkedOut: checkedOut, comment: nil),
+            setting: Self.versioning(
+                label: "pwc", major: false, latestMajor: false, checkedOut: checkedOut, comment: nil),
             by: scope.user, creating: true)
         var updates: [StoredObject] = []
         var tokens: [String: Int64] = [:]
@@ -61,7 +62,8 @@ extension CMISRepository {
             throw CMISError(.constraint, "'\(object.name)' is not a document.")
         }
         if object.isPrivateWorkingCopy { return object }
-        guard object.isCheckedOut, let id = object.checkedOutId, let copy = try await store.object(repositoryId: scope.id, id: id)
+        guard object.isCheckedOut, let id = object.checkedOutId,
+            let copy = try await store.object(repositoryId: scope.id, id: id)
         else {
             throw CMISError(.versioning, "'\(object.name)' is not checked out.")
         }

@@ -1,0 +1,21 @@
+/// A CMIS QL statement that could not be parsed, or a row it could not be evaluated against.
+///
+/// ```swift
+/// do { _ = try CMISQL.parse("SELECT * FROM") } catch {
+///     error.offset    // 13
+///     error.message   // expected a type query name after FROM, found the end of the statement
+/// }
+/// ```
+public struct CMISQLError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong and, for syntax errors, what was expected.
+    public var message: String
+    /// The character offset in the statement the problem is at (for evaluation errors: the column's offset).
+    public var offset: Int
+
+    public init(_ message: String, offset: Int) {
+        self.message = message
+        self.offset = offset
+    }
+
+    public var description: String { "CMIS QL error at offset \(offset): \(message)" }
+}

@@ -1,0 +1,121 @@
+/// Parses the text search expression of CONTAINS (CMIS 1.1 §2.1.14.2.4.4).
+///
+/// Two levels of escaping apply: the statement's string literal (`\'`, `\\`), then the search expression, where
+/// `\` makes the next character literal (`\"`, `\-`, `\\`). Words separated by spaces must all match; `OR`
+/// (upper case) separates alternatives and binds weaker; `-` before a word or phrase negates it;
+/// `"…"` is a phrase. An upper-case `AND` between terms is accepted and means the same as a space.
+enum TextSearchParser {
+    /// `raw` is the literal's content as the lexer kept it; `offset` is where that content starts.
+    static func parse(raw: String, offset: Int) throws(CMISQLError) -> TextSearchExpression {
+        // Statement level: \' and \\ become ' and \; every other escape stays for the search level.
+        var characters: [Character] = []
+        var offsets: [Int] = []
+        let rawCharacters = Array(raw)
+        var index = 0
+        while index < rawCharacters.count {
+            if rawCharacters[index] == "\\", index + 1 < rawCharacters.count,
+                rawCharacters[index + 1] == "'" || rawCharacters[index + 1] == "\\"
+            {
+                characters.append(rawCharacters[index + 1])
+                offsets.append(offset + index)
+                index += 2
+            } else {
+                characters.append(rawCharacters[index])
+                offsets.append(offset + index)
+                index += 1
+            }
+        }
+        offsets.append(offset + rawCharacters.count)
+        var parser = Scanner(characters: characters, offsets: offsets)
+        return try parser.parse()
+    }
+
+    private struct Scanner {
+        let characters: [Character]
+        let offsets: [Int]
+        var index = 0
+
+        /// A term as written: its text, whether it was a phrase, whether negated, where it started.
+        struct Item {
+            var text: String
+            var isPhrase: Bool
+            var negated: Bool
+            var offset: Int
+            /// An unquoted, unescaped `OR` / `AND`.
+            var bareWord: String?
+        }
+
+        mutating func parse() throws(CMISQLError) -> TextSearchExpression {
+            var items: [Item] = []
+            while let item = try nextItem() { items.append(item) }
+            guard !items.isEmpty else {
+                throw CMISQLError("expected at least one search word in CONTAINS", offset: offsets[0])
+            }
+            var alternatives: [[TextSearchExpression]] = [[]]
+            var previousWasOperator = true
+            for item in items {
+                if item.bareWord == "OR" || item.bareWord == "AND" {
+                    guard !previousWasOperator, let last = alternatives.last, !last.isEmpty else {
+                        throw CMISQLError("expected a search word before \(item.bareWord ?? "")", offset: item.offset)
+                    }
+                    if item.bareWord == "OR" { alternatives.append([]) }
+                    previousWasOperator = true
+                    continue
+                }
+                let term: TextSearchExpression = item.isPhrase ? .phrase(item.text) : .term(item.text)
+                alternatives[alternatives.count - 1].append(item.negated ? .not(term) : term)
+                previousWasOperator = false
+            }
+            if previousWasOperator {
+                throw CMISQLError(
+                    "expected a search word after \(items.last?.bareWord ?? "the operator")",
+                    offset: offsets[offsets.count - 1])
+            }
+            let conjuncts = alternatives.map { $0.count == 1 ? $0[0] : .and($0) }
+            return conjuncts.count == 1 ? conjuncts[0] : .or(conjuncts)
+        }
+
+        mutating func nextItem() throws(CMISQLError) -> Item? {
+            while index < characters.count, characters[index].isWhitespace { index += 1 }
+            guard index < characters.count else { return nil }
+            let start = offsets[index]
+            var negated = false
+            if characters[index] == "-" {
+                negated = true
+                index += 1
+                guard index < characters.count, !characters[index].isWhitespace else {
+                    throw CMISQLError("expected a word or phrase right after '-'", offset: start)
+                }
+            }
+            if characters[index] == "\"" {
+                index += 1
+                var text = ""
+                while index < characters.count, characters[index] != "\"" {
+                    if characters[index] == "\\", index + 1 < characters.count { index += 1 }
+                    text.append(characters[index])
+                    index += 1
+                }
+                guard index < characters.count else {
+                    throw CMISQLError("unterminated phrase: expected a closing \" in CONTAINS", offset: start)
+                }
+                index += 1
+                guard !text.allSatisfy(\.isWhitespace) else {
+                    throw CMISQLError("expected words inside the quotes of a phrase", offset: start)
+                }
+                return Item(text: text, isPhrase: true, negated: negated, offset: start)
+            }
+            var text = ""
+            var escaped = false
+            while index < characters.count, !characters[index].isWhitespace, characters[index] != "\"" {
+                if characters[index] == "\\", index + 1 < characters.count {
+                    index += 1
+                    escaped = true
+                }
+                text.append(characters[index])
+                index += 1
+            }
+            let bare = !negated && !escaped && (text == "OR" || text == "AND") ? text : nil
+            return Item(text: text, isPhrase: false, negated: negated, offset: start, bareWord: bare)
+        }
+    }
+}

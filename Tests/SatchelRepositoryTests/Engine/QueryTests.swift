@@ -1,0 +1,119 @@
+import Foundation
+import SatchelCMIS
+import Testing
+
+@testable import SatchelRepository
+
+@Suite("Engine: query")
+struct QueryTests {
+    /// alice's MyDocuments: /reports/{q1.txt "quarterly revenue grew", q2.txt "revenue fell"}, /notes.txt, /archive/
+    func fixture() async throws -> (EngineFixture, root: String, reports: String, archive: String) {
+        let f = try await EngineFixture()
+        let root = try await f.root(f.aliceDocs, f.alice)
+        let reports = try await f.folder("reports", in: root, f.aliceDocs, f.alice).requiredId
+        let archive = try await f.folder("archive", in: reports, f.aliceDocs, f.alice).requiredId
+        try await f.document("q1.txt", in: reports, f.aliceDocs, f.alice, text: "quarterly revenue grew")
+        try await f.document("q2.txt", in: archive, f.aliceDocs, f.alice, text: "revenue fell")
+        try await f.document("notes.txt", in: root, f.aliceDocs, f.alice, text: "shopping list")
+        return (f, root, reports, archive)
+    }
+
+    func run(
+        _ f: EngineFixture, _ statement: String, caller: CallerContext? = nil, repository: String? = nil,
+        maxItems: Int? = nil, skipCount: Int = 0, allVersions: Bool = false
+    ) async throws -> ObjectList {
+        try await f.repository.query(
+            repositoryId: repository ?? f.aliceDocs, statement: statement, searchAllVersions: allVersions,
+            includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil, maxItems: maxItems,
+            skipCount: skipCount, caller: caller ?? f.alice)
+    }
+
+    func names(_ list: ObjectList) -> [String] {
+        list.objects.compactMap { $0.properties.property(queryName: "cmis:name")?.stringValue }
+    }
+
+    @Test func whereOrderAndPaging() async throws {
+        let (f, _, reports, _) = try await fixture()
+        let all = try await run(f, "SELECT * FROM cmis:document ORDER BY cmis:name")
+        #expect(names(all) == ["notes.txt", "q1.txt", "q2.txt"])
+        #expect(all.objects[0].properties["cmis:contentStreamLength"]?.int64Value == 13)
+        let like = try await run(
+            f, "SELECT cmis:name FROM cmis:document WHERE cmis:name LIKE 'q%' ORDER BY cmis:name DESC")
+        #expect(names(like) == ["q2.txt", "q1.txt"])
+        #expect(like.objects[0].properties.count == 1)
+        let paged = try await run(f, "SELECT * FROM cmis:document ORDER BY cmis:name", maxItems: 1, skipCount: 1)
+        #expect(names(paged) == ["q1.txt"] && paged.hasMoreItems && paged.numItems == 3)
+        let inFolder = try await run(f, "SELECT * FROM cmis:document WHERE IN_FOLDER('\(reports)')")
+        #expect(names(inFolder) == ["q1.txt"])
+        let inTree = try await run(f, "SELECT * FROM cmis:document WHERE IN_TREE('\(reports)') ORDER BY cmis:name")
+        #expect(names(inTree) == ["q1.txt", "q2.txt"])
+        let folders = try await run(f, "SELECT cmis:name, cmis:path FROM cmis:folder WHERE cmis:name = 'archive'")
+        #expect(folders.objects.first?.properties["cmis:path"]?.stringValue == "/reports/archive")
+        let sized = try await run(f, "SELECT * FROM cmis:document WHERE cmis:contentStreamLength > 12")
+        #expect(Set(names(sized)) == ["notes.txt", "q1.txt"])
+    }
+
+    @Test func containsSearchesNameAndTextContent() async throws {
+        let (f, _, _, _) = try await fixture()
+        let revenue = try await run(
+            f, "SELECT cmis:name, SCORE() AS relevance FROM cmis:document WHERE CONTAINS('revenue') ORDER BY cmis:name")
+        #expect(names(revenue) == ["q1.txt", "q2.txt"])
+        #expect(revenue.objects[0].properties.property(queryName: "relevance")?.decimalValue == 1)
+        let both = try await run(f, "SELECT * FROM cmis:document WHERE CONTAINS('revenue -fell')")
+        #expect(names(both) == ["q1.txt"])
+        let byName = try await run(f, "SELECT * FROM cmis:document WHERE CONTAINS('notes')")
+        #expect(names(byName) == ["notes.txt"])
+    }
+
+    @Test func aliasesAndVersions() async throws {
+        let (f, root, _, _) = try await fixture()
+        let doc = try await f.document("v.txt", in: root, f.aliceDocs, f.alice, text: "one")
+        let pwc = try await f.repository.checkOut(repositoryId: f.aliceDocs, objectId: doc.requiredId, caller: f.alice)
+        _ = try await f.repository.checkIn(
+            repositoryId: f.aliceDocs, objectId: pwc.requiredId, major: true, properties: Properties(), content: nil,
+            comment: nil, policies: [], addACEs: [], removeACEs: [], caller: f.alice)
+        let latest = try await run(
+            f, "SELECT d.cmis:versionLabel AS label FROM cmis:document d WHERE d.cmis:name = 'v.txt'")
+        #expect(latest.objects.map { $0.properties.property(queryName: "label")?.stringValue } == ["2.0"])
+        let every = try await run(
+            f, "SELECT cmis:versionLabel FROM cmis:document WHERE cmis:name = 'v.txt' ORDER BY cmis:versionLabel",
+            allVersions: true)
+        #expect(every.objects.map { $0.properties["cmis:versionLabel"]?.stringValue } == ["1.0", "2.0"])
+    }
+
+    @Test(arguments: [
+        ("SELECT * FROM", CMISError.Code.invalidArgument),
+        ("SELECT * FROM my:type", .invalidArgument),
+        ("SELECT my:prop FROM cmis:document", .invalidArgument),
+        ("SELECT * FROM cmis:document WHERE x.cmis:name = 'a'", .invalidArgument),
+        ("SELECT * FROM cmis:document WHERE cmis:name = 3", .invalidArgument),
+        ("SELECT * FROM cmis:document d JOIN cmis:folder f ON d.cmis:parentId = f.cmis:objectId", .notSupported),
+    ])
+    func badQueriesAreRejected(statement: String, expected: CMISError.Code) async throws {
+        let (f, _, _, _) = try await fixture()
+        #expect(await cmisCode { _ = try await run(f, statement) } == expected)
+    }
+
+    @Test func queryNeverCrossesUsersOrAcls() async throws {
+        let (f, _, _, _) = try await fixture()
+        let bobs = try await run(f, "SELECT * FROM cmis:document", caller: f.bob, repository: f.bobDocs)
+        #expect(bobs.objects.isEmpty)
+        let sharedRoot = try await f.root(f.shared, f.alice)
+        let open = try await f.folder("open", in: sharedRoot, f.shared, f.alice)
+        try await f.document("public.txt", in: open.requiredId, f.shared, f.alice, text: "p")
+        let hidden = try await f.folder("hidden", in: sharedRoot, f.shared, f.alice)
+        try await f.document("secret.txt", in: hidden.requiredId, f.shared, f.alice, text: "s")
+        _ = try await f.repository.applyACL(
+            repositoryId: f.shared, objectId: sharedRoot,
+            addACEs: [ACE(principalId: "alice", permissions: ["cmis:all"])],
+            removeACEs: [ACE(principalId: "cmis:anyone", permissions: ["cmis:all"])], propagation: nil, caller: f.alice)
+        _ = try await f.repository.applyACL(
+            repositoryId: f.shared, objectId: open.requiredId,
+            addACEs: [ACE(principalId: "bob", permissions: ["cmis:read"])],
+            removeACEs: [], propagation: nil, caller: f.alice)
+        let visible = try await run(f, "SELECT * FROM cmis:document", caller: f.bob, repository: f.shared)
+        #expect(names(visible) == ["public.txt"])
+        let aliceSees = try await run(f, "SELECT * FROM cmis:document ORDER BY cmis:name", repository: f.shared)
+        #expect(names(aliceSees) == ["public.txt", "secret.txt"])
+    }
+}
