@@ -179,6 +179,14 @@ struct AtomPubWriterTests {
         }
     }
 
+    @Test(arguments: [
+        (0.0, "1970-01-01T00:00:00.000Z"), (1_795_322_069.2709, "2026-11-22T04:34:29.271Z"),
+        (1_795_322_069.9996, "2026-11-22T04:34:30.000Z"), (-0.5, "1969-12-31T23:59:59.500Z"),
+    ])
+    func datesAreRoundedToTheMillisecond(seconds: Double, text: String) {
+        #expect(AtomPubWriter.dateString(Date(timeIntervalSince1970: seconds)) == text)
+    }
+
     @Test func queryDocumentRoundTrip() throws {
         let body = AtomPubWriter.query(
             statement: "SELECT * FROM cmis:document WHERE cmis:name = 'a&b'", searchAllVersions: true, maxItems: 5,

@@ -60,7 +60,19 @@ struct AtomPubParityLiveTests {
         let other = try await browser.object(id: id, useCache: false)
         #expect(one.properties.ids.sorted() == other.properties.ids.sorted())
         for property in one.properties {
-            #expect(property.values == other.properties[property.id]?.values, "\(property.id)")
+            // AtomPub sends ISO 8601 and the Browser binding epoch milliseconds: equal to the millisecond.
+            #expect(
+                Self.milliseconds(property.values) == Self.milliseconds(other.properties[property.id]?.values ?? []),
+                "\(property.id)")
+            #expect(property.type == other.properties[property.id]?.type, "\(property.id)")
+            #expect(property.cardinality == other.properties[property.id]?.cardinality, "\(property.id)")
+        }
+    }
+
+    static func milliseconds(_ values: [PropertyValue]) -> [PropertyValue] {
+        values.map { value in
+            guard case .datetime(let date) = value else { return value }
+            return .datetime(Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000))
         }
     }
 }

@@ -94,7 +94,8 @@ struct SessionScenario {
         let part = try await session.content(of: ids[2], range: .bytes(2...9))
         observed.range = String(decoding: part, as: UTF8.self)
 
-        let results = try await session.query("SELECT * FROM cmis:document WHERE cmis:name = 'doc-3.txt'")
+        let results = try await session.query(
+            "SELECT * FROM cmis:document WHERE cmis:name = 'doc-3.txt' AND IN_FOLDER('\(folderId)')")
         observed.queryNames = results.objects.compactMap(\.name)
 
         try await session.delete(ids[4])

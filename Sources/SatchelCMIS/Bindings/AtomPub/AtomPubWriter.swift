@@ -192,6 +192,12 @@ public enum AtomPubWriter {
 
     /// `xsd:dateTime` in UTC with milliseconds: `2026-11-21T22:29:28.796Z`.
     public static func dateString(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        // Rounded to the millisecond as the Browser binding's epoch milliseconds are (the formatter truncates).
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        let seconds = (milliseconds / 1000).rounded(.down)
+        let whole = Date(timeIntervalSince1970: seconds).formatted(.iso8601)
+        let fraction = Int(milliseconds - seconds * 1000)
+        let digits = String(fraction)
+        return whole.dropLast() + "." + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + "Z"
     }
 }
