@@ -11,15 +11,16 @@ import SatchelHTTP
 /// let session = try await CMISSession.connect(parameters)
 /// ```
 public struct SessionParameters: Sendable {
-    /// The wire protocol. Only the Browser binding (JSON) exists so far; AtomPub will be added as a case here
-    /// when its binding lands.
+    /// The wire protocol; both give the same ``CMISSession`` results.
     public enum Binding: String, Sendable, Hashable, CaseIterable {
         /// CMIS 1.1 Browser binding: JSON, `cmisselector` reads and `cmisaction` form posts.
         case browser
+        /// CMIS 1.1 AtomPub binding: a service document, Atom feeds and entries, links and URI templates.
+        case atomPub
     }
 
     public var binding: Binding
-    /// The binding's service URL (for the Browser binding, the URL that answers with the repositories).
+    /// The binding's service URL: the URL that answers with the repositories (for AtomPub, the service document).
     public var url: URL
     /// The repository to use; `nil` picks the only one (or, with ``preferMyDocuments``, the one with a
     /// `myDocuments` extension).
@@ -72,6 +73,7 @@ public struct SessionParameters: Sendable {
             auth: auth + (tokenAuth.map { [$0] } ?? []))
         switch binding {
         case .browser: return BrowserBinding(url: url, client: client)
+        case .atomPub: return AtomPubBinding(url: url, client: client, tokenHeader: tokenAuth?.headerName ?? "X-CSRF-Token")
         }
     }
 }

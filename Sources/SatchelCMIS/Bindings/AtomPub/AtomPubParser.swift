@@ -14,7 +14,9 @@ public enum AtomPubParser {
     static let app = XNamespace.app
 
     /// Parses the document and checks its root element.
-    static func root(_ data: Data, expecting names: [(String, String)]) throws -> XElement {
+    static func root(
+        _ data: Data, expecting names: [(String, String)], limits: XMLReadLimits = AtomPubParser.limits
+    ) throws -> XElement {
         let root: XElement
         do {
             root = try XDocument.parse(data: data, limits: limits).root

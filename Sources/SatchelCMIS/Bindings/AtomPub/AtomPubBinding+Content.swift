@@ -1,0 +1,36 @@
+import Foundation
+import SatchelHTTP
+
+extension AtomPubBinding {
+    public func contentStream(repositoryId: String, objectId: String, range: ByteRange?) async throws -> Data {
+        try await send(contentRequest(repositoryId: repositoryId, objectId: objectId, range: range)).body
+    }
+
+    public func downloadContentStream(
+        repositoryId: String, objectId: String, range: ByteRange?, to file: URL,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws {
+        let request = try await contentRequest(repositoryId: repositoryId, objectId: objectId, range: range)
+        do {
+            try await client.download(request, to: file, progress: progress)
+        } catch let error as HTTPError {
+            throw Self.map(error)
+        }
+    }
+
+    /// A GET of the document's content link (found on its entry).
+    func contentRequest(repositoryId: String, objectId: String, range: ByteRange?) async throws -> HTTPRequest {
+        var values = Self.templateValues(OperationContext(filter: ["cmis:objectId"]))
+        values["id"] = objectId
+        let url = try await expand(repositoryId, "objectbyid", values)
+        let entry = try await entry(repositoryId: repositoryId, url: url, operation: "get CMIS object \(objectId)")
+        // atom:content src first: edit-media may exist for a document that has no content yet.
+        let href = entry.links.contentSource ?? entry.links.editMedia?.href
+        guard let href else {
+            throw CMISError(.constraint, "object \(objectId) has no content stream")
+        }
+        var request = HTTPRequest(.get, url: try resolve(href), operation: "get CMIS content of \(objectId)")
+        request.range = range
+        return request
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import SatchelHTTP
+
+extension AtomPubBinding {
+    public func typeDefinition(repositoryId: String, typeId: String) async throws -> TypeDefinition {
+        let key = Key(repositoryId: repositoryId, id: typeId)
+        if let cached = state.withLock({ $0.types[key] }) { return cached }
+        let url = try await expand(repositoryId, "typebyid", ["id": typeId])
+        let body = try await send(HTTPRequest(.get, url: url, operation: "get CMIS type \(typeId)")).body
+        let type = try AtomPubParser.typeDefinition(body)
+        state.withLock { $0.types[key] = type }
+        return type
+    }
+
+    /// Every cached type definition and folder link is dropped.
+    public func clearTypeCache() {
+        state.withLock {
+            $0.types.removeAll()
+            $0.unknownTypes.removeAll()
+            $0.childrenLinks.removeAll()
+        }
+    }
+
+    public func object(repositoryId: String, id: String, context: OperationContext) async throws -> CMISObject {
+        var values = Self.templateValues(context)
+        values["id"] = id
+        let url = try await expand(repositoryId, "objectbyid", values)
+        return try await entry(repositoryId: repositoryId, url: url, operation: "get CMIS object \(id)").object
+    }
+
+    public func object(repositoryId: String, path: String, context: OperationContext) async throws -> CMISObject {
+        var values = Self.templateValues(context)
+        values["path"] = path
+        let url = try await expand(repositoryId, "objectbypath", values)
+        return try await entry(repositoryId: repositoryId, url: url, operation: "get CMIS object at \(path)").object
+    }
+
+    public func children(
+        repositoryId: String, folderId: String, context: OperationContext, maxItems: Int, skipCount: Int
+    ) async throws -> ObjectInFolderList {
+        let base = try await childrenURL(repositoryId: repositoryId, folderId: folderId)
+        let query = Self.contextQuery(context) + [("maxItems", String(maxItems)), ("skipCount", String(skipCount))]
+        let request = HTTPRequest(
+            .get, url: Self.url(base, query: query), operation: "get CMIS children of \(folderId)")
+        let body = try await send(request).body
+        return try await parseTyped(repositoryId: repositoryId) { try AtomPubParser.children(body, typeDefinition: $0) }
+    }
+
+    public func query(
+        repositoryId: String, statement: String, searchAllVersions: Bool, maxItems: Int, skipCount: Int
+    ) async throws -> ObjectList {
+        let workspace = try await workspace(repositoryId)
+        guard let collection = workspace.collection("query") else {
+            throw CMISError(.notSupported, "repository \(repositoryId) has no query collection")
+        }
+        let body = AtomPubWriter.query(
+            statement: statement, searchAllVersions: searchAllVersions, maxItems: maxItems, skipCount: skipCount)
+        let request = HTTPRequest(
+            .post, url: try resolve(collection.href), body: .data(body, contentType: "application/cmisquery+xml"),
+            operation: "run CMIS query")
+        let response = try await send(request).body
+        return try await parseTyped(repositoryId: repositoryId) {
+            try AtomPubParser.queryResults(response, typeDefinition: $0)
+        }
+    }
+
+    /// GETs an entry and remembers a folder's children link.
+    func entry(repositoryId: String, url: URL, operation: String) async throws -> AtomPubEntry {
+        let body = try await send(HTTPRequest(.get, url: url, operation: operation)).body
+        let entry = try await parseTyped(repositoryId: repositoryId) { try AtomPubParser.entry(body, typeDefinition: $0) }
+        remember(entry, repositoryId: repositoryId)
+        return entry
+    }
+
+    func remember(_ entry: AtomPubEntry, repositoryId: String) {
+        guard let id = entry.object.id,
+            let href = entry.links.down.first(where: { $0.type?.contains("type=feed") ?? false })?.href
+                ?? entry.links.down.first(where: { $0.type == nil })?.href,
+            let url = try? resolve(href)
+        else { return }
+        state.withLock { $0.childrenLinks[Key(repositoryId: repositoryId, id: id)] = url }
+    }
+
+    /// A folder's children feed URL: the root collection for the root folder, otherwise the folder's `down` link.
+    func childrenURL(repositoryId: String, folderId: String) async throws -> URL {
+        if let url = state.withLock({ $0.childrenLinks[Key(repositoryId: repositoryId, id: folderId)] }) {
+            return url
+        }
+        let workspace = try await workspace(repositoryId)
+        if folderId == workspace.repositoryInfo.rootFolderId, let root = workspace.collection("root") {
+            return try resolve(root.href)
+        }
+        var values = Self.templateValues(OperationContext(filter: ["cmis:objectId"]))
+        values["id"] = folderId
+        let url = try await expand(repositoryId, "objectbyid", values)
+        _ = try await entry(repositoryId: repositoryId, url: url, operation: "get CMIS folder \(folderId)")
+        guard let link = state.withLock({ $0.childrenLinks[Key(repositoryId: repositoryId, id: folderId)] }) else {
+            throw CMISError(.invalidArgument, "object \(folderId) has no children (not a folder)")
+        }
+        return link
+    }
+
+    /// Parses with the cached types; when the body names types not yet cached, fetches each once and parses again
+    /// (so cardinalities come from the type definitions, as with the Browser binding).
+    func parseTyped<T>(repositoryId: String, _ parse: (AtomPubParser.TypeLookup) throws -> T) async throws -> T {
+        let (known, unknown) = state.withLock { ($0.types, $0.unknownTypes) }
+        let missing = MissingTypeIds()
+        let first = try parse { typeId in
+            let key = Key(repositoryId: repositoryId, id: typeId)
+            if let type = known[key] { return type }
+            if !unknown.contains(key) { missing.ids.insert(typeId) }
+            return nil
+        }
+        guard !missing.ids.isEmpty else { return first }
+        var fetched: [String: TypeDefinition] = [:]
+        for typeId in missing.ids.sorted() {
+            do {
+                fetched[typeId] = try await typeDefinition(repositoryId: repositoryId, typeId: typeId)
+            } catch let error as CMISError where error.code == .objectNotFound || error.code == .invalidResponse {
+                state.withLock { _ = $0.unknownTypes.insert(Key(repositoryId: repositoryId, id: typeId)) }
+            }
+        }
+        guard !fetched.isEmpty else { return first }
+        return try parse { typeId in fetched[typeId] ?? known[Key(repositoryId: repositoryId, id: typeId)] }
+    }
+}
+
+/// The type ids a parse asked for and the cache did not have.
+private final class MissingTypeIds {
+    var ids: Set<String> = []
+}

@@ -1,0 +1,125 @@
+import Foundation
+import SatchelXML
+
+/// An Atom entry a client posts (create) or puts (update): properties without an id, and optional inline content.
+public struct AtomPubRequestEntry: Sendable, Hashable {
+    /// Inline content of the entry: `cmisra:content` (base64) or a non-`src` `atom:content`.
+    public struct Content: Sendable, Hashable {
+        public var data: Data
+        public var mimeType: String?
+
+        public init(data: Data, mimeType: String?) {
+            self.data = data
+            self.mimeType = mimeType
+        }
+    }
+
+    public var title: String?
+    public var summary: String?
+    /// `cmisra:object`'s properties; empty when the entry has no `cmisra:object`.
+    public var properties: Properties
+    /// `cmis:policyIds` of the object.
+    public var policyIds: [String]
+    public var content: Content?
+    /// The `cmisra:object`, present or not (an entry that only carries content has none).
+    public var hasObject: Bool
+
+    public init(
+        title: String? = nil, summary: String? = nil, properties: Properties = Properties(), policyIds: [String] = [],
+        content: Content? = nil, hasObject: Bool = true
+    ) {
+        self.title = title
+        self.summary = summary
+        self.properties = properties
+        self.policyIds = policyIds
+        self.content = content
+        self.hasObject = hasObject
+    }
+}
+
+/// A `cmis:query` document.
+public struct AtomPubQueryRequest: Sendable, Hashable {
+    public var statement: String
+    public var searchAllVersions: Bool
+    public var includeAllowableActions: Bool
+    public var maxItems: Int?
+    public var skipCount: Int
+}
+
+extension AtomPubParser {
+    /// An entry a client sent (server side). Failures are `invalidArgument` (the client's mistake, 400).
+    public static func requestEntry(
+        _ data: Data, limits: XMLReadLimits = AtomPubParser.limits, typeDefinition: TypeLookup = { _ in nil }
+    ) throws(CMISError) -> AtomPubRequestEntry {
+        do {
+            let element = try root(data, expecting: [("entry", atom)], limits: limits)
+            var entry = AtomPubRequestEntry(
+                title: element.child("title", namespace: atom)?.trimmedText,
+                summary: element.child("summary", namespace: atom)?.trimmedText, hasObject: false)
+            if let object = element.child("object", namespace: cmisra) {
+                entry.hasObject = true
+                let parsed = try self.object(
+                    from: object, path: "/atom:entry/cmisra:object", types: typeDefinition, requireId: false,
+                    depth: 0)
+                entry.properties = parsed.properties
+                entry.policyIds = parsed.policyIds
+            }
+            if let content = element.child("content", namespace: cmisra) {
+                let base64 = content.child("base64", namespace: cmisra)?.text ?? ""
+                guard let bytes = Data(base64Encoded: base64, options: .ignoreUnknownCharacters) else {
+                    throw CMISError(.invalidArgument, "cmisra:base64 is not base64", path: "/atom:entry/cmisra:content")
+                }
+                entry.content = .init(data: bytes, mimeType: text(content, "mediatype", cmisra))
+            } else if let content = element.child("content", namespace: atom), content.attribute("src") == nil {
+                let type = content.attribute("type")
+                switch type {
+                case nil, "text", "html", "xhtml":
+                    entry.content = .init(
+                        data: Data(content.text.utf8), mimeType: type == "html" ? "text/html" : "text/plain")
+                default:
+                    // Any other media type is base64 (RFC 4287 4.1.3.3), except text/* and XML types.
+                    if let type, type.hasPrefix("text/") || type.hasSuffix("+xml") || type.hasSuffix("/xml") {
+                        entry.content = .init(data: Data(content.text.utf8), mimeType: type)
+                    } else if let bytes = Data(base64Encoded: content.text, options: .ignoreUnknownCharacters) {
+                        entry.content = .init(data: bytes, mimeType: type)
+                    } else {
+                        throw CMISError(
+                            .invalidArgument, "atom:content is not base64", path: "/atom:entry/atom:content")
+                    }
+                }
+            }
+            return entry
+        } catch {
+            throw invalidArgument(error)
+        }
+    }
+
+    /// A `cmis:query` document (server side). Failures are `invalidArgument`.
+    public static func queryRequest(_ data: Data, limits: XMLReadLimits = AtomPubParser.limits) throws(CMISError)
+        -> AtomPubQueryRequest
+    {
+        do {
+            let element = try root(data, expecting: [("query", cmis)], limits: limits)
+            guard let statement = element.child("statement", namespace: cmis)?.trimmedText, !statement.isEmpty else {
+                throw missing("cmis:statement", in: "/cmis:query")
+            }
+            let skip = try int64(element, "skipCount", path: "/cmis:query") ?? 0
+            let max = try int64(element, "maxItems", path: "/cmis:query")
+            return AtomPubQueryRequest(
+                statement: statement,
+                searchAllVersions: try bool(element, "searchAllVersions", path: "/cmis:query") ?? false,
+                includeAllowableActions: try bool(element, "includeAllowableActions", path: "/cmis:query") ?? false,
+                maxItems: max.map { Int(clamping: $0) }, skipCount: Int(clamping: Swift.max(0, skip)))
+        } catch {
+            throw invalidArgument(error)
+        }
+    }
+
+    /// A request the client got wrong: `invalidArgument`, keeping the reader's message and position.
+    static func invalidArgument(_ error: any Error) -> CMISError {
+        guard let error = error as? CMISError else { return CMISError(.invalidArgument, "\(error)", underlying: error) }
+        var message = error.message
+        if error.underlying is XMLReadError { message = message.replacingOccurrences(of: "AtomPub XML", with: "XML") }
+        return CMISError(.invalidArgument, message, path: error.path, underlying: error.underlying)
+    }
+}

@@ -1,0 +1,11 @@
+import Hummingbird
+
+/// The AtomPub binding as the application mounts it: ``AtomPubRoutes`` at every ``MountPoints/atom`` path.
+public struct AtomPubBindingRoutes: ServerBindingRoutes {
+    public init() {}
+
+    public func register(on router: Router<ServerRequestContext>, environment: BindingEnvironment) {
+        let routes = AtomPubRoutes(environment: environment)
+        for mountPath in MountPoints.atom { routes.register(on: router, mountPath: mountPath) }
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SatchelCMIS
+import SatchelRepository
+
+/// The CMIS 1.1 AtomPub binding of `satchel serve`: service document, entries and feeds, Atom entry posts,
+/// content PUT/DELETE with Range downloads, and CMIS errors with the status the specification gives.
+///
+/// Resources live under `<mount>/<repositoryId>/<resource>?id=…` (`entry`, `children`, `content`, `types`, …);
+/// the service document at `<mount>` lists a workspace per repository the caller may see, with the collections,
+/// links and URI templates clients start from. Every change checks the XSRF token (``BindingEnvironment``).
+///
+/// ```swift
+/// let routes = AtomPubRoutes(environment: environment)
+/// routes.register(on: router, mountPath: "/cmis/atom")
+/// routes.register(on: router, mountPath: "/mcm/b/atom")
+/// ```
+public struct AtomPubRoutes: Sendable {
+    public let environment: BindingEnvironment
+
+    public init(environment: BindingEnvironment) {
+        self.environment = environment
+    }
+
+    /// Adds the binding's routes under `mountPath` (which the authentication middleware must already cover).
+    public func register(on router: some RouterMethods<ServerRequestContext>, mountPath: String) {
+        let group = router.group(RouterPath(mountPath))
+        group.get { request, context in
+            await handle(request, context, mountPath: mountPath, repositoryId: nil) { try await serviceDocument($0) }
+        }
+        group.get("{repository}") { request, context in
+            let id = context.parameters.get("repository")
+            return await handle(request, context, mountPath: mountPath, repositoryId: id) {
+                try await serviceDocument($0)
+            }
+        }
+        for method in [HTTPRequest.Method.get, .post, .put, .delete] {
+            group.on("{repository}/{resource}", method: method) { request, context in
+                let id = context.parameters.get("repository")
+                let resource = context.parameters.get("resource") ?? ""
+                return await handle(request, context, mountPath: mountPath, repositoryId: id) { call in
+                    switch method {
+                    case .get: try await get(resource, call)
+                    case .post: try await post(resource, call)
+                    case .put: try await put(resource, call)
+                    default: try await delete(resource, call)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs one request: checks there is a caller, maps every failure to an AtomPub error response.
+    func handle(
+        _ request: Request, _ context: ServerRequestContext, mountPath: String, repositoryId: String?,
+        _ body: (AtomPubCall) async throws -> Response
+    ) async -> Response {
+        guard let caller = context.caller else {
+            return AtomPubErrors.response(CMISError(.unauthorized, "authentication required"))
+        }
+        let call = AtomPubCall(
+            request: request, context: context, caller: caller, repositoryId: repositoryId ?? "",
+            urls: AtomPubURLs(request: request, mountPath: mountPath), environment: environment)
+        do {
+            return try await body(call)
+        } catch let error as CMISError {
+            return AtomPubErrors.response(error)
+        } catch is NIOTooManyBytesError {
+            return AtomPubErrors.response(
+                CMISError(.invalidArgument, "the request body is larger than the server accepts"),
+                status: .contentTooLarge)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            return AtomPubErrors.response(
+                CMISError(.invalidArgument, "the request body is larger than the server accepts"),
+                status: .contentTooLarge)
+        } catch let error as BlobStoreError where error.limitExceeded {
+            return AtomPubErrors.response(CMISError(.invalidArgument, error.reason), status: .contentTooLarge)
+        } catch is CancellationError {
+            return AtomPubErrors.response(CMISError(.runtime, "the request was cancelled"))
+        } catch {
+            return AtomPubErrors.response(CMISError(.runtime, "\(error)"))
+        }
+    }
+
+    func serviceDocument(_ call: AtomPubCall) async throws -> Response {
+        var infos = try await environment.service.repositoryInfos(caller: call.caller)
+        let filter = call.repositoryId.isEmpty ? call.parameter("repositoryId") : call.repositoryId
+        if let filter {
+            infos = infos.filter { $0.id == filter }
+            guard !infos.isEmpty else { throw CMISError(.objectNotFound, "no repository \(filter)") }
+        }
+        let bytes = AtomPubDocuments.serviceDocument(
+            infos, urls: call.urls, omitNewTypeCapabilities: environment.omitNewTypeCapabilities)
+        return AtomPubCall.xml(bytes, type: "application/atomsvc+xml;charset=UTF-8")
+    }
+}
+
+/// One request as the AtomPub routes see it: parameters, caller, repository, URLs and response helpers.
+struct AtomPubCall: Sendable {
+    var request: Request
+    var context: ServerRequestContext
+    var caller: CallerContext
+    var repositoryId: String
+    var urls: AtomPubURLs
+    var environment: BindingEnvironment
+
+    var service: any CMISService { environment.service }
+    var documents: AtomPubDocuments { AtomPubDocuments(urls: urls, repositoryId: repositoryId) }
+
+    /// The query parameters, decoded as forms are (`+` is a space), first value of each name.
+    var parameters: [(String, String)] {
+        guard let query = request.uri.query, !query.isEmpty else { return [] }
+        return query.split(separator: "&").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                let spaced = text.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            guard let name = parts.first else { return nil }
+            return (decode(name), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+
+    func parameter(_ name: String) -> String? {
+        parameters.first { $0.0 == name }.flatMap { $0.1.isEmpty ? nil : $0.1 }
+    }
+
+    func required(_ name: String) throws(CMISError) -> String {
+        guard let value = parameter(name) else { throw CMISError(.invalidArgument, "the parameter \(name) is missing") }
+        return value
+    }
+
+    func bool(_ name: String, default value: Bool) throws(CMISError) -> Bool {
+        guard let text = parameter(name) else { return value }
+        switch text.lowercased() {
+        case "true": return true
+        case "false": return false
+        default: throw CMISError(.invalidArgument, "\(name) must be true or false, not \(text)")
+        }
+    }
+
+    func int(_ name: String) throws(CMISError) -> Int? {
+        guard let text = parameter(name) else { return nil }
+        guard let value = Int(text), value >= (name == "depth" ? -1 : 0) else {
+            throw CMISError(.invalidArgument, "\(name) must be a non-negative integer, not \(text)")
+        }
+        return value
+    }
+
+    var maxItems: Int? { get throws(CMISError) { try int("maxItems") } }
+    var skipCount: Int { get throws(CMISError) { try int("skipCount") ?? 0 } }
+
+    /// The operation context of the request's `filter`, `include…`, `renditionFilter` and `orderBy` parameters.
+    func operationContext() throws(CMISError) -> OperationContext {
+        var context = OperationContext()
+        if let filter = parameter("filter"), filter != "*" {
+            context.filter = filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        context.includeAllowableActions = try bool("includeAllowableActions", default: false)
+        context.includeACL = try bool("includeACL", default: false)
+        context.includePolicyIds = try bool("includePolicyIds", default: false)
+        context.includePathSegment = try bool("includePathSegment", default: false)
+        if let text = parameter("includeRelationships") {
+            guard let value = OperationContext.IncludeRelationships(rawValue: text) else {
+                throw CMISError(.invalidArgument, "includeRelationships must be none, source, target or both")
+            }
+            context.includeRelationships = value
+        }
+        context.renditionFilter = parameter("renditionFilter")
+        context.orderBy = parameter("orderBy")
+        return context
+    }
+
+    /// This request's URL with `skipCount` replaced (for `next`/`previous`/`first` links).
+    func pageURL(resource: String, skipCount: Int) -> String {
+        var items: [(String, String?)] = []
+        for (name, value) in parameters where name != "skipCount" { items.append((name, value)) }
+        items.append(("skipCount", String(skipCount)))
+        return urls.url(repositoryId, resource, items)
+    }
+
+    func page(resource: String, count: Int, hasMoreItems: Bool, numItems: Int64?) throws(CMISError)
+        -> AtomPubDocuments.Page
+    {
+        let skip = try skipCount
+        return AtomPubDocuments.Page(
+            selfURL: pageURL(resource: resource, skipCount: skip),
+            pageURL: { pageURL(resource: resource, skipCount: $0) }, skipCount: skip, count: count,
+            hasMoreItems: hasMoreItems, numItems: numItems)
+    }
+
+    /// Throws unless this change may go ahead (XSRF token in the configured header, as the policy asks).
+    func checkXSRF() async throws {
+        let info = try await service.repositoryInfo(repositoryId: repositoryId, caller: caller)
+        let isMyDocuments = info.extensionValue(named: MobileDocuments.myDocumentsExtension) != nil
+        let header = HTTPField.Name(environment.xsrfHeader).flatMap { request.headers[$0] }
+        try environment.checkXSRF(context: context, repositoryIsMyDocuments: isMyDocuments, presented: header)
+    }
+
+    static func xml(_ bytes: [UInt8], type: String, status: HTTPResponse.Status = .ok, location: String? = nil)
+        -> Response
+    {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        if let location {
+            headers[.location] = location
+            headers[.contentLocation] = location
+        }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func entry(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, location: String? = nil) -> Response {
+        xml(bytes, type: "application/atom+xml;type=entry;charset=UTF-8", status: status, location: location)
+    }
+
+    static func feed(_ bytes: [UInt8]) -> Response {
+        xml(bytes, type: "application/atom+xml;type=feed;charset=UTF-8")
+    }
+
+    static func noContent() -> Response { Response(status: .noContent) }
+}

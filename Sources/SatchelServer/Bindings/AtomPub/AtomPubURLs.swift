@@ -1,0 +1,47 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The absolute URLs of one request's AtomPub resources: `<scheme>://<host><mount>/<repository>/<resource>?id=…`.
+///
+/// Built from the request's Host (and `X-Forwarded-Proto`/`X-Forwarded-Host` behind a proxy), so links work
+/// whatever name the client used to reach the server.
+struct AtomPubURLs: Sendable {
+    /// The mount point's absolute URL, without a trailing slash (the service document's URL).
+    var service: String
+
+    init(service: String) { self.service = service }
+
+    init(request: Request, mountPath: String) {
+        let forwardedHost = Self.forwardedHost.flatMap { request.headers[$0] }
+        let host = forwardedHost ?? request.head.authority ?? "localhost"
+        let scheme = Self.forwardedProto.flatMap { request.headers[$0] } ?? request.head.scheme ?? "http"
+        var mount = mountPath.hasPrefix("/") ? mountPath : "/" + mountPath
+        while mount.hasSuffix("/") { mount.removeLast() }
+        service = scheme + "://" + host + mount
+    }
+
+    static let forwardedHost = HTTPField.Name("X-Forwarded-Host")
+    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")
+
+    /// `<service>/<repository>/<resource>?name=value&…`, each part percent-encoded.
+    func url(_ repositoryId: String, _ resource: String, _ query: [(String, String?)] = []) -> String {
+        var text = service + "/" + Self.encode(repositoryId) + "/" + resource
+        let items = query.compactMap { name, value in value.map { Self.encode(name) + "=" + Self.encode($0) } }
+        if !items.isEmpty { text += "?" + items.joined(separator: "&") }
+        return text
+    }
+
+    func entry(_ repositoryId: String, id: String) -> String { url(repositoryId, "entry", [("id", id)]) }
+
+    /// Percent-encodes everything but RFC 3986 unreserved characters.
+    static func encode(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
+    }
+
+    static let unreserved: CharacterSet = {
+        var set = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        set.insert(charactersIn: "-._~")
+        return set
+    }()
+}

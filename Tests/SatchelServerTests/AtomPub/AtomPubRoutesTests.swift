@@ -1,0 +1,215 @@
+import Foundation
+import SatchelCMIS
+import SatchelHTTP
+import SatchelServer
+import Testing
+
+/// The AtomPub routes over a real socket, driven by Satchel's AtomPub client and by raw requests, on a small fake
+/// service (so they are tested apart from the engine).
+@Suite("AtomPub routes (fake service)")
+struct AtomPubRoutesTests {
+    static let sapExtensions = [
+        CMISExtension(namespace: MobileDocuments.namespace, name: MobileDocuments.myDocumentsExtension, value: "root"),
+        CMISExtension(namespace: MobileDocuments.namespace, name: MobileDocuments.tokenExtension, value: ""),
+    ]
+
+    static func withServer<T>(
+        limits: RequestLimits = RequestLimits(), xsrfPolicy: XSRFPolicy = .standard,
+        extensions: [CMISExtension] = [], omitNewTypeCapabilities: Bool = true,
+        _ body: (AtomPubTestServer) async throws -> T
+    ) async throws -> T {
+        let server = try await AtomPubTestServer.start(
+            limits: limits, xsrfPolicy: xsrfPolicy, extensions: extensions,
+            omitNewTypeCapabilities: omitNewTypeCapabilities)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// A raw request; the status is not validated.
+    static func send(
+        _ method: HTTPMethod, _ url: URL, body: Data? = nil, contentType: String? = nil, headers: [String: String] = [:]
+    ) async throws -> HTTPResponse {
+        var request = HTTPRequest(method, url: url, body: body.map { .data($0, contentType: contentType) })
+        request.validatesStatus = false
+        for (name, value) in headers { request.headers[name] = value }
+        return try await HTTPClient().send(request)
+    }
+
+    @Test("the session scenario over AtomPub, with the XSRF token required on every change")
+    func scenario() async throws {
+        let observed = try await Self.withServer(xsrfPolicy: .strict, extensions: Self.sapExtensions) { server in
+            let session = try await CMISSession.connect(SessionParameters(binding: .atomPub, url: server.serviceURL))
+            return try await SessionScenario.run(session, folderName: "scenario")
+        }
+        #expect(observed.hasMyDocuments && observed.hasToken)
+        #expect(observed.documentNames == (0..<5).map { "doc-\($0).txt" })
+        #expect(observed.documentLengths == [16, 16, 16, 16, 16])
+        #expect(observed.pages == [["doc-0.txt", "doc-1.txt"], ["doc-2.txt", "doc-3.txt"], ["doc-4.txt", "large.bin"]])
+        #expect(observed.pageHasMore == [true, true, false])
+        #expect(observed.numItems == [6, 6, 6])
+        #expect(observed.byPathName == "doc-1.txt" && observed.byPathIsSameObject)
+        #expect(observed.renamedName == "renamed.txt" && observed.renamedByPath == "renamed.txt")
+        #expect(observed.range == "ntent nu")
+        #expect(observed.fileUploadLength == 70_000 && observed.fileContent == "70000 bytes, all a: true")
+        #expect(observed.queryNames == ["doc-3.txt"])
+        #expect(observed.deletedIsGone)
+        #expect(observed.childrenAfterDelete == ["doc-1.txt", "doc-2.txt", "doc-3.txt", "large.bin", "renamed.txt"])
+    }
+
+    @Test("service document: workspace, collections, URI templates, SAP extensions", arguments: [true, false])
+    func serviceDocument(omitNewTypeCapabilities: Bool) async throws {
+        try await Self.withServer(extensions: Self.sapExtensions, omitNewTypeCapabilities: omitNewTypeCapabilities) {
+            server in
+            let response = try await Self.send(.get, server.serviceURL)
+            #expect(response.status == 200)
+            #expect(response.headers["Content-Type"]?.hasPrefix("application/atomsvc+xml") == true)
+            let document = try AtomPubParser.serviceDocument(response.body)
+            let workspace = try #require(document.workspace(repositoryId: "shared"))
+            #expect(workspace.repositoryInfo.extensionValue(named: "token") == "tok-alice")
+            #expect(workspace.repositoryInfo.extensionValue(named: "myDocuments") == "root")
+            #expect(
+                Set(workspace.collections.compactMap(\.collectionType))
+                    == ["root", "types", "query", "checkedout", "unfiled"])
+            #expect(Set(workspace.uriTemplates.map(\.type)) == ["objectbyid", "objectbypath", "query", "typebyid"])
+            #expect(workspace.collection("root")?.href.hasPrefix(server.serviceURL.absoluteString + "/shared/") == true)
+            #expect(response.text.contains("capabilityCreatablePropertyTypes") == !omitNewTypeCapabilities)
+            #expect(response.text.contains("capabilityNewTypeSettableAttributes") == !omitNewTypeCapabilities)
+        }
+    }
+
+    @Test("feeds carry numItems and next links; entries carry their links")
+    func feedsAndLinks() async throws {
+        try await Self.withServer { server in
+            let session = try await CMISSession.connect(SessionParameters(binding: .atomPub, url: server.serviceURL))
+            for index in 0..<3 { _ = try await session.createFolder(named: "f\(index)", in: "root") }
+            let page = try await Self.send(.get, URL(string: server.serviceURL.absoluteString + "/shared/children?id=root&maxItems=2")!)
+            let feed = try AtomPubParser.feed(page.body)
+            #expect(feed.numItems == 3 && feed.entries.count == 2)
+            let next = try #require(feed.links.next?.url)
+            let second = try AtomPubParser.feed(try await Self.send(.get, next).body)
+            #expect(second.entries.map(\.object.name) == ["f2"] && second.links.next == nil)
+            let entry = try #require(feed.entries.first)
+            #expect(entry.links.selfLink != nil && entry.links.edit != nil && entry.links.describedBy != nil)
+            #expect(entry.links.down.count == 2 && entry.links.cmis("foldertree") != nil)
+            #expect(entry.pathSegment == "f0")
+            let type = try await Self.send(.get, try #require(entry.links.describedBy?.url))
+            #expect(try AtomPubParser.typeDefinition(type.body).id == "cmis:folder")
+        }
+    }
+
+    @Test("hostile bodies and refusals answer 4xx with a CMIS exception")
+    func hostile() async throws {
+        var limits = RequestLimits()
+        limits.maxMetadataBytes = 4096
+        limits.maxContentBytes = 1024
+        try await Self.withServer(limits: limits, xsrfPolicy: .strict) { server in
+            let children = URL(string: server.serviceURL.absoluteString + "/shared/children?id=root")!
+            let token = ["X-CSRF-Token": "tok-alice"]
+            let entryType = "application/atom+xml;type=entry"
+            let cases: [(String, HTTPResponse, Int, String)] = [
+                (
+                    "truncated XML",
+                    try await Self.send(
+                        .post, children, body: Data("<entry xmlns=\"http://www.w3.org/2005/Atom\"><title>x".utf8),
+                        contentType: entryType, headers: token), 400, "invalidArgument"
+                ),
+                (
+                    "wrong content type",
+                    try await Self.send(
+                        .post, children, body: Data("{\"name\":\"x\"}".utf8), contentType: "application/json",
+                        headers: token), 400, "invalidArgument"
+                ),
+                (
+                    "huge entry",
+                    try await Self.send(
+                        .post, children, body: Data(repeating: 0x20, count: 20_000), contentType: entryType,
+                        headers: token), 413, "invalidArgument"
+                ),
+                (
+                    "no XSRF token",
+                    try await Self.send(
+                        .post, children, body: AtomPubWriter.entry(properties: Properties()), contentType: entryType),
+                    403, "permissionDenied"
+                ),
+                (
+                    "unknown object",
+                    try await Self.send(.get, URL(string: server.serviceURL.absoluteString + "/shared/entry?id=nope")!),
+                    404, "objectNotFound"
+                ),
+                (
+                    "unknown repository",
+                    try await Self.send(.get, URL(string: server.serviceURL.absoluteString + "/other/entry?id=x")!),
+                    404, "objectNotFound"
+                ),
+                (
+                    "bad boolean",
+                    try await Self.send(
+                        .get,
+                        URL(string: server.serviceURL.absoluteString + "/shared/entry?id=root&includeACL=maybe")!),
+                    400, "invalidArgument"
+                ),
+                (
+                    "no caller",
+                    try await Self.send(.get, server.serviceURL, headers: ["X-Test-Anonymous": "1"]), 401,
+                    "unauthorized"
+                ),
+            ]
+            for (name, response, status, exception) in cases {
+                #expect(response.status == status, "\(name)")
+                #expect(response.text.contains("<!--exception-->\(exception)<!--/exception-->"), "\(name): \(response.text)")
+                let error = CMISError.atomPub(status: response.status, body: response.body)
+                #expect(error.message.isEmpty == false, "\(name)")
+            }
+            // Still serving after all that.
+            #expect(try await Self.send(.get, server.serviceURL).status == 200)
+        }
+    }
+
+    @Test("content: ranges, unsatisfiable ranges, PUT and DELETE")
+    func content() async throws {
+        try await Self.withServer { server in
+            let session = try await CMISSession.connect(SessionParameters(binding: .atomPub, url: server.serviceURL))
+            let document = try await session.createDocument(
+                named: "a.txt", in: "root", content: .data(Data("0123456789".utf8), filename: "a.txt"))
+            let url = URL(string: server.serviceURL.absoluteString + "/shared/content?id=\(document.id ?? "")")!
+            let suffix = try await Self.send(.get, url, headers: ["Range": "bytes=-3"])
+            #expect(suffix.status == 206 && suffix.text == "789")
+            #expect(suffix.headers["Content-Range"] == "bytes 7-9/10")
+            let outside = try await Self.send(.get, url, headers: ["Range": "bytes=20-30"])
+            #expect(outside.status == 416)
+            let put = try await Self.send(.put, url, body: Data("new".utf8), contentType: "text/plain")
+            #expect(put.status == 204)
+            #expect(try await session.content(of: document.id ?? "") == Data("new".utf8))
+            let missing = try await Self.send(.delete, url)
+            #expect(missing.status == 405 && missing.text.contains("notSupported"))
+        }
+    }
+
+    @Test("the client maps AtomPub errors to CMISError")
+    func clientErrors() async throws {
+        try await Self.withServer { server in
+            let session = try await CMISSession.connect(SessionParameters(binding: .atomPub, url: server.serviceURL))
+            await #expect(throws: CMISError.self) { _ = try await session.object(id: "nope") }
+            do {
+                _ = try await session.object(at: "/no/such/thing")
+                Issue.record("found a missing path")
+            } catch let error as CMISError {
+                #expect(error.code == .objectNotFound && error.status == 404)
+                #expect(error.message == "nothing at /no/such/thing")
+            }
+            _ = try await session.createFolder(named: "twice", in: "root")
+            do {
+                _ = try await session.createFolder(named: "twice", in: "root")
+                Issue.record("created a duplicate")
+            } catch let error as CMISError {
+                #expect(error.code == .nameConstraintViolation && error.status == 409)
+            }
+        }
+    }
+}
