@@ -19,7 +19,11 @@ extension ODataError {
             .forStatus(response.status), "the server answered \(response.status)", status: response.status,
             method: request.method, url: http.url, operation: request.operation, underlying: http)
         if response.status == 412 { currentETag = response.headers["ETag"] }
-        readBody(response.body, contentType: response.mediaType)
+        // Not `response.mediaType`: read defensively, an empty Content-Type must not matter.
+        let contentType = response.headers["Content-Type"]?.split(separator: ";").first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        readBody(response.body, contentType: contentType)
         if message == "the server answered \(response.status)" {
             message = "the server answered \(response.status) \(HTTPURLResponse.localizedString(forStatusCode: response.status))"
         }

@@ -4,7 +4,9 @@
 /// ODataKey.single("0100000001").predicate(for: .v2)                       // ('0100000001')
 /// ODataKey(["StudentId": "42", "VisitNo": .int(3)]).predicate(for: .v4)  // (StudentId='42',VisitNo=3)
 /// ```
-public struct ODataKey: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+public struct ODataKey: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByDictionaryLiteral
+{
     /// Property name (empty for a single unnamed value) and value, in order.
     public var parts: [(name: String, value: ODataLiteral)] {
         get { storage.map { ($0.name, $0.value) } }
@@ -35,6 +37,10 @@ public struct ODataKey: Sendable, Hashable, ExpressibleByStringLiteral, Expressi
 
     public init(stringLiteral value: String) { self = .single(.string(value)) }
     public init(integerLiteral value: Int) { self = .single(.int(value)) }
+    /// A composite key in order: `["StudentId": "0042", "VisitNo": 3]`.
+    public init(dictionaryLiteral elements: (String, ODataLiteral)...) {
+        storage = elements.map { Part(name: $0.0, value: $0.1) }
+    }
 
     /// `(value)` or `(A=1,B='x')`, before percent-encoding.
     public func predicate(for version: ODataVersion) -> String {

@@ -46,8 +46,8 @@ public enum ODataLiteral: Sendable, Hashable {
         case .int(let value): return String(value)
         case .int64(let value): return v2 ? "\(value)L" : String(value)
         case .decimal(let value): return v2 ? "\(value)M" : "\(value)"
-        case .double(let value): return Self.floating(value) + (v2 ? "d" : "")
-        case .single(let value): return Self.floating(Double(value)) + (v2 ? "f" : "")
+        case .double(let value): return Self.floating(value) + (v2 && value.isFinite ? "d" : "")
+        case .single(let value): return Self.floating(Double(value)) + (v2 && value.isFinite ? "f" : "")
         case .string(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
         case .guid(let value):
             let text = value.uuidString.lowercased()

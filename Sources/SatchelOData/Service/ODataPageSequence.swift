@@ -22,11 +22,11 @@ public struct ODataPageSequence: AsyncSequence, Sendable {
 
         public mutating func next() async throws -> ODataPage? {
             let service = sequence.service
-            let type = service.entityType(of: sequence.path)
             let operation = "read \(sequence.path)"
             if !started {
                 started = true
                 let version = try await service.version()
+                let type = service.entityType(of: sequence.path)
                 var query = sequence.query
                 let clientPaging = version == .v2 && query.top == nil && service.configuration.pageSize != nil
                 if clientPaging, let size = service.configuration.pageSize { query.top = size }
@@ -39,6 +39,7 @@ public struct ODataPageSequence: AsyncSequence, Sendable {
             guard let link = next else { return nil }
             try Task.checkCancellation()
             let version = try await service.version()
+            let type = service.entityType(of: sequence.path)
             let clientPaging = link.isEmpty
             let page: ODataPage
             if clientPaging {
