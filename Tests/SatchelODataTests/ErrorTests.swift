@@ -6,12 +6,15 @@ import Testing
 
 @Suite("OData errors")
 struct ErrorTests {
-    static func error(_ status: Int, _ body: Data, type: String = "application/json", headers: HTTPHeaders = [:]) -> ODataError {
+    static func error(
+        _ status: Int, _ body: Data, type: String = "application/json", headers: HTTPHeaders = [:]
+    ) -> ODataError {
         var headers = headers
         headers["Content-Type"] = type
         let url = URL(string: "https://gw.example.edu/sap/opu/odata/sap/ZADM_SRV/StudentSet('0099')")!
         let response = HTTPResponse(status: status, headers: headers, url: url, body: body)
-        return ODataError(response: response, request: HTTPRequest(.get, url: url, operation: "read StudentSet('0099')"))
+        return ODataError(
+            response: response, request: HTTPRequest(.get, url: url, operation: "read StudentSet('0099')"))
     }
 
     @Test func v2SAPError() throws {
@@ -44,7 +47,8 @@ struct ErrorTests {
 
     @Test(arguments: [
         (500, "<html><title>Oops</title></html>", "text/html", ODataError.Code.server),
-        (503, "", "text/plain", .server), (401, "", "text/plain", .unauthorized), (403, "nope", "text/plain", .forbidden),
+        (503, "", "text/plain", .server), (401, "", "text/plain", .unauthorized),
+        (403, "nope", "text/plain", .forbidden),
         (405, "", "", .notSupported), (409, "{\"error\":{}}", "application/json", .conflict),
         (428, "", "", .preconditionRequired), (418, "{not json", "application/json", .clientError),
     ])
@@ -55,6 +59,8 @@ struct ErrorTests {
     }
 
     @Test func plainTextMessageIsKept() {
-        #expect(Self.error(403, Data("  CSRF token validation failed \n".utf8), type: "text/plain").message == "CSRF token validation failed")
+        #expect(
+            Self.error(403, Data("  CSRF token validation failed \n".utf8), type: "text/plain").message
+                == "CSRF token validation failed")
     }
 }

@@ -56,7 +56,8 @@ struct MetadataV2Tests {
         let visits = try #require(student.navigationProperty("Visits"))
         #expect(visits.type == CSDLTypeReference(name: "ZADMISSIONS_SRV.Visit", isCollection: true, nullable: true))
         #expect(visits.onDelete == "Cascade")
-        let students = try #require(metadata.entityType(named: "ZADMISSIONS_SRV.School")?.navigationProperty("Students"))
+        let students = try #require(
+            metadata.entityType(named: "ZADMISSIONS_SRV.School")?.navigationProperty("Students"))
         #expect(students.type.isCollection && students.partner == "School")
         #expect(students.referentialConstraints.isEmpty)
     }
@@ -64,7 +65,8 @@ struct MetadataV2Tests {
     @Test func containerAndImports() throws {
         let container = try #require(metadata.entityContainer)
         #expect(container.isDefault)
-        #expect(container.entitySets.map(\.name) == ["StudentSet", "SchoolSet", "VisitSet", "StateSet", "AttachmentSet"])
+        #expect(
+            container.entitySets.map(\.name) == ["StudentSet", "SchoolSet", "VisitSet", "StateSet", "AttachmentSet"])
         #expect(container.associationSets.count == 2)
         let students = try #require(metadata.entitySet(named: "StudentSet"))
         #expect(students.navigationBindings == ["School": "SchoolSet", "Visits": "VisitSet"])

@@ -59,7 +59,8 @@ struct MetadataV4Tests {
         let employee = try #require(metadata.entityType(named: "Trip.Employee"))
         #expect(employee.key.isEmpty && metadata.key(of: employee) == ["UserName"])
         #expect(metadata.allProperties(of: employee).last?.name == "Cost")
-        #expect(metadata.allNavigationProperties(of: employee).map(\.name) == ["Friends", "BestFriend", "Trips", "Peers"])
+        #expect(
+            metadata.allNavigationProperties(of: employee).map(\.name) == ["Friends", "BestFriend", "Trips", "Peers"])
         let airport = try #require(metadata.entityType(named: "Trip.Airport"))
         #expect(airport.key == ["Code", "Street"] && airport.keyAliases == ["Street": "Location/Address"])
         #expect(airport.hasStream)
@@ -84,8 +85,12 @@ struct MetadataV4Tests {
     @Test func annotations() throws {
         let person = try #require(metadata.entityType(named: "Trip.Person"))
         #expect(person.property("UserName")?.annotations.value(of: "Org.OData.Core.V1.Immutable") == .bool(true))
-        #expect(person.property("FirstName")?.annotations.value(of: "Org.OData.Core.V1.Description") == .string("Given name"))
-        guard case .record(let type, let properties)? = person.annotations.value(of: "com.sap.vocabularies.UI.v1.HeaderInfo")
+        #expect(
+            person.property("FirstName")?.annotations.value(of: "Org.OData.Core.V1.Description")
+                == .string("Given name"))
+        guard
+            case .record(let type, let properties)? = person.annotations.value(
+                of: "com.sap.vocabularies.UI.v1.HeaderInfo")
         else {
             Issue.record("HeaderInfo is not a record")
             return
@@ -115,6 +120,7 @@ struct MetadataV4Tests {
             Issue.record("Revisions is not a collection of records")
             return
         }
-        #expect(fields.map(\.value) == [.int(3), .enumMember("Org.OData.Core.V1.RevisionKind/Deprecated"), .string("old")])
+        #expect(
+            fields.map(\.value) == [.int(3), .enumMember("Org.OData.Core.V1.RevisionKind/Deprecated"), .string("old")])
     }
 }

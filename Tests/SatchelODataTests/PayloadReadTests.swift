@@ -64,18 +64,24 @@ struct PayloadReadTests {
         #expect(russell["Concurrency"] == .int(9_007_199_254_740_993))
         #expect(russell["Budget"] == .decimal(Decimal(string: "1234567890.123456789")!))
         #expect(russell["BirthDay"] == .date("1980-02-29") && russell["WakeUp"] == .timeOfDay("06:30:00.000"))
-        #expect(russell["LastSeen"] == .dateTimeOffset(Date(timeIntervalSince1970: 1_767_603_600.25), offsetMinutes: 60))
+        #expect(
+            russell["LastSeen"] == .dateTimeOffset(Date(timeIntervalSince1970: 1_767_603_600.25), offsetMinutes: 60))
         #expect(russell["Avatar"] == .binary(Data([0xFB, 0xFF, 0x01])))
         #expect(russell["Travelled"] == .duration("P12DT23H59M59.999999999999S"))
         #expect(russell["Age"] == .int(45) && russell["Delta"] == .int(-3) && russell["Rank"] == .int(3))
         #expect(russell["Height"] == .double(1.82))
         #expect(russell["Home"] == .geo(["type": "Point", "coordinates": [1, 2]]))
-        guard case .collection(let addresses)? = russell["AddressInfo"], case .complex(let first)? = addresses.first else {
+        guard case .collection(let addresses)? = russell["AddressInfo"], case .complex(let first)? = addresses.first
+        else {
             Issue.record("AddressInfo is not a collection of complex values")
             return
         }
         #expect(first["Address"] == .string("187 Suffolk Ln."))
-        if case .geo(let point)? = first["Coordinates"] { #expect(point["type"] == "Point") } else { Issue.record("no geo") }
+        if case .geo(let point)? = first["Coordinates"] {
+            #expect(point["type"] == "Point")
+        } else {
+            Issue.record("no geo")
+        }
         #expect(russell.mediaReadLink == nil && russell.annotations["Photo@odata.mediaReadLink"] != nil)
         #expect(russell.navigationLinks["Friends"] == "People('russellwhyte')/Friends")
         #expect(russell.annotations["@com.example.Messages"] != nil)

@@ -22,7 +22,8 @@ struct PayloadWriteTests {
     }
 
     @Test func v2DeepInsert() throws {
-        let writer = ODataPayloadWriter(version: .v2, serviceURL: URL(string: "https://gw.example.edu/sap/opu/odata/sap/ZADM_SRV"))
+        let writer = ODataPayloadWriter(
+            version: .v2, serviceURL: URL(string: "https://gw.example.edu/sap/opu/odata/sap/ZADM_SRV"))
         let json = try writer.json(for: Self.student())
         #expect(json.objectValue?.keys.first == "__metadata" && json.objectValue?.keys.last == "School")
         #expect(json["Gpa"] == .string("3.85") && json["ApplicationCount"] == .string("9007199254740993"))
@@ -66,7 +67,8 @@ struct PayloadWriteTests {
         original["BirthDate"] = .dateTime(Date(timeIntervalSince1970: 1_199_145_600))
         let body = try ODataPayloadWriter(version: .v2).data(for: original)
         let wrapped = Data(#"{"d":"#.utf8) + body + Data("}".utf8)
-        let read = try ODataPayloadReader(version: .v2, metadata: metadata).entity(from: wrapped, entitySet: "StudentSet")
+        let read = try ODataPayloadReader(version: .v2, metadata: metadata).entity(
+            from: wrapped, entitySet: "StudentSet")
         #expect(read.properties == original.properties)
         #expect(read.type == original.type)
     }

@@ -41,7 +41,8 @@ struct QueryTests {
         #expect(composite.predicate(for: .v2) == "(StudentId='0042',VisitNo=3)")
         #expect(ODataKey(["Id": .int64(5)]).predicate(for: .v2) == "(Id=5L)")
         #expect(ODataKey.single(.guid(Self.uuid)).predicate(for: .v4) == "(0f8fad5b-d9cb-469f-a165-70867728950e)")
-        #expect(ODataPath("StudentSet").key("a/b c").navigate("Visits").text(for: .v2) == "StudentSet('a%2Fb%20c')/Visits")
+        #expect(
+            ODataPath("StudentSet").key("a/b c").navigate("Visits").text(for: .v2) == "StudentSet('a%2Fb%20c')/Visits")
         #expect(ODataPath("People").key(["UserName": "o'neil"]).text(for: .v4) == "People(UserName='o''neil')")
     }
 
@@ -64,7 +65,10 @@ struct QueryTests {
             "arithmetic", (.property("Price") + 5) * 2 > 100 - .property("Discount") / 4,
             "(Price add 5) mul 2 gt 100 sub Discount div 4", "(Price add 5) mul 2 gt 100 sub Discount div 4"
         ),
-        ("sub right assoc", .property("A") - (.property("B") - .property("C")) == 0, "A sub (B sub C) eq 0", "A sub (B sub C) eq 0"),
+        (
+            "sub right assoc", .property("A") - (.property("B") - .property("C")) == 0, "A sub (B sub C) eq 0",
+            "A sub (B sub C) eq 0"
+        ),
         ("date functions", .year(.property("BirthDate")) == 2008, "year(BirthDate) eq 2008", "year(BirthDate) eq 2008"),
         (
             "v4 date", .date(.property("LastSeen")) == .literal(.date(year: 2026, month: 2, day: 1)), nil,
@@ -75,7 +79,10 @@ struct QueryTests {
         ),
         ("any empty", .any("Friends"), nil, "Friends/any()"),
         ("all", .all("Emails", "e", .endsWith(.property("e"), ".edu")), nil, "Emails/all(e:endswith(e,'.edu'))"),
-        ("has", .property("Perks").has(.enumMember(type: "Trip.Features", member: "Wifi")), nil, "Perks has Trip.Features'Wifi'"),
+        (
+            "has", .property("Perks").has(.enumMember(type: "Trip.Features", member: "Wifi")), nil,
+            "Perks has Trip.Features'Wifi'"
+        ),
         (
             "in", .property("StateCode").isIn(["MS", "AL"]), "(StateCode eq 'MS' or StateCode eq 'AL')",
             "StateCode in ('MS','AL')"

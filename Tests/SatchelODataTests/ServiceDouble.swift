@@ -34,7 +34,9 @@ final class ServiceDouble: Sendable {
         return "\(request.method) " + (text.removingPercentEncoding ?? text)
     }
 
-    func on(_ key: String, status: Int = 200, headers: HTTPHeaders = ["Content-Type": "application/json"], body: String = "") {
+    func on(
+        _ key: String, status: Int = 200, headers: HTTPHeaders = ["Content-Type": "application/json"], body: String = ""
+    ) {
         on(key) { _ in TransportResponse(status: status, headers: headers, body: Data(body.utf8)) }
     }
 
@@ -43,10 +45,13 @@ final class ServiceDouble: Sendable {
     var requests: [TransportRequest] { transport.requests }
     var keys: [String] { requests.map(ServiceDouble.key) }
 
-    func service(_ version: ODataVersion?, sapClient: String? = nil, pageSize: Int? = nil, auth: [any HTTPAuthProvider] = []) -> ODataService {
+    func service(
+        _ version: ODataVersion?, sapClient: String? = nil, pageSize: Int? = nil, auth: [any HTTPAuthProvider] = []
+    ) -> ODataService {
         ODataService(
             configuration: .init(
-                serviceURL: URL(string: ServiceDouble.root)!, version: version, sapClient: sapClient, pageSize: pageSize,
+                serviceURL: URL(string: ServiceDouble.root)!, version: version, sapClient: sapClient,
+                pageSize: pageSize,
                 auth: auth),
             transport: transport)
     }

@@ -8,7 +8,9 @@ import Testing
 @Suite("ODataService reads")
 struct ServiceReadTests {
     static func v2Page(_ ids: [String], next: String? = nil, count: Int? = nil) -> String {
-        let entities = ids.map { #"{"__metadata":{"type":"ZADMISSIONS_SRV.Student"},"StudentId":"\#($0)","Gpa":"3.5"}"# }
+        let entities = ids.map {
+            #"{"__metadata":{"type":"ZADMISSIONS_SRV.Student"},"StudentId":"\#($0)","Gpa":"3.5"}"#
+        }
         var d = #""results":[\#(entities.joined(separator: ","))]"#
         if let next { d += #","__next":"\#(next)""# }
         if let count { d += #","__count":"\#(count)""# }
@@ -17,11 +19,13 @@ struct ServiceReadTests {
 
     @Test func metadataVersionAndServerPagingV2() async throws {
         let double = ServiceDouble()
-        double.on("GET $metadata?sap-client=100", headers: ["Content-Type": "application/xml"],
+        double.on(
+            "GET $metadata?sap-client=100", headers: ["Content-Type": "application/xml"],
             body: String(decoding: try fixture("v2-gateway-metadata.xml"), as: UTF8.self))
         double.on(
             "GET StudentSet?$filter=StateCode eq 'MS'&$inlinecount=allpages&sap-client=100",
-            body: Self.v2Page(["1", "2"], next: ServiceDouble.root + "/StudentSet?$skiptoken='2'&sap-client=100", count: 3))
+            body: Self.v2Page(
+                ["1", "2"], next: ServiceDouble.root + "/StudentSet?$skiptoken='2'&sap-client=100", count: 3))
         double.on("GET StudentSet?$skiptoken='2'&sap-client=100", body: Self.v2Page(["3"]))
         let service = double.service(nil, sapClient: "100")
         let query = ODataQuery().filter(.property("StateCode") == "MS").count()
@@ -35,7 +39,9 @@ struct ServiceReadTests {
         #expect(double.keys.filter { $0.hasPrefix("GET $metadata") }.count == 1, "metadata fetched once")
         let request = try #require(double.requests.first { $0.url.path.hasSuffix("StudentSet") })
         #expect(request.headers["MaxDataServiceVersion"] == "2.0" && request.headers["Accept"] == "application/json")
-        #expect(request.url.absoluteString.hasSuffix("StudentSet?$filter=StateCode%20eq%20'MS'&$inlinecount=allpages&sap-client=100"))
+        #expect(
+            request.url.absoluteString.hasSuffix(
+                "StudentSet?$filter=StateCode%20eq%20'MS'&$inlinecount=allpages&sap-client=100"))
     }
 
     @Test func clientPagingV2() async throws {
@@ -45,7 +51,8 @@ struct ServiceReadTests {
         double.on("GET StudentSet?$top=2&$skip=4", body: Self.v2Page(["5"]))
         let all = try await double.service(.v2, pageSize: 2).entities("StudentSet").collect()
         #expect(all.count == 5)
-        #expect(double.keys == ["GET StudentSet?$top=2", "GET StudentSet?$top=2&$skip=2", "GET StudentSet?$top=2&$skip=4"])
+        #expect(
+            double.keys == ["GET StudentSet?$top=2", "GET StudentSet?$top=2&$skip=2", "GET StudentSet?$top=2&$skip=4"])
     }
 
     @Test func serverPagingV4WithRelativeNextLinkAndPrefer() async throws {
@@ -68,7 +75,8 @@ struct ServiceReadTests {
     @Test func entityByCompositeKeyWithETagHeader() async throws {
         let double = ServiceDouble()
         double.on(
-            "GET VisitSet(StudentId='0042',VisitNo=3)?$select=Note", headers: ["Content-Type": "application/json", "ETag": "W/\"7\""],
+            "GET VisitSet(StudentId='0042',VisitNo=3)?$select=Note",
+            headers: ["Content-Type": "application/json", "ETag": "W/\"7\""],
             body: #"{"d":{"StudentId":"0042","VisitNo":3,"Note":"tour"}}"#)
         let visit = try await double.service(.v2).entity(
             "VisitSet", key: ODataKey(["StudentId": "0042", "VisitNo": .int(3)]), query: ODataQuery().select("Note"))
@@ -85,7 +93,8 @@ struct ServiceReadTests {
         let visits = try await service.entities(ODataPath("StudentSet").key("0042").navigate("Visits")).collect()
         #expect(visits.first?["VisitNo"] == .int(1))
         #expect(service.entityType(of: ODataPath("StudentSet").key("0042").navigate("Visits"))?.name == "Visit")
-        let count = try await service.count("StudentSet", query: ODataQuery().filter(.property("Active") == true).top(5))
+        let count = try await service.count(
+            "StudentSet", query: ODataQuery().filter(.property("Active") == true).top(5))
         #expect(count == 17)
         #expect(double.requests.last { $0.url.path.hasSuffix("$count") }?.headers["Accept"] == "text/plain")
         let raw = try await service.rawValue(ODataPath("StudentSet").key("0042").navigate("LastName"))
@@ -114,20 +123,33 @@ struct ServiceReadTests {
     func decodableEntities(version: ODataVersion) async throws {
         let double = ServiceDouble()
         if version == .v2 {
-            double.on("GET StudentSet", body: #"{"d":{"results":[{"StudentId":"1","BirthDate":"/Date(0)/"}],"__next":"StudentSet?p=2"}}"#)
+            double.on(
+                "GET StudentSet",
+                body: #"{"d":{"results":[{"StudentId":"1","BirthDate":"/Date(0)/"}],"__next":"StudentSet?p=2"}}"#)
             double.on("GET StudentSet?p=2", body: #"{"d":{"results":[{"StudentId":"2","BirthDate":null}]}}"#)
         } else {
-            double.on("GET StudentSet", body: #"{"value":[{"StudentId":"1","BirthDate":"1970-01-01T00:00:00Z"}],"@odata.nextLink":"StudentSet?p=2"}"#)
+            double.on(
+                "GET StudentSet",
+                body:
+                    #"{"value":[{"StudentId":"1","BirthDate":"1970-01-01T00:00:00Z"}],"@odata.nextLink":"StudentSet?p=2"}"#
+            )
             double.on("GET StudentSet?p=2", body: #"{"value":[{"StudentId":"2","BirthDate":null}]}"#)
         }
         var students: [Student] = []
-        for try await student in double.service(version).entities("StudentSet", as: Student.self) { students.append(student) }
-        #expect(students == [Student(StudentId: "1", BirthDate: Date(timeIntervalSince1970: 0)), Student(StudentId: "2", BirthDate: nil)])
+        for try await student in double.service(version).entities("StudentSet", as: Student.self) {
+            students.append(student)
+        }
+        #expect(
+            students == [
+                Student(StudentId: "1", BirthDate: Date(timeIntervalSince1970: 0)),
+                Student(StudentId: "2", BirthDate: nil),
+            ])
     }
 
     @Test func serverErrorsBecomeODataErrors() async throws {
         let double = ServiceDouble()
-        double.on("GET StudentSet('0099')", status: 404, body: String(decoding: try fixture("v2-error.json"), as: UTF8.self))
+        double.on(
+            "GET StudentSet('0099')", status: 404, body: String(decoding: try fixture("v2-error.json"), as: UTF8.self))
         let error = try await #require(throws: ODataError.self) {
             try await double.service(.v2).entity("StudentSet", key: "0099")
         }
@@ -139,13 +161,17 @@ struct ServiceReadTests {
     @Test func bodyThatIsNotODataIsInvalidPayload() async throws {
         let double = ServiceDouble()
         double.on("GET People", body: #"{"items":[]}"#)
-        let error = try await #require(throws: ODataError.self) { try await double.service(.v4).entities("People").collect() }
+        let error = try await #require(throws: ODataError.self) {
+            try await double.service(.v4).entities("People").collect()
+        }
         #expect(error.code == .invalidPayload && error.url != nil)
     }
 }
 
 extension ServiceDouble {
     func use(metadata: Data) {
-        on("GET $metadata", headers: ["Content-Type": "application/xml"], body: String(decoding: metadata, as: UTF8.self))
+        on(
+            "GET $metadata", headers: ["Content-Type": "application/xml"],
+            body: String(decoding: metadata, as: UTF8.self))
     }
 }

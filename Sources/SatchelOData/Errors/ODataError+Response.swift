@@ -25,7 +25,8 @@ extension ODataError {
         }
         readBody(response.body, contentType: contentType)
         if message == "the server answered \(response.status)" {
-            message = "the server answered \(response.status) \(HTTPURLResponse.localizedString(forStatusCode: response.status))"
+            message =
+                "the server answered \(response.status) \(HTTPURLResponse.localizedString(forStatusCode: response.status))"
         }
     }
 
@@ -52,7 +53,8 @@ extension ODataError {
         } else if let document = try? XDocument.parse(data: body), document.root.name == "error" {
             readXML(document.root)
         } else if contentType?.hasPrefix("text/plain") == true {
-            let text = String(decoding: body.prefix(1000), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(decoding: body.prefix(1000), as: UTF8.self).trimmingCharacters(
+                in: .whitespacesAndNewlines)
             if !text.isEmpty { message = text }
         }
     }
@@ -82,12 +84,13 @@ extension ODataError {
         if let code = root.textOf(child: "code"), !code.isEmpty { serviceCode = code }
         if let text = root.child("message")?.trimmedText, !text.isEmpty { message = text }
         if let inner = root.child("innererror") {
-            sapErrorDetails = inner.child("errordetails")?.children("errordetail").compactMap { detail in
-                guard let text = detail.textOf(child: "message") else { return nil }
-                return Detail(
-                    code: detail.textOf(child: "code"), message: text, target: detail.textOf(child: "target"),
-                    severity: detail.textOf(child: "severity"))
-            } ?? []
+            sapErrorDetails =
+                inner.child("errordetails")?.children("errordetail").compactMap { detail in
+                    guard let text = detail.textOf(child: "message") else { return nil }
+                    return Detail(
+                        code: detail.textOf(child: "code"), message: text, target: detail.textOf(child: "target"),
+                        severity: detail.textOf(child: "severity"))
+                } ?? []
         }
     }
 }

@@ -22,7 +22,9 @@ public struct CSDLAssociation: Sendable, Hashable {
         public var principalProperties: [String]
         public var dependentRole: String
         public var dependentProperties: [String]
-        public init(principalRole: String, principalProperties: [String], dependentRole: String, dependentProperties: [String]) {
+        public init(
+            principalRole: String, principalProperties: [String], dependentRole: String, dependentProperties: [String]
+        ) {
             self.principalRole = principalRole
             self.principalProperties = principalProperties
             self.dependentRole = dependentRole

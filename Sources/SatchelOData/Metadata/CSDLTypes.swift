@@ -127,7 +127,8 @@ public struct CSDLEntityType: Sendable, Hashable {
     public var annotations: [CSDLAnnotation]
 
     public init(
-        name: String, namespace: String, baseType: String? = nil, key: [String] = [], keyAliases: [String: String] = [:],
+        name: String, namespace: String, baseType: String? = nil, key: [String] = [],
+        keyAliases: [String: String] = [:],
         properties: [CSDLProperty] = [], navigationProperties: [CSDLNavigationProperty] = [], isAbstract: Bool = false,
         isOpen: Bool = false, hasStream: Bool = false, annotations: [CSDLAnnotation] = []
     ) {
@@ -224,7 +225,8 @@ public struct CSDLTypeDefinition: Sendable, Hashable {
     public var underlyingType: CSDLTypeReference
     public var annotations: [CSDLAnnotation]
 
-    public init(name: String, namespace: String, underlyingType: CSDLTypeReference, annotations: [CSDLAnnotation] = []) {
+    public init(name: String, namespace: String, underlyingType: CSDLTypeReference, annotations: [CSDLAnnotation] = [])
+    {
         self.name = name
         self.namespace = namespace
         self.underlyingType = underlyingType

@@ -59,7 +59,8 @@ extension EDMXParser {
         case "Bool": return .bool(text == "true")
         case "Int": return Int64(text).map(CSDLExpression.int) ?? .number(text)
         case "Decimal", "Float": return .number(text)
-        case "EnumMember": return .enumMember(text.split(separator: " ").map { resolve(String($0)) }.joined(separator: " "))
+        case "EnumMember":
+            return .enumMember(text.split(separator: " ").map { resolve(String($0)) }.joined(separator: " "))
         case _ where Self.constantAttributes.contains(kind): return .constant(kind: kind, value: text)
         case _ where Self.pathAttributes.contains(kind): return .path(kind: kind, value: text)
         default: return nil

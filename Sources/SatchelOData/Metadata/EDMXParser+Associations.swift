@@ -11,7 +11,8 @@ extension EDMXParser {
                 for n in type.navigationProperties.indices {
                     let navigation = type.navigationProperties[n]
                     guard let relationship = navigation.relationship else { continue }
-                    let here = "Schema(\(type.namespace))/EntityType(\(type.name))/NavigationProperty(\(navigation.name))"
+                    let here =
+                        "Schema(\(type.namespace))/EntityType(\(type.name))/NavigationProperty(\(navigation.name))"
                     guard let association = associations[relationship] else {
                         note(.warning, "association \(relationship) not found", at: here)
                         continue
@@ -24,7 +25,9 @@ extension EDMXParser {
                     resolved.type = CSDLTypeReference(
                         name: to.type, isCollection: to.multiplicity == "*", nullable: to.multiplicity != "1")
                     resolved.onDelete = navigation.fromRole.flatMap(association.end(role:))?.onDelete
-                    if let constraint = association.referentialConstraint, constraint.dependentRole == navigation.fromRole {
+                    if let constraint = association.referentialConstraint,
+                        constraint.dependentRole == navigation.fromRole
+                    {
                         resolved.referentialConstraints = zip(
                             constraint.dependentProperties, constraint.principalProperties
                         ).map { .init(property: $0, referencedProperty: $1) }

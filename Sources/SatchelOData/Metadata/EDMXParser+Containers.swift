@@ -70,7 +70,8 @@ extension EDMXParser {
         let reference = facets(element, type: CSDLTypeReference(parsing: resolve(type)))
         checkType(reference.name, at: here)
         return CSDLParameter(
-            name: name, type: reference, mode: element.attribute("Mode"), annotations: annotations(of: element, at: here))
+            name: name, type: reference, mode: element.attribute("Mode"),
+            annotations: annotations(of: element, at: here))
     }
 
     mutating func parseContainer(_ element: XElement, namespace: String, at parent: String) -> CSDLEntityContainer {
@@ -79,7 +80,8 @@ extension EDMXParser {
         var container = CSDLEntityContainer(
             name: name, namespace: namespace,
             isDefault: version == .v4
-                || element.attribute("IsDefaultEntityContainer", namespace: EDMXNamespace.dataServicesMetadata) == "true",
+                || element.attribute("IsDefaultEntityContainer", namespace: EDMXNamespace.dataServicesMetadata)
+                    == "true",
             annotations: annotations(of: element, at: here))
         if element.attribute("Extends") != nil {
             note(.note, "container inheritance (Extends) is not followed", at: here)

@@ -67,8 +67,9 @@ extension EDMXParser {
         type.isAbstract = element.attribute("Abstract") == "true"
         type.isOpen = element.attribute("OpenType") == "true"
         type.hasStream =
-            (element.attribute("HasStream") ?? element.attribute(
-                "HasStream", namespace: EDMXNamespace.dataServicesMetadata)) == "true"
+            (element.attribute("HasStream")
+                ?? element.attribute(
+                    "HasStream", namespace: EDMXNamespace.dataServicesMetadata)) == "true"
         type.annotations = annotations(of: element, at: here)
         for child in element.children {
             switch child.name {
@@ -207,7 +208,9 @@ extension EDMXParser {
             for child in element.children {
                 switch child.name {
                 case "ReferentialConstraint":
-                    if let property = child.attribute("Property"), let referenced = child.attribute("ReferencedProperty") {
+                    if let property = child.attribute("Property"),
+                        let referenced = child.attribute("ReferencedProperty")
+                    {
                         navigation.referentialConstraints.append(
                             .init(property: property, referencedProperty: referenced))
                     }

@@ -24,7 +24,8 @@ struct EDMXParser {
             throw ODataError(.invalidMetadata, "the EDMX document has no DataServices element", location: "/Edmx")
         }
         if version == .v2 {
-            versionText = services.attribute("DataServiceVersion", namespace: EDMXNamespace.dataServicesMetadata) ?? "2.0"
+            versionText =
+                services.attribute("DataServiceVersion", namespace: EDMXNamespace.dataServicesMetadata) ?? "2.0"
             if versionText.hasPrefix("3") {
                 note(.note, "a V3 service is read with V2 rules", at: "/Edmx/DataServices")
             }

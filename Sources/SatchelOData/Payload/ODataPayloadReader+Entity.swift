@@ -3,7 +3,9 @@ import SatchelJSON
 
 extension ODataPayloadReader {
     /// One entity object of either version.
-    public func entity(from json: JSONValue, type: CSDLEntityType? = nil, at location: String = "$") throws -> ODataEntity {
+    public func entity(
+        from json: JSONValue, type: CSDLEntityType? = nil, at location: String = "$"
+    ) throws -> ODataEntity {
         guard let object = json.objectValue else {
             throw Self.shape("expected an entity object, found \(json.kind)", at: location)
         }
@@ -86,7 +88,9 @@ extension ODataPayloadReader {
         if let type = entity.type, let metadata { entity.type = metadata.resolve(type) }
     }
 
-    private func expanded(_ value: JSONValue, navigation: CSDLNavigationProperty, at location: String) throws -> ODataValue {
+    private func expanded(
+        _ value: JSONValue, navigation: CSDLNavigationProperty, at location: String
+    ) throws -> ODataValue {
         if value.isNull { return .null }
         let target = metadata?.entityType(named: navigation.type.name)
         if let array = value.arrayValue ?? value["results"]?.arrayValue {

@@ -37,7 +37,8 @@ extension ODataPayloadReader {
         return untyped(json)
     }
 
-    private func complexValue(_ json: JSONValue, _ type: CSDLComplexType, at location: String) throws -> ODataProperties {
+    private func complexValue(_ json: JSONValue, _ type: CSDLComplexType, at location: String) throws -> ODataProperties
+    {
         guard let object = json.objectValue else {
             throw Self.shape("expected a \(type.qualifiedName) object, found \(json.kind)", at: location)
         }
@@ -62,7 +63,8 @@ extension ODataPayloadReader {
         switch json {
         case .string(let text):
             if version == .v2, let parsed = ODataDateFormat.parseV2JSONDate(text) {
-                return parsed.offsetMinutes == nil ? .dateTime(parsed.date) : .dateTimeOffset(parsed.date, offsetMinutes: parsed.offsetMinutes)
+                return parsed.offsetMinutes == nil
+                    ? .dateTime(parsed.date) : .dateTimeOffset(parsed.date, offsetMinutes: parsed.offsetMinutes)
             }
             return .string(text)
         case .bool(let value): return .bool(value)

@@ -57,7 +57,8 @@ public struct ODataPayloadReader: Sendable {
         var entities: [ODataEntity] = []
         entities.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            entities.append(try entity(from: element, type: type, at: "\(collectionPath.joined(separator: "."))[\(index)]"))
+            entities.append(
+                try entity(from: element, type: type, at: "\(collectionPath.joined(separator: "."))[\(index)]"))
         }
         page.entities = entities + page.entities
         return page

@@ -69,7 +69,8 @@ public struct ODataPayloadWriter: Sendable {
         case .int(let value):
             // Int64 travels as a string in V2; Int32 values fit a number either way, but the type is unknown
             // here, so large values are written as strings in V2.
-            return v2 && (value > Int64(Int32.max) || value < Int64(Int32.min)) ? .string(String(value)) : .number(JSONNumber(value))
+            return v2 && (value > Int64(Int32.max) || value < Int64(Int32.min))
+                ? .string(String(value)) : .number(JSONNumber(value))
         case .decimal(let value):
             if v2 { return .string("\(value)") }
             guard let number = JSONNumber(value) else { throw Self.unwritable(value, at: location) }

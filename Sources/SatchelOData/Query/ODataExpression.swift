@@ -108,7 +108,9 @@ extension ODataExpression {
     public static func indexOf(_ text: ODataExpression, _ part: ODataExpression) -> ODataExpression {
         .call("indexof", [text, part])
     }
-    public static func substring(_ text: ODataExpression, _ start: ODataExpression, _ length: ODataExpression? = nil)
+    public static func substring(
+        _ text: ODataExpression, _ start: ODataExpression, _ length: ODataExpression? = nil
+    )
         -> ODataExpression
     {
         .call("substring", [text, start] + (length.map { [$0] } ?? []))
@@ -136,13 +138,17 @@ extension ODataExpression {
     public static func ceiling(_ value: ODataExpression) -> ODataExpression { .call("ceiling", [value]) }
 
     /// V4 `collection/any(variable:predicate)`; without a predicate, `collection/any()` (non-empty).
-    public static func any(_ collection: String, _ variable: String = "x", _ predicate: ODataExpression? = nil)
+    public static func any(
+        _ collection: String, _ variable: String = "x", _ predicate: ODataExpression? = nil
+    )
         -> ODataExpression
     {
         .lambda(.any, collection: collection, variable: variable, predicate: predicate)
     }
     /// V4 `collection/all(variable:predicate)`.
-    public static func all(_ collection: String, _ variable: String = "x", _ predicate: ODataExpression)
+    public static func all(
+        _ collection: String, _ variable: String = "x", _ predicate: ODataExpression
+    )
         -> ODataExpression
     {
         .lambda(.all, collection: collection, variable: variable, predicate: predicate)

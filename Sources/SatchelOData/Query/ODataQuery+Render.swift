@@ -16,7 +16,8 @@ extension ODataQuery {
         if !selects.isEmpty { result.append(("$select", selects.joined(separator: ","))) }
         if !expands.isEmpty { result.append(("$expand", expands.joined(separator: ","))) }
         if !orderBy.isEmpty {
-            result.append(("$orderby", orderBy.map { $0.expression + ($0.descending ? " desc" : "") }.joined(separator: ",")))
+            result.append(
+                ("$orderby", orderBy.map { $0.expression + ($0.descending ? " desc" : "") }.joined(separator: ",")))
         }
         if let top { result.append(("$top", String(top))) }
         if let skip { result.append(("$skip", String(skip))) }
@@ -29,7 +30,9 @@ extension ODataQuery {
 
     /// `name=value&…`, percent-encoded (spaces as `%20`); `raw` appended as given.
     public func queryString(for version: ODataVersion) throws -> String {
-        var parts = try options(for: version).map { ODataURLEncoding.query($0.name) + "=" + ODataURLEncoding.query($0.value) }
+        var parts = try options(for: version).map {
+            ODataURLEncoding.query($0.name) + "=" + ODataURLEncoding.query($0.value)
+        }
         if let raw, !raw.isEmpty { parts.append(raw) }
         return parts.joined(separator: "&")
     }

@@ -2,8 +2,10 @@
 /// options (`&`, `=`, `+`, `#`, `%`) are escaped in values; OData's own punctuation (`'`, `(`, `)`, `,`, `:`,
 /// `/`, `$`, `@`, `*`) stays readable.
 public enum ODataURLEncoding {
-    private static let queryAllowed: Set<UInt8> = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$'()*,/:;@".utf8)
-    private static let pathAllowed: Set<UInt8> = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$'()*,:;=@&+".utf8)
+    private static let queryAllowed: Set<UInt8> = Set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$'()*,/:;@".utf8)
+    private static let pathAllowed: Set<UInt8> = Set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$'()*,:;=@&+".utf8)
 
     /// Encodes a query option name or value.
     public static func query(_ text: String) -> String { encode(text, allowed: queryAllowed) }

@@ -31,7 +31,8 @@ public struct ODataPageSequence: AsyncSequence, Sendable {
                 let clientPaging = version == .v2 && query.top == nil && service.configuration.pageSize != nil
                 if clientPaging, let size = service.configuration.pageSize { query.top = size }
                 clientSkip = query.skip ?? 0
-                let url = service.url(path: sequence.path.text(for: version), query: try query.queryString(for: version))
+                let url = service.url(
+                    path: sequence.path.text(for: version), query: try query.queryString(for: version))
                 let page = try await service.page(at: url, type: type, operation: operation)
                 advance(after: page, clientPaging: clientPaging)
                 return page
@@ -46,7 +47,8 @@ public struct ODataPageSequence: AsyncSequence, Sendable {
                 var query = sequence.query
                 query.top = service.configuration.pageSize
                 query.skip = clientSkip
-                let url = service.url(path: sequence.path.text(for: version), query: try query.queryString(for: version))
+                let url = service.url(
+                    path: sequence.path.text(for: version), query: try query.queryString(for: version))
                 page = try await service.page(at: url, type: type, operation: operation)
             } else {
                 page = try await service.page(at: service.url(absolute: link), type: type, operation: operation)

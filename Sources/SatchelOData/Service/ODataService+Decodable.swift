@@ -18,7 +18,8 @@ extension ODataService {
             let task = Task {
                 do {
                     let version = try await service.version()
-                    var link: URL? = service.url(path: path.text(for: version), query: try query.queryString(for: version))
+                    var link: URL? = service.url(
+                        path: path.text(for: version), query: try query.queryString(for: version))
                     let reader = ODataPayloadReader(version: version)
                     while let url = link {
                         try Task.checkCancellation()
@@ -40,7 +41,9 @@ extension ODataService {
     }
 
     /// One entity decoded into your own `Decodable` type.
-    public func entity<T: Decodable>(_ path: ODataPath, query: ODataQuery = ODataQuery(), as type: T.Type) async throws -> T {
+    public func entity<T: Decodable>(
+        _ path: ODataPath, query: ODataQuery = ODataQuery(), as type: T.Type
+    ) async throws -> T {
         let version = try await version()
         let url = url(path: path.text(for: version), query: try query.queryString(for: version))
         let response = try await send(request(.get, url, version: version, operation: "read \(path)"))

@@ -44,7 +44,8 @@ extension ODataService {
                 operation: "call \(name)")
         case (.v4, .function):
             let arguments = parameters.map { "\($0.key)=\(Self.literal($0.value).text(for: .v4))" }
-            let path = target.text(for: version) + ODataURLEncoding.pathSegment("(" + arguments.joined(separator: ",") + ")")
+            let path =
+                target.text(for: version) + ODataURLEncoding.pathSegment("(" + arguments.joined(separator: ",") + ")")
             request = self.request(.get, url(path: path), version: version, operation: "call \(name)")
         case (.v4, .action):
             var body = ODataProperties()
@@ -57,7 +58,9 @@ extension ODataService {
         if response.body.isEmpty || response.status == 204 { return .null }
         let reader = try await reader()
         if let returnType, let entityType = metadata?.entityType(named: returnType.name) {
-            if returnType.isCollection { return .entities(try reader.page(from: response.body, type: entityType).entities) }
+            if returnType.isCollection {
+                return .entities(try reader.page(from: response.body, type: entityType).entities)
+            }
             return .entity(try reader.entity(from: response.body, type: entityType))
         }
         return try reader.value(from: response.body, type: returnType)

@@ -22,7 +22,8 @@ extension ODataService {
     public func page(_ path: ODataPath, query: ODataQuery = ODataQuery()) async throws -> ODataPage {
         let version = try await version()
         return try await page(
-            at: url(path: path.text(for: version), query: try query.queryString(for: version)), type: entityType(of: path),
+            at: url(path: path.text(for: version), query: try query.queryString(for: version)),
+            type: entityType(of: path),
             operation: "read \(path)")
     }
 
@@ -97,7 +98,8 @@ extension ODataService {
         countQuery.filter = query.filter
         countQuery.search = query.search
         countQuery.customOptions = query.customOptions
-        let url = url(path: path.appending(raw: "$count").text(for: version), query: try countQuery.queryString(for: version))
+        let url = url(
+            path: path.appending(raw: "$count").text(for: version), query: try countQuery.queryString(for: version))
         var request = request(.get, url, version: version, operation: "count \(path)")
         request.headers["Accept"] = "text/plain"
         let response = try await send(request)
@@ -111,7 +113,9 @@ extension ODataService {
     /// The raw value of a property (`…/Name/$value`) or of a media entity, in memory.
     public func rawValue(_ path: ODataPath) async throws -> Data {
         let version = try await version()
-        var request = request(.get, url(path: path.appending(raw: "$value").text(for: version)), version: version, operation: "read \(path)/$value")
+        var request = request(
+            .get, url(path: path.appending(raw: "$value").text(for: version)), version: version,
+            operation: "read \(path)/$value")
         request.headers["Accept"] = "*/*"
         return try await send(request).body
     }
@@ -123,7 +127,9 @@ extension ODataService {
         _ path: ODataPath, to file: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> String? {
         let version = try await version()
-        var request = request(.get, url(path: path.appending(raw: "$value").text(for: version)), version: version, operation: "download \(path)/$value")
+        var request = request(
+            .get, url(path: path.appending(raw: "$value").text(for: version)), version: version,
+            operation: "download \(path)/$value")
         request.headers["Accept"] = "*/*"
         do {
             return try await client.download(request, to: file, progress: progress).etag

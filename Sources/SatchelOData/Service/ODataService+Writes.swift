@@ -38,7 +38,8 @@ extension ODataService {
         let version = try await version()
         let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
         let body = HTTPBody.json(bytes: try writer.data(for: entity))
-        let request = request(.post, url(path: path.text(for: version)), version: version, operation: "create in \(path)", body: body)
+        let request = request(
+            .post, url(path: path.text(for: version)), version: version, operation: "create in \(path)", body: body)
         let response = try await send(request)
         var result = ODataWriteResult(etag: response.etag, location: response.headers["Location"])
         if !response.body.isEmpty, response.status != 204 {
@@ -84,7 +85,8 @@ extension ODataService {
     /// Deletes the entity at `path`; `ifMatch` guards it like an update (`"*"` matches any version).
     public func delete(_ path: ODataPath, ifMatch etag: String? = nil) async throws {
         let version = try await version()
-        var request = request(.delete, url(path: path.text(for: version)), version: version, operation: "delete \(path)")
+        var request = request(
+            .delete, url(path: path.text(for: version)), version: version, operation: "delete \(path)")
         if let etag { request.headers["If-Match"] = etag }
         _ = try await send(request)
     }
@@ -115,14 +117,17 @@ extension ODataService {
         var query = ""
         if version == .v4 {
             path = source.navigate(navigation).appending(raw: "$ref").text(for: version)
-            if let target { query = "$id=" + ODataURLEncoding.query(url(path: target.text(for: version)).absoluteString) }
+            if let target {
+                query = "$id=" + ODataURLEncoding.query(url(path: target.text(for: version)).absoluteString)
+            }
         } else {
             var links = source.appending(raw: "$links").navigate(navigation)
             // V2 addresses the link by the target's key: $links/Nav('key').
             if let target, let key = target.segments.last, case .key(let value) = key { links = links.key(value) }
             path = links.text(for: version)
         }
-        let request = request(.delete, url(path: path, query: query), version: version, operation: "unlink \(source)/\(navigation)")
+        let request = request(
+            .delete, url(path: path, query: query), version: version, operation: "unlink \(source)/\(navigation)")
         _ = try await send(request)
     }
 
@@ -135,7 +140,9 @@ extension ODataService {
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> String? {
         let version = try await version()
-        var request = request(.put, url(path: path.appending(raw: "$value").text(for: version)), version: version, operation: "upload \(path)/$value")
+        var request = request(
+            .put, url(path: path.appending(raw: "$value").text(for: version)), version: version,
+            operation: "upload \(path)/$value")
         if let etag { request.headers["If-Match"] = etag }
         return try await sendFile(request, file: file, contentType: contentType, progress: progress).etag
     }
@@ -148,7 +155,8 @@ extension ODataService {
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> ODataWriteResult {
         let version = try await version()
-        var request = request(.post, url(path: set.text(for: version)), version: version, operation: "create media in \(set)")
+        var request = request(
+            .post, url(path: set.text(for: version)), version: version, operation: "create media in \(set)")
         if let slug { request.headers["Slug"] = slug }
         let response = try await sendFile(request, file: file, contentType: contentType, progress: progress)
         var result = ODataWriteResult(etag: response.etag, location: response.headers["Location"])

@@ -79,7 +79,9 @@ public struct ODataService: Sendable {
         if !link.contains("://") {
             var base = configuration.serviceURL.absoluteString
             if !base.hasSuffix("/") { base += "/" }
-            text = link.hasPrefix("/") ? (URL(string: link, relativeTo: configuration.serviceURL)?.absoluteString ?? base + link) : base + link
+            text =
+                link.hasPrefix("/")
+                ? (URL(string: link, relativeTo: configuration.serviceURL)?.absoluteString ?? base + link) : base + link
         }
         var items: [String] = query.isEmpty ? [] : [query]
         if let client = configuration.sapClient, !text.contains("sap-client=") {
@@ -112,9 +114,6 @@ public struct ODataService: Sendable {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var request = request
         request.validatesStatus = false
-        if configuration.version == nil, request.headers["Accept"] == nil {
-            request.headers["Accept"] = "application/json"
-        }
         let response: HTTPResponse
         do {
             response = try await client.send(request)
