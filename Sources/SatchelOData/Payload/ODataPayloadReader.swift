@@ -57,6 +57,12 @@ public struct ODataPayloadReader: Sendable {
         var entities: [ODataEntity] = []
         entities.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
+            // V4.0 delta payloads may list added and deleted links among the entities; they are not entities.
+            if version == .v4, let context = (element["@odata.context"] ?? element["@context"])?.stringValue,
+                context.hasSuffix("/$link") || context.hasSuffix("/$deletedLink")
+            {
+                continue
+            }
             entities.append(
                 try entity(from: element, type: type, at: "\(collectionPath.joined(separator: "."))[\(index)]"))
         }
