@@ -16,7 +16,6 @@ public struct ODataPageSequence: AsyncSequence, Sendable {
         var next: String?
         var started = false
         var clientSkip = 0
-        var fetched = 0
 
         init(sequence: ODataPageSequence) { self.sequence = sequence }
 
@@ -59,7 +58,6 @@ public struct ODataPageSequence: AsyncSequence, Sendable {
 
         /// Where the next page is: the server's link, or (client paging, marked by an empty link) the next skip.
         private mutating func advance(after page: ODataPage, clientPaging: Bool) {
-            fetched += page.entities.count
             if let link = page.nextLink {
                 next = link
             } else if clientPaging, let size = sequence.service.configuration.pageSize, page.entities.count >= size,

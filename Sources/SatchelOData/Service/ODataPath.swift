@@ -53,10 +53,5 @@ public struct ODataPath: Sendable, Hashable, ExpressibleByStringLiteral, CustomS
         }
     }
 
-    /// Whether the path is a set, optionally with a key, and nothing after it.
-    var isEntitySetPath: Bool {
-        segments.count <= 2 && segments.dropFirst().allSatisfy { if case .key = $0 { true } else { false } }
-    }
-
     public var description: String { text(for: .v4) }
 }
