@@ -175,3 +175,38 @@ extension ServiceDouble {
             body: String(decoding: metadata, as: UTF8.self))
     }
 }
+
+/// A generated-proxy-like type: pulled straight from the reader.
+struct PulledStudent: JSONDecodable, Sendable, Equatable {
+    var id = ""
+    var gpa: Decimal?
+
+    init(id: String, gpa: Decimal?) {
+        self.id = id
+        self.gpa = gpa
+    }
+
+    init(from reader: inout JSONReader) throws {
+        try reader.readObject { key, reader in
+            switch key {
+            case "StudentId": id = try reader.readString()
+            case "Gpa": gpa = Decimal(string: try reader.readString())
+            default: break
+            }
+        }
+    }
+}
+
+@Suite("ODataService pull decoding")
+struct ServicePullDecodingTests {
+    @Test func pullDecodedPages() async throws {
+        let double = ServiceDouble()
+        double.on("GET StudentSet", body: ServiceReadTests.v2Page(["1", "2"], next: "StudentSet?p=2"))
+        double.on("GET StudentSet?p=2", body: ServiceReadTests.v2Page(["3"]))
+        var students: [PulledStudent] = []
+        for try await student in double.service(.v2).entities("StudentSet", pullDecoding: PulledStudent.self) {
+            students.append(student)
+        }
+        #expect(students.map(\.id) == ["1", "2", "3"] && students.allSatisfy { $0.gpa == 3.5 })
+    }
+}
