@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SatchelHTTP", targets: ["SatchelHTTP"]),
         .library(name: "SatchelXML", targets: ["SatchelXML"]),
         .library(name: "SatchelCMIS", targets: ["SatchelCMIS"]),
+        .library(name: "SatchelOData", targets: ["SatchelOData"]),
         .library(name: "SatchelCMISQL", targets: ["SatchelCMISQL"]),
         .library(name: "SatchelRepository", targets: ["SatchelRepository"]),
         .library(name: "SatchelServer", targets: ["SatchelServer"]),
@@ -43,6 +44,12 @@ let package = Package(
         .target(name: "SatchelXML", swiftSettings: swiftSettings),
         .target(
             name: "SatchelCMIS",
+            dependencies: ["SatchelHTTP", "SatchelJSON", "SatchelXML"],
+            swiftSettings: swiftSettings
+        ),
+
+        .target(
+            name: "SatchelOData",
             dependencies: ["SatchelHTTP", "SatchelJSON", "SatchelXML"],
             swiftSettings: swiftSettings
         ),
@@ -121,6 +128,12 @@ let package = Package(
         .testTarget(
             name: "SatchelCMISTests",
             dependencies: ["SatchelCMIS", "SatchelTestSupport"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SatchelODataTests",
+            dependencies: ["SatchelOData", "SatchelTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,93 @@
+import SatchelJSON
+
+/// An entity read from a service (or to send to one): its properties, typed per the metadata when known, and
+/// its control information (id, type, ETag, links).
+///
+/// ```swift
+/// for try await student in service.entities("StudentSet", query: .init().top(10)) {
+///     print(student["LastName"]?.stringValue ?? "", student.etag ?? "-")
+/// }
+/// var new = ODataEntity(type: "ZADMISSIONS_SRV.Student")
+/// new["FirstName"] = "Ada"
+/// new["Visits"] = .entities([ODataEntity(properties: ["VisitNo": 1])])   // deep insert
+/// ```
+public struct ODataEntity: Sendable, Hashable {
+    public var properties: ODataProperties
+    /// The entity's qualified type name (`__metadata.type`, `@odata.type` without `#`).
+    public var type: String?
+    /// V4 `@odata.id`, V2 `__metadata.uri` (or `id`).
+    public var id: String?
+    /// `@odata.etag`, `__metadata.etag`.
+    public var etag: String?
+    /// `@odata.editLink` (V2: `__metadata.uri`).
+    public var editLink: String?
+    public var readLink: String?
+    /// Media entities: where the content is read and edited, its type and ETag.
+    public var mediaReadLink: String?
+    public var mediaEditLink: String?
+    public var mediaContentType: String?
+    public var mediaETag: String?
+    /// Navigation property → URL of the related entities, when not expanded (V2 `__deferred`,
+    /// V4 `@odata.navigationLink`).
+    public var navigationLinks: [String: String]
+    /// Links to send on create/update: navigation property → paths of existing entities (`People('russell')`),
+    /// written as V4 `Nav@odata.bind` or V2 `__metadata.uri` references.
+    public var bindings: [String: [String]]
+    /// Instance annotations other than the ones above (`@com.sap.vocabularies.Common.v1.Messages`, `Nav@odata.count`).
+    public var annotations: [String: JSONValue]
+    /// In a delta response: this entity was removed; the reason (`deleted`, `changed`) when given.
+    public var removed: Removal?
+
+    /// Why a delta response lists an entity as removed.
+    public struct Removal: Sendable, Hashable {
+        public var reason: String?
+        public init(reason: String? = nil) { self.reason = reason }
+    }
+
+    public init(type: String? = nil, properties: ODataProperties = ODataProperties()) {
+        self.properties = properties
+        self.type = type
+        self.navigationLinks = [:]
+        self.bindings = [:]
+        self.annotations = [:]
+    }
+
+    public init(properties: ODataProperties) { self.init(type: nil, properties: properties) }
+
+    public subscript(name: String) -> ODataValue? {
+        get { properties[name] }
+        set { properties[name] = newValue }
+    }
+
+    /// Whether a delta response reports this entity as deleted.
+    public var isRemoved: Bool { removed != nil }
+
+    /// Adds a link to an existing entity for a create or update (`bind("School", to: "SchoolSet('S1')")`).
+    public mutating func bind(_ navigationProperty: String, to path: String) {
+        bindings[navigationProperty, default: []].append(path)
+    }
+}
+
+/// One page of a collection: its entities and the control information around them.
+public struct ODataPage: Sendable, Hashable {
+    public var entities: [ODataEntity]
+    /// Total count (`$count=true` / `$inlinecount=allpages`), when asked for.
+    public var count: Int64?
+    /// The next page (`@odata.nextLink`, `__next`).
+    public var nextLink: String?
+    /// The link for the next delta request (`@odata.deltaLink`, SAP's `__delta`).
+    public var deltaLink: String?
+    /// V4 `@odata.context`.
+    public var context: String?
+
+    public init(
+        entities: [ODataEntity] = [], count: Int64? = nil, nextLink: String? = nil, deltaLink: String? = nil,
+        context: String? = nil
+    ) {
+        self.entities = entities
+        self.count = count
+        self.nextLink = nextLink
+        self.deltaLink = deltaLink
+        self.context = context
+    }
+}

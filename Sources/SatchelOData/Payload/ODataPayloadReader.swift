@@ -1,0 +1,138 @@
+import Foundation
+import SatchelJSON
+
+/// Reads OData JSON (V2 verbose, V4 minimal or full metadata) into ``ODataEntity`` values, typed by the
+/// metadata when it is known.
+///
+/// ```swift
+/// let reader = ODataPayloadReader(version: .v2, metadata: metadata)
+/// let page = try reader.page(from: body, entitySet: "StudentSet")
+/// print(page.entities.count, page.count ?? -1, page.nextLink ?? "last page")
+/// ```
+public struct ODataPayloadReader: Sendable {
+    public var version: ODataVersion
+    public var metadata: ODataMetadata?
+
+    public init(version: ODataVersion, metadata: ODataMetadata? = nil) {
+        self.version = version
+        self.metadata = metadata
+    }
+
+    /// The key path of the entity array in a collection response.
+    public var collectionPath: [String] { version == .v2 ? ["d", "results"] : ["value"] }
+
+    // MARK: Documents
+
+    /// A collection response: entities plus count, next link, delta link, context.
+    public func page(from data: Data, entitySet: String? = nil) throws -> ODataPage {
+        try page(from: Self.parse(data), type: entitySet.flatMap { metadata?.entityType(ofSet: $0) })
+    }
+
+    /// A collection response whose entities are of `type` (or derived from it).
+    public func page(from data: Data, type: CSDLEntityType?) throws -> ODataPage {
+        try page(from: Self.parse(data), type: type)
+    }
+
+    public func page(from document: JSONValue, type: CSDLEntityType?) throws -> ODataPage {
+        var page = envelope(document)
+        let elements: [JSONValue]
+        if version == .v2 {
+            guard let d = document["d"] else { throw Self.shape("a V2 collection has no \"d\" member", at: "d") }
+            // V1-style `{"d": [...]}` or V2 `{"d": {"results": [...]}}`.
+            guard let array = d.arrayValue ?? d["results"]?.arrayValue else {
+                throw Self.shape("a V2 collection has no \"results\" array", at: "d.results")
+            }
+            elements = array
+            for (index, deleted) in (d["__deleted"]?.arrayValue ?? []).enumerated() {
+                var entity = try self.entity(from: deleted, type: type, at: "d.__deleted[\(index)]")
+                entity.removed = ODataEntity.Removal(reason: "deleted")
+                page.entities.append(entity)
+            }
+        } else {
+            guard let array = document["value"]?.arrayValue else {
+                throw Self.shape("a V4 collection has no \"value\" array", at: "value")
+            }
+            elements = array
+        }
+        var entities: [ODataEntity] = []
+        entities.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            // V4.0 delta payloads may list added and deleted links among the entities; they are not entities.
+            if version == .v4, let context = (element["@odata.context"] ?? element["@context"])?.stringValue,
+                context.hasSuffix("/$link") || context.hasSuffix("/$deletedLink")
+            {
+                continue
+            }
+            entities.append(
+                try entity(from: element, type: type, at: "\(collectionPath.joined(separator: "."))[\(index)]"))
+        }
+        page.entities = entities + page.entities
+        return page
+    }
+
+    /// The control information of a collection response without its entities (what ``JSONArrayStream`` leaves in
+    /// its envelope).
+    public func envelope(_ document: JSONValue) -> ODataPage {
+        var page = ODataPage()
+        if version == .v2 {
+            let d = document["d"]
+            page.nextLink = d?["__next"]?.stringValue
+            page.deltaLink = d?["__delta"]?.stringValue
+            page.count = d?["__count"].flatMap { $0.int64Value ?? $0.stringValue.flatMap { Int64($0) } }
+        } else {
+            page.nextLink = document["@odata.nextLink"]?.stringValue ?? document["@nextLink"]?.stringValue
+            page.deltaLink = document["@odata.deltaLink"]?.stringValue ?? document["@deltaLink"]?.stringValue
+            page.count = (document["@odata.count"] ?? document["@count"]).flatMap {
+                $0.int64Value ?? $0.stringValue.flatMap { Int64($0) }
+            }
+            page.context = document["@odata.context"]?.stringValue ?? document["@context"]?.stringValue
+        }
+        return page
+    }
+
+    /// A single-entity response (`{"d": {…}}` in V2, the entity object in V4).
+    public func entity(from data: Data, entitySet: String? = nil) throws -> ODataEntity {
+        try entity(from: data, type: entitySet.flatMap { metadata?.entityType(ofSet: $0) })
+    }
+
+    /// A single-entity response whose entity is of `type` (or derived from it).
+    public func entity(from data: Data, type: CSDLEntityType?) throws -> ODataEntity {
+        let document = try Self.parse(data)
+        if version == .v2 {
+            guard let d = document["d"] else { throw Self.shape("a V2 entity has no \"d\" member", at: "d") }
+            // Function imports returning one entity wrap it in the function's name in some servers.
+            return try entity(from: d["results"] ?? d, type: type, at: "d")
+        }
+        return try entity(from: document, type: type, at: "$")
+    }
+
+    /// A primitive, complex or collection value (`{"d": {"Name": …}}`, `{"value": …}`, a function's result).
+    public func value(from data: Data, type: CSDLTypeReference? = nil) throws -> ODataValue {
+        let document = try Self.parse(data)
+        var payload: JSONValue = document
+        if version == .v2, let d = document["d"] {
+            if let results = d["results"] {
+                payload = results
+            } else if let object = d.objectValue, object.count == 1, let only = object.values.first {
+                payload = only
+            } else {
+                payload = d
+            }
+        } else if let value = document["value"] {
+            payload = value
+        }
+        return try value(from: payload, type: type, at: "value")
+    }
+
+    static func parse(_ data: Data) throws -> JSONValue {
+        do {
+            return try JSONValue(parsing: data)
+        } catch {
+            throw ODataError(.invalidPayload, "the response is not valid JSON", underlying: error)
+        }
+    }
+
+    static func shape(_ message: String, at location: String) -> ODataError {
+        ODataError(.invalidPayload, message, location: location)
+    }
+}

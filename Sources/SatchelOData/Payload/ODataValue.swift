@@ -1,0 +1,159 @@
+import Foundation
+import SatchelJSON
+
+/// A property value read from or written to an OData payload, typed by the property's EDM type when the
+/// metadata is known.
+///
+/// ```swift
+/// if case .decimal(let gpa) = student["Gpa"] { print(gpa) }
+/// student["BirthDate"]?.dateValue   // V2 /Date(…)/ or V4 ISO 8601, as a Date
+/// ```
+public indirect enum ODataValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    /// Byte, SByte, Int16, Int32, Int64.
+    case int(Int64)
+    /// Edm.Decimal, exact.
+    case decimal(Decimal)
+    /// Edm.Double and Edm.Single.
+    case double(Double)
+    case string(String)
+    case guid(UUID)
+    /// V4 Edm.Date, as written (`2026-01-31`).
+    case date(String)
+    /// V2 Edm.DateTime (an instant read as UTC).
+    case dateTime(Date)
+    /// Edm.DateTimeOffset: the instant and, when sent, the offset in minutes.
+    case dateTimeOffset(Date, offsetMinutes: Int?)
+    /// V4 Edm.TimeOfDay (`13:20:00`) or V2 Edm.Time (`PT13H20M`), as written.
+    case timeOfDay(String)
+    /// Edm.Duration, ISO 8601 as written.
+    case duration(String)
+    case binary(Data)
+    /// A V4 enum value (member name or names).
+    case enumMember(String)
+    /// A geography or geometry value as GeoJSON.
+    case geo(JSONValue)
+    case complex(ODataProperties)
+    case collection([ODataValue])
+    /// An expanded to-one navigation property (or a created entity to send in a deep insert).
+    case entity(ODataEntity)
+    /// An expanded to-many navigation property.
+    case entities([ODataEntity])
+    /// A value read without type information (no metadata, an open or untyped property).
+    case json(JSONValue)
+
+    public var isNull: Bool { self == .null || self == .json(.null) }
+
+    public var stringValue: String? {
+        switch self {
+        case .string(let text), .date(let text), .timeOfDay(let text), .duration(let text), .enumMember(let text):
+            text
+        case .json(let value): value.stringValue
+        case .guid(let uuid): uuid.uuidString.lowercased()
+        default: nil
+        }
+    }
+
+    public var intValue: Int64? {
+        switch self {
+        case .int(let value): value
+        case .decimal(let value): Int64(exactly: NSDecimalNumber(decimal: value).doubleValue)
+        case .json(let value): value.int64Value ?? value.stringValue.flatMap { Int64($0) }
+        default: nil
+        }
+    }
+
+    public var decimalValue: Decimal? {
+        switch self {
+        case .decimal(let value): value
+        case .int(let value): Decimal(value)
+        case .double(let value): Decimal(value)
+        case .json(let value): value.decimalValue ?? value.stringValue.flatMap { Decimal(string: $0) }
+        default: nil
+        }
+    }
+
+    public var doubleValue: Double? {
+        switch self {
+        case .double(let value): value
+        case .int(let value): Double(value)
+        case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
+        case .json(let value): value.doubleValue
+        default: nil
+        }
+    }
+
+    public var boolValue: Bool? {
+        switch self {
+        case .bool(let value): value
+        case .json(let value): value.boolValue
+        default: nil
+        }
+    }
+
+    /// The instant of a DateTime, DateTimeOffset or Date value.
+    public var dateValue: Date? {
+        switch self {
+        case .dateTime(let date), .dateTimeOffset(let date, _): date
+        case .date(let text): ODataDateFormat.parseISO8601(text)
+        case .json(let value):
+            value.stringValue.flatMap {
+                ODataDateFormat.parseV2JSONDate($0)?.date ?? ODataDateFormat.parseISO8601($0)
+            }
+        default: nil
+        }
+    }
+
+    public var entityValue: ODataEntity? {
+        if case .entity(let entity) = self { return entity }
+        return nil
+    }
+
+    public var entitiesValue: [ODataEntity]? {
+        if case .entities(let entities) = self { return entities }
+        return nil
+    }
+}
+
+extension ODataValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(nilLiteral: ()) { self = .null }
+}
+
+/// Named values in payload order: an entity's or a complex value's properties.
+public struct ODataProperties: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
+    public private(set) var names: [String] = []
+    public private(set) var values: [ODataValue] = []
+
+    public init() {}
+    public init(dictionaryLiteral elements: (String, ODataValue)...) {
+        for (name, value) in elements { self[name] = value }
+    }
+
+    public subscript(name: String) -> ODataValue? {
+        get { names.firstIndex(of: name).map { values[$0] } }
+        set {
+            if let index = names.firstIndex(of: name) {
+                if let newValue {
+                    values[index] = newValue
+                } else {
+                    names.remove(at: index)
+                    values.remove(at: index)
+                }
+            } else if let newValue {
+                names.append(name)
+                values.append(newValue)
+            }
+        }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { names.count }
+    public subscript(position: Int) -> (name: String, value: ODataValue) { (names[position], values[position]) }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// A typed value written into a URL: in a `$filter`, a key predicate or a function parameter.
+///
+/// Each case knows its form per version: V2 suffixes and prefixes (`12L`, `1.5M`, `datetime'…'`,
+/// `guid'…'`, `X'…'`) and V4 plain forms (`12`, `1.5`, `2026-01-31`, a bare GUID, `duration'…'`,
+/// `Ns.Color'Red'`). Strings are quoted with single quotes doubled.
+///
+/// ```swift
+/// ODataLiteral.string("O'Neil").text(for: .v2)    // 'O''Neil'
+/// ODataLiteral.int64(7).text(for: .v2)            // 7L
+/// ODataLiteral.int64(7).text(for: .v4)            // 7
+/// ```
+public enum ODataLiteral: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    /// Edm.Int32 (and Byte, SByte, Int16).
+    case int(Int)
+    case int64(Int64)
+    case decimal(Decimal)
+    case double(Double)
+    case single(Float)
+    case string(String)
+    case guid(UUID)
+    /// A V2 `Edm.DateTime` (no offset); in V4 written as a DateTimeOffset in UTC.
+    case dateTime(Date)
+    case dateTimeOffset(Date)
+    /// A calendar date (V4 `Edm.Date`; V2 `datetime'…T00:00'`).
+    case date(year: Int, month: Int, day: Int)
+    /// A time of day (V4 `Edm.TimeOfDay`; V2 `time'PT…'`).
+    case timeOfDay(hour: Int, minute: Int, second: Int)
+    /// An ISO 8601 duration such as `PT1H30M` (V4 `duration'…'`; V2 `time'…'`).
+    case duration(String)
+    case binary(Data)
+    /// A V4 enum member: type's qualified name and member name(s, comma separated for flags).
+    case enumMember(type: String, member: String)
+    /// Written as given.
+    case raw(String)
+
+    /// The literal as it appears in a URL (before percent-encoding).
+    public func text(for version: ODataVersion) -> String {
+        let v2 = version == .v2
+        switch self {
+        case .null: return "null"
+        case .bool(let value): return value ? "true" : "false"
+        case .int(let value): return String(value)
+        case .int64(let value): return v2 ? "\(value)L" : String(value)
+        case .decimal(let value): return v2 ? "\(value)M" : "\(value)"
+        case .double(let value): return Self.floating(value) + (v2 && value.isFinite ? "d" : "")
+        case .single(let value): return Self.floating(Double(value)) + (v2 && value.isFinite ? "f" : "")
+        case .string(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        case .guid(let value):
+            let text = value.uuidString.lowercased()
+            return v2 ? "guid'\(text)'" : text
+        case .dateTime(let date):
+            return v2 ? "datetime'\(ODataDateFormat.iso8601(date, zone: false))'" : ODataDateFormat.iso8601(date)
+        case .dateTimeOffset(let date):
+            return v2 ? "datetimeoffset'\(ODataDateFormat.iso8601(date))'" : ODataDateFormat.iso8601(date)
+        case .date(let year, let month, let day):
+            let text = String(format: "%04d-%02d-%02d", year, month, day)
+            return v2 ? "datetime'\(text)T00:00:00'" : text
+        case .timeOfDay(let hour, let minute, let second):
+            return v2
+                ? String(format: "time'PT%02dH%02dM%02dS'", hour, minute, second)
+                : String(format: "%02d:%02d:%02d", hour, minute, second)
+        case .duration(let text):
+            return v2 ? "time'\(text)'" : "duration'\(text)'"
+        case .binary(let data):
+            if v2 { return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'" }
+            let base64url = data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            return "binary'\(base64url)'"
+        case .enumMember(let type, let member):
+            // V2 has no enums: services that emulate them compare strings.
+            return v2 ? "'\(member)'" : "\(type)'\(member)'"
+        case .raw(let text): return text
+        }
+    }
+
+    /// Shortest round-tripping text; `INF`, `-INF`, `NaN` as OData spells them.
+    private static func floating(_ value: Double) -> String {
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value < 0 ? "-INF" : "INF" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) + ".0" }
+        return "\(value)".replacingOccurrences(of: "e", with: "E")
+    }
+}
+
+extension ODataLiteral: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(nilLiteral: ()) { self = .null }
+}

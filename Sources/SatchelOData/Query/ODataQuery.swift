@@ -1,0 +1,128 @@
+/// The system query options of a request, built fluently and written per version.
+///
+/// ```swift
+/// let query = ODataQuery()
+///     .filter(.property("StateCode") == "MS" && .startsWith(.property("LastName"), "Sm"))
+///     .select("StudentId", "FirstName", "LastName")
+///     .expand("School")
+///     .orderBy("LastName").orderBy("FirstName", descending: true)
+///     .top(50).count()
+/// try query.queryString(for: .v2)
+/// // $filter=StateCode%20eq%20'MS'%20and%20startswith(LastName,'Sm')&$select=…&$inlinecount=allpages
+/// ```
+///
+/// Raw text is accepted everywhere: `filter(raw:)`, `custom(_:_:)`, and `raw` for a whole pre-built query string.
+public struct ODataQuery: Sendable {
+    /// One `$orderby` item.
+    public struct Order: Sendable, Hashable {
+        public var expression: String
+        public var descending: Bool
+        public init(_ expression: String, descending: Bool = false) {
+            self.expression = expression
+            self.descending = descending
+        }
+    }
+
+    /// One `$expand` item: a navigation path and, in V4, options applied to it.
+    public struct Expand: Sendable {
+        public var path: String
+        public var options: ODataQuery?
+        public init(_ path: String, options: ODataQuery? = nil) {
+            self.path = path
+            self.options = options
+        }
+    }
+
+    public var filter: ODataExpression?
+    public var select: [String] = []
+    public var expand: [Expand] = []
+    public var orderBy: [Order] = []
+    public var top: Int?
+    public var skip: Int?
+    /// V4 `$count=true`, V2 `$inlinecount=allpages`.
+    public var includeCount: Bool = false
+    /// `$search` (V4; SAP Gateway V2 accepts `search=` as a custom option, see ``custom(_:_:)``).
+    public var search: String?
+    /// V2 `$skiptoken` / V4 `$skiptoken` for server paging continued by hand.
+    public var skipToken: String?
+    /// Options written after the system ones, in order: `sap-client`, `search`, your own.
+    public var customOptions: [(name: String, value: String)] = []
+    /// A query string written as is (already encoded), after everything else.
+    public var raw: String?
+
+    public init() {}
+
+    /// A query from a raw, already-encoded query string (`$filter=…&$top=10`).
+    public init(raw: String) { self.raw = raw.hasPrefix("?") ? String(raw.dropFirst()) : raw }
+
+    public func filter(_ expression: ODataExpression) -> ODataQuery {
+        var copy = self
+        if let existing = copy.filter {
+            copy.filter = .binary(.and, existing, expression)
+        } else {
+            copy.filter = expression
+        }
+        return copy
+    }
+
+    /// A filter written in OData syntax already.
+    public func filter(raw text: String) -> ODataQuery { filter(.raw(text)) }
+
+    public func select(_ properties: String...) -> ODataQuery { select(properties) }
+
+    public func select(_ properties: [String]) -> ODataQuery {
+        var copy = self
+        copy.select += properties
+        return copy
+    }
+
+    /// Expands a navigation property; in V4 `options` apply inside it (`$expand=Trips($select=Name;$top=2)`).
+    public func expand(_ path: String, _ options: ODataQuery? = nil) -> ODataQuery {
+        var copy = self
+        copy.expand.append(Expand(path, options: options))
+        return copy
+    }
+
+    public func orderBy(_ expression: String, descending: Bool = false) -> ODataQuery {
+        var copy = self
+        copy.orderBy.append(Order(expression, descending: descending))
+        return copy
+    }
+
+    public func top(_ count: Int) -> ODataQuery {
+        var copy = self
+        copy.top = count
+        return copy
+    }
+
+    public func skip(_ count: Int) -> ODataQuery {
+        var copy = self
+        copy.skip = count
+        return copy
+    }
+
+    /// Asks for the total count with the page (`$count=true` / `$inlinecount=allpages`).
+    public func count(_ include: Bool = true) -> ODataQuery {
+        var copy = self
+        copy.includeCount = include
+        return copy
+    }
+
+    public func search(_ text: String) -> ODataQuery {
+        var copy = self
+        copy.search = text
+        return copy
+    }
+
+    public func custom(_ name: String, _ value: String) -> ODataQuery {
+        var copy = self
+        copy.customOptions.append((name, value))
+        return copy
+    }
+
+    /// Whether no option is set.
+    public var isEmpty: Bool {
+        filter == nil && select.isEmpty && expand.isEmpty && orderBy.isEmpty && top == nil && skip == nil
+            && !includeCount && search == nil && skipToken == nil && customOptions.isEmpty && (raw ?? "").isEmpty
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import SatchelHTTP
+
+extension ODataService {
+    /// How a service is reached: its root URL, version, SAP client and language, page size, HTTP settings and
+    /// auth providers (CSRF tokens, SSO form login, Basic, Bearer from SatchelHTTP).
+    ///
+    /// ```swift
+    /// var configuration = ODataService.Configuration(
+    ///     serviceURL: URL(string: "https://gw.example.edu/sap/opu/odata/sap/ZADMISSIONS_SRV")!)
+    /// configuration.sapClient = "100"
+    /// configuration.auth = [FormLoginAuth(loginURL: portal, username: user, password: secret), CSRFTokenAuth()]
+    /// configuration.http.userAgent = "Admissions/2.0"
+    /// let service = ODataService(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The service root (`…/ZADMISSIONS_SRV`, `…/odata/v4/trippin`), with or without a trailing slash.
+        public var serviceURL: URL
+        /// The protocol version; `nil` reads it from `$metadata` before the first request that needs it.
+        public var version: ODataVersion?
+        /// SAP `sap-client` (sent as a query option on every request).
+        public var sapClient: String?
+        /// SAP `sap-language` (sent as a query option on every request).
+        public var sapLanguage: String?
+        /// Entities per page: V4 sends `Prefer: odata.maxpagesize`; V2 pages with `$top`/`$skip` when the
+        /// server does not page itself. `nil` leaves paging to the server.
+        public var pageSize: Int?
+        /// Headers sent with every request.
+        public var headers: HTTPHeaders
+        /// Settings of the HTTP client made by ``ODataService/init(configuration:transport:)``.
+        public var http: HTTPClient.Configuration
+        /// Auth providers of the HTTP client made by ``ODataService/init(configuration:transport:)``.
+        public var auth: [any HTTPAuthProvider]
+
+        public init(
+            serviceURL: URL, version: ODataVersion? = nil, sapClient: String? = nil, sapLanguage: String? = nil,
+            pageSize: Int? = nil, headers: HTTPHeaders = [:], http: HTTPClient.Configuration = .init(),
+            auth: [any HTTPAuthProvider] = []
+        ) {
+            self.serviceURL = serviceURL
+            self.version = version
+            self.sapClient = sapClient
+            self.sapLanguage = sapLanguage
+            self.pageSize = pageSize
+            self.headers = headers
+            self.http = http
+            self.auth = auth
+        }
+    }
+}

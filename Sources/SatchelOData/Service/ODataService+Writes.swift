@@ -1,0 +1,183 @@
+import Foundation
+import SatchelHTTP
+import SatchelJSON
+
+/// How an update is sent.
+public enum ODataUpdateMethod: Sendable, Hashable {
+    /// Only the given properties change: `PATCH` in V4, `MERGE` in V2 (SAP Gateway's partial update).
+    case merge
+    /// The entity is replaced: properties not sent are reset to their defaults.
+    case replace
+}
+
+/// What a write returned: the entity when the server sent it back, and the new ETag.
+public struct ODataWriteResult: Sendable, Hashable {
+    public var entity: ODataEntity?
+    public var etag: String?
+    /// `Location` of a created entity.
+    public var location: String?
+    public init(entity: ODataEntity? = nil, etag: String? = nil, location: String? = nil) {
+        self.entity = entity
+        self.etag = etag
+        self.location = location
+    }
+}
+
+extension ODataService {
+    /// Creates an entity in a set (or a contained/navigation collection path); nested entities in
+    /// `.entity`/`.entities` values are created with it (deep insert), and ``ODataEntity/bindings`` link it to
+    /// existing ones.
+    ///
+    /// ```swift
+    /// var student = ODataEntity(properties: ["FirstName": "Ada", "LastName": "Lovelace"])
+    /// student["Visits"] = .entities([ODataEntity(properties: ["VisitNo": 1])])
+    /// let created = try await service.create("StudentSet", student).entity
+    /// ```
+    @discardableResult
+    public func create(_ path: ODataPath, _ entity: ODataEntity) async throws -> ODataWriteResult {
+        let version = try await version()
+        let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
+        let body = HTTPBody.json(bytes: try writer.data(for: entity))
+        let request = request(
+            .post, url(path: path.text(for: version)), version: version, operation: "create in \(path)", body: body)
+        let response = try await send(request)
+        var result = ODataWriteResult(etag: response.etag, location: response.headers["Location"])
+        if !response.body.isEmpty, response.status != 204 {
+            var created = try await reader().entity(from: response.body, type: entityType(of: path))
+            if created.etag == nil { created.etag = response.etag }
+            result.entity = created
+            result.etag = created.etag
+        }
+        return result
+    }
+
+    /// Updates the entity at `path` (`StudentSet('0042')`). With `ifMatch`, the server refuses the change if the
+    /// entity changed since (``ODataError/Code/preconditionFailed``, carrying the current ETag when sent).
+    @discardableResult
+    public func update(
+        _ path: ODataPath, with entity: ODataEntity, method: ODataUpdateMethod = .merge, ifMatch etag: String? = nil
+    ) async throws -> ODataWriteResult {
+        let version = try await version()
+        let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
+        let httpMethod: HTTPMethod = method == .replace ? .put : (version == .v2 ? .merge : .patch)
+        var request = request(
+            httpMethod, url(path: path.text(for: version)), version: version, operation: "update \(path)",
+            body: .json(bytes: try writer.data(for: entity)))
+        if let etag { request.headers["If-Match"] = etag }
+        let response = try await send(request)
+        var result = ODataWriteResult(etag: response.etag)
+        if !response.body.isEmpty, response.status != 204 {
+            result.entity = try await reader().entity(from: response.body, type: entityType(of: path))
+            result.etag = result.entity?.etag ?? response.etag
+        }
+        return result
+    }
+
+    /// Updates one entity by key.
+    @discardableResult
+    public func update(
+        _ set: String, key: ODataKey, with entity: ODataEntity, method: ODataUpdateMethod = .merge,
+        ifMatch etag: String? = nil
+    ) async throws -> ODataWriteResult {
+        try await update(ODataPath(set).key(key), with: entity, method: method, ifMatch: etag)
+    }
+
+    /// Deletes the entity at `path`; `ifMatch` guards it like an update (`"*"` matches any version).
+    public func delete(_ path: ODataPath, ifMatch etag: String? = nil) async throws {
+        let version = try await version()
+        var request = request(
+            .delete, url(path: path.text(for: version)), version: version, operation: "delete \(path)")
+        if let etag { request.headers["If-Match"] = etag }
+        _ = try await send(request)
+    }
+
+    // MARK: Links
+
+    /// Links an existing entity to another through a navigation property (V4 `Nav/$ref`, V2 `$links/Nav`): adds
+    /// to a collection (POST) or sets a to-one link (`replace`, PUT).
+    public func addLink(
+        from source: ODataPath, navigation: String, to target: ODataPath, replace: Bool = false
+    ) async throws {
+        let version = try await version()
+        let targetURL = url(path: target.text(for: version)).absoluteString
+        let (path, body): (String, JSONValue) =
+            version == .v4
+            ? (source.navigate(navigation).appending(raw: "$ref").text(for: version), ["@odata.id": .string(targetURL)])
+            : (source.appending(raw: "$links").navigate(navigation).text(for: version), ["uri": .string(targetURL)])
+        let request = request(
+            replace ? .put : .post, url(path: path), version: version, operation: "link \(source)/\(navigation)",
+            body: .json(body))
+        _ = try await send(request)
+    }
+
+    /// Removes a link: for a collection, the one to `target`; for a to-one navigation, pass `target: nil`.
+    public func removeLink(from source: ODataPath, navigation: String, to target: ODataPath? = nil) async throws {
+        let version = try await version()
+        let path: String
+        var query = ""
+        if version == .v4 {
+            path = source.navigate(navigation).appending(raw: "$ref").text(for: version)
+            if let target {
+                query = "$id=" + ODataURLEncoding.query(url(path: target.text(for: version)).absoluteString)
+            }
+        } else {
+            var links = source.appending(raw: "$links").navigate(navigation)
+            // V2 addresses the link by the target's key: $links/Nav('key').
+            if let target, let key = target.segments.last, case .key(let value) = key { links = links.key(value) }
+            path = links.text(for: version)
+        }
+        let request = request(
+            .delete, url(path: path, query: query), version: version, operation: "unlink \(source)/\(navigation)")
+        _ = try await send(request)
+    }
+
+    // MARK: Media
+
+    /// Replaces a media entity's content (`PUT …/$value`) from a file, streamed from disk.
+    @discardableResult
+    public func uploadMedia(
+        _ path: ODataPath, from file: URL, contentType: String, ifMatch etag: String? = nil,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> String? {
+        let version = try await version()
+        var request = request(
+            .put, url(path: path.appending(raw: "$value").text(for: version)), version: version,
+            operation: "upload \(path)/$value")
+        if let etag { request.headers["If-Match"] = etag }
+        return try await sendFile(request, file: file, contentType: contentType, progress: progress).etag
+    }
+
+    /// Creates a media entity from a file (`POST` to the set with the content as body); `slug` suggests its
+    /// name or key. Returns the created entity when the server sends it.
+    @discardableResult
+    public func createMedia(
+        _ set: ODataPath, from file: URL, contentType: String, slug: String? = nil,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> ODataWriteResult {
+        let version = try await version()
+        var request = request(
+            .post, url(path: set.text(for: version)), version: version, operation: "create media in \(set)")
+        if let slug { request.headers["Slug"] = slug }
+        let response = try await sendFile(request, file: file, contentType: contentType, progress: progress)
+        var result = ODataWriteResult(etag: response.etag, location: response.headers["Location"])
+        if !response.body.isEmpty, response.status != 204 {
+            result.entity = try await reader().entity(from: response.body, type: entityType(of: set))
+        }
+        return result
+    }
+
+    private func sendFile(
+        _ request: HTTPRequest, file: URL, contentType: String, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> HTTPResponse {
+        var request = request
+        request.validatesStatus = false
+        let response: HTTPResponse
+        do {
+            response = try await client.upload(request, fromFile: file, contentType: contentType, progress: progress)
+        } catch let error as HTTPError {
+            throw ODataError(http: error)
+        }
+        guard response.isSuccess else { throw ODataError(response: response, request: request) }
+        return response
+    }
+}

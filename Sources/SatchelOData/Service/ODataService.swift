@@ -1,0 +1,142 @@
+import Foundation
+import SatchelHTTP
+import SatchelJSON
+import Synchronization
+
+/// An OData V2 or V4 service: reads collections as `AsyncSequence`s that follow server paging, reads and writes
+/// entities with ETags, follows navigation, streams media, calls operations and tracks changes.
+///
+/// ```swift
+/// let service = ODataService(configuration: .init(serviceURL: url, sapClient: "100", auth: [CSRFTokenAuth()]))
+/// let query = ODataQuery().filter(.property("StateCode") == "MS").orderBy("LastName").top(100)
+/// for try await student in service.entities("StudentSet", query: query) {
+///     print(student["LastName"]?.stringValue ?? "")
+/// }
+/// ```
+///
+/// A service is a value: copies share the HTTP client and the `$metadata` cache.
+public struct ODataService: Sendable {
+    public let configuration: Configuration
+    public let client: HTTPClient
+    private let cache: MetadataCache
+
+    /// A service with its own ``HTTPClient`` built from `configuration.http` and `configuration.auth`.
+    public init(configuration: Configuration, transport: any HTTPTransport = HTTPClient.defaultTransport()) {
+        self.init(
+            configuration: configuration,
+            client: HTTPClient(configuration: configuration.http, transport: transport, auth: configuration.auth))
+    }
+
+    /// A service that sends through an existing client (sharing its cookies and auth).
+    public init(configuration: Configuration, client: HTTPClient) {
+        self.configuration = configuration
+        self.client = client
+        self.cache = MetadataCache()
+    }
+
+    // MARK: Metadata and version
+
+    /// The service's `$metadata`, fetched once and cached.
+    public func metadata() async throws -> ODataMetadata {
+        if let metadata = cache.metadata { return metadata }
+        var request = HTTPRequest(.get, url: url(path: "$metadata"), operation: "read $metadata")
+        request.headers["Accept"] = "application/xml"
+        let response = try await send(request)
+        let metadata = try ODataMetadata.parse(data: response.body)
+        cache.metadata = metadata
+        return metadata
+    }
+
+    /// Uses `metadata` instead of fetching `$metadata` (a bundled copy, or one read earlier).
+    public func use(_ metadata: ODataMetadata) { cache.metadata = metadata }
+
+    /// The metadata if already fetched or given; never sends a request.
+    public var cachedMetadata: ODataMetadata? { cache.metadata }
+
+    /// The configured version, else the one `$metadata` declares.
+    public func version() async throws -> ODataVersion {
+        if let version = configuration.version { return version }
+        return try await metadata().version
+    }
+
+    func reader() async throws -> ODataPayloadReader {
+        ODataPayloadReader(version: try await version(), metadata: cache.metadata)
+    }
+
+    // MARK: Requests
+
+    /// The absolute URL of a path below the service root with a query string (already encoded) and the SAP
+    /// options appended.
+    func url(path: String, query: String = "") -> URL {
+        var base = configuration.serviceURL.absoluteString
+        if !base.hasSuffix("/") { base += "/" }
+        return url(absolute: base + path, query: query)
+    }
+
+    /// `link` (absolute, or relative to the service root) with `query` and the SAP options added when missing.
+    func url(absolute link: String, query: String = "") -> URL {
+        var text = link
+        if !link.contains("://") {
+            var base = configuration.serviceURL.absoluteString
+            if !base.hasSuffix("/") { base += "/" }
+            text =
+                link.hasPrefix("/")
+                ? (URL(string: link, relativeTo: configuration.serviceURL)?.absoluteString ?? base + link) : base + link
+        }
+        var items: [String] = query.isEmpty ? [] : [query]
+        if let client = configuration.sapClient, !text.contains("sap-client=") {
+            items.append("sap-client=" + ODataURLEncoding.query(client))
+        }
+        if let language = configuration.sapLanguage, !text.contains("sap-language=") {
+            items.append("sap-language=" + ODataURLEncoding.query(language))
+        }
+        if !items.isEmpty { text += (text.contains("?") ? "&" : "?") + items.joined(separator: "&") }
+        return URL(string: text) ?? configuration.serviceURL
+    }
+
+    /// The headers every OData request carries for `version`.
+    func headers(for version: ODataVersion) -> HTTPHeaders {
+        var headers = configuration.headers
+        switch version {
+        case .v2:
+            headers.setIfAbsent("Accept", "application/json")
+            headers.setIfAbsent("MaxDataServiceVersion", "2.0")
+            headers.setIfAbsent("DataServiceVersion", "2.0")
+        case .v4:
+            headers.setIfAbsent("Accept", "application/json;odata.metadata=minimal")
+            headers.setIfAbsent("OData-MaxVersion", "4.0")
+            headers.setIfAbsent("OData-Version", "4.0")
+        }
+        return headers
+    }
+
+    /// Sends a request; a status outside 2xx becomes an ``ODataError`` with the server's error body read.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var request = request
+        request.validatesStatus = false
+        let response: HTTPResponse
+        do {
+            response = try await client.send(request)
+        } catch let error as HTTPError {
+            throw ODataError(http: error)
+        }
+        guard response.isSuccess else { throw ODataError(response: response, request: request) }
+        return response
+    }
+
+    /// A request for `version` with the standard headers.
+    func request(
+        _ method: HTTPMethod, _ url: URL, version: ODataVersion, operation: String, body: HTTPBody? = nil
+    ) -> HTTPRequest {
+        HTTPRequest(method, url: url, headers: headers(for: version), body: body, operation: operation)
+    }
+}
+
+/// The `$metadata` shared by copies of a service.
+final class MetadataCache: Sendable {
+    private let value = Mutex<ODataMetadata?>(nil)
+    var metadata: ODataMetadata? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
+}

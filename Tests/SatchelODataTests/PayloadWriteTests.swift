@@ -1,0 +1,75 @@
+import Foundation
+import SatchelJSON
+import Testing
+
+@testable import SatchelOData
+
+@Suite("Payload writing")
+struct PayloadWriteTests {
+    static func student() -> ODataEntity {
+        var student = ODataEntity(type: "ZADMISSIONS_SRV.Student")
+        student["FirstName"] = "Ada"
+        student["Gpa"] = .decimal(Decimal(string: "3.85")!)
+        student["ApplicationCount"] = .int(9_007_199_254_740_993)
+        student["Rank"] = 7
+        student["BirthDate"] = .dateTime(Date(timeIntervalSince1970: 1_199_145_600))
+        student["Guid"] = .guid(UUID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E")!)
+        student["Photo"] = .binary(Data([0xFB, 0xFF, 0x01]))
+        student["Address"] = .complex(["City": "Oxford"])
+        student["Visits"] = .entities([ODataEntity(properties: ["VisitNo": 1, "Note": "tour"])])
+        student.bind("School", to: "SchoolSet('S1')")
+        return student
+    }
+
+    @Test func v2DeepInsert() throws {
+        let writer = ODataPayloadWriter(
+            version: .v2, serviceURL: URL(string: "https://gw.example.edu/sap/opu/odata/sap/ZADM_SRV"))
+        let json = try writer.json(for: Self.student())
+        #expect(json.objectValue?.keys.first == "__metadata" && json.objectValue?.keys.last == "School")
+        #expect(json["Gpa"] == .string("3.85") && json["ApplicationCount"] == .string("9007199254740993"))
+        #expect(json["BirthDate"]?.stringValue == "/Date(1199145600000)/")
+        #expect(json["Photo"]?.stringValue == "+/8B")
+        #expect(json["Visits"]?[0]?["VisitNo"] == 1)
+        #expect(json["School"]?["__metadata"]?["uri"]?.stringValue?.hasSuffix("ZADM_SRV/SchoolSet('S1')") == true)
+        #expect(json["__metadata"]?["type"] == "ZADMISSIONS_SRV.Student")
+    }
+
+    @Test func v4DeepInsert() throws {
+        var student = Self.student()
+        student.bind("Friends", to: "People('a')")
+        student.bind("Friends", to: "People('b')")
+        let json = try ODataPayloadWriter(version: .v4).json(for: student)
+        #expect(json["@odata.type"] == "#ZADMISSIONS_SRV.Student")
+        #expect(json["Gpa"]?.numberValue?.text == "3.85")
+        #expect(json["ApplicationCount"]?.int64Value == 9_007_199_254_740_993)
+        #expect(json["BirthDate"] == "2008-01-01T00:00:00Z")
+        #expect(json["Photo"] == "-_8B")
+        #expect(json["School@odata.bind"] == "SchoolSet('S1')")
+        #expect(json["Friends@odata.bind"] == ["People('a')", "People('b')"])
+        #expect(json["Visits"]?[0]?["Note"] == "tour")
+    }
+
+    @Test(arguments: [
+        (ODataValue.double(.nan), JSONValue.string("NaN")), (.double(-.infinity), "-INF"), (.int(-5), -5),
+        (.dateTimeOffset(Date(timeIntervalSince1970: 0), offsetMinutes: 60), "1970-01-01T00:00:00Z"),
+        (.enumMember("Female"), "Female"), (.collection([1, 2]), JSONValue.array([1, 2])), (.null, JSONValue.null),
+    ])
+    func v4Values(value: ODataValue, expected: JSONValue) throws {
+        #expect(try ODataPayloadWriter(version: .v4).json(for: value) == expected)
+    }
+
+    @Test func roundTrip() throws {
+        let metadata = try ODataMetadata.parse(data: try fixture("v2-gateway-metadata.xml"))
+        var original = ODataEntity(type: "ZADMISSIONS_SRV.Student")
+        original["StudentId"] = "0042"
+        original["Gpa"] = .decimal(Decimal(string: "3.85")!)
+        original["ApplicationCount"] = .int(9_007_199_254_740_993)
+        original["BirthDate"] = .dateTime(Date(timeIntervalSince1970: 1_199_145_600))
+        let body = try ODataPayloadWriter(version: .v2).data(for: original)
+        let wrapped = Data(#"{"d":"#.utf8) + body + Data("}".utf8)
+        let read = try ODataPayloadReader(version: .v2, metadata: metadata).entity(
+            from: wrapped, entitySet: "StudentSet")
+        #expect(read.properties == original.properties)
+        #expect(read.type == original.type)
+    }
+}
