@@ -177,9 +177,15 @@ extension AtomPubBinding {
 
     // MARK: Helpers
 
-    /// An object's entry (its links), read with a minimal filter.
+    /// The properties a server needs to give an entry its links (`up` needs the parent, `via` the series).
+    static let linkProperties = [
+        "cmis:objectId", "cmis:baseTypeId", "cmis:objectTypeId", "cmis:parentId", "cmis:versionSeriesId",
+        "cmis:isPrivateWorkingCopy", "cmis:contentStreamMimeType",
+    ]
+
+    /// An object's entry (its links), read with the few properties its links depend on.
     func objectEntry(repositoryId: String, objectId: String) async throws -> AtomPubEntry {
-        var values = Self.templateValues(OperationContext(filter: ["cmis:objectId"]))
+        var values = Self.templateValues(OperationContext(filter: Self.linkProperties))
         values["id"] = objectId
         let url = try await expand(repositoryId, "objectbyid", values)
         return try await entry(repositoryId: repositoryId, url: url, operation: "get CMIS object \(objectId)")
