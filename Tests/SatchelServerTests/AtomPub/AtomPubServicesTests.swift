@@ -35,6 +35,11 @@ struct AtomPubServicesTests {
         #expect(overAtom.contains("delete content: nil"))
         #expect(overAtom.contains("relationships of doc: link"))
         #expect(overAtom.contains("tree deleted: objectNotFound"))
+        #expect(overAtom.contains("bulk update: 2 results, 2 tokens, doc named renamed"))
+        #expect(overAtom.contains("filing: renamed in A,renamed then renamed"))
+        #expect(overAtom.contains("policies: policy then 0"))
+        #expect(overAtom.contains("checkout: pwc=true listed=true checkin label=2.0 content=v2"))
+        #expect(overAtom.contains("acl added: bob:cmis:read read: bob:cmis:read removed: "))
         #expect(overAtom.contains { $0.hasPrefix("checkout: pwc=true") })
         #expect(overAtom.contains { $0.hasPrefix("changes after token: ") && !$0.hasSuffix(" 0") })
     }
@@ -71,7 +76,8 @@ struct ServicesScenario {
     static func tree(_ nodes: [ContainerNode]) -> String {
         nodes.map { node in
             let name = node.object.name ?? "?"
-            return node.object.properties["cmis:baseTypeId"]?.stringValue == "cmis:folder" ? name + "[" + tree(node.children) + "]" : name
+            return node.object.properties["cmis:baseTypeId"]?.stringValue == "cmis:folder"
+                ? name + "[" + tree(node.children) + "]" : name
         }.sorted().joined(separator: ",")
     }
 
@@ -81,7 +87,9 @@ struct ServicesScenario {
     }
 
     func text(_ id: String) async throws -> String {
-        String(decoding: try await binding.contentStream(repositoryId: repositoryId, objectId: id, range: nil), as: UTF8.self)
+        String(
+            decoding: try await binding.contentStream(repositoryId: repositoryId, objectId: id, range: nil),
+            as: UTF8.self)
     }
 
     func run() async throws -> [String] {
@@ -109,7 +117,8 @@ struct ServicesScenario {
             "descendants: "
                 + Self.tree(
                     try await binding.descendants(
-                        repositoryId: repositoryId, folderId: rootId, depth: nil, foldersOnly: false, context: context)))
+                        repositoryId: repositoryId, folderId: rootId, depth: nil, foldersOnly: false, context: context))
+        )
         log.append(
             "folderTree: "
                 + Self.tree(
@@ -147,14 +156,16 @@ struct ServicesScenario {
             })
         log.append(
             await attempt {
-                let versions = try await binding.allVersions(repositoryId: repositoryId, objectId: docId, context: context)
+                let versions = try await binding.allVersions(
+                    repositoryId: repositoryId, objectId: docId, context: context)
                 return "versions: " + versions.map { $0.versionLabel ?? "-" }.joined(separator: ",")
             })
         log.append(
             await attempt {
                 let pwc = try await binding.checkOut(repositoryId: repositoryId, objectId: docId)
                 try await binding.cancelCheckOut(repositoryId: repositoryId, objectId: try #require(pwc.id))
-                let versions = try await binding.allVersions(repositoryId: repositoryId, objectId: docId, context: context)
+                let versions = try await binding.allVersions(
+                    repositoryId: repositoryId, objectId: docId, context: context)
                 let latest = try await binding.objectOfLatestVersion(
                     repositoryId: repositoryId, objectId: docId, major: true, context: context)
                 docId = latest.id ?? docId
@@ -210,7 +221,8 @@ struct ServicesScenario {
                     repositoryId: repositoryId, objectId: docId,
                     add: [ACE(principalId: "bob", permissions: ["cmis:read"])], remove: [],
                     propagation: .repositoryDetermined)
-                let read = try await binding.acl(repositoryId: repositoryId, objectId: docId, onlyBasicPermissions: true)
+                let read = try await binding.acl(
+                    repositoryId: repositoryId, objectId: docId, onlyBasicPermissions: true)
                 let removed = try await binding.applyACL(
                     repositoryId: repositoryId, objectId: docId, add: [],
                     remove: [ACE(principalId: "bob", permissions: ["cmis:read"])], propagation: .repositoryDetermined)
@@ -253,6 +265,56 @@ struct ServicesScenario {
                 + Self.typeTree(
                     try await binding.typeDescendants(
                         repositoryId: repositoryId, typeId: nil, depth: 2, includePropertyDefinitions: false)))
+
+        // Bulk update, filing, policies.
+        log.append(
+            await attempt {
+                let results = try await binding.bulkUpdate(
+                    repositoryId: repositoryId, objects: [(id: docId, changeToken: nil), (id: bId, changeToken: nil)],
+                    properties: {
+                        var name = Properties()
+                        name["cmis:name"] = CMISProperty(id: "cmis:name", type: .string, values: [.string("renamed")])
+                        return name
+                    }(),
+                    addSecondaryTypeIds: [], removeSecondaryTypeIds: [])
+                docId = results.first?.newId ?? docId
+                let name = try await binding.object(repositoryId: repositoryId, id: docId, context: context).name
+                return
+                    "bulk update: \(results.count) results, \(results.filter { $0.changeToken != nil }.count) tokens, "
+                    + "doc named \(name ?? "-")"
+            })
+        log.append(
+            await attempt {
+                let filed = try await binding.addObjectToFolder(
+                    repositoryId: repositoryId, objectId: docId, folderId: aId, allVersions: true)
+                let both = try await binding.parents(repositoryId: repositoryId, objectId: docId, context: context)
+                _ = try await binding.removeObjectFromFolder(repositoryId: repositoryId, objectId: docId, folderId: aId)
+                let after = try await binding.parents(repositoryId: repositoryId, objectId: docId, context: context)
+                return "filing: \(filed.name ?? "-") in "
+                    + both.compactMap(\.object.name).sorted().joined(separator: ",")
+                    + " then " + after.compactMap(\.object.name).joined(separator: ",")
+            })
+        log.append(
+            await attempt {
+                let policy = try await binding.createObject(
+                    repositoryId: repositoryId, parentId: aId, baseType: .policy,
+                    properties: Self.properties("policy", type: "cmis:policy"))
+                let policyId = try #require(policy.id)
+                try await binding.applyPolicy(repositoryId: repositoryId, policyId: policyId, objectId: docId)
+                let applied = try await binding.appliedPolicies(
+                    repositoryId: repositoryId, objectId: docId, context: context)
+                try await binding.removePolicy(repositoryId: repositoryId, policyId: policyId, objectId: docId)
+                let left = try await binding.appliedPolicies(
+                    repositoryId: repositoryId, objectId: docId, context: context)
+                return "policies: " + applied.compactMap(\.name).joined(separator: ",") + " then \(left.count)"
+            })
+        log.append(
+            await attempt {
+                let item = try await binding.createObject(
+                    repositoryId: repositoryId, parentId: bId, baseType: .item,
+                    properties: Self.properties("item", type: "cmis:item"))
+                return "item: \(item.name ?? "-")"
+            })
 
         // Delete tree.
         let failed = try await binding.deleteTree(

@@ -66,7 +66,9 @@ extension AtomPubBinding {
         let link =
             entry.links.down.first { $0.type?.hasPrefix(Self.treeMediaType) ?? false }
             ?? entry.links.cmis("foldertree")
-        guard let link else { throw CMISError(.invalidArgument, "object \(folderId) has no descendants (not a folder)") }
+        guard let link else {
+            throw CMISError(.invalidArgument, "object \(folderId) has no descendants (not a folder)")
+        }
         let query = [
             ("allVersions", String(allVersions)), ("unfileObjects", unfileObjects.rawValue),
             ("continueOnFailure", String(continueOnFailure)),
@@ -95,7 +97,8 @@ extension AtomPubBinding {
                     let current = try await object(
                         repositoryId: repositoryId, id: id,
                         context: OperationContext(filter: ["cmis:objectId", "cmis:secondaryObjectTypeIds"]))
-                    var secondary = current.properties["cmis:secondaryObjectTypeIds"]?.values.compactMap(\.stringValue)
+                    var secondary =
+                        current.properties["cmis:secondaryObjectTypeIds"]?.values.compactMap(\.stringValue)
                         ?? []
                     secondary.removeAll { removeSecondaryTypeIds.contains($0) }
                     for typeId in addSecondaryTypeIds where !secondary.contains(typeId) { secondary.append(typeId) }

@@ -142,11 +142,12 @@ extension AtomPubBinding {
         guard let link = entry.links.cmis("relationships") else {
             throw CMISError(.notSupported, "object \(objectId) has no relationships link")
         }
-        var query = Self.contextQuery(context) + [
-            ("relationshipDirection", direction.rawValue),
-            ("includeSubRelationshipTypes", String(includeSubRelationshipTypes)),
-            ("maxItems", String(maxItems)), ("skipCount", String(skipCount)),
-        ]
+        var query =
+            Self.contextQuery(context) + [
+                ("relationshipDirection", direction.rawValue),
+                ("includeSubRelationshipTypes", String(includeSubRelationshipTypes)),
+                ("maxItems", String(maxItems)), ("skipCount", String(skipCount)),
+            ]
         if let typeId { query.append(("typeId", typeId)) }
         return try await objectList(
             repositoryId: repositoryId, url: Self.url(try resolve(link.href), query: query),
@@ -194,13 +195,17 @@ extension AtomPubBinding {
     /// GETs an object feed.
     func objectList(repositoryId: String, url: URL, operation: String) async throws -> ObjectList {
         let body = try await send(HTTPRequest(.get, url: url, operation: operation)).body
-        return try await parseTyped(repositoryId: repositoryId) { try AtomPubParser.objectList(body, typeDefinition: $0) }
+        return try await parseTyped(repositoryId: repositoryId) {
+            try AtomPubParser.objectList(body, typeDefinition: $0)
+        }
     }
 
     /// Sends a change whose answer is an entry, and parses it.
     func sendForEntry(_ request: HTTPRequest, repositoryId: String) async throws -> AtomPubEntry {
         let body = try await send(request).body
-        let entry = try await parseTyped(repositoryId: repositoryId) { try AtomPubParser.entry(body, typeDefinition: $0) }
+        let entry = try await parseTyped(repositoryId: repositoryId) {
+            try AtomPubParser.entry(body, typeDefinition: $0)
+        }
         remember(entry, repositoryId: repositoryId)
         return entry
     }
