@@ -28,7 +28,7 @@ extension PostgresMetadataStore {
                     VALUES (\(repository.id), \(repository.name), \(repository.description), \(repository.owner),
                         \(repository.rootFolderId), \(StoredTime.milliseconds(repository.createdAt)))
                     """, on: connection)
-            } catch where Self.sqlState(error) == "23505" {
+            } catch  where Self.sqlState(error) == "23505" {
                 throw StoreError.duplicateId(repository.id)
             }
         }
@@ -67,7 +67,7 @@ extension PostgresMetadataStore {
         for object in batch.inserts {
             do {
                 try await run(Self.insertQuery(object, repositoryId: repositoryId), on: connection)
-            } catch where Self.sqlState(error) == "23505" {
+            } catch  where Self.sqlState(error) == "23505" {
                 throw StoreError.duplicateId(object.id)
             }
         }
@@ -86,7 +86,7 @@ extension PostgresMetadataStore {
                         INSERT INTO filings (repository, folder, name, object)
                         VALUES (\(repositoryId), \(folder), \(object.name), \(object.id))
                         """, on: connection)
-                } catch where Self.sqlState(error) == "23505" {
+                } catch  where Self.sqlState(error) == "23505" {
                     throw StoreError.nameTaken(folderId: folder, name: object.name)
                 }
             }

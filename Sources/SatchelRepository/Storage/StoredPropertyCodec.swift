@@ -46,7 +46,8 @@ public enum StoredPropertyCodec {
     /// Reads a property bag written by ``encode(_:)``.
     ///
     /// - Throws: ``StoredCodingError`` when the bytes are not such a bag.
-    public static func decodeProperties<Bytes: ContiguousBytes>(_ bytes: Bytes) throws(StoredCodingError) -> Properties {
+    public static func decodeProperties<Bytes: ContiguousBytes>(_ bytes: Bytes) throws(StoredCodingError) -> Properties
+    {
         do {
             return try JSONReader.read(bytes) { reader in try readProperties(&reader) }
         } catch let error as StoredCodingError {

@@ -55,8 +55,9 @@ struct MetadataStoreConformanceTests {
             }
             try await store.apply(StoreBatch(repositoryId: repo, deletes: ["d1"]))
             #expect(try await store.object(repositoryId: repo, id: "d1") == nil)
-            #expect(try await store.children(repositoryId: repo, folderId: rootId, order: [], offset: 0, limit: nil)
-                .totalCount == 0)
+            #expect(
+                try await store.children(repositoryId: repo, folderId: rootId, order: [], offset: 0, limit: nil)
+                    .totalCount == 0)
             await #expect(throws: StoreError.notFound(objectId: "d1")) {
                 try await store.apply(StoreBatch(repositoryId: repo, deletes: ["d1"]))
             }
@@ -134,12 +135,16 @@ struct MetadataStoreConformanceTests {
             try await store.apply(
                 StoreBatch(
                     repositoryId: repo,
-                    inserts: [folder("a"), folder("b"), document("x", name: "report"), document("y", name: "report", in: ["a"])]))
+                    inserts: [
+                        folder("a"), folder("b"), document("x", name: "report"),
+                        document("y", name: "report", in: ["a"]),
+                    ]))
             // The same name in another folder is fine; in the same folder it is not, and nothing of the batch stays.
             await #expect(throws: StoreError.nameTaken(folderId: rootId, name: "report")) {
                 try await store.apply(
                     StoreBatch(
-                        repositoryId: repo, inserts: [document("z", name: "fine", in: ["b"]), document("w", name: "report")],
+                        repositoryId: repo,
+                        inserts: [document("z", name: "fine", in: ["b"]), document("w", name: "report")],
                         changes: [created(document("w"))]))
             }
             #expect(try await store.object(repositoryId: repo, id: "z") == nil)
@@ -258,27 +263,37 @@ struct MetadataStoreConformanceTests {
             try await store.apply(
                 StoreBatch(
                     repositoryId: repo,
-                    inserts: [v1, v2, pwc, custom, item, relationship("r1", from: "v2", to: "k"),
-                        relationship("r2", from: "k", to: "item")]))
-            #expect(try await store.versions(repositoryId: repo, versionSeriesId: "s").map(\.id) == ["pwc", "v2", "v1"])
+                    inserts: [
+                        v1, v2, pwc, custom, item, relationship("r1", from: "v2", to: "k"),
+                        relationship("r2", from: "k", to: "item"),
+                    ]))
+            #expect(
+                try await store.versions(repositoryId: repo, versionSeriesId: "s").map(\.id) == ["pwc", "v2", "v1"])
             #expect(try await store.versions(repositoryId: repo, versionSeriesId: "none").isEmpty)
             #expect(try await store.relationships(repositoryId: repo, objectId: "k").map(\.id) == ["r1", "r2"])
-            #expect(try await store.relationships(repositoryId: repo, objectId: "v2") == [relationship("r1", from: "v2", to: "k")])
+            #expect(
+                try await store.relationships(repositoryId: repo, objectId: "v2") == [
+                    relationship("r1", from: "v2", to: "k")
+                ])
 
             let documents = try await store.scan(
                 repositoryId: repo, baseTypes: [.document], typeIds: nil, latestOnly: false)
             #expect(documents.map(\.id) == ["k", "pwc", "v1", "v2"])
-            let latest = try await store.scan(repositoryId: repo, baseTypes: [.document], typeIds: nil, latestOnly: true)
+            let latest = try await store.scan(
+                repositoryId: repo, baseTypes: [.document], typeIds: nil, latestOnly: true)
             #expect(latest.map(\.id) == ["k", "pwc", "v2"])
             let typed = try await store.scan(
                 repositoryId: repo, baseTypes: nil, typeIds: ["sap:invoice", "cmis:item"], latestOnly: false)
             #expect(typed.map(\.id) == ["item", "k"])
             let both = try await store.scan(
-                repositoryId: repo, baseTypes: [.folder, .item], typeIds: ["cmis:item", "sap:invoice"], latestOnly: true)
+                repositoryId: repo, baseTypes: [.folder, .item], typeIds: ["cmis:item", "sap:invoice"], latestOnly: true
+            )
             #expect(both.map(\.id) == ["item"])
             #expect(try await store.scan(repositoryId: repo, baseTypes: [], typeIds: nil, latestOnly: false).isEmpty)
-            #expect(try await store.scan(repositoryId: repo, baseTypes: nil, typeIds: nil, latestOnly: false).count == 8)
-            #expect(try await store.scan(repositoryId: "other", baseTypes: nil, typeIds: nil, latestOnly: false).isEmpty)
+            #expect(
+                try await store.scan(repositoryId: repo, baseTypes: nil, typeIds: nil, latestOnly: false).count == 8)
+            #expect(
+                try await store.scan(repositoryId: "other", baseTypes: nil, typeIds: nil, latestOnly: false).isEmpty)
         }
     }
 
@@ -289,8 +304,10 @@ struct MetadataStoreConformanceTests {
             try await store.apply(
                 StoreBatch(
                     repositoryId: repo,
-                    inserts: [document("a", hash: "aaa"), document("b", hash: "bbb"), document("c", hash: "aaa"),
-                        document("n")]))
+                    inserts: [
+                        document("a", hash: "aaa"), document("b", hash: "bbb"), document("c", hash: "aaa"),
+                        document("n"),
+                    ]))
             #expect(try await store.referencedContentHashes() == ["aaa", "bbb"])
             try await store.apply(StoreBatch(repositoryId: repo, deletes: ["b", "c"]))
             #expect(try await store.referencedContentHashes() == ["aaa"])

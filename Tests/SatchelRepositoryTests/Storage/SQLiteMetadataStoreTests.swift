@@ -7,7 +7,8 @@ import Testing
 @Suite("SQLiteMetadataStore")
 struct SQLiteMetadataStoreTests {
     @Test func reopeningTheFileKeepsEverything() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-reopen-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "satchel-reopen-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("nested/metadata.sqlite").path
         var object = document("d", hash: "abc", series: "s")
@@ -86,7 +87,9 @@ struct StoredPropertyCodecTests {
     }
 
     @Test func aclAndListsRoundTrip() throws {
-        let acl = [ACE(principalId: "a", permissions: ["cmis:read"]), ACE(principalId: "b", permissions: [], isDirect: false)]
+        let acl = [
+            ACE(principalId: "a", permissions: ["cmis:read"]), ACE(principalId: "b", permissions: [], isDirect: false),
+        ]
         #expect(try StoredPropertyCodec.decodeACL(StoredPropertyCodec.text(StoredPropertyCodec.encode(acl))) == acl)
         let ids = ["x", "y \"z\""]
         #expect(try StoredPropertyCodec.decodeStrings(StoredPropertyCodec.text(StoredPropertyCodec.encode(ids))) == ids)

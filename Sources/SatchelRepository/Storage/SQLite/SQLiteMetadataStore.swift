@@ -115,7 +115,8 @@ public final class SQLiteMetadataStore: MetadataStore {
 
     public func repositories() async throws -> [StoredRepository] {
         try quickRead { db in
-            let statement = try db.cachedStatement(sql: "SELECT \(Self.repositoryColumns) FROM repositories ORDER BY id")
+            let statement = try db.cachedStatement(
+                sql: "SELECT \(Self.repositoryColumns) FROM repositories ORDER BY id")
             return try Row.fetchAll(statement).map(Self.repository(from:))
         }
     }
@@ -178,9 +179,10 @@ public final class SQLiteMetadataStore: MetadataStore {
         let offset = max(offset, 0)
         let limit = limit.map { max($0, 0) } ?? -1
         let read: @Sendable (Database) throws -> StoredPage = { db in
-            let count = try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT COUNT(*) FROM filings WHERE repository = ? AND folder = ?"),
-                arguments: [repositoryId, folderId]) ?? 0
+            let count =
+                try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT COUNT(*) FROM filings WHERE repository = ? AND folder = ?"),
+                    arguments: [repositoryId, folderId]) ?? 0
             if offset >= count || limit == 0 { return StoredPage(objects: [], totalCount: count) }
             let objects = try Self.fetchObjects(
                 db.cachedStatement(sql: sql), [repositoryId, folderId, limit, offset])
