@@ -9,9 +9,11 @@ struct AuthTests {
     static let server = Task { try await ServerHarness.start(service: { StubCMISService(blobs: $0) }) }
     var harness: ServerHarness { get async throws { try await Self.server.value } }
 
-    @Test("a binding URL without credentials gets a Basic challenge and a CMIS error body", arguments: [
-        "/mcm/b/json", "/cmis/browser", "/cmis/browser/shared?cmisselector=repositoryInfo", "/mcm/b/atom",
-    ])
+    @Test(
+        "a binding URL without credentials gets a Basic challenge and a CMIS error body",
+        arguments: [
+            "/mcm/b/json", "/cmis/browser", "/cmis/browser/shared?cmisselector=repositoryInfo", "/mcm/b/atom",
+        ])
     func challenge(path: String) async throws {
         let response = try await harness.send(.get, path, user: nil)
         #expect(response.status == 401)

@@ -27,7 +27,8 @@ struct BrowserJSONWriterTests {
         type.versionable = true
         type.contentStreamAllowed = .allowed
         type.typeMutability = TypeMutability(create: false, update: false, delete: false)
-        var choice = PropertyDefinition(id: "sat:level", propertyType: .string, cardinality: .single, updatability: .oncreate)
+        var choice = PropertyDefinition(
+            id: "sat:level", propertyType: .string, cardinality: .single, updatability: .oncreate)
         choice.choices = [
             PropertyDefinition.Choice(displayName: "Low", values: [.string("low")]),
             PropertyDefinition.Choice(
@@ -126,7 +127,8 @@ struct BrowserJSONWriterTests {
         var changed = Self.document
         changed.changeEventInfo = ChangeEventInfo(changeType: .updated, changeTime: Self.date)
         let changes = ContentChanges(objects: [changed], hasMoreItems: false, numItems: 1, changeLogToken: "42")
-        let parsedChanges = try BrowserParser.contentChanges(Self.written(succinct: true) { $0.contentChanges(changes) })
+        let parsedChanges = try BrowserParser.contentChanges(
+            Self.written(succinct: true) { $0.contentChanges(changes) })
         #expect(parsedChanges.changeLogToken == "42")
         #expect(parsedChanges.objects.first?.changeEventInfo == changed.changeEventInfo)
     }
@@ -137,7 +139,9 @@ struct BrowserJSONWriterTests {
             aces: [ACE(principalId: "bob", permissions: ["cmis:read", "cmis:write"], isDirect: false)], isExact: false)
         #expect(try BrowserParser.acl(Self.written(succinct: false) { $0.acl(acl) }) == acl)
         let actions = AllowableActions([.getChildren, .createFolder])
-        #expect(try BrowserParser.allowableActions(Self.written(succinct: false) { $0.allowableActions(actions) }) == actions)
+        #expect(
+            try BrowserParser.allowableActions(Self.written(succinct: false) { $0.allowableActions(actions) })
+                == actions)
         let renditions = Self.document.renditions
         #expect(try BrowserParser.renditions(Self.written(succinct: false) { $0.renditions(renditions) }) == renditions)
     }

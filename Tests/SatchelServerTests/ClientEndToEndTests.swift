@@ -12,7 +12,8 @@ struct ClientEndToEndTests {
     static func session(_ harness: ServerHarness, user: String, pageSize: Int = 100) async throws -> CMISSession {
         let parameters = SessionParameters(
             url: MobileDocuments.endpoint(for: harness.url("/"), binding: .browser), preferMyDocuments: true,
-            auth: [BasicAuth(user: user, password: "pw-\(user)")], tokenAuth: HeaderTokenAuth(headerName: "X-CSRF-Token"),
+            auth: [BasicAuth(user: user, password: "pw-\(user)")],
+            tokenAuth: HeaderTokenAuth(headerName: "X-CSRF-Token"),
             pageSize: pageSize)
         return try await CMISSession.connect(parameters)
     }
@@ -29,7 +30,8 @@ struct ClientEndToEndTests {
         let folderId = try #require(folder.id)
         var payloads: [String: Data] = [:]
         for index in 0..<5 {
-            let bytes = Data(Array("document number \(index) ".utf8) + (0..<2_000).map { UInt8(($0 * 7 + index) % 256) })
+            let bytes = Data(
+                Array("document number \(index) ".utf8) + (0..<2_000).map { UInt8(($0 * 7 + index) % 256) })
             let name = "doc-\(index).txt"
             payloads[name] = bytes
             let document = try await session.createDocument(
@@ -88,11 +90,12 @@ struct ClientEndToEndTests {
 
         let bob = try await Self.session(harness, user: "bob")
         #expect(bob.repositoryId == "mydocs-bob")
-        #expect(try await CMISSession.repositories(
-            SessionParameters(
-                url: MobileDocuments.endpoint(for: harness.url("/"), binding: .browser),
-                auth: [BasicAuth(user: "bob", password: "pw-bob")])
-        ).allSatisfy { $0.id != "mydocs-alice" })
+        #expect(
+            try await CMISSession.repositories(
+                SessionParameters(
+                    url: MobileDocuments.endpoint(for: harness.url("/"), binding: .browser),
+                    auth: [BasicAuth(user: "bob", password: "pw-bob")])
+            ).allSatisfy { $0.id != "mydocs-alice" })
         let bobToken = try #require(try await harness.token(for: "bob"))
 
         let base = "/mcm/b/json/mydocs-alice"

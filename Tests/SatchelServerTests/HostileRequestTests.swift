@@ -4,7 +4,7 @@ import SatchelHTTP
 import SatchelServer
 import Testing
 
-@Suite("Hostile requests")
+@Suite("Hostile requests", .serialized)
 struct HostileRequestTests {
     static let limits = RequestLimits(
         maxContentBytes: 256 << 10, maxMetadataBytes: 64 << 10, maxProperties: 50, maxPropertyValueBytes: 8 << 10,
@@ -59,9 +59,11 @@ struct HostileRequestTests {
         #expect(exception(response) == "invalidArgument")
     }
 
-    @Test("unknown selectors and actions are 400", arguments: [
-        "/cmis/browser/shared?cmisselector=frobnicate", "/cmis/browser/shared/root?cmisselector=frobnicate",
-    ])
+    @Test(
+        "unknown selectors and actions are 400",
+        arguments: [
+            "/cmis/browser/shared?cmisselector=frobnicate", "/cmis/browser/shared/root?cmisselector=frobnicate",
+        ])
     func unknownSelector(path: String) async throws {
         let response = try await harness.send(.get, path)
         #expect(response.status == 400)
@@ -74,20 +76,24 @@ struct HostileRequestTests {
         #expect(response.status == 400)
     }
 
-    @Test("a bad number or a bad boolean is 400", arguments: [
-        "/cmis/browser/shared/root?cmisselector=children&skipCount=many",
-        "/cmis/browser/shared/root?cmisselector=children&includeACL=maybe",
-        "/cmis/browser/shared/root?cmisselector=children&maxItems=-4",
-    ])
+    @Test(
+        "a bad number or a bad boolean is 400",
+        arguments: [
+            "/cmis/browser/shared/root?cmisselector=children&skipCount=many",
+            "/cmis/browser/shared/root?cmisselector=children&includeACL=maybe",
+            "/cmis/browser/shared/root?cmisselector=children&maxItems=-4",
+        ])
     func badParameters(path: String) async throws {
         let response = try await harness.send(.get, path)
         #expect(response.status == 400)
     }
 
-    @Test("an unknown repository or object is 404 objectNotFound", arguments: [
-        "/cmis/browser/nope?cmisselector=repositoryInfo", "/cmis/browser/shared/root/missing?cmisselector=object",
-        "/cmis/browser/mydocs-bob?cmisselector=repositoryInfo", "/cmis/browser/shared/elsewhere",
-    ])
+    @Test(
+        "an unknown repository or object is 404 objectNotFound",
+        arguments: [
+            "/cmis/browser/nope?cmisselector=repositoryInfo", "/cmis/browser/shared/root/missing?cmisselector=object",
+            "/cmis/browser/mydocs-bob?cmisselector=repositoryInfo", "/cmis/browser/shared/elsewhere",
+        ])
     func notFound(path: String) async throws {
         let response = try await harness.send(.get, path)
         #expect(response.status == 404)
@@ -107,7 +113,8 @@ struct HostileRequestTests {
     @Test("an oversize form body is 413")
     func oversizeForm() async throws {
         let padding = String(repeating: "x", count: 100 << 10)
-        let response = try await harness.post(Self.folderURL, fields: [("cmisaction", "createFolder"), ("pad", padding)])
+        let response = try await harness.post(
+            Self.folderURL, fields: [("cmisaction", "createFolder"), ("pad", padding)])
         #expect(response.status == 413)
         #expect(exception(response) == "invalidArgument")
     }
@@ -153,7 +160,8 @@ struct HostileRequestTests {
         form.addField("cmisaction", "createDocument")
         form.addField("propertyId[0]", "cmis:name")
         form.addField("propertyValue[0]", "big.bin")
-        form.addData("content", data: Data(count: 300 << 10), filename: "big.bin", contentType: "application/octet-stream")
+        form.addData(
+            "content", data: Data(count: 300 << 10), filename: "big.bin", contentType: "application/octet-stream")
         let response = try await harness.send(.post, Self.folderURL, body: .multipart(form))
         #expect(response.status == 413)
         let temporary = harness.dataDirectory.appendingPathComponent("blobs/tmp")

@@ -109,7 +109,9 @@ final class StubCMISService: CMISService {
         }
         return stored.object
     }
-    func allowableActions(repositoryId: String, objectId: String, caller: CallerContext) async throws
+    func allowableActions(
+        repositoryId: String, objectId: String, caller: CallerContext
+    ) async throws
         -> AllowableActions
     { AllowableActions([.getChildren]) }
     func createFolder(
@@ -132,7 +134,8 @@ final class StubCMISService: CMISService {
         var document = CMISObject(
             properties: Properties([
                 CMISProperty(id: "cmis:objectId", type: .id, values: [.id(id)]),
-                CMISProperty(id: "cmis:name", type: .string, values: [.string(properties["cmis:name"]?.stringValue ?? "")]),
+                CMISProperty(
+                    id: "cmis:name", type: .string, values: [.string(properties["cmis:name"]?.stringValue ?? "")]),
                 CMISProperty(id: "cmis:baseTypeId", type: .id, values: [.id("cmis:document")]),
                 CMISProperty(id: "cmis:objectTypeId", type: .id, values: [.id("cmis:document")]),
             ]))
@@ -244,7 +247,9 @@ final class StubCMISService: CMISService {
     func appliedPolicies(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [CMISObject] { [] }
-    func acl(repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext)
+    func acl(
+        repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext
+    )
         async throws -> ACL
     { ACL(aces: []) }
     func applyACL(

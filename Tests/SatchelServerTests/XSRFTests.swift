@@ -10,8 +10,10 @@ struct XSRFTests {
     static let strict = Task { try await ServerHarness.start(xsrf: .strict, service: { StubCMISService(blobs: $0) }) }
 
     static func createFolder(name: String) -> [(String, String)] {
-        [("cmisaction", "createFolder"), ("propertyId[0]", "cmis:name"), ("propertyValue[0]", name),
-         ("propertyId[1]", "cmis:objectTypeId"), ("propertyValue[1]", "cmis:folder"), ("succinct", "true")]
+        [
+            ("cmisaction", "createFolder"), ("propertyId[0]", "cmis:name"), ("propertyValue[0]", name),
+            ("propertyId[1]", "cmis:objectTypeId"), ("propertyValue[1]", "cmis:folder"), ("succinct", "true"),
+        ]
     }
 
     @Test("a MyDocuments change without the token is a 403 CMIS error")

@@ -20,7 +20,7 @@ public final class CMISRepository: CMISService {
     let blobs: BlobStore
     let configuration: RepositoryConfiguration
     let types = TypeRegistry.standard
-    let folders = FolderCache()
+    let folders: FolderCache
     private let repositoryCache = Mutex<[String: StoredRepository]>([:])
 
     /// An engine over these stores; call ``bootstrap()`` once before serving.
@@ -28,6 +28,7 @@ public final class CMISRepository: CMISService {
         self.store = store
         self.blobs = blobs
         self.configuration = configuration
+        folders = FolderCache(lifetime: configuration.folderCacheLifetime)
     }
 
     /// Migrates the store and creates the shared repository with its root folder when it is missing.
@@ -176,7 +177,9 @@ public final class CMISRepository: CMISService {
 }
 
 /// Folder names, parents and ACEs by id, per repository: enough to compute paths and inherited permissions
-/// without a store read per ancestor. Dropped for a repository whenever a batch changes or deletes a folder.
+/// without a store read per ancestor. Dropped for a repository whenever a batch of this engine changes or deletes
+/// a folder, and after `lifetime` in any case, so that engines sharing one store (several server processes on
+/// PostgreSQL) see each other's folder moves, renames and ACL changes within that time.
 final class FolderCache: Sendable {
     struct Entry: Sendable {
         let id: String
@@ -185,34 +188,44 @@ final class FolderCache: Sendable {
         let acl: [ACE]
     }
 
-    private struct State {
-        var entries: [String: [String: Entry]] = [:]
-        var generations: [String: Int] = [:]
+    private struct Repository {
+        var entries: [String: Entry] = [:]
+        var generation = 0
+        var started = ContinuousClock.now
     }
 
-    private let state = Mutex(State())
+    private let state = Mutex<[String: Repository]>([:])
+    private let lifetime: Duration
+
+    init(lifetime: Duration) { self.lifetime = lifetime }
 
     func entry(_ repositoryId: String, _ id: String) -> Entry? {
-        state.withLock { $0.entries[repositoryId]?[id] }
+        state.withLock { state in
+            guard let repository = state[repositoryId] else { return nil }
+            if repository.started.duration(to: .now) > lifetime {
+                state[repositoryId] = Repository(generation: repository.generation + 1)
+                return nil
+            }
+            return repository.entries[id]
+        }
     }
 
     func generation(_ repositoryId: String) -> Int {
-        state.withLock { $0.generations[repositoryId, default: 0] }
+        state.withLock { $0[repositoryId]?.generation ?? 0 }
     }
 
     /// Remembers a folder read at `generation`, unless the repository's folders changed since.
     func insert(_ repositoryId: String, _ object: StoredObject, generation: Int) {
         let entry = Entry(id: object.id, name: object.name, parentId: object.parentIds.first, acl: object.acl)
         state.withLock { state in
-            guard state.generations[repositoryId, default: 0] == generation else { return }
-            state.entries[repositoryId, default: [:]][object.id] = entry
+            guard (state[repositoryId]?.generation ?? 0) == generation else { return }
+            state[repositoryId, default: Repository()].entries[object.id] = entry
         }
     }
 
     func invalidate(_ repositoryId: String) {
         state.withLock { state in
-            state.entries[repositoryId] = nil
-            state.generations[repositoryId, default: 0] += 1
+            state[repositoryId] = Repository(generation: (state[repositoryId]?.generation ?? 0) + 1)
         }
     }
 }

@@ -30,6 +30,9 @@ public struct RepositoryConfiguration: Sendable {
     public var maximumValuesPerProperty: Int
     /// The most objects getDescendants, getFolderTree and deleteTree walk in one call.
     public var maximumTreeSize: Int
+    /// How long folder names, parents and ACEs stay cached. Changes made through this engine drop the cache at
+    /// once; the lifetime bounds how long changes made by another process on the same store go unseen.
+    public var folderCacheLifetime: Duration
     /// The current time (fixed or stepping in tests).
     public var clock: @Sendable () -> Date
     /// New object ids: opaque, unique, URL-safe.
@@ -41,7 +44,8 @@ public struct RepositoryConfiguration: Sendable {
         myDocumentsName: String = "My Documents", vendorName: String = "Satchel", productName: String = "Satchel",
         productVersion: String = "1.0", defaultMaxItems: Int = 100, maximumMaxItems: Int = 10_000,
         maximumStringLength: Int = 65_536, maximumNameLength: Int = 255, maximumValuesPerProperty: Int = 1_000,
-        maximumTreeSize: Int = 100_000, clock: @escaping @Sendable () -> Date = { Date() },
+        maximumTreeSize: Int = 100_000, folderCacheLifetime: Duration = .seconds(5),
+        clock: @escaping @Sendable () -> Date = { Date() },
         idGenerator: @escaping @Sendable () -> String = RepositoryConfiguration.randomId
     ) {
         self.sharedRepositoryId = sharedRepositoryId
@@ -57,6 +61,7 @@ public struct RepositoryConfiguration: Sendable {
         self.maximumNameLength = maximumNameLength
         self.maximumValuesPerProperty = maximumValuesPerProperty
         self.maximumTreeSize = maximumTreeSize
+        self.folderCacheLifetime = folderCacheLifetime
         self.clock = clock
         self.idGenerator = idGenerator
     }

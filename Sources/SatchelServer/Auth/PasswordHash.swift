@@ -49,7 +49,8 @@ public struct PasswordHash: Sendable, Hashable {
     public static func make(password: String, rounds: Int = defaultRounds) throws(AuthError) -> PasswordHash {
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return PasswordHash(rounds: rounds, salt: salt, hash: try derive(password: password, salt: salt, rounds: rounds))
+        return PasswordHash(
+            rounds: rounds, salt: salt, hash: try derive(password: password, salt: salt, rounds: rounds))
     }
 
     /// Whether `password` matches, compared in constant time.

@@ -30,11 +30,13 @@ public struct AuthMiddleware: RouterMiddleware {
         if let sessionId = request.cookies[Authenticator.sessionCookie]?.value,
             let user = authenticator.user(session: sessionId)
         {
-            context.caller = CallerContext(user: user, sessionToken: authenticator.token(user: user, sessionId: sessionId))
+            context.caller = CallerContext(
+                user: user, sessionToken: authenticator.token(user: user, sessionId: sessionId))
             context.authenticatedByCookie = true
         } else if let header = request.headers[.authorization] {
             if let user = authenticator.user(basicHeader: header) {
-                context.caller = CallerContext(user: user, sessionToken: authenticator.token(user: user, sessionId: "basic"))
+                context.caller = CallerContext(
+                    user: user, sessionToken: authenticator.token(user: user, sessionId: "basic"))
             } else {
                 credentialRefused = true
             }

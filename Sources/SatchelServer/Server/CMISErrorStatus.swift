@@ -38,7 +38,8 @@ public enum CMISErrorResponse {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(
-            status: status ?? error.httpStatus, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
+            status: status ?? error.httpStatus, headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
     }
 
     /// The 401 answer that makes Basic clients send credentials.

@@ -125,8 +125,9 @@ public struct SatchelServerApp: Sendable {
     }
 
     /// The router with every route: health, discovery, login, and each binding.
-    public func buildRouter(environment: BindingEnvironment, authenticator: Authenticator) -> Router<ServerRequestContext>
-    {
+    public func buildRouter(
+        environment: BindingEnvironment, authenticator: Authenticator
+    ) -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
         var accessLog = Logger(label: "satchel.access")
         accessLog.logLevel = logger.logLevel

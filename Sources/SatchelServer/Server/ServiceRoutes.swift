@@ -47,14 +47,16 @@ enum ServiceRoutes {
             }
         }
         router.post("/login") { request, context in
-            try await ServiceRoutes.login(request, context: context, environment: environment, authenticator: authenticator)
+            try await ServiceRoutes.login(
+                request, context: context, environment: environment, authenticator: authenticator)
         }
         router.post("/logout") { request, _ in
             if let session = request.cookies[Authenticator.sessionCookie]?.value {
                 authenticator.endSession(session)
             }
             var response = ServiceRoutes.jsonResponse { $0.writeObject { $0.write(key: "status", "logged out") } }
-            response.headers[.setCookie] = "\(Authenticator.sessionCookie)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"
+            response.headers[.setCookie] =
+                "\(Authenticator.sessionCookie)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"
             return response
         }
     }
@@ -70,12 +72,14 @@ enum ServiceRoutes {
         } catch let error as CMISError {
             return CMISErrorResponse.json(error)
         } catch {
-            return CMISErrorResponse.json(CMISError(.invalidArgument, "the login form is too large"), status: .contentTooLarge)
+            return CMISErrorResponse.json(
+                CMISError(.invalidArgument, "the login form is too large"), status: .contentTooLarge)
         }
         let user = fields.first { $0.0 == "user" || $0.0 == "username" }?.1 ?? ""
         let password = fields.first { $0.0 == "password" }?.1 ?? ""
         guard !user.isEmpty, authenticator.verify(user: user, password: password) else {
-            return CMISErrorResponse.json(CMISError(.permissionDenied, "wrong user name or password"), status: .unauthorized)
+            return CMISErrorResponse.json(
+                CMISError(.permissionDenied, "wrong user name or password"), status: .unauthorized)
         }
         let session = authenticator.startSession(user: user)
         var response = jsonResponse { writer in

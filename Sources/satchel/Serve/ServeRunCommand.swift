@@ -29,7 +29,9 @@ struct ServeRunCommand: AsyncParsableCommand {
     @Flag(help: "Require the XSRF token on every change, also for Basic clients of the shared repository.")
     var strictXsrf = false
 
-    @Flag(help: "Keep the CMIS 1.1 new-type capability elements in AtomPub repository info (cmislib 0.7.0 fails on them).")
+    @Flag(
+        help: "Keep the CMIS 1.1 new-type capability elements in AtomPub repository info (cmislib 0.7.0 fails on them)."
+    )
     var fullCapabilities = false
 
     @Flag(name: .shortAndLong, help: "Log more (-v debug, -vv trace).")
@@ -50,7 +52,8 @@ struct ServeRunCommand: AsyncParsableCommand {
         let dataDirectory = URL(fileURLWithPath: data, isDirectory: true).standardizedFileURL
         var configuration = ServerConfiguration(
             host: host, port: port, dataDirectory: dataDirectory,
-            usersFile: users.map { URL(fileURLWithPath: $0) }, store: ServeDefaults.store(memory: memory, postgres: postgres, data: dataDirectory),
+            usersFile: users.map { URL(fileURLWithPath: $0) },
+            store: ServeDefaults.store(memory: memory, postgres: postgres, data: dataDirectory),
             xsrfPolicy: strictXsrf ? .strict : .standard, omitNewTypeCapabilities: !fullCapabilities, logLevel: level)
         configuration.logLevel = level
         let settings = configuration
@@ -97,7 +100,8 @@ enum ServeBanner {
         if let demo = running.demoCredentials {
             lines.append("")
             lines.append("Created user \(demo.user) with password \(demo.password)")
-            lines.append("(stored hashed in \(configuration.effectiveUsersFile.path); this is the only time it is shown)")
+            lines.append(
+                "(stored hashed in \(configuration.effectiveUsersFile.path); this is the only time it is shown)")
         }
         lines.append("Press Ctrl-C to stop.")
         return lines.joined(separator: "\n") + "\n"

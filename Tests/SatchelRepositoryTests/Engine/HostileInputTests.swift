@@ -118,4 +118,19 @@ struct HostileInputTests {
                     includeRelationships: .none, renditionFilter: nil, maxItems: nil, skipCount: 0, caller: f.alice)
             } == .invalidArgument)
     }
+
+    @Test func twoEnginesOnOneStoreSeeFolderRenamesWithinTheCacheLifetime() async throws {
+        let f = try await EngineFixture { $0.folderCacheLifetime = .milliseconds(50) }
+        let other = CMISRepository(store: f.store, blobs: f.blobs)
+        let root = try await f.root(f.aliceDocs, f.alice)
+        let a = try await f.folder("a", in: root, f.aliceDocs, f.alice)
+        let b = try await f.folder("b", in: a.requiredId, f.aliceDocs, f.alice)
+        #expect(try await f.get(f.aliceDocs, b.requiredId, f.alice).path == "/a/b")
+        _ = try await other.updateProperties(
+            repositoryId: f.aliceDocs, objectId: a.requiredId, changeToken: nil,
+            properties: props("renamed", type: "cmis:folder"),
+            caller: f.alice)
+        try await Task.sleep(for: .milliseconds(120))
+        #expect(try await f.get(f.aliceDocs, b.requiredId, f.alice).path == "/renamed/b")
+    }
 }

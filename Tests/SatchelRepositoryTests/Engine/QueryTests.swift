@@ -69,6 +69,8 @@ struct QueryTests {
         let (f, root, _, _) = try await fixture()
         let doc = try await f.document("v.txt", in: root, f.aliceDocs, f.alice, text: "one")
         let pwc = try await f.repository.checkOut(repositoryId: f.aliceDocs, objectId: doc.requiredId, caller: f.alice)
+        let withCopy = try await run(f, "SELECT cmis:objectId FROM cmis:document WHERE cmis:name = 'v.txt'")
+        #expect(Set(withCopy.objects.map(\.id)) == [doc.id, pwc.id])
         _ = try await f.repository.checkIn(
             repositoryId: f.aliceDocs, objectId: pwc.requiredId, major: true, properties: Properties(), content: nil,
             comment: nil, policies: [], addACEs: [], removeACEs: [], caller: f.alice)

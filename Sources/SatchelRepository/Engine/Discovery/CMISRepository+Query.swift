@@ -111,9 +111,16 @@ extension CMISRepository {
 
         let typeIds = Set(types.selfAndDescendants(type.id))
         let candidates = try await store.scan(
-            repositoryId: scope.id, baseTypes: [type.baseTypeId], typeIds: typeIds, latestOnly: !searchAllVersions)
+            repositoryId: scope.id, baseTypes: [type.baseTypeId], typeIds: typeIds,
+            latestOnly: false)
         var matches: [QueryCandidate] = []
         for object in candidates {
+            // Working copies are searchable (pwcSearchable), whatever the store counts as "latest".
+            if !searchAllVersions && object.baseTypeId == .document && !object.isLatestVersion
+                && !object.isPrivateWorkingCopy
+            {
+                continue
+            }
             guard try await permission(scope, on: object) >= .read else { continue }
             var values: [String: [PropertyValue]] = [:]
             for property in object.properties { values[property.queryName ?? property.id] = property.values }

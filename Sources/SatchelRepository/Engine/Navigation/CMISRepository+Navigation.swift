@@ -243,7 +243,7 @@ extension CMISRepository {
         }
         var matches: [StoredObject] = []
         let candidates = try await store.scan(
-            repositoryId: scope.id, baseTypes: [.document], typeIds: nil, latestOnly: true)
+            repositoryId: scope.id, baseTypes: [.document], typeIds: nil, latestOnly: false)  // stores differ on PWCs
         for candidate in candidates where candidate.isPrivateWorkingCopy {
             if let folderId, !(try await filedParents(scope, of: candidate)).contains(folderId) { continue }
             guard try await permission(scope, on: candidate) >= .read else { continue }

@@ -22,7 +22,8 @@ public struct BrowserBindingRoutes: ServerBindingRoutes {
             router.get(RouterPath(base)) { request, context in await handler.handle(request, context: context) }
             router.get(RouterPath("\(base)/**")) { request, context in await handler.handle(request, context: context) }
             router.post(RouterPath(base)) { request, context in await handler.handle(request, context: context) }
-            router.post(RouterPath("\(base)/**")) { request, context in await handler.handle(request, context: context) }
+            router.post(RouterPath("\(base)/**")) { request, context in await handler.handle(request, context: context)
+            }
         }
     }
 }
@@ -111,7 +112,8 @@ struct BrowserHandler: Sendable {
     /// Reads a form body: urlencoded (collected, bounded) or multipart (streamed; content into the blob store).
     func readBody(_ request: Request, into call: inout BrowserCall) async throws {
         let contentType = request.headers[.contentType] ?? ""
-        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let mediaType =
+            contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         if let length = request.headers[.contentLength].flatMap({ Int64($0) }),
             length > environment.limits.maxContentBytes + Int64(environment.limits.maxMetadataBytes)
         {
@@ -161,7 +163,9 @@ struct BrowserHandler: Sendable {
 extension BrowserCall {
     var succinct: Bool { parameters.succinct }
 
-    func json(status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:], _ write: (inout BrowserJSONWriter) -> Void)
+    func json(
+        status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:], _ write: (inout BrowserJSONWriter) -> Void
+    )
         -> Response
     {
         var writer = BrowserJSONWriter(succinct: succinct)
@@ -180,7 +184,10 @@ extension BrowserCall {
     /// The object URL of `id` (for `Location` headers).
     func objectURL(_ id: String) -> String {
         let repository = BrowserPath.escape(repository ?? "")
-        let escapedId = id.addingPercentEncoding(withAllowedCharacters: BrowserCall.attributeCharacters.subtracting(CharacterSet(charactersIn: "&+#"))) ?? id
+        let escapedId =
+            id.addingPercentEncoding(
+                withAllowedCharacters: BrowserCall.attributeCharacters.subtracting(CharacterSet(charactersIn: "&+#")))
+            ?? id
         return "\(serviceURL)/\(repository)/root?objectId=\(escapedId)"
     }
 

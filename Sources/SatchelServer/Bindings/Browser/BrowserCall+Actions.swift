@@ -20,7 +20,8 @@ extension BrowserCall {
         case "createdocument": return try await createDocument(repositoryId: repositoryId)
         case "createdocumentfromsource": return try await createDocumentFromSource(repositoryId: repositoryId)
         case "createfolder": return try await createFolder(repositoryId: repositoryId)
-        case "createitem": return try await createObject(repositoryId: repositoryId, defaultType: "cmis:item", filed: true)
+        case "createitem":
+            return try await createObject(repositoryId: repositoryId, defaultType: "cmis:item", filed: true)
         case "createpolicy":
             return try await createObject(repositoryId: repositoryId, defaultType: "cmis:policy", filed: true)
         case "createrelationship":
@@ -109,9 +110,11 @@ extension BrowserCall {
                 throw CMISError(.invalidArgument, "\(action) needs policyId")
             }
             if name == "applypolicy" {
-                try await service.applyPolicy(repositoryId: repositoryId, policyId: policy, objectId: objectId, caller: caller)
+                try await service.applyPolicy(
+                    repositoryId: repositoryId, policyId: policy, objectId: objectId, caller: caller)
             } else {
-                try await service.removePolicy(repositoryId: repositoryId, policyId: policy, objectId: objectId, caller: caller)
+                try await service.removePolicy(
+                    repositoryId: repositoryId, policyId: policy, objectId: objectId, caller: caller)
             }
             let object = try await service.object(
                 repositoryId: repositoryId, id: objectId, context: try parameters.operationContext(), caller: caller)

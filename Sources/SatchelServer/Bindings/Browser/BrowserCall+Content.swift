@@ -15,9 +15,11 @@ extension BrowserCall {
         headers[.contentDisposition] = Self.contentDisposition(
             inline ? "inline" : "attachment", fileName: content.fileName)
         if let match = request.headers[.ifNoneMatch],
-            match == "*" || match.split(separator: ",").contains(where: {
-                $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") == "\"\(content.hash)\""
-            })
+            match == "*"
+                || match.split(separator: ",").contains(where: {
+                    $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
+                        == "\"\(content.hash)\""
+                })
         {
             return Response(status: .notModified, headers: headers, body: .init())
         }
@@ -82,7 +84,9 @@ extension BrowserCall {
     static func contentDisposition(_ kind: String, fileName: String?) -> String {
         guard let fileName, !fileName.isEmpty else { return kind }
         let plain = String(
-            fileName.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" ? Character($0) : "_" })
+            fileName.unicodeScalars.map {
+                $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" ? Character($0) : "_"
+            })
         let encoded = fileName.addingPercentEncoding(withAllowedCharacters: Self.attributeCharacters) ?? plain
         return "\(kind); filename=\"\(plain)\"; filename*=UTF-8''\(encoded)"
     }

@@ -79,8 +79,9 @@ extension BrowserCall {
             throw CMISError(.invalidArgument, "query needs the q parameter (a CMIS QL statement)")
         }
         let relationships = try OperationContext.IncludeRelationships(
-            rawValue: parameters.string("includeRelationships") ?? "none")
-            .orThrow(CMISError(.invalidArgument, "includeRelationships must be none, source, target or both"))
+            rawValue: parameters.string("includeRelationships") ?? "none"
+        )
+        .orThrow(CMISError(.invalidArgument, "includeRelationships must be none, source, target or both"))
         let results = try await service.query(
             repositoryId: repositoryId, statement: statement,
             searchAllVersions: try parameters.bool("searchAllVersions", default: false),
@@ -128,7 +129,8 @@ extension BrowserCall {
                     repositoryId: repositoryId, objectId: objectId, major: version == "latestmajor", context: context,
                     caller: caller)
             } else {
-                object = try await service.object(repositoryId: repositoryId, id: objectId, context: context, caller: caller)
+                object = try await service.object(
+                    repositoryId: repositoryId, id: objectId, context: context, caller: caller)
             }
             if selector == "properties" {
                 return json { writer in
@@ -148,16 +150,19 @@ extension BrowserCall {
             }
             return json { $0.object(object) }
         case "allowableactions":
-            let actions = try await service.allowableActions(repositoryId: repositoryId, objectId: objectId, caller: caller)
+            let actions = try await service.allowableActions(
+                repositoryId: repositoryId, objectId: objectId, caller: caller)
             return json { $0.allowableActions(actions) }
         case "children":
             let list = try await service.children(
-                repositoryId: repositoryId, folderId: objectId, context: context, maxItems: try parameters.int("maxItems"),
+                repositoryId: repositoryId, folderId: objectId, context: context,
+                maxItems: try parameters.int("maxItems"),
                 skipCount: try parameters.int("skipCount") ?? 0, caller: caller)
             return json { $0.children(list) }
         case "descendants", "foldertree":
             let nodes = try await service.descendants(
-                repositoryId: repositoryId, folderId: objectId, depth: try depth() ?? (selector == "descendants" ? 2 : nil),
+                repositoryId: repositoryId, folderId: objectId,
+                depth: try depth() ?? (selector == "descendants" ? 2 : nil),
                 foldersOnly: selector == "foldertree", context: context, caller: caller)
             return json { $0.containers(nodes) }
         case "parent":

@@ -98,7 +98,9 @@ extension BrowserJSONWriter {
                 writer.jsonArray { writer in
                     for ace in acl.aces {
                         writer.jsonObject { writer in
-                            writer.key("principal") { $0.jsonObject { $0.json.write(key: "principalId", ace.principalId) } }
+                            writer.key("principal") {
+                                $0.jsonObject { $0.json.write(key: "principalId", ace.principalId) }
+                            }
                             writer.strings("permissions", ace.permissions)
                             writer.json.write(key: "isDirect", ace.isDirect)
                         }

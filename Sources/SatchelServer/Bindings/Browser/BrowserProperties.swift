@@ -58,7 +58,8 @@ enum PropertyTyping {
 
     static func value(_ text: String, type: PropertyType, propertyId: String) throws(CMISError) -> PropertyValue {
         func bad() -> CMISError {
-            CMISError(.invalidArgument, "property \(propertyId): \"\(text.prefix(40))\" is not a valid \(type.rawValue)")
+            CMISError(
+                .invalidArgument, "property \(propertyId): \"\(text.prefix(40))\" is not a valid \(type.rawValue)")
         }
         switch type {
         case .string: return .string(text)
@@ -117,7 +118,8 @@ extension BrowserCall {
         let known = try await definitions(typeIds)
         var properties = try PropertyTyping.typed(form, definitions: known)
         if properties["cmis:objectTypeId"] == nil, let defaultType {
-            properties["cmis:objectTypeId"] = CMISProperty(id: "cmis:objectTypeId", type: .id, values: [.id(defaultType)])
+            properties["cmis:objectTypeId"] = CMISProperty(
+                id: "cmis:objectTypeId", type: .id, values: [.id(defaultType)])
         }
         return properties
     }
@@ -140,7 +142,8 @@ extension BrowserCall {
         var result: [TypeDefinition] = []
         for typeId in Array(Set(typeIds)).prefix(32) {
             do {
-                result.append(try await service.typeDefinition(repositoryId: try repositoryId(), typeId: typeId, caller: caller))
+                result.append(
+                    try await service.typeDefinition(repositoryId: try repositoryId(), typeId: typeId, caller: caller))
             } catch let error as CMISError where error.code == .objectNotFound || error.code == .invalidArgument {
                 continue
             }
