@@ -8,7 +8,9 @@ import Testing
 struct AtomPubWriterTests {
     static let date = Date(timeIntervalSince1970: 1_763_764_168.5)
 
-    static func property(_ id: String, _ type: PropertyType, _ values: [PropertyValue], multi: Bool = false)
+    static func property(
+        _ id: String, _ type: PropertyType, _ values: [PropertyValue], multi: Bool = false
+    )
         -> CMISProperty
     {
         CMISProperty(id: id, type: type, cardinality: multi ? .multi : .single, values: values)

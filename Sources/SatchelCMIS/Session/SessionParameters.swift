@@ -73,7 +73,8 @@ public struct SessionParameters: Sendable {
             auth: auth + (tokenAuth.map { [$0] } ?? []))
         switch binding {
         case .browser: return BrowserBinding(url: url, client: client)
-        case .atomPub: return AtomPubBinding(url: url, client: client, tokenHeader: tokenAuth?.headerName ?? "X-CSRF-Token")
+        case .atomPub:
+            return AtomPubBinding(url: url, client: client, tokenHeader: tokenAuth?.headerName ?? "X-CSRF-Token")
         }
     }
 }

@@ -76,3 +76,75 @@ struct AtomPubParityLiveTests {
         }
     }
 }
+
+/// Hostile AtomPub requests against `satchel serve` with the real engine: 4xx with a CMIS exception, never a crash.
+@Suite("AtomPub hostile requests (live server)", .serialized)
+struct AtomPubHostileLiveTests {
+    @Test("truncated XML, wrong content type, huge entry, unknown ids, no credentials")
+    func hostile() async throws {
+        var limits = RequestLimits()
+        limits.maxMetadataBytes = 8192
+        limits.maxContentBytes = 4096
+        let harness = try await ServerHarness.start(limits: limits)
+        do {
+            let service = try await harness.send(.get, "/cmis/atom")
+            #expect(service.status == 200)
+            let workspace = try #require(
+                AtomPubParser.serviceDocument(service.body).workspaces.first { $0.repositoryInfo.id == "shared" })
+            let children = "/cmis/atom/shared/children?id=\(workspace.repositoryInfo.rootFolderId)"
+            let entryType = ("Content-Type", "application/atom+xml;type=entry")
+            let cases: [(String, SatchelHTTP.HTTPResponse, Int, String)] = [
+                (
+                    "truncated XML",
+                    try await harness.send(
+                        .post, children, headers: [entryType],
+                        body: .data(Data("<entry xmlns=\"http://www.w3.org/2005/Atom\"><title>x".utf8))),
+                    400, "invalidArgument"
+                ),
+                (
+                    "wrong content type",
+                    try await harness.send(
+                        .post, children, headers: [("Content-Type", "application/json")],
+                        body: .data(Data("{}".utf8), contentType: "application/json")),
+                    400, "invalidArgument"
+                ),
+                (
+                    "huge entry",
+                    try await harness.send(
+                        .post, children, headers: [entryType],
+                        body: .data(Data(repeating: 0x20, count: 30_000), contentType: entryType.1)),
+                    413, "invalidArgument"
+                ),
+                (
+                    "unknown object", try await harness.send(.get, "/cmis/atom/shared/entry?id=no-such-object"), 404,
+                    "objectNotFound"
+                ),
+                (
+                    "another user's MyDocuments",
+                    try await harness.send(.get, "/cmis/atom/mydocs-bob/children?id=x", user: "alice"), 404,
+                    "objectNotFound"
+                ),
+                (
+                    "MyDocuments change without the XSRF token",
+                    try await harness.send(
+                        .post, "/mcm/b/atom/mydocs-alice/children?id=x", headers: [entryType],
+                        body: .data(AtomPubWriter.entry(properties: Properties()), contentType: entryType.1)),
+                    403, "permissionDenied"
+                ),
+            ]
+            for (name, response, status, exception) in cases {
+                #expect(response.status == status, "\(name): \(response.text)")
+                #expect(
+                    CMISError.atomPub(status: response.status, body: response.body).serverException == exception,
+                    "\(name): \(response.text)")
+            }
+            let anonymous = try await harness.send(.get, "/cmis/atom", user: nil)
+            #expect(anonymous.status == 401)
+            #expect(try await harness.send(.get, "/cmis/atom").status == 200)
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+}

@@ -50,7 +50,8 @@ struct AtomPubRoutesTests {
         #expect(observed.hasMyDocuments && observed.hasToken)
         #expect(observed.documentNames == (0..<5).map { "doc-\($0).txt" })
         #expect(observed.documentLengths == [16, 16, 16, 16, 16])
-        #expect(observed.pages == [["doc-0.txt", "doc-1.txt"], ["doc-2.txt", "doc-3.txt"], ["doc-4.txt", "large.bin"]])
+        #expect(
+            observed.pages == [["doc-0.txt", "doc-1.txt"], ["doc-2.txt", "doc-3.txt"], ["doc-4.txt", "large.bin"]])
         #expect(observed.pageHasMore == [true, true, false])
         #expect(observed.numItems == [6, 6, 6])
         #expect(observed.byPathName == "doc-1.txt" && observed.byPathIsSameObject)
@@ -88,7 +89,8 @@ struct AtomPubRoutesTests {
         try await Self.withServer { server in
             let session = try await CMISSession.connect(SessionParameters(binding: .atomPub, url: server.serviceURL))
             for index in 0..<3 { _ = try await session.createFolder(named: "f\(index)", in: "root") }
-            let page = try await Self.send(.get, URL(string: server.serviceURL.absoluteString + "/shared/children?id=root&maxItems=2")!)
+            let page = try await Self.send(
+                .get, URL(string: server.serviceURL.absoluteString + "/shared/children?id=root&maxItems=2")!)
             let feed = try AtomPubParser.feed(page.body)
             #expect(feed.numItems == 3 && feed.entries.count == 2)
             let next = try #require(feed.links.next?.url)
@@ -162,7 +164,9 @@ struct AtomPubRoutesTests {
             ]
             for (name, response, status, exception) in cases {
                 #expect(response.status == status, "\(name)")
-                #expect(response.text.contains("<!--exception-->\(exception)<!--/exception-->"), "\(name): \(response.text)")
+                #expect(
+                    response.text.contains("<!--exception-->\(exception)<!--/exception-->"), "\(name): \(response.text)"
+                )
                 let error = CMISError.atomPub(status: response.status, body: response.body)
                 #expect(error.message.isEmpty == false, "\(name)")
             }

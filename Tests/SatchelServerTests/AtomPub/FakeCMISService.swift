@@ -40,11 +40,15 @@ final class FakeCMISService: CMISService {
     }
 
     func check(_ repositoryId: String) throws {
-        guard repositoryId == self.repositoryId else { throw CMISError(.objectNotFound, "no repository \(repositoryId)") }
+        guard repositoryId == self.repositoryId else {
+            throw CMISError(.objectNotFound, "no repository \(repositoryId)")
+        }
     }
 
     func stored(_ id: String) throws -> Stored {
-        guard let stored = store.withLock({ $0.objects[id] }) else { throw CMISError(.objectNotFound, "no object \(id)") }
+        guard let stored = store.withLock({ $0.objects[id] }) else {
+            throw CMISError(.objectNotFound, "no object \(id)")
+        }
         return stored
     }
 
@@ -113,19 +117,24 @@ final class FakeCMISService: CMISService {
 
     // MARK: Objects
 
-    func object(repositoryId: String, id: String, context: OperationContext, caller: CallerContext) async throws
+    func object(
+        repositoryId: String, id: String, context: OperationContext, caller: CallerContext
+    ) async throws
         -> CMISObject
     {
         try check(repositoryId)
         var object = try stored(id).object
         if object.baseType == .folder {
-            object.properties["cmis:path"] = CMISProperty(id: "cmis:path", type: .string, values: [.string(path(of: id))])
+            object.properties["cmis:path"] = CMISProperty(
+                id: "cmis:path", type: .string, values: [.string(path(of: id))])
         }
         if context.includeAllowableActions { object.allowableActions = AllowableActions([.getProperties]) }
         return object
     }
 
-    func object(repositoryId: String, path: String, context: OperationContext, caller: CallerContext) async throws
+    func object(
+        repositoryId: String, path: String, context: OperationContext, caller: CallerContext
+    ) async throws
         -> CMISObject
     {
         try check(repositoryId)
@@ -249,7 +258,9 @@ final class FakeCMISService: CMISService {
         }
     }
 
-    func contentStream(repositoryId: String, objectId: String, streamId: String?, caller: CallerContext)
+    func contentStream(
+        repositoryId: String, objectId: String, streamId: String?, caller: CallerContext
+    )
         async throws -> ContentOutput
     {
         try check(repositoryId)
@@ -289,7 +300,9 @@ final class FakeCMISService: CMISService {
         else { throw CMISError(.invalidArgument, "cannot parse \(statement)") }
         let type = String(words[from + 1])
         var name: String?
-        if let quote = statement.firstIndex(of: "'"), let end = statement[statement.index(after: quote)...].firstIndex(of: "'") {
+        if let quote = statement.firstIndex(of: "'"),
+            let end = statement[statement.index(after: quote)...].firstIndex(of: "'")
+        {
             name = String(statement[statement.index(after: quote)..<end])
         }
         let all = store.withLock { state in
@@ -330,7 +343,9 @@ final class FakeCMISService: CMISService {
         repositoryId: String, folderId: String?, context: OperationContext, maxItems: Int?, skipCount: Int,
         caller: CallerContext
     ) async throws -> ObjectList { ObjectList(objects: [], hasMoreItems: false, numItems: 0) }
-    func allowableActions(repositoryId: String, objectId: String, caller: CallerContext) async throws
+    func allowableActions(
+        repositoryId: String, objectId: String, caller: CallerContext
+    ) async throws
         -> AllowableActions
     { AllowableActions([.getProperties]) }
     func createDocumentFromSource(
@@ -388,7 +403,9 @@ final class FakeCMISService: CMISService {
     ) async throws -> CMISObject { throw unsupported() }
     func allVersions(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
-    ) async throws -> [CMISObject] { [try await object(repositoryId: repositoryId, id: objectId, context: context, caller: caller)] }
+    ) async throws -> [CMISObject] {
+        [try await object(repositoryId: repositoryId, id: objectId, context: context, caller: caller)]
+    }
     func objectRelationships(
         repositoryId: String, objectId: String, includeSubRelationshipTypes: Bool,
         direction: RelationshipDirection, typeId: String?, context: OperationContext, maxItems: Int?,
@@ -403,7 +420,9 @@ final class FakeCMISService: CMISService {
     func appliedPolicies(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [CMISObject] { [] }
-    func acl(repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext)
+    func acl(
+        repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext
+    )
         async throws -> ACL
     { ACL(aces: [ACE(principalId: caller.user, permissions: ["cmis:all"], isDirect: true)], isExact: true) }
     func applyACL(

@@ -55,7 +55,8 @@ struct SessionScenario {
         for index in 0..<5 {
             let document = try await session.createDocument(
                 named: "doc-\(index).txt", in: folderId,
-                content: .data(Data("content number \(index)".utf8), filename: "doc-\(index).txt", mimeType: "text/plain"))
+                content: .data(
+                    Data("content number \(index)".utf8), filename: "doc-\(index).txt", mimeType: "text/plain"))
             ids.append(try requireValue(document.id))
             observed.documentNames.append(document.name ?? "")
             observed.documentLengths.append(document.contentStreamLength)

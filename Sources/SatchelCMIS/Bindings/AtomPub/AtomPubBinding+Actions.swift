@@ -44,7 +44,8 @@ extension AtomPubBinding {
                 throw CMISError(.invalidArgument, error.message, httpError: error)
             }
             if let name = content?.filename {
-                request.headers["Content-Disposition"] = "attachment; filename*=UTF-8''" + AtomPubURITemplate.encode(name)
+                request.headers["Content-Disposition"] =
+                    "attachment; filename*=UTF-8''" + AtomPubURITemplate.encode(name)
             }
             _ = try await send(request, progress: progress)
             return try await object(repositoryId: repositoryId, id: id, context: OperationContext())
@@ -70,7 +71,9 @@ extension AtomPubBinding {
             body: .data(AtomPubWriter.entry(properties: properties), contentType: Self.entryMediaType),
             operation: "update CMIS object \(objectId)")
         let body = try await send(request).body
-        let entry = try await parseTyped(repositoryId: repositoryId) { try AtomPubParser.entry(body, typeDefinition: $0) }
+        let entry = try await parseTyped(repositoryId: repositoryId) {
+            try AtomPubParser.entry(body, typeDefinition: $0)
+        }
         remember(entry, repositoryId: repositoryId)
         return entry.object
     }

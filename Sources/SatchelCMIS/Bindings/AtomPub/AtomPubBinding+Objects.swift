@@ -67,7 +67,9 @@ extension AtomPubBinding {
     /// GETs an entry and remembers a folder's children link.
     func entry(repositoryId: String, url: URL, operation: String) async throws -> AtomPubEntry {
         let body = try await send(HTTPRequest(.get, url: url, operation: operation)).body
-        let entry = try await parseTyped(repositoryId: repositoryId) { try AtomPubParser.entry(body, typeDefinition: $0) }
+        let entry = try await parseTyped(repositoryId: repositoryId) {
+            try AtomPubParser.entry(body, typeDefinition: $0)
+        }
         remember(entry, repositoryId: repositoryId)
         return entry
     }

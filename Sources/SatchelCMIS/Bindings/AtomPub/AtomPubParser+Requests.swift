@@ -95,7 +95,9 @@ extension AtomPubParser {
     }
 
     /// A `cmis:query` document (server side). Failures are `invalidArgument`.
-    public static func queryRequest(_ data: Data, limits: XMLReadLimits = AtomPubParser.limits) throws(CMISError)
+    public static func queryRequest(
+        _ data: Data, limits: XMLReadLimits = AtomPubParser.limits
+    ) throws(CMISError)
         -> AtomPubQueryRequest
     {
         do {

@@ -41,12 +41,16 @@ struct AtomPubDocuments: Sendable {
         writer.element("title", namespace: Self.atom, attributes: [("type", "text")], text: info.name)
         AtomPubWriter.repositoryInfo(info, into: &writer, omitNewTypeCapabilities: omitNewTypeCapabilities)
         let collections: [(String, String, String, [String])] = [
-            ("root", urls.url(repositoryId, "children", [("id", root)]), "Root Collection",
-             [Self.entryType, "application/cmisatom+xml"]),
+            (
+                "root", urls.url(repositoryId, "children", [("id", root)]), "Root Collection",
+                [Self.entryType, "application/cmisatom+xml"]
+            ),
             ("types", urls.url(repositoryId, "types"), "Types Collection", [""]),
             ("query", urls.url(repositoryId, "query"), "Query Collection", ["application/cmisquery+xml"]),
-            ("checkedout", urls.url(repositoryId, "checkedout"), "Checked Out Collection",
-             ["application/cmisatom+xml"]),
+            (
+                "checkedout", urls.url(repositoryId, "checkedout"), "Checked Out Collection",
+                ["application/cmisatom+xml"]
+            ),
             ("unfiled", urls.url(repositoryId, "unfiled"), "Unfiled Collection", ["application/cmisatom+xml"]),
         ]
         for (type, href, title, accepts) in collections {
@@ -155,8 +159,9 @@ struct AtomPubDocuments: Sendable {
 
     func links(of object: CMISObject, id: String, into writer: inout XMLWriter) {
         let entryURL = urls.entry(repositoryId, id: id)
-        link(&writer, "service", urls.service + "?repositoryId=" + AtomPubURLs.encode(repositoryId),
-             "application/atomsvc+xml")
+        link(
+            &writer, "service", urls.service + "?repositoryId=" + AtomPubURLs.encode(repositoryId),
+            "application/atomsvc+xml")
         link(&writer, "self", entryURL, Self.entryType, extra: [("cmisra:id", id)])
         link(&writer, "edit", entryURL, Self.entryType)
         if let typeId = object.objectTypeId {
@@ -174,9 +179,12 @@ struct AtomPubDocuments: Sendable {
         case .folder:
             link(&writer, "down", urls.url(repositoryId, "children", [("id", id)]), Self.feedType)
             link(&writer, "down", urls.url(repositoryId, "descendants", [("id", id)]), Self.treeType)
-            link(&writer, Self.cmisLink + "foldertree", urls.url(repositoryId, "foldertree", [("id", id)]),
-                 Self.feedType)
-            if let parent = object.parentId { link(&writer, "up", urls.entry(repositoryId, id: parent), Self.entryType) }
+            link(
+                &writer, Self.cmisLink + "foldertree", urls.url(repositoryId, "foldertree", [("id", id)]),
+                Self.feedType)
+            if let parent = object.parentId {
+                link(&writer, "up", urls.entry(repositoryId, id: parent), Self.entryType)
+            }
         case .document:
             link(&writer, "up", urls.url(repositoryId, "parents", [("id", id)]), Self.feedType)
             link(&writer, "version-history", urls.url(repositoryId, "versions", [("id", id)]), Self.feedType)
@@ -242,8 +250,9 @@ struct AtomPubDocuments: Sendable {
         writer.element("title", namespace: Self.atom, text: title)
         writer.element("updated", namespace: Self.atom, text: AtomPubWriter.dateString(Date()))
         link(&writer, "self", selfURL, Self.feedType)
-        link(&writer, "service", urls.service + "?repositoryId=" + AtomPubURLs.encode(repositoryId),
-             "application/atomsvc+xml")
+        link(
+            &writer, "service", urls.service + "?repositoryId=" + AtomPubURLs.encode(repositoryId),
+            "application/atomsvc+xml")
     }
 
     // MARK: Types
@@ -254,7 +263,9 @@ struct AtomPubDocuments: Sendable {
         return writer.finish()
     }
 
-    func typeEntry(_ type: TypeDefinition, into writer: inout XMLWriter, children: [TypeTreeNode]? = nil, depth: Int = 0) {
+    func typeEntry(
+        _ type: TypeDefinition, into writer: inout XMLWriter, children: [TypeTreeNode]? = nil, depth: Int = 0
+    ) {
         writer.start("entry", namespace: Self.atom)
         writer.start("author", namespace: Self.atom)
         writer.element("name", namespace: Self.atom, text: "satchel")

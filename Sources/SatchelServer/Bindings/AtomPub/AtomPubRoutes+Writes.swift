@@ -55,11 +55,13 @@ extension AtomPubRoutes {
             return created(call, try await create(call, entry: entry, folderId: folderId))
         case "checkedout":
             guard let objectId else { throw CMISError(.invalidArgument, "the entry has no cmis:objectId to check out") }
-            return created(call, try await service.checkOut(repositoryId: repositoryId, objectId: objectId, caller: caller))
+            return created(
+                call, try await service.checkOut(repositoryId: repositoryId, objectId: objectId, caller: caller))
         case "policies":
             guard let objectId else { throw CMISError(.invalidArgument, "the entry has no cmis:objectId of a policy") }
             let target = try call.required("id")
-            try await service.applyPolicy(repositoryId: repositoryId, policyId: objectId, objectId: target, caller: caller)
+            try await service.applyPolicy(
+                repositoryId: repositoryId, policyId: objectId, objectId: target, caller: caller)
             let policy = try await service.object(
                 repositoryId: repositoryId, id: objectId, context: OperationContext(), caller: caller)
             return created(call, policy)
@@ -76,7 +78,8 @@ extension AtomPubRoutes {
         var properties = entry.properties
         if properties["cmis:objectTypeId"] == nil {
             properties["cmis:objectTypeId"] = CMISProperty(
-                id: "cmis:objectTypeId", type: .id, values: [.id(entry.content == nil ? "cmis:folder" : "cmis:document")])
+                id: "cmis:objectTypeId", type: .id,
+                values: [.id(entry.content == nil ? "cmis:folder" : "cmis:document")])
         }
         if properties["cmis:name"] == nil, let title = entry.title, !title.isEmpty {
             properties["cmis:name"] = CMISProperty(id: "cmis:name", type: .string, values: [.string(title)])
@@ -138,7 +141,8 @@ extension AtomPubRoutes {
                 repositoryId: repositoryId, objectId: id,
                 changeToken: entry.properties["cmis:changeToken"]?.stringValue ?? call.parameter("changeToken"),
                 properties: try await updatable(call, entry.properties, typeId: current.objectTypeId), caller: caller)
-            if let content = try contentInput(call, entry: entry, properties: object.properties), let newId = object.id {
+            if let content = try contentInput(call, entry: entry, properties: object.properties), let newId = object.id
+            {
                 object = try await service.setContentStream(
                     repositoryId: repositoryId, objectId: newId, overwrite: true, changeToken: nil, content: content,
                     caller: caller)
@@ -201,7 +205,9 @@ extension AtomPubRoutes {
                 unfileObjects: unfile ?? .delete,
                 continueOnFailure: try call.bool("continueOnFailure", default: false), caller: caller)
             guard failed.isEmpty else {
-                throw CMISError(.constraint, "could not delete \(failed.count) objects: \(failed.prefix(20).joined(separator: ", "))")
+                throw CMISError(
+                    .constraint,
+                    "could not delete \(failed.count) objects: \(failed.prefix(20).joined(separator: ", "))")
             }
             return AtomPubCall.noContent()
         case "policies":
@@ -263,7 +269,9 @@ extension AtomPubRoutes {
     }
 
     /// Inline content of an entry, written to the blob store.
-    func contentInput(_ call: AtomPubCall, entry: AtomPubRequestEntry, properties: Properties) throws
+    func contentInput(
+        _ call: AtomPubCall, entry: AtomPubRequestEntry, properties: Properties
+    ) throws
         -> ContentInput?
     {
         guard let content = entry.content else { return nil }

@@ -181,7 +181,9 @@ struct AtomPubCall: Sendable {
         return urls.url(repositoryId, resource, items)
     }
 
-    func page(resource: String, count: Int, hasMoreItems: Bool, numItems: Int64?) throws(CMISError)
+    func page(
+        resource: String, count: Int, hasMoreItems: Bool, numItems: Int64?
+    ) throws(CMISError)
         -> AtomPubDocuments.Page
     {
         let skip = try skipCount
@@ -199,7 +201,9 @@ struct AtomPubCall: Sendable {
         try environment.checkXSRF(context: context, repositoryIsMyDocuments: isMyDocuments, presented: header)
     }
 
-    static func xml(_ bytes: [UInt8], type: String, status: HTTPResponse.Status = .ok, location: String? = nil)
+    static func xml(
+        _ bytes: [UInt8], type: String, status: HTTPResponse.Status = .ok, location: String? = nil
+    )
         -> Response
     {
         var headers = HTTPFields()
