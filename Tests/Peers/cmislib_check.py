@@ -34,6 +34,28 @@ def step(name, function):
         return None
 
 
+def repository(client, binding, repository_id):
+    """The repository with this id.
+
+    cmislib 0.7.0's own getRepository(id) builds it with the wrong parent object (every later call then fails with
+    "'RepositoryService' object has no attribute 'binding'"), and its getDefaultRepository() takes the first
+    workspace over AtomPub but the last repository over the Browser binding. So find it the way cmislib itself
+    does, and build it with the client.
+    """
+    document = client.binding.get(client.repositoryUrl, client.session, **client.extArgs)
+    if binding == "browser":
+        from cmislib.browser.binding import BrowserRepository
+
+        return BrowserRepository(client, document[repository_id])
+    from cmislib.atompub.binding import APP_NS, CMIS_NS, AtomPubRepository
+
+    for workspace in document.getElementsByTagNameNS(APP_NS, "workspace"):
+        ids = workspace.getElementsByTagNameNS(CMIS_NS, "repositoryId")
+        if ids and ids[0].childNodes[0].data == repository_id:
+            return AtomPubRepository(client, workspace)
+    raise LookupError(f"no repository {repository_id}")
+
+
 def main():
     url, user, password, binding = sys.argv[1:5]
     repository_id = sys.argv[5] if len(sys.argv) > 5 else "shared"
@@ -47,7 +69,7 @@ def main():
     repositories = step("repositories", client.getRepositories) or []
     ids = [r["repositoryId"] for r in repositories]
     check("repositories", repository_id in ids, f"got {ids}")
-    repo = step("repository", lambda: client.getRepository(repository_id))
+    repo = step("repository", lambda: repository(client, binding, repository_id))
     if repo is None:
         return
     info = step("repository info", repo.getRepositoryInfo) or {}

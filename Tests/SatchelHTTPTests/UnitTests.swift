@@ -150,3 +150,18 @@ struct UnitTests {
         #expect(HTTPBody.json(["a": [1, true, nil]]).inMemoryData == Data(#"{"a":[1,true,null]}"#.utf8))
     }
 }
+
+@Suite("HTTPResponse header accessors")
+struct ResponseHeaderTests {
+    @Test(
+        "the media type survives empty and odd Content-Type headers",
+        arguments: [
+            ("text/HTML; charset=utf-8", "text/html"), ("", nil), (";", nil), (" ; charset=x", nil),
+            ("application/json", "application/json"),
+        ] as [(String, String?)])
+    func mediaType(header: String, expected: String?) {
+        let response = HTTPResponse(
+            status: 200, headers: HTTPHeaders([("Content-Type", header)]), url: URL(string: "http://127.0.0.1/")!)
+        #expect(response.mediaType == expected)
+    }
+}

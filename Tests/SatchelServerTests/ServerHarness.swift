@@ -5,7 +5,7 @@ import SatchelRepository
 import SatchelServer
 
 /// A `satchel serve` on 127.0.0.1 with a port picked at run time, two users (alice, bob; password `pw-<name>`),
-/// metadata in memory and a temporary data folder.
+/// metadata in memory (or SQLite) and a temporary data folder.
 final class ServerHarness: Sendable {
     let running: RunningServer
     let dataDirectory: URL
@@ -15,7 +15,7 @@ final class ServerHarness: Sendable {
 
     static func start(
         xsrf: XSRFPolicy = .standard, limits: RequestLimits = RequestLimits(),
-        service: (@Sendable (BlobStore) -> any CMISService)? = nil
+        service: (@Sendable (BlobStore) -> any CMISService)? = nil, sqlite: Bool = false
     ) async throws -> ServerHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "satchel-server-test-\(UUID().uuidString)", isDirectory: true)
@@ -25,7 +25,8 @@ final class ServerHarness: Sendable {
         let usersFile = directory.appendingPathComponent("users.json")
         try UsersFile(entries: entries).save(to: usersFile)
         let configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, dataDirectory: directory, usersFile: usersFile, store: .memory,
+            host: "127.0.0.1", port: 0, dataDirectory: directory, usersFile: usersFile,
+            store: sqlite ? .sqlite(path: directory.appendingPathComponent("satchel.sqlite").path) : .memory,
             xsrfPolicy: xsrf, limits: limits, logLevel: .critical)
         let factory: ServiceFactory?
         if let service {

@@ -22,7 +22,10 @@ public struct HTTPResponse: Sendable {
 
     /// The media type without parameters, lowercased (`application/json`).
     public var mediaType: String? {
-        headers["Content-Type"].map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased() }
+        // `split` drops empty pieces: an empty or all-parameter header has no first piece.
+        guard let value = headers["Content-Type"], let type = value.split(separator: ";").first else { return nil }
+        let trimmed = type.trimmingCharacters(in: .whitespaces).lowercased()
+        return trimmed.isEmpty ? nil : trimmed
     }
 
     public var etag: String? { headers["ETag"] }

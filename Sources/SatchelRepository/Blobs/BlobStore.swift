@@ -98,13 +98,23 @@ public struct BlobStore: Sendable {
         return hashes
     }
 
-    /// Removes every blob not in `referenced` and returns how many were removed. Run it when no upload is in
-    /// flight (at start), or pass the hashes of uploads in progress too.
+    /// Removes every blob not in `referenced` and returns how many were removed.
+    ///
+    /// A blob is written before the metadata that refers to it is committed, so an upload in flight (in this
+    /// process or another one sharing the store) owns a blob nothing refers to yet: pass `olderThan` to spare
+    /// blobs written since then.
     @discardableResult
-    public func collectGarbage(keeping referenced: Set<String>) throws(BlobStoreError) -> Int {
+    public func collectGarbage(keeping referenced: Set<String>, olderThan cutoff: Date? = nil) throws(BlobStoreError)
+        -> Int
+    {
         var removed = 0
         for hash in try allHashes() where !referenced.contains(hash) {
-            if unlink(url(for: hash).path) == 0 { removed += 1 }
+            let path = url(for: hash).path
+            if let cutoff {
+                let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+                guard let modified = attributes?[.modificationDate] as? Date, modified < cutoff else { continue }
+            }
+            if unlink(path) == 0 { removed += 1 }
         }
         return removed
     }

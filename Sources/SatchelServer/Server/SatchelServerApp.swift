@@ -61,7 +61,16 @@ public struct SatchelServerApp: Sendable {
         let group = ServiceGroup(
             configuration: .init(
                 services: [app], gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
-        let task = Task { try await group.run() }
+        let store = prepared.store
+        let task = Task {
+            do {
+                try await group.run()
+            } catch {
+                await StoreFactory.close(store)
+                throw error
+            }
+            await StoreFactory.close(store)
+        }
         let watcher = Task {
             _ = await task.result
             continuation.finish()
@@ -81,6 +90,7 @@ public struct SatchelServerApp: Sendable {
     }
 
     struct Prepared {
+        var store: any MetadataStore
         var environment: BindingEnvironment
         var authenticator: Authenticator
         var demoCredentials: (user: String, password: String)?
@@ -100,12 +110,23 @@ public struct SatchelServerApp: Sendable {
             throw ServerError("cannot open the blob store: \(error)")
         }
         let store = try await StoreFactory.open(configuration.store)
-        let service = try await makeService(store, blobs, configuration)
+        let service: any CMISService
+        do {
+            // Blobs no object refers to are what a crash during an upload leaves behind. Another server process
+            // sharing a PostgreSQL store may be uploading right now: spare the last hour's blobs.
+            try blobs.collectGarbage(
+                keeping: try await store.referencedContentHashes(), olderThan: Date().addingTimeInterval(-3600))
+            service = try await makeService(store, blobs, configuration)
+        } catch {
+            await StoreFactory.close(store)
+            throw error
+        }
         let environment = BindingEnvironment(
             service: service, blobs: blobs, limits: configuration.limits, xsrfPolicy: configuration.xsrfPolicy,
             omitNewTypeCapabilities: configuration.omitNewTypeCapabilities)
         let authenticator = Authenticator(users: users, basicCacheTTL: configuration.credentialCacheTTL)
-        return Prepared(environment: environment, authenticator: authenticator, demoCredentials: demo)
+        return Prepared(
+            store: store, environment: environment, authenticator: authenticator, demoCredentials: demo)
     }
 
     /// The configured users file, or the data folder's, created with a `demo` user when there is none.

@@ -1,5 +1,6 @@
 import Foundation
 import SatchelRepository
+import SatchelRepositoryPostgres
 
 /// Builds the CMIS services over a metadata store and a blob store.
 public typealias ServiceFactory =
@@ -14,11 +15,20 @@ public enum StoreFactory {
         case .memory:
             store = MemoryMetadataStore()
         case .sqlite(let path):
-            throw ServerError("the SQLite store (\(path)) is not in this build yet: use --memory")
-        case .postgres:
-            throw ServerError("the PostgreSQL store is not in this build")
+            do {
+                store = try SQLiteMetadataStore(path: path)
+            } catch {
+                throw ServerError("cannot open the SQLite store \(path): \(error)")
+            }
+        case .postgres(let url):
+            store = try await PostgresMetadataStore.connect(url: url)
         }
         return store
+    }
+
+    /// Releases what ``open(_:)`` holds (PostgreSQL connections); call it once the server has stopped.
+    public static func close(_ store: any MetadataStore) async {
+        if let postgres = store as? PostgresMetadataStore { await postgres.shutdown() }
     }
 }
 

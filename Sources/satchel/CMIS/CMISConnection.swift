@@ -4,13 +4,26 @@ import SatchelCMIS
 import SatchelHTTP
 
 /// The options every `satchel cmis` and `satchel notes` command adds to the connection options.
+/// `--binding browser|atom`.
+enum CMISBindingOption: String, ExpressibleByArgument, Sendable, CaseIterable {
+    case browser
+    case atom
+
+    var sessionBinding: SessionParameters.Binding { self == .atom ? .atomPub : .browser }
+    var mobileDocumentsBinding: MobileDocuments.Binding { self == .atom ? .atomPub : .browser }
+}
+
 struct CMISOptions: ParsableArguments, Sendable {
+    @Option(help: "The CMIS binding --url speaks: browser (JSON, the default) or atom (AtomPub).")
+    var binding: CMISBindingOption = .browser
+
     @Option(help: ArgumentHelp("The repository id (default: the only one, or MyDocuments).", valueName: "id"))
     var repository: String?
 
     @Flag(
         help: """
-            SAP Mobile Documents: complete a bare server URL with mcm/b/json, prefer the MyDocuments repository \
+            SAP Mobile Documents: complete a bare server URL with mcm/b/json (mcm/b/atom with --binding atom), \
+            prefer the MyDocuments repository \
             and send its XSRF token back in an X-CSRF-Token header.
             """
     )
@@ -45,17 +58,17 @@ struct CMISConnection: Sendable {
     /// User-Agent, timeout).
     func parameters() throws -> SessionParameters {
         guard let text = connection.url else {
-            throw CLIError(.usage, "--url is needed: the CMIS Browser binding service URL")
+            throw CLIError(.usage, "--url is needed: the CMIS service URL (Browser binding, or AtomPub with --binding atom)")
         }
         var url = try ConnectionOptions.url(text, option: "--url")
-        if cmis.mobileDocuments { url = MobileDocuments.endpoint(for: url, binding: .browser) }
+        if cmis.mobileDocuments { url = MobileDocuments.endpoint(for: url, binding: cmis.binding.mobileDocumentsBinding) }
         let client = try connection.makeClient()
         // The session keeps the HTTP library's retry policy (`--retries` is not applied to CMIS yet).
         var http = client.configuration
         http.retry = HTTPClient.Configuration().retry
         let preferMyDocuments = cmis.mobileDocuments || mobileDocumentsDefaults
         return SessionParameters(
-            binding: .browser, url: url, repositoryId: cmis.repository, preferMyDocuments: preferMyDocuments,
+            binding: cmis.binding.sessionBinding, url: url, repositoryId: cmis.repository, preferMyDocuments: preferMyDocuments,
             auth: client.auth, tokenAuth: preferMyDocuments ? HeaderTokenAuth() : nil, http: http)
     }
 }

@@ -73,9 +73,8 @@ struct ServeRunCommand: AsyncParsableCommand {
 enum ServeDefaults {
     static func store(memory: Bool, postgres: String?, data: URL) -> ServerConfiguration.Store {
         if let postgres { return .postgres(url: postgres) }
-        // SQLite becomes the default once its store is part of the build.
-        _ = data
-        return .memory
+        if memory { return .memory }
+        return .sqlite(path: data.appendingPathComponent("satchel.sqlite").path)
     }
 }
 
