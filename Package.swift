@@ -154,7 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelCLITests",
-            dependencies: ["satchel", "SatchelTestSupport"],
+            dependencies: ["satchel", "SatchelServer", "SatchelTestSupport"],
             swiftSettings: swiftSettings
         ),
 

@@ -1,0 +1,74 @@
+import Foundation
+import SatchelServer
+import Testing
+
+extension SatchelCLITests {
+    /// `satchel cmis` against a live `satchel serve` (memory store) over both bindings: the commands that need a
+    /// full repository — tree, move across folders, check-out and check-in, versions, ACLs.
+    @Suite struct CMISServerCommandTests {
+        @Test(arguments: ["browser", "atom"])
+        func versioningTreeMoveAndACL(binding: String) async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-cli-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let usersFile = directory.appendingPathComponent("users.json")
+            try UsersFile(entries: ["alice": try PasswordHash.make(password: "pw-alice", rounds: 1_000)])
+                .save(to: usersFile)
+            let app = SatchelServerApp(
+                configuration: ServerConfiguration(
+                    port: 0, dataDirectory: directory.appendingPathComponent("data"), usersFile: usersFile,
+                    store: .memory, logLevel: .critical))
+            let server = try await app.start()
+            defer { Task { await server.shutdown() } }
+            let url = server.baseURL.appendingPathComponent(binding == "atom" ? "cmis/atom" : "cmis/browser")
+
+            func cmis(_ arguments: [String]) async throws -> SatchelResult {
+                try await SatchelProcess.run(
+                    ["cmis"] + arguments + [
+                        "--url", url.absoluteString, "--binding", binding, "--repository", "shared", "--user",
+                        "alice", "-q",
+                    ], environment: ["SATCHEL_PASSWORD": "pw-alice"])
+            }
+            let first = directory.appendingPathComponent("v1.txt")
+            let second = directory.appendingPathComponent("v2.txt")
+            try Data("first version\n".utf8).write(to: first)
+            try Data("second version\n".utf8).write(to: second)
+
+            for step in [["mkdir", "/Docs"], ["mkdir", "/Archive"], ["put", first.path, "/Docs", "--name", "a.txt"]] {
+                let result = try await cmis(step)
+                #expect(result.status == 0, "\(step): \(result.stderr)")
+            }
+            let tree = try await cmis(["tree", "/"])
+            #expect(tree.status == 0, "\(tree.stderr)")
+            #expect(tree.stdoutText.contains("├── Archive/") || tree.stdoutText.contains("└── Archive/"))
+            #expect(tree.stdoutText.contains("    └── a.txt") || tree.stdoutText.contains("│   └── a.txt"))
+
+            let checkout = try await cmis(["checkout", "/Docs/a.txt"])
+            #expect(checkout.status == 0, "\(checkout.stderr)")
+            #expect(!checkout.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
+            let checkin = try await cmis(["checkin", "/Docs/a.txt", "-f", second.path, "-m", "second"])
+            #expect(checkin.status == 0, "\(checkin.stderr)")
+            #expect(checkin.stdoutText.contains("2.0"))
+            let versions = try await cmis(["versions", "/Docs/a.txt"])
+            #expect(versions.status == 0, "\(versions.stderr)")
+            let lines = versions.stdoutText.split(separator: "\n")
+            #expect(lines.count == 2, "\(versions.stdoutText)")
+            #expect(lines.first?.hasPrefix("2.0") == true && lines.first?.contains("second") == true)
+
+            let acl = try await cmis(["acl", "/Docs", "--add", "bob=cmis:read"])
+            #expect(acl.status == 0, "\(acl.stderr)")
+            #expect(acl.stdoutText.contains("bob"), "\(acl.stdoutText)")
+            #expect(acl.stdoutText.contains("cmis:read"), "\(acl.stdoutText)")
+
+            let move = try await cmis(["mv", "/Docs/a.txt", "/Archive"])
+            #expect(move.status == 0, "\(move.stderr)")
+            let renameAndMove = try await cmis(["mv", "/Archive/a.txt", "/Docs/b.txt"])
+            #expect(renameAndMove.status == 0, "\(renameAndMove.stderr)")
+            let content = try await cmis(["get", "/Docs/b.txt"])
+            #expect(content.status == 0, "\(content.stderr)")
+            #expect(content.stdoutText == "second version\n")
+            let gone = try await cmis(["get", "/Archive/a.txt"])
+            #expect(gone.status == 5, "\(gone.stderr)")
+        }
+    }
+}
