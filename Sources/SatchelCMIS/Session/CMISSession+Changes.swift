@@ -3,7 +3,9 @@ import SatchelHTTP
 
 extension CMISSession {
     /// Moves an object from one folder to another (`from` is required for multi-filed objects).
-    public func move(_ objectId: String, to targetFolderId: String, from sourceFolderId: String? = nil) async throws
+    public func move(
+        _ objectId: String, to targetFolderId: String, from sourceFolderId: String? = nil
+    ) async throws
         -> CMISObject
     {
         cache.remove(id: objectId, allPaths: true)
@@ -65,7 +67,9 @@ extension CMISSession {
     }
 
     /// Files an object in one more folder (multi-filing).
-    public func addToFolder(_ objectId: String, folderId: String, allVersions: Bool = true) async throws
+    public func addToFolder(
+        _ objectId: String, folderId: String, allVersions: Bool = true
+    ) async throws
         -> CMISObject
     {
         cache.remove(id: objectId, allPaths: true)

@@ -104,7 +104,9 @@ public struct BlobStore: Sendable {
     /// process or another one sharing the store) owns a blob nothing refers to yet: pass `olderThan` to spare
     /// blobs written since then.
     @discardableResult
-    public func collectGarbage(keeping referenced: Set<String>, olderThan cutoff: Date? = nil) throws(BlobStoreError)
+    public func collectGarbage(
+        keeping referenced: Set<String>, olderThan cutoff: Date? = nil
+    ) throws(BlobStoreError)
         -> Int
     {
         var removed = 0

@@ -92,7 +92,9 @@ public protocol CMISService: Sendable {
     func object(
         repositoryId: String, path: String, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject
-    func allowableActions(repositoryId: String, objectId: String, caller: CallerContext) async throws
+    func allowableActions(
+        repositoryId: String, objectId: String, caller: CallerContext
+    ) async throws
         -> AllowableActions
     func createFolder(
         repositoryId: String, parentId: String, properties: Properties, policies: [String], addACEs: [ACE],
@@ -196,7 +198,9 @@ public protocol CMISService: Sendable {
     ) async throws -> [CMISObject]
 
     // MARK: ACL services
-    func acl(repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext)
+    func acl(
+        repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext
+    )
         async throws -> ACL
     func applyACL(
         repositoryId: String, objectId: String, addACEs: [ACE], removeACEs: [ACE], propagation: String?,

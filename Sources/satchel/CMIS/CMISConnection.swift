@@ -58,17 +58,21 @@ struct CMISConnection: Sendable {
     /// User-Agent, timeout).
     func parameters() throws -> SessionParameters {
         guard let text = connection.url else {
-            throw CLIError(.usage, "--url is needed: the CMIS service URL (Browser binding, or AtomPub with --binding atom)")
+            throw CLIError(
+                .usage, "--url is needed: the CMIS service URL (Browser binding, or AtomPub with --binding atom)")
         }
         var url = try ConnectionOptions.url(text, option: "--url")
-        if cmis.mobileDocuments { url = MobileDocuments.endpoint(for: url, binding: cmis.binding.mobileDocumentsBinding) }
+        if cmis.mobileDocuments {
+            url = MobileDocuments.endpoint(for: url, binding: cmis.binding.mobileDocumentsBinding)
+        }
         let client = try connection.makeClient()
         // The session keeps the HTTP library's retry policy (`--retries` is not applied to CMIS yet).
         var http = client.configuration
         http.retry = HTTPClient.Configuration().retry
         let preferMyDocuments = cmis.mobileDocuments || mobileDocumentsDefaults
         return SessionParameters(
-            binding: cmis.binding.sessionBinding, url: url, repositoryId: cmis.repository, preferMyDocuments: preferMyDocuments,
+            binding: cmis.binding.sessionBinding, url: url, repositoryId: cmis.repository,
+            preferMyDocuments: preferMyDocuments,
             auth: client.auth, tokenAuth: preferMyDocuments ? HeaderTokenAuth() : nil, http: http)
     }
 }
@@ -78,7 +82,9 @@ enum CMISOutput {
     /// The document at `path`, or a usage error when it is something else.
     static func document(at path: String, in session: CMISSession) async throws -> CMISObject {
         let object = try await session.object(at: path, useCache: false)
-        guard object.baseType == .document, object.id != nil else { throw CLIError(.usage, "\(path) is not a document") }
+        guard object.baseType == .document, object.id != nil else {
+            throw CLIError(.usage, "\(path) is not a document")
+        }
         return object
     }
 

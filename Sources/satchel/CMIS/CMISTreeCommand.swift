@@ -44,7 +44,9 @@ struct CMISTreeCommand: AsyncParsableCommand {
 
     /// Box-drawing lines, children sorted by name.
     static func render(_ nodes: [ContainerNode], prefix: String, into lines: inout [String]) {
-        let sorted = nodes.sorted { ($0.item.pathSegment ?? $0.object.name ?? "") < ($1.item.pathSegment ?? $1.object.name ?? "") }
+        let sorted = nodes.sorted {
+            ($0.item.pathSegment ?? $0.object.name ?? "") < ($1.item.pathSegment ?? $1.object.name ?? "")
+        }
         for (index, node) in sorted.enumerated() {
             let last = index == sorted.count - 1
             let name = (node.item.pathSegment ?? node.object.name ?? "?") + (node.object.baseType == .folder ? "/" : "")

@@ -105,7 +105,8 @@ struct CMISCancelCheckOutCommand: AsyncParsableCommand {
 /// `satchel cmis versions PATH`: label, modified, size, comment, newest first.
 struct CMISVersionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "versions", abstract: "List a document's versions, newest first: label, modified, size, id, comment.")
+        commandName: "versions",
+        abstract: "List a document's versions, newest first: label, modified, size, id, comment.")
 
     @Argument(help: ArgumentHelp("The document path.", valueName: "path"))
     var path: String

@@ -5,7 +5,8 @@ import Testing
 /// `cmis-tck` over AtomPub, and libcmis's `cmis-client` over AtomPub. Each asserts what the peer reports.
 @Suite("Real CMIS clients against satchel serve", .serialized)
 struct PeerInteropTests {
-    @Test("cmislib 0.7.0: repositories, info, children, folder, document CRUD with content, query, versioning",
+    @Test(
+        "cmislib 0.7.0: repositories, info, children, folder, document CRUD with content, query, versioning",
         arguments: ["browser", "atom"])
     func cmislib(binding: String) async throws {
         let python = try PeerProcess.python()
