@@ -106,28 +106,13 @@ extension AtomPubBinding {
     /// (so cardinalities come from the type definitions, as with the Browser binding).
     func parseTyped<T>(repositoryId: String, _ parse: (AtomPubParser.TypeLookup) throws -> T) async throws -> T {
         let (known, unknown) = state.withLock { ($0.types, $0.unknownTypes) }
-        let missing = MissingTypeIds()
-        let first = try parse { typeId in
-            let key = Key(repositoryId: repositoryId, id: typeId)
-            if let type = known[key] { return type }
-            if !unknown.contains(key) { missing.ids.insert(typeId) }
-            return nil
-        }
-        guard !missing.ids.isEmpty else { return first }
-        var fetched: [String: TypeDefinition] = [:]
-        for typeId in missing.ids.sorted() {
-            do {
-                fetched[typeId] = try await typeDefinition(repositoryId: repositoryId, typeId: typeId)
-            } catch let error as CMISError where error.code == .objectNotFound || error.code == .invalidResponse {
+        return try await parseWithTypeDefinitions(
+            cached: { known[Key(repositoryId: repositoryId, id: $0)] },
+            isKnownUnknown: { unknown.contains(Key(repositoryId: repositoryId, id: $0)) },
+            fetch: { try await typeDefinition(repositoryId: repositoryId, typeId: $0) },
+            markUnknown: { typeId in
                 state.withLock { _ = $0.unknownTypes.insert(Key(repositoryId: repositoryId, id: typeId)) }
-            }
-        }
-        guard !fetched.isEmpty else { return first }
-        return try parse { typeId in fetched[typeId] ?? known[Key(repositoryId: repositoryId, id: typeId)] }
+            },
+            parse: parse)
     }
-}
-
-/// The type ids a parse asked for and the cache did not have.
-private final class MissingTypeIds {
-    var ids: Set<String> = []
 }

@@ -29,33 +29,13 @@ extension BrowserBinding {
         repositoryId: String, _ parse: (BrowserParser.TypeLookup) throws -> T
     ) async throws -> T {
         let (known, unknown) = state.withLock { ($0.types, $0.unknownTypes) }
-        let missing = MissingTypes()
-        let first = try parse { typeId in
-            let key = TypeKey(repositoryId: repositoryId, typeId: typeId)
-            if let type = known[key] { return type }
-            if !unknown.contains(key) { missing.ids.insert(typeId) }
-            return nil
-        }
-        guard !missing.ids.isEmpty else { return first }
-        var fetched: [String: TypeDefinition] = [:]
-        for typeId in missing.ids.sorted() {
-            do {
-                fetched[typeId] = try await typeDefinition(repositoryId: repositoryId, typeId: typeId)
-            } catch let error as CMISError where error.code == .objectNotFound || error.code == .invalidResponse {
-                // A type the repository cannot describe: its properties keep their inferred types.
-                state.withLock {
-                    _ = $0.unknownTypes.insert(TypeKey(repositoryId: repositoryId, typeId: typeId))
-                }
-            }
-        }
-        guard !fetched.isEmpty else { return first }
-        return try parse { typeId in
-            fetched[typeId] ?? known[TypeKey(repositoryId: repositoryId, typeId: typeId)]
-        }
+        return try await parseWithTypeDefinitions(
+            cached: { known[TypeKey(repositoryId: repositoryId, typeId: $0)] },
+            isKnownUnknown: { unknown.contains(TypeKey(repositoryId: repositoryId, typeId: $0)) },
+            fetch: { try await typeDefinition(repositoryId: repositoryId, typeId: $0) },
+            markUnknown: { typeId in
+                state.withLock { _ = $0.unknownTypes.insert(TypeKey(repositoryId: repositoryId, typeId: typeId)) }
+            },
+            parse: parse)
     }
-}
-
-/// The type ids a parse asked for and the cache did not have.
-private final class MissingTypes {
-    var ids: Set<String> = []
 }
