@@ -167,6 +167,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "CMISClientBenchmark",
+            dependencies: ["SatchelCMIS", "SatchelHTTP"],
+            path: "Benchmarks/CMISClientBenchmark",
+            exclude: ["cmislib_bench.py"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "TransferBenchmark",
             dependencies: ["SatchelHTTP", "SatchelTestSupport"],
             path: "Benchmarks/TransferBenchmark",

@@ -195,27 +195,15 @@ extension PostgresMetadataStore {
         let cells = row.makeRandomAccess()
         func text(_ index: Int) throws -> String { try cells[index].decode(String.self) }
         func optionalText(_ index: Int) throws -> String? { try cells[index].decode(String?.self) }
-        let id = try text(1)
-        let baseType = try text(2)
-        guard let baseTypeId = BaseTypeId(rawValue: baseType) else {
-            throw StoreError.backend("object \(id): unknown base type '\(baseType)'")
-        }
-        var content: StoredContent?
-        if let hash = try optionalText(8) {
-            content = StoredContent(
-                hash: hash, length: try cells[9].decode(Int64?.self) ?? 0, mimeType: try optionalText(10) ?? "",
-                fileName: try optionalText(11))
-        }
-        return StoredObject(
-            repositoryId: try text(0), id: id, baseTypeId: baseTypeId, typeId: try text(3), name: try text(4),
-            parentIds: try StoredPropertyCodec.decodeStrings(try text(5)),
-            properties: try StoredPropertyCodec.decodeProperties(try text(6)),
-            changeToken: try cells[7].decode(Int64.self), content: content, versionSeriesId: try optionalText(12),
-            isLatestVersion: try cells[13].decode(Bool.self), isPrivateWorkingCopy: try cells[14].decode(Bool.self),
-            sourceId: try optionalText(15), targetId: try optionalText(16),
-            acl: try StoredPropertyCodec.decodeACL(try text(17)),
-            policyIds: try StoredPropertyCodec.decodeStrings(try text(18)),
-            createdAt: StoredTime.date(milliseconds: try cells[19].decode(Int64.self)),
-            modifiedAt: StoredTime.date(milliseconds: try cells[20].decode(Int64.self)))
+        let columns = StoredObjectColumns(
+            repositoryId: try text(0), id: try text(1), baseType: try text(2), typeId: try text(3),
+            name: try text(4), parentIds: try text(5), changeToken: try cells[7].decode(Int64.self),
+            contentHash: try optionalText(8), contentLength: try cells[9].decode(Int64?.self),
+            contentMimeType: try optionalText(10), contentFileName: try optionalText(11),
+            versionSeriesId: try optionalText(12), isLatestVersion: try cells[13].decode(Bool.self),
+            isPrivateWorkingCopy: try cells[14].decode(Bool.self), sourceId: try optionalText(15),
+            targetId: try optionalText(16), acl: try text(17), policyIds: try text(18),
+            createdAt: try cells[19].decode(Int64.self), modifiedAt: try cells[20].decode(Int64.self))
+        return try columns.object(propertyBag: Array(try text(6).utf8))
     }
 }

@@ -130,4 +130,23 @@ struct ClientEndToEndTests {
         let still = try await alice.object(id: id, useCache: false)
         #expect(still.name == "secret.txt")
     }
+
+    @Test("getObjectParents gives the relative path segment only when includeRelativePathSegment is set")
+    func parentsPathSegment() async throws {
+        let harness = try await Self.server.value
+        let session = try await Self.session(harness, user: "alice")
+        let home = try #require(session.myDocumentsFolderId)
+        let document = try await session.createDocument(
+            named: "segment.txt", in: home, content: .data(Data("x".utf8), filename: "segment.txt"))
+        let id = try #require(document.id)
+        let base = "/mcm/b/json/mydocs-alice/root?objectId=\(id)&cmisselector=parents"
+        for (query, expected) in [("", nil), ("&includeRelativePathSegment=true", "segment.txt")] {
+            let response = try await harness.send(.get, base + query, user: "alice")
+            #expect(response.status == 200)
+            let parents = try BrowserParser.parents(response.body)
+            #expect(parents.map(\.object.id) == [home])
+            #expect(parents.first?.relativePathSegment == expected, "\(query)")
+        }
+        try await session.delete(id)
+    }
 }

@@ -18,10 +18,18 @@ public final class Authenticator: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        /// SHA-256 of an Authorization header → user and when the entry expires.
-        var verified: [Data: (user: String, expires: ContinuousClock.Instant)] = [:]
-        /// Cookie session id → user and expiry.
-        var sessions: [String: (user: String, expires: ContinuousClock.Instant)] = [:]
+        /// SHA-256 of an Authorization header → user, XSRF token and when the entry expires.
+        var verified: [Data: Entry] = [:]
+        /// Cookie session id → user, XSRF token and expiry.
+        var sessions: [String: Entry] = [:]
+    }
+
+    /// A verified caller. The token is computed once per entry: an HMAC on every request costs more than the
+    /// request's own lookups.
+    private struct Entry {
+        var user: String
+        var token: String
+        var expires: ContinuousClock.Instant
     }
 
     /// - Parameters:
@@ -49,27 +57,34 @@ public final class Authenticator: Sendable {
 
     /// The user of an `Authorization: Basic …` header value, or nil when it is malformed or wrong.
     public func user(basicHeader header: String) -> String? {
+        basicCaller(header: header)?.user
+    }
+
+    /// The user and XSRF token of an `Authorization: Basic …` header value (session id `basic`), or nil when it
+    /// is malformed or wrong.
+    public func basicCaller(header: String) -> (user: String, token: String)? {
         let key = Data(SHA256.hash(data: Data(header.utf8)))
         let now = ContinuousClock.now
-        if let hit = state.withLock({ state -> String? in
+        if let hit = state.withLock({ state -> Entry? in
             guard let entry = state.verified[key] else { return nil }
             if entry.expires < now {
                 state.verified[key] = nil
                 return nil
             }
-            return entry.user
+            return entry
         }) {
-            return hit
+            return (hit.user, hit.token)
         }
         guard let credentials = Self.parseBasic(header), verify(user: credentials.0, password: credentials.1) else {
             return nil
         }
         let user = credentials.0
+        let token = token(user: user, sessionId: "basic")
         state.withLock { state in
             if state.verified.count > 10_000 { state.verified = state.verified.filter { $0.value.expires >= now } }
-            state.verified[key] = (user, now + basicCacheTTL)
+            state.verified[key] = Entry(user: user, token: token, expires: now + basicCacheTTL)
         }
-        return user
+        return (user, token)
     }
 
     /// Splits `Basic base64(user:password)`.
@@ -89,24 +104,31 @@ public final class Authenticator: Sendable {
         let id = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         let now = ContinuousClock.now
+        let token = token(user: user, sessionId: id)
         state.withLock { state in
             if state.sessions.count > 100_000 { state.sessions = state.sessions.filter { $0.value.expires >= now } }
-            state.sessions[id] = (user, now + sessionTTL)
+            state.sessions[id] = Entry(user: user, token: token, expires: now + sessionTTL)
         }
         return id
     }
 
     /// The user of a live cookie session (and extends it), or nil.
     public func user(session id: String) -> String? {
+        sessionCaller(id: id)?.user
+    }
+
+    /// The user and XSRF token of a live cookie session (and extends it), or nil.
+    public func sessionCaller(id: String) -> (user: String, token: String)? {
         let now = ContinuousClock.now
         return state.withLock { state in
-            guard let entry = state.sessions[id] else { return nil }
+            guard var entry = state.sessions[id] else { return nil }
             guard entry.expires >= now else {
                 state.sessions[id] = nil
                 return nil
             }
-            state.sessions[id] = (entry.user, now + sessionTTL)
-            return entry.user
+            entry.expires = now + sessionTTL
+            state.sessions[id] = entry
+            return (entry.user, entry.token)
         }
     }
 

@@ -28,15 +28,13 @@ public struct AuthMiddleware: RouterMiddleware {
         var context = context
         var credentialRefused = false
         if let sessionId = request.cookies[Authenticator.sessionCookie]?.value,
-            let user = authenticator.user(session: sessionId)
+            let session = authenticator.sessionCaller(id: sessionId)
         {
-            context.caller = CallerContext(
-                user: user, sessionToken: authenticator.token(user: user, sessionId: sessionId))
+            context.caller = CallerContext(user: session.user, sessionToken: session.token)
             context.authenticatedByCookie = true
         } else if let header = request.headers[.authorization] {
-            if let user = authenticator.user(basicHeader: header) {
-                context.caller = CallerContext(
-                    user: user, sessionToken: authenticator.token(user: user, sessionId: "basic"))
+            if let basic = authenticator.basicCaller(header: header) {
+                context.caller = CallerContext(user: basic.user, sessionToken: basic.token)
             } else {
                 credentialRefused = true
             }

@@ -19,16 +19,23 @@ public enum FormDecoding {
         return fields
     }
 
-    /// Decodes `+` and `%XX` escapes; the result must be UTF-8.
-    static func unescape(_ text: Substring) throws(CMISError) -> String {
+    /// Decodes the `%XX` escapes of a URL path segment (`+` stays `+`); the result must be UTF-8.
+    public static func unescapePathSegment(_ text: Substring) throws(CMISError) -> String {
+        try unescape(text, plusIsSpace: false)
+    }
+
+    /// Decodes `+` (when `plusIsSpace`) and `%XX` escapes; the result must be UTF-8.
+    static func unescape(_ text: Substring, plusIsSpace: Bool = true) throws(CMISError) -> String {
         let utf8 = text.utf8
-        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(text) }
+        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || ($0 == UInt8(ascii: "+") && plusIsSpace) }) else {
+            return String(text)
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
         var index = utf8.startIndex
         while index != utf8.endIndex {
             let byte = utf8[index]
-            if byte == UInt8(ascii: "+") {
+            if byte == UInt8(ascii: "+") && plusIsSpace {
                 bytes.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%") {
                 let first = utf8.index(after: index)

@@ -63,6 +63,7 @@ public struct SatchelServerApp: Sendable {
                 services: [app], gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
         let store = prepared.store
         let task = Task {
+            defer { LogSink.standardError.flush() }
             do {
                 try await group.run()
             } catch {

@@ -22,6 +22,8 @@ extension CMISTestHandler {
                 return create(in: target, form: form, isFolder: action == "createFolder", store: &store)
             case "update":
                 return update(target, form: form, store: &store)
+            case "setContent":
+                return setContent(target, form: form, store: &store)
             case "delete":
                 guard target.id != "root" else {
                     return CMISTestJSON.error("constraint", "The root folder cannot be deleted", status: .conflict)
@@ -62,6 +64,26 @@ extension CMISTestHandler {
         }
         store.nodes[id] = node
         store.children[folder.id, default: []].append(id)
+        return TestHTTPServer.json(CMISTestJSON.object(node, in: store), status: .created)
+    }
+
+    /// setContentStream: replaces a document's content (checking the change token when one is sent).
+    private func setContent(_ target: Node, form: CMISTestForm, store: inout CMISTestRepository.Store) -> Response {
+        guard !target.isFolder else {
+            return CMISTestJSON.error("constraint", "\(target.name) is a folder", status: .conflict)
+        }
+        if let changeToken = form["changeToken"], changeToken != String(target.changeToken) {
+            return CMISTestJSON.error("updateConflict", "\(target.name) was changed meanwhile", status: .conflict)
+        }
+        guard let file = form.file else {
+            return CMISTestJSON.error("invalidArgument", "setContent without content", status: .badRequest)
+        }
+        var node = target
+        node.content = file.data
+        node.mimeType = file.contentType ?? node.mimeType
+        node.modified = Date()
+        node.changeToken += 1
+        store.nodes[node.id] = node
         return TestHTTPServer.json(CMISTestJSON.object(node, in: store), status: .created)
     }
 

@@ -36,7 +36,8 @@ struct CMISConnection: Sendable {
     var connection: ConnectionOptions
     var cmis: CMISOptions
     var global: GlobalOptions
-    /// Notes: always prefer MyDocuments and pass its token on, whether or not `--mobile-documents` was given.
+    /// Notes: always complete a bare server URL, prefer MyDocuments and pass its token on, whether or not
+    /// `--mobile-documents` was given (the seed's Notes app always talks to SAP Mobile Documents).
     var mobileDocumentsDefaults = false
 
     /// Runs `work` with logging, Ctrl-C and error reporting (`CommandRunner`).
@@ -62,7 +63,7 @@ struct CMISConnection: Sendable {
                 .usage, "--url is needed: the CMIS service URL (Browser binding, or AtomPub with --binding atom)")
         }
         var url = try ConnectionOptions.url(text, option: "--url")
-        if cmis.mobileDocuments {
+        if cmis.mobileDocuments || mobileDocumentsDefaults {
             url = MobileDocuments.endpoint(for: url, binding: cmis.binding.mobileDocumentsBinding)
         }
         let client = try connection.makeClient()

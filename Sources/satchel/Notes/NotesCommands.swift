@@ -146,8 +146,8 @@ struct NotesEditCommand: AsyncParsableCommand {
         commandName: "edit",
         abstract: "Replace a note's text from --text, --file or $EDITOR (--editor).",
         discussion: """
-            Stores the new text as a new note under a temporary name, deletes the old note and renames the new \
-            one (see satchel notes --help). --editor opens the current text in $VISUAL or $EDITOR (default vi) \
+            Replaces the note's content in one setContentStream, guarded by its change token (a note changed \
+            meanwhile gives updateConflict); the note keeps its id. --editor opens the current text in $VISUAL or $EDITOR (default vi) \
             and saves what the editor leaves; an unchanged text is not saved.
             """
     )
@@ -187,23 +187,11 @@ struct NotesEditCommand: AsyncParsableCommand {
             } else {
                 content = try text.given() ?? Data()
             }
-            let temporary = "\(name).satchel-edit-\(UUID().uuidString.prefix(8))"
-            let replacement = try await store.create(named: temporary, text: content)
-            let newId = try NotesStore.id(of: replacement)
-            do {
-                try await store.session.delete(oldId)
-            } catch {
-                try? await store.session.delete(newId)
-                throw error
-            }
-            do {
-                _ = try await store.session.rename(newId, to: name)
-            } catch {
-                Terminal.writeError(
-                    "satchel: error: the old note was deleted but renaming the new one failed;"
-                        + " its text is in the note \"\(temporary)\"\n")
-                throw error
-            }
+            // One setContentStream, guarded by the change token read with the note: a note changed meanwhile
+            // by someone else gives updateConflict instead of losing their text. The note keeps its id.
+            _ = try await store.session.setContent(
+                of: oldId, to: .data(content, filename: name, mimeType: MobileDocuments.noteMimeType),
+                changeToken: note.changeToken)
         }
     }
 }

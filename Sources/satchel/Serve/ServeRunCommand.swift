@@ -45,7 +45,7 @@ struct ServeRunCommand: AsyncParsableCommand {
     func run() async throws {
         let level: Logger.Level = verbose >= 2 ? .trace : verbose == 1 ? .debug : .info
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = ServerLogHandler(label: label)
             handler.logLevel = level
             return handler
         }

@@ -327,24 +327,14 @@ public final class SQLiteMetadataStore: MetadataStore {
 
     /// Decodes a row of ``SQLiteSchema/objectColumns``.
     static func object(from row: Row) throws -> StoredObject {
-        let id: String = row[1]
-        let baseType: String = row[2]
-        guard let baseTypeId = BaseTypeId(rawValue: baseType) else {
-            throw StoredCodingError(message: "object \(id): unknown base type '\(baseType)'")
+        let columns = StoredObjectColumns(
+            repositoryId: row[0], id: row[1], baseType: row[2], typeId: row[3], name: row[4], parentIds: row[5],
+            changeToken: row[7], contentHash: row[8], contentLength: row[9], contentMimeType: row[10],
+            contentFileName: row[11], versionSeriesId: row[12], isLatestVersion: row[13],
+            isPrivateWorkingCopy: row[14], sourceId: row[15], targetId: row[16], acl: row[17], policyIds: row[18],
+            createdAt: row[19], modifiedAt: row[20])
+        return try row.withUnsafeData(atIndex: 6) { data in
+            try columns.object(propertyBag: data ?? Data("[]".utf8))
         }
-        let properties = try row.withUnsafeData(atIndex: 6) { data in
-            try StoredPropertyCodec.decodeProperties(data ?? Data("[]".utf8))
-        }
-        var content: StoredContent?
-        if let hash = row[8] as String? {
-            content = StoredContent(hash: hash, length: row[9] ?? 0, mimeType: row[10] ?? "", fileName: row[11])
-        }
-        return StoredObject(
-            repositoryId: row[0], id: id, baseTypeId: baseTypeId, typeId: row[3], name: row[4],
-            parentIds: try StoredPropertyCodec.decodeStrings(row[5]), properties: properties, changeToken: row[7],
-            content: content, versionSeriesId: row[12], isLatestVersion: row[13], isPrivateWorkingCopy: row[14],
-            sourceId: row[15], targetId: row[16], acl: try StoredPropertyCodec.decodeACL(row[17]),
-            policyIds: try StoredPropertyCodec.decodeStrings(row[18]),
-            createdAt: StoredTime.date(milliseconds: row[19]), modifiedAt: StoredTime.date(milliseconds: row[20]))
     }
 }

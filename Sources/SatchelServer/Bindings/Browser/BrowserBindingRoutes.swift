@@ -86,10 +86,11 @@ struct BrowserHandler: Sendable {
         guard path.hasPrefix(mountPoint) else { throw CMISError(.objectNotFound, "no such URL") }
         var segments: [String] = []
         for raw in path.dropFirst(mountPoint.count).split(separator: "/", omittingEmptySubsequences: true) {
-            guard let decoded = String(raw).removingPercentEncoding else {
-                throw CMISError(.invalidArgument, "the URL path has an invalid percent escape")
+            do {
+                segments.append(try FormDecoding.unescapePathSegment(raw))
+            } catch {
+                throw CMISError(.invalidArgument, "the URL path has an invalid percent escape or is not UTF-8")
             }
-            segments.append(decoded)
         }
         let repository = segments.first
         var objectPath: [String]?

@@ -170,6 +170,10 @@ extension BrowserCall {
                 repositoryId: repositoryId, folderId: objectId, context: context, caller: caller)
             return json { $0.object(parent) }
         case "parents":
+            // getObjectParents names its path-segment switch includeRelativePathSegment.
+            var context = context
+            context.includePathSegment =
+                try parameters.bool("includeRelativePathSegment", default: context.includePathSegment)
             let parents = try await service.objectParents(
                 repositoryId: repositoryId, objectId: objectId, context: context, caller: caller)
             return json { $0.parents(parents) }

@@ -1,0 +1,46 @@
+import Foundation
+import SatchelCMIS
+import SatchelRepository
+import Testing
+
+@Suite("Decoded property bag and ACL cache")
+struct StoredDecodeCacheTests {
+    static func bag(_ name: String) -> [UInt8] {
+        StoredPropertyCodec.encode(Properties([CMISProperty(id: "cmis:name", type: .string, values: [.string(name)])]))
+    }
+
+    @Test("a hit equals a fresh decode, and changed bytes for the same id are decoded again")
+    func validatesBytes() throws {
+        let cache = StoredDecodeCache(maxBags: 4)
+        let first = try cache.properties(repositoryId: "r", id: "a", bag: Self.bag("one"))
+        #expect(first["cmis:name"]?.firstValue == .string("one"))
+        #expect(try cache.properties(repositoryId: "r", id: "a", bag: Self.bag("one")) == first)
+        let changed = try cache.properties(repositoryId: "r", id: "a", bag: Self.bag("two"))
+        #expect(changed["cmis:name"]?.firstValue == .string("two"))
+        // Same id in another repository is another entry.
+        let other = try cache.properties(repositoryId: "s", id: "a", bag: Self.bag("three"))
+        #expect(other["cmis:name"]?.firstValue == .string("three"))
+        #expect(try cache.properties(repositoryId: "r", id: "a", bag: Self.bag("two")) == changed)
+    }
+
+    @Test("the tables stay bounded")
+    func bounded() throws {
+        let cache = StoredDecodeCache(maxBags: 8, maxACLs: 4)
+        for index in 0..<100 {
+            let properties = try cache.properties(repositoryId: "r", id: "\(index)", bag: Self.bag("n\(index)"))
+            #expect(properties["cmis:name"]?.firstValue == .string("n\(index)"))
+            let acl = try cache.acl(#"[["user\#(index)",["cmis:read"],true]]"#)
+            #expect(acl.first?.principalId == "user\(index)")
+        }
+    }
+
+    @Test("an unreadable bag or ACL throws and is not cached")
+    func unreadable() throws {
+        let cache = StoredDecodeCache()
+        #expect(throws: StoredCodingError.self) {
+            try cache.properties(repositoryId: "r", id: "x", bag: Array("[{".utf8))
+        }
+        #expect(throws: StoredCodingError.self) { try cache.acl("[[1,") }
+        #expect(throws: StoredCodingError.self) { try cache.acl("[[1,") }
+    }
+}
