@@ -8,11 +8,16 @@ Job 1 lists every child of FOLDER_ID (10,000 documents); job 2 fetches the prope
 this process's peak RSS.
 """
 import json
+import os
 import resource
 import sys
 import time
 
 from cmislib import CmisClient
+
+# cmislib 0.7.0's getRepository(id) is broken; the peer check builds the repository the way cmislib itself does.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "Peers"))
+from cmislib_check import repository  # noqa: E402
 
 PAGE_SIZE = 1000  # the Satchel side pages the same way
 
@@ -24,7 +29,7 @@ def main():
         from cmislib.browser.binding import BrowserBinding
 
         kwargs["binding"] = BrowserBinding()
-    repo = CmisClient(url, user, password, **kwargs).getRepository(repository_id)
+    repo = repository(CmisClient(url, user, password, **kwargs), binding, repository_id)
     ids = [line.strip() for line in open(ids_file) if line.strip()]
     folder = repo.getObject(folder_id)
 

@@ -18,8 +18,10 @@
 /// ```
 public struct XMLWriter: Sendable {
     private var buffer: [UInt8] = []
-    /// Namespace URI to prefix, for every namespace in scope, innermost last.
-    private var scopes: [[String: String]] = [[XNamespace.xml: "xml"]]
+    /// Namespace bindings in scope, innermost last; a lookup walks back from the end (documents use a handful).
+    private var bindings: [(uri: String, prefix: String)] = [(XNamespace.xml, "xml")]
+    /// For each open element, how many ``bindings`` were in scope before it started.
+    private var bindingMarks: [Int] = []
     private var open: [String] = []
     private var pending: [(prefix: String, uri: String)]
     private var generated = 0
@@ -44,18 +46,18 @@ public struct XMLWriter: Sendable {
         _ name: String, namespace: String? = nil, attributes: [(String, String)] = []
     ) {
         closeTag()
-        var declarations = scopes.count == 1 ? pending : []
-        if scopes.count == 1 { pending = [] }
-        var scope = scopes[scopes.count - 1]
-        for declaration in declarations { scope[declaration.uri] = declaration.prefix }
+        bindingMarks.append(bindings.count)
+        var declarations = open.isEmpty ? pending : []
+        if open.isEmpty { pending = [] }
+        for declaration in declarations { bindings.append((declaration.uri, declaration.prefix)) }
         var qualified = name
         if let namespace {
-            if let prefix = scope[namespace] {
+            if let prefix = prefix(of: namespace) {
                 if !prefix.isEmpty { qualified = prefix + ":" + name }
             } else {
                 generated += 1
                 let prefix = "ns\(generated)"
-                scope[namespace] = prefix
+                bindings.append((namespace, prefix))
                 declarations.append((prefix, namespace))
                 qualified = prefix + ":" + name
             }
@@ -66,7 +68,6 @@ public struct XMLWriter: Sendable {
             appendAttribute(attribute, declaration.uri)
         }
         for (name, value) in attributes { appendAttribute(name, value) }
-        scopes.append(scope)
         open.append(qualified)
         tagOpen = true
     }
@@ -81,7 +82,7 @@ public struct XMLWriter: Sendable {
     /// Ends the innermost open element (as `<a/>` when it has no content); does nothing when none is open.
     public mutating func end() {
         guard let name = open.popLast() else { return }
-        scopes.removeLast()
+        if let mark = bindingMarks.popLast() { bindings.removeSubrange(mark...) }
         if tagOpen {
             append("/>")
             tagOpen = false
@@ -123,6 +124,12 @@ public struct XMLWriter: Sendable {
         }
     }
 
+    /// The prefix bound to `uri` in the current scope (`""` for the default namespace).
+    private func prefix(of uri: String) -> String? {
+        for binding in bindings.reversed() where binding.uri == uri { return binding.prefix }
+        return nil
+    }
+
     private mutating func append(_ text: String) {
         buffer.append(contentsOf: text.utf8)
     }
@@ -134,6 +141,15 @@ public struct XMLWriter: Sendable {
     }
 
     private mutating func appendEscaped(_ text: String, attribute: Bool) {
+        // Most values (ids, names, URLs, dates) are printable ASCII with nothing to escape: copy them whole.
+        let plain = text.utf8.allSatisfy { byte in
+            byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "&") && byte != UInt8(ascii: "<")
+                && byte != UInt8(ascii: ">") && byte != UInt8(ascii: "\"")
+        }
+        if plain {
+            buffer.append(contentsOf: text.utf8)
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "&": append("&amp;")

@@ -184,6 +184,8 @@ struct AtomPubWriterTests {
     @Test(arguments: [
         (0.0, "1970-01-01T00:00:00.000Z"), (1_795_322_069.2709, "2026-11-22T04:34:29.271Z"),
         (1_795_322_069.9996, "2026-11-22T04:34:30.000Z"), (-0.5, "1969-12-31T23:59:59.500Z"),
+        (1_709_164_800.001, "2024-02-29T00:00:00.001Z"), (951_868_799.0, "2000-02-29T23:59:59.000Z"),
+        (-2_208_988_800.0, "1900-01-01T00:00:00.000Z"), (253_402_300_799.999, "9999-12-31T23:59:59.999Z"),
     ])
     func datesAreRoundedToTheMillisecond(seconds: Double, text: String) {
         #expect(AtomPubWriter.dateString(Date(timeIntervalSince1970: seconds)) == text)

@@ -192,12 +192,27 @@ public enum AtomPubWriter {
 
     /// `xsd:dateTime` in UTC with milliseconds: `2026-11-21T22:29:28.796Z`.
     public static func dateString(_ date: Date) -> String {
-        // Rounded to the millisecond as the Browser binding's epoch milliseconds are (the formatter truncates).
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        let seconds = (milliseconds / 1000).rounded(.down)
-        let whole = Date(timeIntervalSince1970: seconds).formatted(.iso8601)
-        let fraction = Int(milliseconds - seconds * 1000)
-        let digits = String(fraction)
-        return whole.dropLast() + "." + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + "Z"
+        // Rounded to the millisecond as the Browser binding's epoch milliseconds are.
+        let total = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let milliseconds = Int((total % 1000 + 1000) % 1000)
+        let seconds = (total - Int64(milliseconds)) / 1000
+        let days = Int((seconds - ((seconds % 86_400 + 86_400) % 86_400)) / 86_400)
+        let secondOfDay = Int(seconds - Int64(days) * 86_400)
+        // Civil date from days since 1970-01-01 (proleptic Gregorian; H. Hinnant's days-to-civil algorithm).
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+        }
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
+            + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "." + pad(milliseconds, 3) + "Z"
     }
 }

@@ -62,7 +62,8 @@ public struct AtomPubRoutes: Sendable {
         }
         let call = AtomPubCall(
             request: request, context: context, caller: caller, repositoryId: repositoryId ?? "",
-            urls: AtomPubURLs(request: request, mountPath: mountPath), environment: environment)
+            urls: AtomPubURLs(request: request, mountPath: mountPath), environment: environment,
+            parameters: AtomPubCall.parameters(of: request))
         do {
             return try await body(call)
         } catch let error as CMISError {
@@ -105,24 +106,24 @@ struct AtomPubCall: Sendable {
     var repositoryId: String
     var urls: AtomPubURLs
     var environment: BindingEnvironment
+    /// The query parameters, decoded as forms are (`+` is a space), in order; read once per request.
+    var parameters: [(String, String)]
 
     var service: any CMISService { environment.service }
     var documents: AtomPubDocuments { AtomPubDocuments(urls: urls, repositoryId: repositoryId) }
 
-    /// The query parameters, decoded as forms are (`+` is a space), first value of each name.
-    var parameters: [(String, String)] {
+    /// The query parameters of `request`, decoded as forms are (`+` is a space); a bad escape is kept as sent.
+    static func parameters(of request: Request) -> [(String, String)] {
         guard let query = request.uri.query, !query.isEmpty else { return [] }
         return query.split(separator: "&").compactMap { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> String {
-                let spaced = text.replacingOccurrences(of: "+", with: " ")
-                return spaced.removingPercentEncoding ?? spaced
-            }
+            func decode(_ text: Substring) -> String { (try? FormDecoding.unescape(text)) ?? String(text) }
             guard let name = parts.first else { return nil }
             return (decode(name), parts.count > 1 ? decode(parts[1]) : "")
         }
     }
 
+    /// The first value of `name`, or nil when it is absent or empty.
     func parameter(_ name: String) -> String? {
         parameters.first { $0.0 == name }.flatMap { $0.1.isEmpty ? nil : $0.1 }
     }

@@ -36,7 +36,17 @@ struct AtomPubURLs: Sendable {
 
     /// Percent-encodes everything but RFC 3986 unreserved characters.
     static func encode(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
+        let isUnreserved = value.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                true
+            default: false
+            }
+        }
+        if isUnreserved { return value }  // ids and resource names usually are
+        return value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
     }
 
     static let unreserved: CharacterSet = {
