@@ -178,8 +178,13 @@ extension ODataService {
         return part
     }
 
-    /// `path?query` relative to the service root, with `sap-client` and `sap-language` added when configured.
+    /// `path?query` relative to the service root, with `sap-client` and `sap-language` added when configured
+    /// (except on references).
     func relativeURL(_ path: String, query: String = "") -> String {
+        // A reference (`$1`, `$1/Visits`) stands for a URL that has the options already.
+        if path.hasPrefix("$"), path.dropFirst().first?.isNumber == true {
+            return query.isEmpty ? path : path + "?" + query
+        }
         var items: [String] = query.isEmpty ? [] : [query]
         if let client = configuration.sapClient, !path.contains("sap-client="), !query.contains("sap-client=") {
             items.append("sap-client=" + ODataURLEncoding.query(client))
