@@ -163,12 +163,13 @@ struct MultipartMixed: Sendable {
             if let name = lastName { headers.add(name, lastValue.trimmingCharacters(in: .whitespaces)) }
             lastName = nil
         }
+        let limit = min(range.upperBound, range.lowerBound + limits.maxHeaderBytes)
         while index < range.upperBound {
-            guard index - range.lowerBound <= limits.maxHeaderBytes else {
+            var lineEnd = index
+            while lineEnd < limit, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            guard lineEnd < limit || limit == range.upperBound else {
                 throw invalid("the headers of \(context) are longer than \(limits.maxHeaderBytes) bytes")
             }
-            var lineEnd = index
-            while lineEnd < range.upperBound, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
             let next = min(lineEnd + 1, range.upperBound)
             var contentEnd = lineEnd
             if contentEnd > index, bytes[contentEnd - 1] == UInt8(ascii: "\r") { contentEnd -= 1 }

@@ -65,8 +65,7 @@ public struct ODataBatch: Sendable {
 
     /// Reads one entity by key.
     @discardableResult
-    public mutating func entity(_ set: String, key: ODataKey, query: ODataQuery = ODataQuery()) -> ODataBatchReference
-    {
+    public mutating func entity(_ set: String, key: ODataKey, query: ODataQuery = ODataQuery()) -> ODataBatchReference {
         entity(ODataPath(set).key(key), query: query)
     }
 

@@ -121,7 +121,8 @@ struct ODataBatchReader: Sendable {
         } catch {
             let excerpt = String(decoding: body.prefix(120), as: UTF8.self)
             throw ODataError(
-                .invalidPayload, "the JSON $batch response is not valid JSON (it starts with \(excerpt.debugDescription))",
+                .invalidPayload,
+                "the JSON $batch response is not valid JSON (it starts with \(excerpt.debugDescription))",
                 operation: "read the $batch response", underlying: error)
         }
         guard let responses = document["responses"]?.arrayValue else {

@@ -104,7 +104,8 @@ struct BatchReaderTests {
         try #require(items.count == 3)
         let read = try #require(try Self.responses(items[0]).first?.get())
         #expect(read.status == 200 && read.headers["Content-Type"] == "application/json")
-        #expect(String(decoding: read.body, as: UTF8.self) == #"{"d":{"results":[{"StudentId":"1"},{"StudentId":"2"}]}}"#)
+        #expect(
+            String(decoding: read.body, as: UTF8.self) == #"{"d":{"results":[{"StudentId":"1"},{"StudentId":"2"}]}}"#)
         guard case .changeset(let changes) = items[1] else {
             Issue.record("the second part is not a changeset")
             return
@@ -138,7 +139,8 @@ struct BatchReaderTests {
             "--b12 stays in the body", "--b1--",
         ]
         let items = try ODataBatchReader().read(Fixtures.body(lines), contentType: "multipart/mixed;boundary=b1")
-        let part = try #require(try Self.responses(try #require(items.first)).first?.get())
+        let first = try #require(items.first)
+        let part = try #require(try Self.responses(first).first?.get())
         #expect(part.headers["X-Note"] == "first second")
         #expect(String(decoding: part.body, as: UTF8.self) == "--b12 stays in the body")
     }
@@ -151,7 +153,8 @@ struct BatchReaderTests {
         body.append(payload)
         body.append(Data("\r\n--bin--\r\n".utf8))
         let items = try ODataBatchReader().read(body, contentType: "multipart/mixed; boundary=bin")
-        let part = try #require(try Self.responses(try #require(items.first)).first?.get())
+        let first = try #require(items.first)
+        let part = try #require(try Self.responses(first).first?.get())
         #expect(part.body == payload)
     }
 
@@ -245,7 +248,10 @@ struct BatchReaderTests {
         #expect(tooMany.message.contains("more than 3 parts"))
         reader = ODataBatchReader()
         reader.limits.maxPartBytes = 1000
-        let huge = ["--b", "Content-Type: application/http", "", "HTTP/1.1 200 OK", "", String(repeating: "x", count: 5000), "--b--"]
+        let huge = [
+            "--b", "Content-Type: application/http", "", "HTTP/1.1 200 OK", "", String(repeating: "x", count: 5000),
+            "--b--",
+        ]
         let tooBig = try #require(throws: ODataError.self) {
             try reader.read(Fixtures.body(huge), contentType: "multipart/mixed; boundary=b")
         }
@@ -275,7 +281,8 @@ struct BatchReaderTests {
         #expect(responses[1].atomicityGroup == "g1" && responses[1].headers["Location"] == "People('a')")
         #expect(responses[1].headers["ETag"] == "W/\"1\"")
         #expect(String(decoding: responses[2].body, as: UTF8.self) == "42")
-        #expect(responses[3].contentID == "4" && responses[3].status == 200 && responses[3].body == Data([0, 1, 2, 255]))
+        #expect(
+            responses[3].contentID == "4" && responses[3].status == 200 && responses[3].body == Data([0, 1, 2, 255]))
     }
 
     @Test func mediaTypeParameters() {
