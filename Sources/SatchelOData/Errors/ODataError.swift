@@ -52,6 +52,8 @@ public struct ODataError: Error, Sendable, CustomStringConvertible {
         public static let server = Code("server")
         /// The service could not be reached, or the exchange failed (timeout, connection, cancelled).
         public static let connection = Code("connection")
+        /// A request of a `$batch` the service did not answer (it stopped after an earlier failure).
+        public static let notExecuted = Code("notExecuted")
 
         static func forStatus(_ status: Int) -> Code {
             switch status {

@@ -31,6 +31,9 @@ extension ODataService {
         public var http: HTTPClient.Configuration
         /// Auth providers of the HTTP client made by ``ODataService/init(configuration:transport:)``.
         public var auth: [any HTTPAuthProvider]
+        /// How V4 batches travel unless a batch says otherwise: `multipart/mixed` (the default, understood by
+        /// every V4 service) or the 4.01 JSON batch. V2 batches are always multipart.
+        public var batchFormat: ODataBatchFormat = .multipart
 
         public init(
             serviceURL: URL, version: ODataVersion? = nil, sapClient: String? = nil, sapLanguage: String? = nil,

@@ -18,6 +18,29 @@ extension ODataService {
         _ name: String, parameters: KeyValuePairs<String, ODataValue> = [:], boundTo path: ODataPath? = nil
     ) async throws -> ODataValue {
         let version = try await version()
+        let call = try operationCall(
+            name, parameters: parameters.map { ($0.key, $0.value) }, boundTo: path, version: version)
+        let request = self.request(
+            call.method, url(path: call.path, query: call.query), version: version, operation: "call \(name)",
+            body: call.body.map { HTTPBody.json($0) })
+        let response = try await send(request)
+        return try operationResult(
+            response.body, status: response.status, returnType: call.returnType, reader: try await reader())
+    }
+
+    /// How an operation is called: method, path and query (encoded, relative to the service root), JSON body.
+    struct OperationCall {
+        var method: HTTPMethod
+        var path: String
+        var query: String
+        var body: JSONValue?
+        var returnType: CSDLTypeReference?
+    }
+
+    /// The request parts of a call (shared by ``call(_:parameters:boundTo:)`` and batches).
+    func operationCall(
+        _ name: String, parameters: [(String, ODataValue)], boundTo path: ODataPath?, version: ODataVersion
+    ) throws -> OperationCall {
         let metadata = cachedMetadata
         var kind: CSDLOperation.Kind = .function
         var returnType: CSDLTypeReference?
@@ -34,36 +57,39 @@ extension ODataService {
             returnType = operation.returnType
         }
         let target = path.map { $0.navigate(name) } ?? ODataPath(name)
-        let request: HTTPRequest
         let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
         switch (version, kind) {
         case (.v2, _):
-            let query = parameters.map { "\($0.key)=" + ODataURLEncoding.query(Self.literal($0.value).text(for: .v2)) }
-            request = self.request(
-                v2Method, url(path: target.text(for: version), query: query.joined(separator: "&")), version: version,
-                operation: "call \(name)")
+            let query = parameters.map { "\($0.0)=" + ODataURLEncoding.query(Self.literal($0.1).text(for: .v2)) }
+            return OperationCall(
+                method: v2Method, path: target.text(for: version), query: query.joined(separator: "&"),
+                returnType: returnType)
         case (.v4, .function):
-            let arguments = parameters.map { "\($0.key)=\(Self.literal($0.value).text(for: .v4))" }
+            let arguments = parameters.map { "\($0.0)=\(Self.literal($0.1).text(for: .v4))" }
             let path =
                 target.text(for: version) + ODataURLEncoding.pathSegment("(" + arguments.joined(separator: ",") + ")")
-            request = self.request(.get, url(path: path), version: version, operation: "call \(name)")
+            return OperationCall(method: .get, path: path, query: "", returnType: returnType)
         case (.v4, .action):
             var body = ODataProperties()
             for (key, value) in parameters { body[key] = value }
-            request = self.request(
-                .post, url(path: target.text(for: version)), version: version, operation: "call \(name)",
-                body: .json(try writer.json(forParameters: body)))
+            return OperationCall(
+                method: .post, path: target.text(for: version), query: "",
+                body: try writer.json(forParameters: body), returnType: returnType)
         }
-        let response = try await send(request)
-        if response.body.isEmpty || response.status == 204 { return .null }
-        let reader = try await reader()
-        if let returnType, let entityType = metadata?.entityType(named: returnType.name) {
+    }
+
+    /// An operation's response body read as its return type (typed when the metadata is known).
+    func operationResult(
+        _ body: Data, status: Int, returnType: CSDLTypeReference?, reader: ODataPayloadReader
+    ) throws -> ODataValue {
+        if body.isEmpty || status == 204 { return .null }
+        if let returnType, let entityType = cachedMetadata?.entityType(named: returnType.name) {
             if returnType.isCollection {
-                return .entities(try reader.page(from: response.body, type: entityType).entities)
+                return .entities(try reader.page(from: body, type: entityType).entities)
             }
-            return .entity(try reader.entity(from: response.body, type: entityType))
+            return .entity(try reader.entity(from: body, type: entityType))
         }
-        return try reader.value(from: response.body, type: returnType)
+        return try reader.value(from: body, type: returnType)
     }
 
     /// A parameter value as a URL literal.
