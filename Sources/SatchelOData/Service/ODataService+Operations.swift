@@ -59,7 +59,20 @@ extension ODataService {
         let reader = try await reader()
         if let returnType, let entityType = metadata?.entityType(named: returnType.name) {
             if returnType.isCollection {
-                return .entities(try reader.page(from: response.body, type: entityType).entities)
+                // A server may page an operation's entities like any collection: follow its next links.
+                var page = try reader.page(from: response.body, type: entityType)
+                var entities = page.entities
+                var pages = 1
+                while let next = page.nextLink {
+                    try Task.checkCancellation()
+                    page = try await self.page(at: url(absolute: next), type: entityType, operation: "call \(name)")
+                    entities += page.entities
+                    pages += 1
+                    if pages > 100_000 {
+                        throw ODataError(.invalidPayload, "the server keeps sending next links", url: request.url)
+                    }
+                }
+                return .entities(entities)
             }
             return .entity(try reader.entity(from: response.body, type: entityType))
         }
