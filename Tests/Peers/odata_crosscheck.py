@@ -45,7 +45,8 @@ def v2(url):
     for product in client.entity_sets.ProductSet.get_entities().order_by("ProductID").execute():
         products.append({name: plain(getattr(product, name))
                          for name in ["ProductID", "Name", "Category", "Price", "WeightMeasure", "CurrencyCode"]})
-    first = client.entity_sets.SalesOrderLineItemSet.get_entities().order_by("SalesOrderID,ItemPosition").top(1).execute()[0]
+    lines = client.entity_sets.SalesOrderLineItemSet
+    first = lines.get_entities().order_by("SalesOrderID,ItemPosition").top(1).execute()[0]
     line = client.entity_sets.SalesOrderLineItemSet.get_entity(
         SalesOrderID=first.SalesOrderID, ItemPosition=first.ItemPosition).execute()
     line_values = {name: plain(getattr(line, name))
