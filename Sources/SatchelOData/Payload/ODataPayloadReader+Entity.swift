@@ -21,6 +21,8 @@ extension ODataPayloadReader {
                 entity.mediaEditLink = meta["edit_media"]?.stringValue
                 entity.mediaContentType = meta["content_type"]?.stringValue
                 entity.mediaETag = meta["media_etag"]?.stringValue
+                // SAP Gateway delta responses mark a deleted entry inline: `"__metadata": {"deleted": true, …}`.
+                if meta["deleted"]?.boolValue == true { entity.removed = ODataEntity.Removal(reason: "deleted") }
             }
         } else {
             readV4Annotations(object, into: &entity)

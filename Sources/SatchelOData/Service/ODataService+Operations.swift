@@ -24,8 +24,26 @@ extension ODataService {
             call.method, url(path: call.path, query: call.query), version: version, operation: "call \(name)",
             body: call.body.map { HTTPBody.json($0) })
         let response = try await send(request)
-        return try operationResult(
-            response.body, status: response.status, returnType: call.returnType, reader: try await reader())
+        let reader = try await reader()
+        if let returnType = call.returnType, returnType.isCollection, !response.body.isEmpty, response.status != 204,
+            let entityType = cachedMetadata?.entityType(named: returnType.name)
+        {
+            // A server may page an operation's entities like any collection: follow its next links.
+            var page = try reader.page(from: response.body, type: entityType)
+            var entities = page.entities
+            var pages = 1
+            while let next = page.nextLink {
+                try Task.checkCancellation()
+                page = try await self.page(at: url(absolute: next), type: entityType, operation: "call \(name)")
+                entities += page.entities
+                pages += 1
+                if pages > 100_000 {
+                    throw ODataError(.invalidPayload, "the server keeps sending next links", url: request.url)
+                }
+            }
+            return .entities(entities)
+        }
+        return try operationResult(response.body, status: response.status, returnType: call.returnType, reader: reader)
     }
 
     /// How an operation is called: method, path and query (encoded, relative to the service root), JSON body.

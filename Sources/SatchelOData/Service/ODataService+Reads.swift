@@ -40,7 +40,14 @@ extension ODataService {
         let version = try await version()
         var request = request(.get, url, version: version, operation: operation)
         if version == .v4, let size = configuration.pageSize { request.headers["Prefer"] = "odata.maxpagesize=\(size)" }
-        for field in extraHeaders { request.headers[field.name] = field.value }
+        for field in extraHeaders {
+            // Preferences add up (`odata.track-changes, odata.maxpagesize=50`); other headers replace.
+            if field.name.lowercased() == "prefer", let existing = request.headers["Prefer"] {
+                request.headers["Prefer"] = field.value + ", " + existing
+            } else {
+                request.headers[field.name] = field.value
+            }
+        }
         let response = try await send(request)
         do {
             return try await reader().page(from: response.body, type: type)

@@ -76,7 +76,9 @@ public final class MockSAPServer: Sendable {
     ///
     /// - Throws: ``ODataPeerError`` when the virtual environment is missing (run `scripts/test`), or the mock
     ///   exits or does not answer in time (its standard error is in the message).
-    public static func start(_ options: Options = Options(), timeout: Duration = .seconds(20)) async throws
+    public static func start(
+        _ options: Options = Options(), timeout: Duration = .seconds(20)
+    ) async throws
         -> MockSAPServer
     {
         let arguments = options.arguments

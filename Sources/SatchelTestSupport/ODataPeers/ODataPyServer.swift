@@ -27,7 +27,9 @@ public final class ODataPyServer: Sendable {
     ///   - script: the service script; the committed `Tests/Peers/odata_v4_service.py` by default.
     /// - Throws: ``ODataPeerError`` when the virtual environment is missing (run `scripts/test`), or the script
     ///   exits or does not answer in time (its standard error is in the message).
-    public static func start(maxPageSize: Int = 20, script: URL? = nil, timeout: Duration = .seconds(20))
+    public static func start(
+        maxPageSize: Int = 20, script: URL? = nil, timeout: Duration = .seconds(20)
+    )
         async throws -> ODataPyServer
     {
         let script = script ?? ODataPeers.scriptsFolder.appendingPathComponent("odata_v4_service.py")

@@ -39,7 +39,9 @@ public enum ODataPeers {
             candidates.append(URL(fileURLWithPath: path, isDirectory: true))
         }
         candidates.append(packageRoot.appendingPathComponent(".venv-peers", isDirectory: true))
-        if let main = mainWorktree() { candidates.append(main.appendingPathComponent(".venv-peers", isDirectory: true)) }
+        if let main = mainWorktree() {
+            candidates.append(main.appendingPathComponent(".venv-peers", isDirectory: true))
+        }
         for candidate in candidates
         where FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("bin/python").path) {
             return candidate
@@ -189,7 +191,9 @@ final class PeerProcess: Sendable {
         throw lastError ?? ODataPeerError(message: "\(name) did not start")
     }
 
-    private static func launch(name: String, python: URL, body: String, arguments: [String], port: Int) throws
+    private static func launch(
+        name: String, python: URL, body: String, arguments: [String], port: Int
+    ) throws
         -> PeerProcess
     {
         let process = Process()
