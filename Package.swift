@@ -174,6 +174,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "ODataBenchmark",
+            dependencies: ["SatchelOData", "SatchelHTTP", "SatchelJSON"],
+            path: "Benchmarks/ODataBenchmark",
+            exclude: ["baseline.py"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "TransferBenchmark",
             dependencies: ["SatchelHTTP", "SatchelTestSupport"],
             path: "Benchmarks/TransferBenchmark",

@@ -5,6 +5,8 @@ extension HTTPClient {
     enum Destination {
         case memory
         case file(URL, resume: Bool)
+        /// Handed over while it arrives, at most `limit` bytes.
+        case stream(limit: Int64?)
     }
 
     /// One exchange's outcome before it is validated: the response, the request as sent, and the temporary file
@@ -13,6 +15,8 @@ extension HTTPClient {
         var response: HTTPResponse
         var sent: HTTPRequest
         var temporaryFile: URL?
+        /// The body still arriving, for `.stream` destinations with a 2xx answer.
+        var body: HTTPResponseBody?
     }
 
     func execute(
@@ -21,6 +25,16 @@ extension HTTPClient {
         progress: ProgressReporter?,
         authDepth: Int? = nil
     ) async throws -> HTTPResponse {
+        try await run(request, destination: destination, progress: progress, authDepth: authDepth).response
+    }
+
+    /// The whole pipeline; the body stays open for `.stream` destinations.
+    func run(
+        _ request: HTTPRequest,
+        destination: Destination,
+        progress: ProgressReporter?,
+        authDepth: Int? = nil
+    ) async throws -> (response: HTTPResponse, body: HTTPResponseBody?) {
         var request = try prepare(request)
         var resumeOffset: Int64 = 0
         if case .file(let file, true) = destination, let size = try? FileInfo.size(of: file), size > 0 {
@@ -50,7 +64,9 @@ extension HTTPClient {
                         continue
                     }
                 }
-                return try finish(exchange, request: request, destination: destination, resumeOffset: resumeOffset)
+                let response = try finish(
+                    exchange, request: request, destination: destination, resumeOffset: resumeOffset)
+                return (response, exchange.body)
             } catch let error as HTTPError where policy.shouldRetry(error) && request.isRetryable {
                 guard attempt < policy.maximumAttempts else { throw error.with(request: request) }
                 try await wait(policy.delay(after: attempt), before: attempt + 1, of: request, reason: error.message)
@@ -177,7 +193,7 @@ extension HTTPClient {
         let temporaryFile: URL?
         let transportDestination: ResponseDestination
         switch destination {
-        case .memory:
+        case .memory, .stream:
             temporaryFile = nil
             transportDestination = .memory(limit: configuration.maximumInMemoryResponseBytes)
         case .file(let file, _):
@@ -198,9 +214,14 @@ extension HTTPClient {
         let started = ContinuousClock.now
         logger.debug("→ \(request.method) \(Redaction.url(request.url))")
         logger.trace("request headers", metadata: ["headers": "\(request.headers)"])
-        let response: TransportResponse
+        var response: TransportResponse
+        var body: HTTPResponseBody?
         do {
-            response = try await transport.perform(transportRequest)
+            if case .stream(let limit) = destination {
+                (response, body) = try await streamingExchange(transportRequest, limit: limit)
+            } else {
+                response = try await transport.perform(transportRequest)
+            }
         } catch {
             if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
             let mapped = (error as? HTTPError) ?? URLSessionTransport.map(error, request: transportRequest)
@@ -212,6 +233,19 @@ extension HTTPClient {
             metadata: ["bytes": "\(response.bodyLength)", "duration": "\(ContinuousClock.now - started)"]
         )
         logger.trace("response headers", metadata: ["headers": "\(response.headers)"])
+        if let streamed = body, !(200..<300).contains(response.status) 
+            || response.headers["Content-Type"]?.lowercased().contains("html") == true
+        {
+            // Errors, redirects, refusals and login pages are judged on their body: read it (bounded) now.
+            body = nil
+            response.body = try await Self.drain(streamed, maximumBytes: 1024 * 1024)
+        }
+        if body != nil, case .stream(let limit?) = destination,
+            let length = response.headers["Content-Length"].flatMap({ Int64($0) }), length > limit
+        {
+            body?.cancel()
+            throw ResponseBodyChannel.tooLarge(limit: limit)
+        }
         var result = HTTPResponse(
             status: response.status, headers: response.headers, url: request.url, body: response.body)
         if let temporaryFile {
@@ -221,7 +255,39 @@ extension HTTPClient {
                 result.body = Self.prefix(of: temporaryFile, count: 256 * 1024)
             }
         }
-        return Exchange(response: result, sent: request, temporaryFile: temporaryFile)
+        return Exchange(response: result, sent: request, temporaryFile: temporaryFile, body: body)
+    }
+
+    /// Asks a streaming transport for the head; other transports read the body into memory first.
+    private func streamingExchange(
+        _ request: TransportRequest, limit: Int64?
+    ) async throws -> (TransportResponse, HTTPResponseBody) {
+        guard let transport = transport as? any HTTPStreamingTransport else {
+            var response = try await transport.perform(request)
+            if let limit, response.body.count > limit { throw ResponseBodyChannel.tooLarge(limit: limit) }
+            let body = HTTPResponseBody(data: response.body)
+            response.body = Data()
+            return (response, body)
+        }
+        let channel = ResponseBodyChannel(limit: limit)
+        do {
+            let response = try await transport.performStreaming(request, into: channel)
+            return (response, HTTPResponseBody(channel: channel))
+        } catch {
+            channel.cancel()
+            throw error
+        }
+    }
+
+    /// Reads at most `maximumBytes` of a body into memory and closes it.
+    private static func drain(_ body: HTTPResponseBody, maximumBytes: Int) async throws -> Data {
+        var data = Data()
+        for try await chunk in body {
+            data.append(chunk.prefix(maximumBytes - data.count))
+            if data.count >= maximumBytes { break }
+        }
+        body.cancel()
+        return data
     }
 
     /// Validates the answer and moves a download into place.
@@ -283,6 +349,7 @@ extension HTTPClient {
     }
 
     private func discard(_ exchange: Exchange) {
+        exchange.body?.cancel()
         if let file = exchange.temporaryFile { try? FileManager.default.removeItem(at: file) }
     }
 

@@ -9,16 +9,21 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         var body = Data()
         var bodyLength: Int64 = 0
         var failure: HTTPError?
+        /// For streamed responses: where the body goes once the head has been handed over.
+        let channel: ResponseBodyChannel?
         private let shared = Mutex<
             (continuation: CheckedContinuation<TransportResponse, any Error>?, activity: ContinuousClock.Instant)
         >(
             (nil, .now)
         )
 
-        init(request: TransportRequest) { self.request = request }
+        init(request: TransportRequest, channel: ResponseBodyChannel? = nil) {
+            self.request = request
+            self.channel = channel
+        }
 
         var memoryLimit: Int? {
-            if case .memory(let limit) = request.destination { return limit }
+            if channel == nil, case .memory(let limit) = request.destination { return limit }
             return nil
         }
 
@@ -76,18 +81,17 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
                 let now = ContinuousClock.now
                 let stalled = self.tasks.withLock { tasks in
                     let stalled = tasks.filter {
-                        now - $0.value.state.idleSince > $0.value.state.request.timeout + .seconds(1)
+                        // A stream paused for its consumer is waiting on purpose.
+                        $0.value.state.channel?.isPaused != true
+                            && now - $0.value.state.idleSince > $0.value.state.request.timeout + .seconds(1)
                     }
                     for key in stalled.keys { tasks.removeValue(forKey: key) }
                     return Array(stalled.values)
                 }
                 for (task, state) in stalled {
-                    state.finish(
-                        .failure(
-                            HTTPError(
-                                .timeout,
-                                "the server did not answer within \(state.request.timeout)"
-                            )))
+                    let error = HTTPError(.timeout, "the server did not answer within \(state.request.timeout)")
+                    state.finish(.failure(error))
+                    state.channel?.finish(throwing: error)
                     task.cancel()
                 }
                 let idle = self.tasks.withLock { $0.isEmpty }
@@ -162,6 +166,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        if let state = state(for: dataTask), state.channel != nil, let response = response as? HTTPURLResponse {
+            state.finish(.success(Self.response(response, state: state)))
+            completionHandler(.allow)
+            return
+        }
         if let state = state(for: dataTask), let limit = state.memoryLimit,
             response.expectedContentLength > Int64(limit)
         {
@@ -174,6 +183,16 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let state = state(for: dataTask), state.failure == nil else { return }
+        if let channel = state.channel {
+            do {
+                state.bodyLength += Int64(data.count)
+                if try !channel.offer(data) { dataTask.suspend() }
+            } catch {
+                state.failure = error
+                dataTask.cancel()
+            }
+            return
+        }
         if let limit = state.memoryLimit, state.body.count + data.count > limit {
             state.failure = Self.tooLarge(limit: limit, announced: nil)
             dataTask.cancel()
@@ -220,6 +239,19 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let state = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier)?.state }) else { return }
+        if let channel = state.channel {
+            let failure =
+                state.failure ?? error.map { URLSessionTransport.map($0, request: state.request) }
+                ?? (task.response is HTTPURLResponse
+                    ? nil : HTTPError(.invalidResponse, "the server sent no HTTP response"))
+            if let failure {
+                state.finish(.failure(failure))
+            } else if let response = task.response as? HTTPURLResponse {
+                state.finish(.success(Self.response(response, state: state)))
+            }
+            channel.finish(throwing: failure)
+            return
+        }
         if let failure = state.failure {
             state.finish(.failure(failure))
         } else if let error {

@@ -9,7 +9,7 @@ import Synchronization
 /// ```swift
 /// let client = HTTPClient(transport: URLSessionTransport(configuration: .init(maximumConnectionsPerHost: 4)))
 /// ```
-public final class URLSessionTransport: HTTPTransport {
+public final class URLSessionTransport: HTTPStreamingTransport {
     public struct Configuration: Sendable, Hashable {
         public var maximumConnectionsPerHost: Int
         public init(maximumConnectionsPerHost: Int = 8) {
@@ -68,6 +68,27 @@ public final class URLSessionTransport: HTTPTransport {
             case (.file, _): session.downloadTask(with: urlRequest)
             }
         let state = URLSessionTransportDelegate.TaskState(request: request)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                delegate.register(task, state: state, continuation: continuation)
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Returns once the head has arrived; the body then goes into `channel`, the task suspended while the
+    /// consumer is behind.
+    public func performStreaming(
+        _ request: TransportRequest, into channel: ResponseBodyChannel
+    ) async throws -> TransportResponse {
+        try Task.checkCancellation()
+        let (session, delegate) = Self.sharedSession(for: configuration)
+        let task = session.dataTask(with: makeURLRequest(request, uploadFile: nil))
+        channel.setOnDemand { task.resume() }
+        channel.setOnCancel { task.cancel() }
+        let state = URLSessionTransportDelegate.TaskState(request: request, channel: channel)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 delegate.register(task, state: state, continuation: continuation)

@@ -41,6 +41,16 @@ public enum ODataDateFormat {
         "/Date(\(Int64((date.timeIntervalSince1970 * 1000).rounded())))/"
     }
 
+    /// Days from 1970-01-01 to a proleptic Gregorian date (a day past the month's end rolls over).
+    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
     /// `2026-01-31` for a date at midnight UTC.
     public static func dateOnly(_ date: Date) -> String { String(iso8601(date).prefix(10)) }
 
@@ -106,7 +116,17 @@ public enum ODataDateFormat {
                 }
             }
         }
-        guard index == bytes.count, let base = calendar.date(from: components) else { return nil }
+        guard index == bytes.count else { return nil }
+        if year > 1582 {
+            // Arithmetic for the proleptic Gregorian calendar: the same instant as `calendar.date(from:)` (which
+            // is lenient the same way), without its cost — it dominated decoding entities with dates.
+            let seconds =
+                Self.daysSince1970(year: year, month: month, day: day) * 86_400 + (components.hour ?? 0) * 3600
+                + (components.minute ?? 0) * 60 + (components.second ?? 0)
+            return Date(timeIntervalSince1970: Double(seconds) + fraction - Double(offset))
+        }
+        // Before the Gregorian reform Foundation's calendar is Julian: keep its answer there.
+        guard let base = calendar.date(from: components) else { return nil }
         return base.addingTimeInterval(fraction - Double(offset))
     }
 }

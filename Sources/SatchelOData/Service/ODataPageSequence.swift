@@ -72,12 +72,14 @@ public struct ODataPageSequence: AsyncSequence, Sendable {
     }
 }
 
-/// The entities of a collection across all its pages.
+/// The entities of a collection across all its pages, each page decoded while it arrives: memory holds one
+/// entity and one chunk of the response, not a page. The next page is requested only when the previous one has
+/// been consumed.
 public struct ODataEntitySequence: AsyncSequence, Sendable {
     public typealias Element = ODataEntity
     let pages: ODataPageSequence
 
-    public func makeAsyncIterator() -> Iterator { Iterator(pages: pages.makeAsyncIterator()) }
+    public func makeAsyncIterator() -> Iterator { Iterator(sequence: pages) }
 
     /// All entities in one array (for small collections).
     public func collect() async throws -> [ODataEntity] {
@@ -87,18 +89,93 @@ public struct ODataEntitySequence: AsyncSequence, Sendable {
     }
 
     public struct Iterator: AsyncIteratorProtocol {
-        var pages: ODataPageSequence.Iterator
-        var buffer: [ODataEntity] = []
-        var index = 0
+        let sequence: ODataPageSequence
+        var started = false
+        var finished = false
+        /// The next page: a server link, or (client paging, marked by an empty link) the next `$skip`.
+        var next: String?
+        var clientPaging = false
+        var clientSkip = 0
+        var page: (url: URL, stream: ODataEntityStream<ResponseChunks>, count: Int)?
+        var entities: ODataEntityStream<ResponseChunks>.AsyncIterator?
+
+        init(sequence: ODataPageSequence) { self.sequence = sequence }
 
         public mutating func next() async throws -> ODataEntity? {
-            while index == buffer.count {
-                guard let page = try await pages.next() else { return nil }
-                buffer = page.entities
-                index = 0
+            guard !finished else { return nil }
+            do {
+                while true {
+                    if var iterator = entities, var current = page {
+                        let entity: ODataEntity?
+                        do {
+                            entity = try await iterator.next()
+                        } catch {
+                            throw ODataError.payload(error, url: current.url, operation: operation)
+                        }
+                        entities = iterator
+                        if let entity {
+                            current.count += 1
+                            page = current
+                            return entity
+                        }
+                        entities = nil
+                        page = nil
+                        advance(nextLink: current.stream.page?.nextLink, count: current.count)
+                    }
+                    guard let url = try await nextURL() else {
+                        finished = true
+                        return nil
+                    }
+                    try Task.checkCancellation()
+                    let service = sequence.service
+                    let stream = try await service.entityStream(
+                        at: url, type: service.entityType(of: sequence.path), version: try await service.version(),
+                        operation: operation)
+                    page = (url, stream, 0)
+                    entities = stream.makeAsyncIterator()
+                }
+            } catch {
+                finished = true
+                entities = nil
+                page = nil
+                throw error
             }
-            defer { index += 1 }
-            return buffer[index]
+        }
+
+        private var operation: String { "read \(sequence.path)" }
+
+        /// The URL of the next page, or nil after the last.
+        private mutating func nextURL() async throws -> URL? {
+            let service = sequence.service
+            let version = try await service.version()
+            if !started {
+                started = true
+                var query = sequence.query
+                clientPaging = version == .v2 && query.top == nil && service.configuration.pageSize != nil
+                if clientPaging, let size = service.configuration.pageSize { query.top = size }
+                clientSkip = query.skip ?? 0
+                return service.url(path: sequence.path.text(for: version), query: try query.queryString(for: version))
+            }
+            guard let link = next else { return nil }
+            next = nil
+            clientPaging = link.isEmpty
+            guard link.isEmpty else { return service.url(absolute: link) }
+            var query = sequence.query
+            query.top = service.configuration.pageSize
+            query.skip = clientSkip
+            return service.url(path: sequence.path.text(for: version), query: try query.queryString(for: version))
+        }
+
+        /// Where the next page is, as ``ODataPageSequence`` decides it.
+        private mutating func advance(nextLink: String?, count: Int) {
+            if let nextLink {
+                next = nextLink
+            } else if clientPaging, let size = sequence.service.configuration.pageSize, count >= size, size > 0 {
+                clientSkip += count
+                next = ""
+            } else {
+                next = nil
+            }
         }
     }
 }

@@ -13,8 +13,8 @@ extension ODataService {
     public func entities<T: Decodable & Sendable>(
         _ path: ODataPath, query: ODataQuery = ODataQuery(), as type: T.Type
     ) -> AsyncThrowingStream<T, any Error> {
-        decodedPages(path, query: query) { collectionPath, data in
-            JSONArrayStream(path: collectionPath, chunks: OneChunk(data: data), decoder: Self.decoder, as: T.self)
+        decodedPages(path, query: query) { collectionPath, chunks in
+            JSONArrayStream(path: collectionPath, chunks: chunks, decoder: Self.decoder, as: T.self)
         }
     }
 
@@ -27,39 +27,20 @@ extension ODataService {
     public func entities<T: JSONDecodable & Sendable>(
         _ path: ODataPath, query: ODataQuery = ODataQuery(), pullDecoding type: T.Type
     ) -> AsyncThrowingStream<T, any Error> {
-        decodedPages(path, query: query) { collectionPath, data in
-            JSONArrayStream(path: collectionPath, chunks: OneChunk(data: data), as: T.self)
+        decodedPages(path, query: query) { collectionPath, chunks in
+            JSONArrayStream(path: collectionPath, chunks: chunks, as: T.self)
         }
     }
 
-    /// Fetches page after page and yields what `decoder` makes of each page's array.
+    /// Fetches page after page and yields what `decoder` makes of each page's array while the page arrives:
+    /// memory holds one element and one chunk, not the page. Elements are decoded when the consumer asks for
+    /// them, so a slow consumer slows the download instead of filling memory.
     private func decodedPages<T: Sendable>(
         _ path: ODataPath, query: ODataQuery,
-        decoder: @escaping @Sendable ([String], Data) -> JSONArrayStream<OneChunk, T>
+        decoder: @escaping @Sendable ([String], ResponseChunks) -> JSONArrayStream<ResponseChunks, T>
     ) -> AsyncThrowingStream<T, any Error> {
-        let service = self
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    let version = try await service.version()
-                    var link: URL? = service.url(
-                        path: path.text(for: version), query: try query.queryString(for: version))
-                    let reader = ODataPayloadReader(version: version)
-                    while let url = link {
-                        try Task.checkCancellation()
-                        let response = try await service.send(
-                            service.request(.get, url, version: version, operation: "read \(path)"))
-                        let stream = decoder(reader.collectionPath, response.body)
-                        for try await element in stream { continuation.yield(element) }
-                        link = stream.envelope.map(reader.envelope)?.nextLink.map { service.url(absolute: $0) }
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        let cursor = DecodedPageCursor(service: self, path: path, query: query, decoder: decoder)
+        return AsyncThrowingStream(unfolding: { try await cursor.next() })
     }
 
     /// One entity decoded into your own `Decodable` type.
@@ -99,16 +80,71 @@ private struct V2Envelope<T: Decodable>: Decodable {
     let d: T
 }
 
-/// A response body handed to the streaming reader as one chunk.
-struct OneChunk: AsyncSequence, Sendable {
-    typealias Element = Data
-    let data: Data
-    func makeAsyncIterator() -> Iterator { Iterator(data: data) }
-    struct Iterator: AsyncIteratorProtocol {
-        var data: Data?
-        mutating func next() async throws -> Data? {
-            defer { data = nil }
-            return data
+/// Where ``ODataService/entities(_:query:as:)`` and ``ODataService/entities(_:query:pullDecoding:)`` are: the
+/// page being decoded and the link to the next one.
+private actor DecodedPageCursor<T: Sendable> {
+    let service: ODataService
+    let path: ODataPath
+    let query: ODataQuery
+    let decoder: @Sendable ([String], ResponseChunks) -> JSONArrayStream<ResponseChunks, T>
+    private var started = false
+    private var finished = false
+    private var link: URL?
+    private var reader = ODataPayloadReader(version: .v4)
+    private var page: (url: URL, stream: JSONArrayStream<ResponseChunks, T>)?
+    private var iterator: JSONArrayStream<ResponseChunks, T>.AsyncIterator?
+
+    init(
+        service: ODataService, path: ODataPath, query: ODataQuery,
+        decoder: @escaping @Sendable ([String], ResponseChunks) -> JSONArrayStream<ResponseChunks, T>
+    ) {
+        self.service = service
+        self.path = path
+        self.query = query
+        self.decoder = decoder
+    }
+
+    func next() async throws -> T? {
+        guard !finished else { return nil }
+        let operation = "read \(path)"
+        do {
+            while true {
+                if var elements = iterator, let page {
+                    let element: T?
+                    do {
+                        element = try await elements.next(isolation: self)
+                    } catch {
+                        throw ODataError.payload(error, url: page.url, operation: operation)
+                    }
+                    iterator = elements
+                    if let element { return element }
+                    iterator = nil
+                    self.page = nil
+                    link = page.stream.envelope.map(reader.envelope)?.nextLink.map { service.url(absolute: $0) }
+                }
+                if !started {
+                    started = true
+                    let version = try await service.version()
+                    reader = ODataPayloadReader(version: version)
+                    link = service.url(path: path.text(for: version), query: try query.queryString(for: version))
+                }
+                guard let url = link else {
+                    finished = true
+                    return nil
+                }
+                link = nil
+                try Task.checkCancellation()
+                let chunks = try await service.stream(
+                    service.request(.get, url, version: reader.version, operation: operation))
+                let stream = decoder(reader.collectionPath, chunks)
+                page = (url, stream)
+                iterator = stream.makeAsyncIterator()
+            }
+        } catch {
+            finished = true
+            iterator = nil
+            page = nil
+            throw error
         }
     }
 }

@@ -33,3 +33,21 @@ public struct AutomaticTransport: HTTPTransport {
         try await transport(for: request.url).perform(request)
     }
 }
+
+extension AutomaticTransport: HTTPStreamingTransport {
+    /// Streams through the transport for the URL; one that cannot stream reads the body first and hands it over
+    /// as one chunk.
+    public func performStreaming(
+        _ request: TransportRequest, into channel: ResponseBodyChannel
+    ) async throws -> TransportResponse {
+        let transport = transport(for: request.url)
+        if let streaming = transport as? any HTTPStreamingTransport {
+            return try await streaming.performStreaming(request, into: channel)
+        }
+        var response = try await transport.perform(request)
+        _ = try channel.offer(response.body)
+        channel.finish()
+        response.body = Data()
+        return response
+    }
+}

@@ -39,7 +39,13 @@ extension SocketExchange {
     func readBody(of head: HTTP1ResponseHead, from reader: SocketReader) throws -> Outcome {
         let framing = try HTTP1BodyFraming(head: head, method: request.method)
         let expected = framing.expectedLength
-        let sink = try SocketResponseSink(destination: request.destination, expectedLength: expected)
+        let sink =
+            if let channel {
+                SocketResponseSink(channel: channel)
+            } else {
+                try SocketResponseSink(destination: request.destination, expectedLength: expected)
+            }
+        onHead?(TransportResponse(status: head.status, headers: head.headers, bodyLength: expected ?? 0))
         do {
             switch framing {
             case .none: break

@@ -10,6 +10,9 @@ final class SocketExchange: Sendable {
     let endpoint: SocketEndpoint
     let configuration: SocketTransport.Configuration
     let pool: SocketConnectionPool
+    /// For streamed responses: where the body goes, and who gets the head as soon as it is read.
+    let channel: ResponseBodyChannel?
+    let onHead: (@Sendable (TransportResponse) -> Void)?
 
     private struct State {
         var cancelled = false
@@ -24,11 +27,14 @@ final class SocketExchange: Sendable {
     }
 
     init(
-        request: TransportRequest, configuration: SocketTransport.Configuration, pool: SocketConnectionPool
+        request: TransportRequest, configuration: SocketTransport.Configuration, pool: SocketConnectionPool,
+        channel: ResponseBodyChannel? = nil, onHead: (@Sendable (TransportResponse) -> Void)? = nil
     )
         throws(HTTPError)
     {
         self.request = request
+        self.channel = channel
+        self.onHead = onHead
         self.configuration = configuration
         self.pool = pool
         endpoint = try SocketEndpoint(url: request.url)
@@ -106,8 +112,8 @@ final class SocketExchange: Sendable {
         let headLimit = configuration.maximumResponseHeaderBytes
         let capacity: Int
         switch request.destination {
-        case .file: capacity = max(configuration.bufferSize, headLimit + 1)
-        case .memory: capacity = max(64 * 1024, headLimit + 1)
+        case .file where channel == nil: capacity = max(configuration.bufferSize, headLimit + 1)
+        case .memory, .file: capacity = max(64 * 1024, headLimit + 1)
         }
         let reader = SocketReader(fd: fd, capacity: capacity)
         var sent: Int64 = 0

@@ -6,6 +6,7 @@ final class SocketResponseSink {
     private enum Target {
         case memory(limit: Int)
         case file(fd: Int32, path: String)
+        case stream(ResponseBodyChannel)
         case closed
     }
 
@@ -32,6 +33,9 @@ final class SocketResponseSink {
         }
     }
 
+    /// A sink that hands each buffer to a streamed response's consumer, waiting while its buffer is full.
+    init(channel: ResponseBodyChannel) { target = .stream(channel) }
+
     deinit {
         if case .file(let fd, _) = target { SocketPlatform.close(fd) }
     }
@@ -52,6 +56,8 @@ final class SocketResponseSink {
                 }
                 offset += written
             }
+        case .stream(let channel):
+            try channel.push(Data(bytes))
         case .closed:
             return
         }

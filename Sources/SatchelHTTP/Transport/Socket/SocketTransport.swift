@@ -83,3 +83,38 @@ public final class SocketTransport: HTTPTransport {
         }
     }
 }
+
+extension SocketTransport: HTTPStreamingTransport {
+    /// Returns once the head has arrived; the exchange's thread then pushes the body into `channel`, waiting while
+    /// the consumer is behind, and the connection goes back to the pool only when the body was read to its end.
+    public func performStreaming(
+        _ request: TransportRequest, into channel: ResponseBodyChannel
+    ) async throws -> TransportResponse {
+        if Task.isCancelled { throw SocketExchange.cancelledError }
+        let delivery = HeadDelivery()
+        let exchange = try SocketExchange(
+            request: request, configuration: configuration, pool: pool, channel: channel,
+            onHead: { delivery.resume(.success($0)) }
+        )
+        channel.setOnCancel { exchange.cancel() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                delivery.attach(continuation)
+                let thread = Thread {
+                    switch exchange.run() {
+                    case .success(let response):
+                        delivery.resume(.success(response))
+                        channel.finish()
+                    case .failure(let error):
+                        delivery.resume(.failure(error))
+                        channel.finish(throwing: error)
+                    }
+                }
+                thread.name = "satchel.http.socket"
+                thread.start()
+            }
+        } onCancel: {
+            exchange.cancel()
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import SatchelHTTP
+import SatchelJSON
+import SatchelOData
+
+/// One row measured in a process of its own, so that its peak RSS is its own: prints
+/// `{"seconds": median, "entities": n, "rssMB": VmHWM}` on stdout.
+enum Worker {
+    static func run(kind: String, baseURL: String, pages: Int, runs: Int) async throws {
+        let url = URL(string: baseURL + "/p\(pages)")!
+        let seconds: Double
+        var entities = 0
+        switch kind {
+        case "satchel-pull":
+            let service = makeService(url)
+            seconds = try await Measure.median(runs: runs) {
+                var count = 0
+                var checksum: Int64 = 0
+                for try await product in service.entities("Products", pullDecoding: Product.self) {
+                    count += 1
+                    checksum &+= Int64(product.ID)
+                }
+                consume(checksum)
+                entities = count
+            }
+        case "satchel-dynamic":
+            let service = makeService(url)
+            seconds = try await Measure.median(runs: runs) {
+                var count = 0
+                for try await entity in service.entities("Products") {
+                    count += 1
+                    consume(entity)
+                }
+                entities = count
+            }
+        case "satchel-pull-memory", "foundation-decoder", "foundation-serialization":
+            let bodies = try await download(url, pages: pages)
+            seconds = try await Measure.median(runs: runs) {
+                entities = try decodeInMemory(kind, bodies)
+            }
+        default:
+            throw BenchmarkError("unknown worker kind \(kind)")
+        }
+        print(
+            String(
+                format: #"{"seconds": %.6f, "entities": %d, "rssMB": %.1f}"#, seconds, entities,
+                Measure.peakRSSMegabytes() ?? 0))
+    }
+
+    static func makeService(_ url: URL) -> ODataService {
+        ODataService(configuration: .init(serviceURL: url, version: .v4), transport: SocketTransport())
+    }
+
+    /// Every page's bytes, following the next links (not timed).
+    static func download(_ url: URL, pages: Int) async throws -> [Data] {
+        let client = HTTPClient(transport: SocketTransport())
+        var bodies: [Data] = []
+        var next: URL? = URL(string: url.absoluteString + "/Products")
+        while let link = next {
+            let body = try await client.send(HTTPRequest(url: link)).body
+            bodies.append(body)
+            let document = try JSONValue(parsing: body)
+            next = document["@odata.nextLink"]?.stringValue.flatMap(URL.init(string:))
+        }
+        return bodies
+    }
+
+    static func decodeInMemory(_ kind: String, _ bodies: [Data]) throws -> Int {
+        var count = 0
+        for body in bodies {
+            switch kind {
+            case "satchel-pull-memory":
+                var parser = JSONArrayStreamParser(path: ["value"])
+                try parser.append(body) { reader in
+                    consume(try Product(from: &reader))
+                    count += 1
+                }
+                consume(try parser.finish())
+            case "foundation-decoder":
+                let page = try foundationDecoder.decode(FoundationPage.self, from: body)
+                count += page.value.count
+                consume(page)
+            default:
+                let object = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+                let value = object?["value"] as? [[String: Any]] ?? []
+                count += value.count
+                consume(object?["@odata.nextLink"] as? String)
+            }
+        }
+        return count
+    }
+
+    static let foundationDecoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let plain = ISO8601DateFormatter()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            if let date = plain.date(from: text) ?? fractional.date(from: text) { return date }
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: text))
+        }
+        return decoder
+    }()
+}
+
+/// The same entity for Foundation's `JSONDecoder`.
+struct FoundationProduct: Decodable {
+    var ID: Int32
+    var Name: String
+    var Description: String
+    var Price: Decimal
+    var Quantity: Int64
+    var InStock: Bool
+    var ReleaseDate: String
+    var ModifiedAt: Date
+    var ProductGuid: UUID
+    var Discontinued: Date?
+}
+
+struct FoundationPage: Decodable {
+    var value: [FoundationProduct]
+    var nextLink: String?
+    enum CodingKeys: String, CodingKey {
+        case value
+        case nextLink = "@odata.nextLink"
+    }
+}
+
+enum Measure {
+    /// Runs `body` `runs` times after one warm-up; the median wall time in seconds.
+    static func median(runs: Int, _ body: () async throws -> Void) async rethrows -> Double {
+        try await body()
+        var times: [Double] = []
+        for _ in 0..<max(1, runs) {
+            let start = ContinuousClock.now
+            try await body()
+            let elapsed = ContinuousClock.now - start
+            times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
+        times.sort()
+        return times[times.count / 2]
+    }
+
+    /// Peak resident set size of this process (VmHWM), in MB.
+    static func peakRSSMegabytes() -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return (line.split(separator: " ").compactMap { Double($0) }.first ?? 0) / 1024
+        }
+        return nil
+    }
+}
+
+/// Keeps results alive so the optimizer cannot drop the work.
+nonisolated(unsafe) var blackHole = 0
+
+@inline(never)
+func consume<T>(_ value: T) {
+    withUnsafeBytes(of: value) { blackHole &+= $0.count }
+}
