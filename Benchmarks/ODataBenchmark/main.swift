@@ -15,7 +15,7 @@ var pageSize = 1_000
 var runs = 5
 var largePages = 400
 var python = ProcessInfo.processInfo.environment["SATCHEL_PEERS_VENV"].map { $0 + "/bin/python" }
-    ?? "/work/main/.venv-peers/bin/python"
+    ?? FileManager.default.currentDirectoryPath + "/.venv-peers/bin/python"
 var runPython = true
 var only: String?
 var worker: String?

@@ -118,7 +118,7 @@ extension ODataPayloadReader {
             }
             throw fail()
         case .string: if let text { return .string(text) }
-        case .guid: if let text, let uuid = UUID(uuidString: text) { return .guid(uuid) }
+        case .guid: if let text, let uuid = ODataGUID.parse(text) { return .guid(uuid) }
         case .date: if let text { return .date(text) }
         case .dateTime, .dateTimeOffset:
             guard let text else { throw fail() }
