@@ -1,0 +1,67 @@
+import Foundation
+
+/// The odatapy (5.3.0) in-memory reference service on 127.0.0.1 on a free port, serving the committed model
+/// `Tests/Peers/odata_v4_service.xml` with seeded data through `Tests/Peers/odata_v4_service.py`: OData V4 with
+/// server-driven paging, change tracking, media entities, ETags, actions and functions, `$batch` in both formats.
+///
+/// ```swift
+/// let peer = try await ODataPyServer.start()
+/// let url = peer.serviceURL   // http://127.0.0.1:41234/odata
+/// …
+/// peer.stop()
+/// ```
+public final class ODataPyServer: Sendable {
+    private let peer: PeerProcess
+    /// The maximum page size the service pages collections with.
+    public let maxPageSize: Int
+
+    private init(peer: PeerProcess, maxPageSize: Int) {
+        self.peer = peer
+        self.maxPageSize = maxPageSize
+    }
+
+    /// Starts the service and waits (at most `timeout`) until `$metadata` answers.
+    ///
+    /// - Parameters:
+    ///   - maxPageSize: the server's page size for collections (`--page-size`).
+    ///   - script: the service script; the committed `Tests/Peers/odata_v4_service.py` by default.
+    /// - Throws: ``ODataPeerError`` when the virtual environment is missing (run `scripts/test`), or the script
+    ///   exits or does not answer in time (its standard error is in the message).
+    public static func start(maxPageSize: Int = 20, script: URL? = nil, timeout: Duration = .seconds(20))
+        async throws -> ODataPyServer
+    {
+        let script = script ?? ODataPeers.scriptsFolder.appendingPathComponent("odata_v4_service.py")
+        guard FileManager.default.fileExists(atPath: script.path) else {
+            throw ODataPeerError(message: "the odatapy service script is missing: \(script.path)")
+        }
+        let path = script.path
+        let peer = try await PeerProcess.start(
+            name: "odatapy",
+            body: "import runpy\nsys.argv[0] = \(pythonString(path))\nrunpy.run_path(sys.argv[0], run_name='__main__')",
+            arguments: { port in ["--port", String(port), "--page-size", String(maxPageSize)] },
+            readyPath: "/odata/$metadata", timeout: timeout)
+        return ODataPyServer(peer: peer, maxPageSize: maxPageSize)
+    }
+
+    /// The TCP port on 127.0.0.1.
+    public var port: Int { peer.port }
+
+    /// `http://127.0.0.1:<port>` (no trailing slash).
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(peer.port)")! }
+
+    /// The service root: `<baseURL>/odata`.
+    public var serviceURL: URL { baseURL.appendingPathComponent("odata") }
+
+    /// Whether the process still runs.
+    public var isRunning: Bool { peer.isRunning }
+
+    /// What the service printed on standard error so far (its last 4 KB).
+    public var output: String { peer.output }
+
+    /// Stops the service (lifeline, SIGTERM, SIGKILL). Safe to call more than once; also done on deinit.
+    public func stop() { peer.stop() }
+
+    private static func pythonString(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+}
