@@ -110,8 +110,9 @@ struct ProxyRenderer {
 
     private func renderStruct(_ type: StructModel, _ out: inout SwiftWriter) {
         var doc = (type.isEntity ? "Entity type `" : "Complex type `") + type.qualifiedName + "`"
-        if let base = type.baseType { doc += " (derived from `\(base)`; inherited properties included)" }
-        doc += type.sets.isEmpty ? "." : " — " + type.sets.map { "`\($0)`" }.joined(separator: ", ") + "."
+        if let base = type.baseType { doc += ",\nderived from `\(base)` (inherited properties included)" }
+        doc += "."
+        if !type.sets.isEmpty { doc += "\n\nIn " + type.sets.map { "`\($0)`" }.joined(separator: ", ") + "." }
         out.doc(doc)
         let proxy = type.isEntity && !type.key.isEmpty ? "ODataEntityProxy" : "ODataStructuredProxy"
         out.block("\(access)struct \(type.swiftName): Codable, Sendable, Equatable, \(proxy)") { out in
@@ -171,7 +172,14 @@ struct ProxyRenderer {
                     out.line(".single(\(part.kind.literal(part.swiftName) ?? ".null"))")
                 } else {
                     let parts = type.key.map { "(\"\($0.wireName)\", \($0.kind.literal($0.swiftName) ?? ".null"))" }
-                    out.wrapped("ODataKey", ["parts: [" + parts.joined(separator: ", ") + "]"], "")
+                    let single = "ODataKey(parts: [" + parts.joined(separator: ", ") + "])"
+                    if out.fits(single) {
+                        out.line(single)
+                    } else {
+                        out.scope("ODataKey(parts: [", "])") { out in
+                            for part in parts { out.line(part + ",") }
+                        }
+                    }
                 }
             }
         }
@@ -198,7 +206,7 @@ struct ProxyRenderer {
                         for property in type.properties {
                             let read = property.kind.read("reader")
                             let value = property.isOptional ? "try reader.readNil() ? nil : \(read)" : "try \(read)"
-                            out.line("case \"\(property.wireName)\": \(property.swiftName) = \(value)")
+                            out.split("case \"\(property.wireName)\":", "\(property.swiftName) = \(value)")
                         }
                         out.line("default: break")
                         out.line("}")
@@ -221,8 +229,12 @@ struct ProxyRenderer {
                 for property in type.properties {
                     let value = property.kind.odataValue(property.swiftName, version: model.version)
                     if property.isOptional {
-                        out.line(
-                            "if let \(property.swiftName) { properties[\"\(property.wireName)\"] = \(value) }")
+                        let assignment = "properties[\"\(property.wireName)\"] = \(value)"
+                        if out.fits("if let \(property.swiftName) { \(assignment) }") {
+                            out.line("if let \(property.swiftName) { \(assignment) }")
+                        } else {
+                            out.block("if let \(property.swiftName)") { out in out.line(assignment) }
+                        }
                     } else {
                         out.line("properties[\"\(property.wireName)\"] = \(value)")
                     }
@@ -235,6 +247,7 @@ struct ProxyRenderer {
     private func renderNavigation(_ type: StructModel, _ out: inout SwiftWriter) {
         out.block("extension ODataTypedEntity where Entity == \(type.swiftName)") { out in
             for navigation in type.navigation {
+                out.line("")
                 let target = navigation.targetSwiftName
                 out.doc("Navigation property `\(navigation.wireName)`.")
                 if navigation.isCollection {
@@ -308,8 +321,14 @@ struct ProxyRenderer {
                 : value
             return "\"\(parameter.wireName)\": \(optional)"
         }
+        let single = "    try await service.call(\"\(operation.wireName)\", parameters: [\(arguments.joined(separator: ", "))])"
         if arguments.isEmpty {
             out.line("    try await service.call(\"\(operation.wireName)\")")
+        } else if out.fits(single) {
+            out.line(single)
+        } else if arguments.count == 1 {
+            out.line("    try await service.call(")
+            out.line("        \"\(operation.wireName)\", parameters: [\(arguments[0])])")
         } else {
             out.line("    try await service.call(")
             out.line("        \"\(operation.wireName)\",")

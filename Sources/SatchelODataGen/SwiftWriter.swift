@@ -29,7 +29,9 @@ struct SwiftWriter {
 
     /// Writes a `///` comment, one line per line of `text`.
     mutating func doc(_ text: String) {
-        for part in text.split(separator: "\n", omittingEmptySubsequences: false) { line("/// " + part) }
+        for part in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            line(part.isEmpty ? "///" : "/// " + part)
+        }
     }
 
     /// A call or declaration head whose arguments are wrapped when the line would pass 120 columns:
@@ -49,6 +51,22 @@ struct SwiftWriter {
         level -= 1
         line(")" + suffix)
     }
+
+    /// `head tail` on one line, or `tail` on the next line one level deeper when that would pass 120 columns.
+    mutating func split(_ head: String, _ tail: String) {
+        let indent = String(repeating: "    ", count: level)
+        if indent.count + head.count + 1 + tail.count <= 120 {
+            line(head + " " + tail)
+        } else {
+            line(head)
+            level += 1
+            line(tail)
+            level -= 1
+        }
+    }
+
+    /// Whether `text` fits on one line at the current indentation.
+    func fits(_ text: String) -> Bool { level * 4 + text.count <= 120 }
 
     var text: String { lines.joined(separator: "\n") + "\n" }
 }
