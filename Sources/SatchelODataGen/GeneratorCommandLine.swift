@@ -45,7 +45,9 @@ public struct GeneratorCommandLine: Sendable, Hashable {
             default: throw GeneratorError("unknown argument \(argument)\n\(Self.usage)")
             }
         }
-        guard let metadata, let output else { throw GeneratorError("--metadata and --output are required\n\(Self.usage)") }
+        guard let metadata, let output else {
+            throw GeneratorError("--metadata and --output are required\n\(Self.usage)")
+        }
         self.metadataPath = metadata
         self.outputPath = output
         self.options = options

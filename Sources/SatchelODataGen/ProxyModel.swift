@@ -158,7 +158,8 @@ struct ProxyModel {
         let name = metadata.resolve(type.name)
         if let primitive = type.primitive {
             if primitive == .stream {
-                diagnostics.append(.init(.note, "Edm.Stream properties are not generated (read them as media)", at: location))
+                diagnostics.append(
+                    .init(.note, "Edm.Stream properties are not generated (read them as media)", at: location))
                 return nil
             }
             element = .primitive(primitive)
@@ -169,7 +170,8 @@ struct ProxyModel {
             }
             element = .primitive(primitive)
         } else if let enumType = metadata.enumType(named: name), let swiftName = typeNames[enumType.qualifiedName] {
-            element = .enumeration(swiftName: swiftName, qualifiedName: enumType.qualifiedName, isFlags: enumType.isFlags)
+            element = .enumeration(
+                swiftName: swiftName, qualifiedName: enumType.qualifiedName, isFlags: enumType.isFlags)
         } else if metadata.complexType(named: name) != nil, let swiftName = typeNames[name] {
             element = .complex(swiftName)
         } else {
@@ -350,7 +352,8 @@ struct ProxyModel {
         {
             diagnostics.append(
                 .init(
-                    .note, "bound \(operation.kind.rawValue.lowercased()) \(operation.name) is not generated: "
+                    .note,
+                    "bound \(operation.kind.rawValue.lowercased()) \(operation.name) is not generated: "
                         + "call it with ODataService.call(_:parameters:boundTo:)",
                     at: "\(operation.kind.rawValue)(\(operation.qualifiedName))"))
             skipped.append(operation.qualifiedName)

@@ -84,7 +84,8 @@ struct ProxyRenderer {
                 ) { out in
                     out.block("guard let member = Self.members.first(where: { $0.0 == name }) else") { out in
                         out.line(
-                            "throw JSONError(code: .invalidValue, message: \"not a \(type.swiftName) member: \\(name)\")")
+                            "throw JSONError(code: .invalidValue, message: \"not a \(type.swiftName) member: \\(name)\")"
+                        )
                     }
                     out.line("value |= member.1")
                 }
@@ -321,7 +322,8 @@ struct ProxyRenderer {
                 : value
             return "\"\(parameter.wireName)\": \(optional)"
         }
-        let single = "    try await service.call(\"\(operation.wireName)\", parameters: [\(arguments.joined(separator: ", "))])"
+        let single =
+            "    try await service.call(\"\(operation.wireName)\", parameters: [\(arguments.joined(separator: ", "))])"
         if arguments.isEmpty {
             out.line("    try await service.call(\"\(operation.wireName)\")")
         } else if out.fits(single) {

@@ -22,8 +22,9 @@ struct GWSampleProxyTests {
                 && Product.Fields.taxTarifCode != 2)
         let text = try query.queryString(for: .v2)
         #expect(text.contains("Price gt 10M and Category eq 'Notebooks' and TaxTarifCode ne 2"), "\(text)")
-        #expect(try ODataQuery().filter(Product.Fields.name.startsWith("Note")).queryString(for: .v2)
-            .contains("startswith(Name,'Note')"))
+        #expect(
+            try ODataQuery().filter(Product.Fields.name.startsWith("Note")).queryString(for: .v2)
+                .contains("startswith(Name,'Note')"))
         #expect(Product.Key(productID: "HT-1000").odataKey.predicate(for: .v2) == "('HT-1000')")
     }
 
@@ -38,7 +39,8 @@ struct GWSampleProxyTests {
         #expect(expensive.allSatisfy { ($0.price ?? 0) > 1000 && $0.currencyCode == "EUR" })
         #expect(expensive.map { $0.price ?? 0 } == expensive.map { $0.price ?? 0 }.sorted())
         let all = try await api.productSet.all()
-        #expect(Int64(all.count) == (try await api.productSet.count()))
+        let count = try await api.productSet.count()
+        #expect(Int64(all.count) == count)
         #expect(all.count > expensive.count)
 
         let first = try #require(expensive.first)

@@ -79,7 +79,9 @@ public struct ODataTypedEntity<Entity: ODataEntityProxy>: Sendable {
     }
 
     /// Updates the entity (merge by default: `nil` properties are left alone).
-    public func update(_ entity: Entity, method: ODataUpdateMethod = .merge, ifMatch etag: String? = nil)
+    public func update(
+        _ entity: Entity, method: ODataUpdateMethod = .merge, ifMatch etag: String? = nil
+    )
         async throws
     {
         try await service.update(path, with: entity, method: method, ifMatch: etag)
@@ -91,7 +93,9 @@ public struct ODataTypedEntity<Entity: ODataEntityProxy>: Sendable {
     }
 
     /// A to-many navigation property of this entity (generated accessors call this).
-    public func collection<Target>(_ navigation: String, of type: Target.Type = Target.self)
+    public func collection<Target>(
+        _ navigation: String, of type: Target.Type = Target.self
+    )
         -> ODataTypedCollection<Target>
     {
         ODataTypedCollection<Target>(service: service, path: path.navigate(navigation))
