@@ -217,6 +217,9 @@ struct ProxyRenderer {
                     let name = SwiftNames.bare(property.swiftName)
                     if property.isOptional {
                         out.line("self.\(name) = \(property.swiftName)")
+                    } else if case .collection = property.kind {
+                        // A collection left out (`$select`, or a server that omits empty ones) reads as empty.
+                        out.line("self.\(name) = \(property.swiftName) ?? []")
                     } else {
                         out.line(
                             "self.\(name) = try reader.required(\(property.swiftName), \"\(property.wireName)\")")

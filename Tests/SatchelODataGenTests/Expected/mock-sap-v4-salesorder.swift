@@ -226,7 +226,7 @@ extension SalesOrderHeaderPartnerType {
         self.referenceBusinessPartner = referenceBusinessPartner
         self.addressID = addressID
         self.vatRegistration = vatRegistration
-        self.sapMessages = try reader.required(sapMessages, "SAP__Messages")
+        self.sapMessages = sapMessages ?? []
     }
 
     /// The properties to send; `nil` optionals are left out.
@@ -429,7 +429,7 @@ extension SalesOrderHeaderPrElementType {
         self.conditionCategory = conditionCategory
         self.conditionIsManuallyChanged = conditionIsManuallyChanged
         self.transactionCurrency = transactionCurrency
-        self.sapMessages = try reader.required(sapMessages, "SAP__Messages")
+        self.sapMessages = sapMessages ?? []
     }
 
     /// The properties to send; `nil` optionals are left out.
@@ -654,7 +654,7 @@ extension SalesOrderItemPrElementType {
         self.conditionCategory = conditionCategory
         self.conditionIsManuallyChanged = conditionIsManuallyChanged
         self.transactionCurrency = transactionCurrency
-        self.sapMessages = try reader.required(sapMessages, "SAP__Messages")
+        self.sapMessages = sapMessages ?? []
     }
 
     /// The properties to send; `nil` optionals are left out.
@@ -909,7 +909,7 @@ extension SalesOrderItemType {
         self.plant = plant
         self.shippingPoint = shippingPoint
         self.requestedDeliveryDate = requestedDeliveryDate
-        self.sapMessages = try reader.required(sapMessages, "SAP__Messages")
+        self.sapMessages = sapMessages ?? []
     }
 
     /// The properties to send; `nil` optionals are left out.
@@ -1294,7 +1294,7 @@ extension SalesOrderPartnerAddressType {
         self.faxNumberCountry = faxNumberCountry
         self.faxAreaCodeSubscriberNumber = faxAreaCodeSubscriberNumber
         self.faxExtensionNumber = faxExtensionNumber
-        self.sapMessages = try reader.required(sapMessages, "SAP__Messages")
+        self.sapMessages = sapMessages ?? []
     }
 
     /// The properties to send; `nil` optionals are left out.
@@ -1448,7 +1448,7 @@ extension SalesOrderTextType {
         self.language = try reader.required(language, "Language")
         self.longTextID = try reader.required(longTextID, "LongTextID")
         self.longText = longText
-        self.sapMessages = try reader.required(sapMessages, "SAP__Messages")
+        self.sapMessages = sapMessages ?? []
     }
 
     /// The properties to send; `nil` optionals are left out.
@@ -1747,7 +1747,7 @@ extension SalesOrderType {
         self.createdByUser = createdByUser
         self.creationDate = creationDate
         self.lastChangeDate = lastChangeDate
-        self.sapMessages = try reader.required(sapMessages, "SAP__Messages")
+        self.sapMessages = sapMessages ?? []
     }
 
     /// The properties to send; `nil` optionals are left out.

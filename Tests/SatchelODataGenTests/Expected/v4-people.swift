@@ -393,8 +393,8 @@ extension Employee {
         self.userName = try reader.required(userName, "UserName")
         self.firstName = try reader.required(firstName, "FirstName")
         self.lastName = lastName
-        self.emails = try reader.required(emails, "Emails")
-        self.addressInfo = try reader.required(addressInfo, "AddressInfo")
+        self.emails = emails ?? []
+        self.addressInfo = addressInfo ?? []
         self.gender = gender
         self.concurrency = try reader.required(concurrency, "Concurrency")
         self.budget = budget
@@ -713,8 +713,8 @@ extension Person {
         self.userName = try reader.required(userName, "UserName")
         self.firstName = try reader.required(firstName, "FirstName")
         self.lastName = lastName
-        self.emails = try reader.required(emails, "Emails")
-        self.addressInfo = try reader.required(addressInfo, "AddressInfo")
+        self.emails = emails ?? []
+        self.addressInfo = addressInfo ?? []
         self.gender = gender
         self.concurrency = try reader.required(concurrency, "Concurrency")
         self.budget = budget
@@ -848,7 +848,7 @@ extension Trip {
         self.tripId = try reader.required(tripId, "TripId")
         self.ownerName = ownerName
         self.name = name
-        self.tags = try reader.required(tags, "Tags")
+        self.tags = tags ?? []
     }
 
     /// The properties to send; `nil` optionals are left out.
