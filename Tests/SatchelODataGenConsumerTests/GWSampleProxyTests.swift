@@ -20,7 +20,7 @@ struct GWSampleProxyTests {
         let query = ODataQuery().filter(
             Product.Fields.price > 10 && Product.Fields.category == "Notebooks"
                 && Product.Fields.taxTarifCode != 2)
-        let text = try query.queryString(for: .v2)
+        let text = try query.queryString(for: .v2).removingPercentEncoding ?? ""
         #expect(text.contains("Price gt 10M and Category eq 'Notebooks' and TaxTarifCode ne 2"), "\(text)")
         #expect(
             try ODataQuery().filter(Product.Fields.name.startsWith("Note")).queryString(for: .v2)
@@ -84,7 +84,7 @@ struct SalesOrderV4ProxyTests {
         let api = ApiSalesorderContainerService(service: ODataService(configuration: configuration))
 
         let query = ODataQuery().filter(SalesOrderType.Fields.totalNetAmount > 1000).top(5)
-        #expect(try query.queryString(for: .v4).contains("TotalNetAmount gt 1000"))
+        #expect(try query.queryString(for: .v4).contains("TotalNetAmount%20gt%201000"))
         let orders = try await api.salesOrder.all(query)
         #expect(!orders.isEmpty && orders.count <= 5)
         #expect(orders.allSatisfy { ($0.totalNetAmount ?? 0) > 1000 })
