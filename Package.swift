@@ -16,10 +16,14 @@ let package = Package(
         .library(name: "SatchelXML", targets: ["SatchelXML"]),
         .library(name: "SatchelCMIS", targets: ["SatchelCMIS"]),
         .library(name: "SatchelOData", targets: ["SatchelOData"]),
+        .library(name: "SatchelODataGen", targets: ["SatchelODataGen"]),
         .library(name: "SatchelCMISQL", targets: ["SatchelCMISQL"]),
         .library(name: "SatchelRepository", targets: ["SatchelRepository"]),
         .library(name: "SatchelServer", targets: ["SatchelServer"]),
         .executable(name: "satchel", targets: ["satchel"]),
+        .executable(name: "satchel-odata-gen", targets: ["satchel-odata-gen"]),
+        .plugin(name: "SatchelODataGenPlugin", targets: ["SatchelODataGenPlugin"]),
+        .plugin(name: "SatchelODataGenCommand", targets: ["SatchelODataGenCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -53,6 +57,9 @@ let package = Package(
             dependencies: ["SatchelHTTP", "SatchelJSON", "SatchelXML"],
             swiftSettings: swiftSettings
         ),
+
+        // Typed proxies from $metadata (satchel odata generate, satchel-odata-gen, the plugins).
+        .target(name: "SatchelODataGen", dependencies: ["SatchelOData"], swiftSettings: swiftSettings),
 
         // MARK: Repository server (satchel serve)
         // CMIS QL: parser and evaluator, no I/O.
@@ -96,10 +103,27 @@ let package = Package(
                 "SatchelHTTP",
                 "SatchelCMIS",
                 "SatchelServer",
+                "SatchelOData",
+                "SatchelODataGen",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
+        ),
+        // The generator alone, for the build-tool plugin (so plugins never build the server).
+        .executableTarget(name: "satchel-odata-gen", dependencies: ["SatchelODataGen"], swiftSettings: swiftSettings),
+        .plugin(
+            name: "SatchelODataGenPlugin",
+            capability: .buildTool(),
+            dependencies: ["satchel-odata-gen"]
+        ),
+        .plugin(
+            name: "SatchelODataGenCommand",
+            capability: .command(
+                intent: .custom(verb: "generate-odata-proxies", description: "Generate Swift proxies from $metadata"),
+                permissions: [.writeToPackageDirectory(reason: "Writes the generated Swift files")]
+            ),
+            dependencies: ["satchel-odata-gen"]
         ),
 
         // MARK: Test support and tests
@@ -136,6 +160,19 @@ let package = Package(
             dependencies: ["SatchelOData", "SatchelTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SatchelODataGenTests",
+            dependencies: ["SatchelODataGen", "SatchelOData"],
+            exclude: ["Expected"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SatchelODataGenConsumerTests",
+            dependencies: ["SatchelOData", "SatchelJSON", "SatchelHTTP", "SatchelTestSupport"],
+            swiftSettings: swiftSettings,
+            plugins: ["SatchelODataGenPlugin"]
         ),
         .testTarget(
             name: "SatchelCMISQLTests",
@@ -178,7 +215,8 @@ let package = Package(
             dependencies: ["SatchelOData", "SatchelHTTP", "SatchelJSON"],
             path: "Benchmarks/ODataBenchmark",
             exclude: ["baseline.py"],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["SatchelODataGenPlugin"]
         ),
         .executableTarget(
             name: "TransferBenchmark",

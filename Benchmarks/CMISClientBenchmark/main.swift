@@ -18,7 +18,9 @@ struct BenchmarkError: Error, CustomStringConvertible {
 /// The page size both clients use to list the folder.
 let pageSize = 1000
 
-func connect(url: String, user: String, password: String, binding: SessionParameters.Binding) async throws
+func connect(
+    url: String, user: String, password: String, binding: SessionParameters.Binding
+) async throws
     -> CMISSession
 {
     guard let base = URL(string: url) else { throw BenchmarkError("not a URL: \(url)") }

@@ -113,3 +113,8 @@ final class LoopbackServer: Sendable {
         return true
     }
 }
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

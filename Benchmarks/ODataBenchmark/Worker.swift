@@ -18,7 +18,7 @@ enum Worker {
                 var checksum: Int64 = 0
                 for try await product in service.entities("Products", pullDecoding: Product.self) {
                     count += 1
-                    checksum &+= Int64(product.ID)
+                    checksum &+= Int64(product.id)
                 }
                 consume(checksum)
                 entities = count

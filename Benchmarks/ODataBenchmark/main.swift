@@ -14,7 +14,8 @@ var entityCount = 100_000
 var pageSize = 1_000
 var runs = 5
 var largePages = 400
-var python = ProcessInfo.processInfo.environment["SATCHEL_PEERS_VENV"].map { $0 + "/bin/python" }
+var python =
+    ProcessInfo.processInfo.environment["SATCHEL_PEERS_VENV"].map { $0 + "/bin/python" }
     ?? FileManager.default.currentDirectoryPath + "/.venv-peers/bin/python"
 var runPython = true
 var only: String?
@@ -84,12 +85,15 @@ let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendi
 @MainActor func pythonRow(_ name: String, _ mode: String, note: String) -> Row {
     Row(
         name: name, pages: pageCount, note: note,
-        command: [python, script, "--mode", mode, "--url", server.baseURL, "--pages", "\(pageCount)", "--runs", "\(runs)"])
+        command: [
+            python, script, "--mode", mode, "--url", server.baseURL, "--pages", "\(pageCount)", "--runs", "\(runs)",
+        ])
 }
 
 var rows: [Row] = [
     workerRow("Satchel pullDecoding → generated Product", "satchel-pull", pages: pageCount, note: "streamed over HTTP"),
-    workerRow("Satchel pullDecoding → generated Product", "satchel-pull", pages: largePages, note: "streamed over HTTP"),
+    workerRow(
+        "Satchel pullDecoding → generated Product", "satchel-pull", pages: largePages, note: "streamed over HTTP"),
     workerRow("Satchel dynamic ODataEntity", "satchel-dynamic", pages: pageCount, note: "streamed over HTTP"),
     workerRow("Satchel dynamic ODataEntity", "satchel-dynamic", pages: largePages, note: "streamed over HTTP"),
     workerRow("Satchel pull decoding, in memory", "satchel-pull-memory", pages: pageCount, note: "decode only"),

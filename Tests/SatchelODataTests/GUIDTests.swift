@@ -17,7 +17,8 @@ struct GUIDTests {
     @Test(arguments: [
         "", "01234567-89ab-cdef-0123-456789abcde", "01234567-89ab-cdef-0123-456789abcdef0",
         "0123456789ab-cdef-0123-456789abcdef-", "g1234567-89ab-cdef-0123-456789abcdef",
-        "01234567_89ab-cdef-0123-456789abcdef", "{1234567-89ab-cdef-0123-456789abcdef}", "0123456é-89ab-cdef-0123-456789abcd",
+        "01234567_89ab-cdef-0123-456789abcdef", "{1234567-89ab-cdef-0123-456789abcdef}",
+        "0123456é-89ab-cdef-0123-456789abcd",
     ])
     func refusesMalformedText(text: String) {
         #expect(ODataGUID.parse(text) == nil)

@@ -91,7 +91,9 @@ struct StreamingTests {
         case .decodable:
             for try await person in service.entities("People", as: Person.self) { take(person.UserName) }
         case .pullDecoding:
-            for try await person in service.entities("People", pullDecoding: PulledPerson.self) { take(person.userName) }
+            for try await person in service.entities("People", pullDecoding: PulledPerson.self) {
+                take(person.userName)
+            }
         }
         #expect(sawFirstBeforeRest.isSet, "the client waited for the whole page before decoding")
         #expect(names.count == 603)

@@ -233,8 +233,9 @@ extension HTTPClient {
             metadata: ["bytes": "\(response.bodyLength)", "duration": "\(ContinuousClock.now - started)"]
         )
         logger.trace("response headers", metadata: ["headers": "\(response.headers)"])
-        if let streamed = body, !(200..<300).contains(response.status) 
-            || response.headers["Content-Type"]?.lowercased().contains("html") == true
+        if let streamed = body,
+            !(200..<300).contains(response.status)
+                || response.headers["Content-Type"]?.lowercased().contains("html") == true
         {
             // Errors, redirects, refusals and login pages are judged on their body: read it (bounded) now.
             body = nil

@@ -86,6 +86,8 @@ public protocol HTTPStreamingTransport: HTTPTransport {
     /// Sends the request and returns the final head (its `body` empty) once it has arrived; then pushes the body
     /// into `channel` and finishes it, with an ``HTTPError`` if the body is cut short. Cancelling `channel` must
     /// close the connection.
-    func performStreaming(_ request: TransportRequest, into channel: ResponseBodyChannel) async throws
+    func performStreaming(
+        _ request: TransportRequest, into channel: ResponseBodyChannel
+    ) async throws
         -> TransportResponse
 }

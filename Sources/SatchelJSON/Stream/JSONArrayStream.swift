@@ -75,6 +75,26 @@ where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
         }
 
         public mutating func next() async throws -> Element? { try await next(isolation: nil) }
+
+        /// Every element that is complete now (at least one, reading chunks until there is one), or nil at the
+        /// end: for consumers that hand elements on in batches instead of paying an await per element.
+        public mutating func nextBatch(
+            isolation actor: isolated (any Actor)? = #isolation
+        ) async throws
+            -> [Element]?
+        {
+            if next == pending.count {
+                // Reads chunks until an element is complete, and hands out the first one of that batch.
+                guard let first = try await self.next(isolation: actor) else { return nil }
+                var batch = [first]
+                batch.append(contentsOf: pending[next...])
+                next = pending.count
+                return batch
+            }
+            let batch = Array(pending[next...])
+            next = pending.count
+            return batch
+        }
     }
 }
 

@@ -2,8 +2,10 @@ import Foundation
 
 /// Parsing `Edm.Guid` text (`01234567-89ab-cdef-0123-456789abcdef`, either case) without the platform's
 /// `UUID(uuidString:)`, which on Linux goes through `sscanf` and was a tenth of the cost of decoding an entity.
+@usableFromInline
 enum ODataGUID {
     /// The UUID spelled by `text`, or nil when it is not 36 characters of hex digits in 8-4-4-4-12 groups.
+    @usableFromInline
     static func parse(_ text: String) -> UUID? {
         var text = text
         return text.withUTF8 { bytes -> UUID? in

@@ -1,5 +1,6 @@
 import Foundation
 import SatchelJSON
+import Synchronization
 
 extension ODataService {
     /// The entities of a collection decoded into your own `Decodable` type, page by page, each page's array
@@ -40,7 +41,14 @@ extension ODataService {
         decoder: @escaping @Sendable ([String], ResponseChunks) -> JSONArrayStream<ResponseChunks, T>
     ) -> AsyncThrowingStream<T, any Error> {
         let cursor = DecodedPageCursor(service: self, path: path, query: query, decoder: decoder)
-        return AsyncThrowingStream(unfolding: { try await cursor.next() })
+        // The cursor hands over every element decoded from a chunk at once: one actor hop per chunk, not per entity.
+        let buffer = ElementBuffer<T>()
+        return AsyncThrowingStream(unfolding: {
+            if let element = buffer.pop() { return element }
+            guard let batch = try await cursor.nextBatch() else { return nil }
+            buffer.fill(batch)
+            return buffer.pop()
+        })
     }
 
     /// One entity decoded into your own `Decodable` type.
@@ -80,6 +88,23 @@ private struct V2Envelope<T: Decodable>: Decodable {
     let d: T
 }
 
+/// Elements decoded ahead of the consumer, handed out one by one (the stream's unfolding closure is its only user).
+private final class ElementBuffer<T: Sendable>: Sendable {
+    private let state = Mutex<(elements: [T], next: Int)>(([], 0))
+
+    func pop() -> T? {
+        state.withLock { state in
+            guard state.next < state.elements.count else { return nil }
+            defer { state.next += 1 }
+            return state.elements[state.next]
+        }
+    }
+
+    func fill(_ elements: [T]) {
+        state.withLock { $0 = (elements, 0) }
+    }
+}
+
 /// Where ``ODataService/entities(_:query:as:)`` and ``ODataService/entities(_:query:pullDecoding:)`` are: the
 /// page being decoded and the link to the next one.
 private actor DecodedPageCursor<T: Sendable> {
@@ -104,20 +129,20 @@ private actor DecodedPageCursor<T: Sendable> {
         self.decoder = decoder
     }
 
-    func next() async throws -> T? {
+    func nextBatch() async throws -> [T]? {
         guard !finished else { return nil }
         let operation = "read \(path)"
         do {
             while true {
                 if var elements = iterator, let page {
-                    let element: T?
+                    let batch: [T]?
                     do {
-                        element = try await elements.next(isolation: self)
+                        batch = try await elements.nextBatch(isolation: self)
                     } catch {
                         throw ODataError.payload(error, url: page.url, operation: operation)
                     }
                     iterator = elements
-                    if let element { return element }
+                    if let batch { return batch }
                     iterator = nil
                     self.page = nil
                     link = page.stream.envelope.map(reader.envelope)?.nextLink.map { service.url(absolute: $0) }

@@ -79,7 +79,9 @@ public struct StoredObjectColumns: Sendable {
     /// The object, with its property bag decoded from `propertyBag` (the JSON of ``StoredPropertyCodec``).
     ///
     /// - Throws: ``StoredCodingError`` for an unknown base type or an unreadable bag, ACL or id list.
-    public func object(propertyBag: some ContiguousBytes, cache: StoredDecodeCache = .shared) throws(StoredCodingError)
+    public func object(
+        propertyBag: some ContiguousBytes, cache: StoredDecodeCache = .shared
+    ) throws(StoredCodingError)
         -> StoredObject
     {
         guard let baseTypeId = BaseTypeId(rawValue: baseType) else {
@@ -135,7 +137,9 @@ public final class StoredDecodeCache: Sendable {
     }
 
     /// The properties of the bag `bag` stored for object `id`.
-    public func properties(repositoryId: String, id: String, bag: some ContiguousBytes) throws(StoredCodingError)
+    public func properties(
+        repositoryId: String, id: String, bag: some ContiguousBytes
+    ) throws(StoredCodingError)
         -> Properties
     {
         let key = repositoryId + "\u{0}" + id

@@ -48,7 +48,8 @@ struct ServerLogHandlerTests {
         #expect(pipe.drain().isEmpty)
         sink.flush()
         let line = pipe.drain()
-        let pattern = #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ info satchel.access msg="GET \/x 200" path="\/a b" quote="say \\"hi\\"\\n" status=200 user=alice\n$/#
+        let pattern =
+            #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ info satchel.access msg="GET \/x 200" path="\/a b" quote="say \\"hi\\"\\n" status=200 user=alice\n$/#
         #expect(line.wholeMatch(of: pattern) != nil, "got: \(line)")
     }
 
