@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SatchelJSON
 
 /// The entities of one collection response, decoded one by one while its bytes arrive (the `value` or
@@ -32,7 +33,13 @@ where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
         self.type = type
         let path = reader.collectionPath.joined(separator: ".")
         let isV4 = reader.version == .v4
+        // Elements are decoded one after another; the count gives each error its element index (`value[3].ID`).
+        let counter = Mutex(0)
         stream = JSONArrayStream(path: reader.collectionPath, chunks: chunks) { jsonReader in
+            let index = counter.withLock { count in
+                defer { count += 1 }
+                return count
+            }
             let value = try jsonReader.readValue()
             // V4.0 delta payloads may list added and deleted links among the entities; they are not entities.
             if isV4, let context = (value["@odata.context"] ?? value["@context"])?.stringValue,
@@ -40,7 +47,7 @@ where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
             {
                 return nil
             }
-            return try reader.entity(from: value, type: type, at: path)
+            return try reader.entity(from: value, type: type, at: "\(path)[\(index)]")
         }
     }
 

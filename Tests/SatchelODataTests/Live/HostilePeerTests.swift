@@ -124,7 +124,9 @@ struct HostilePeerTests {
             _ = try await Self.service(server, "shape").entities("Products").collect()
         }
         #expect(shape?.code == .invalidPayload)
-        #expect(shape?.location?.contains("value[1].ID") == true || shape?.message.contains("value[1].ID") == true)
+        #expect(
+            shape?.location?.contains("value[1].ID") == true || shape?.message.contains("value[1].ID") == true,
+            "\(String(describing: shape))")
     }
 
     @Test func unknownMetadataConstructsAreDiagnostics() async throws {
