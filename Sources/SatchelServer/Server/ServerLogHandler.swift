@@ -48,9 +48,14 @@ public struct ServerLogHandler: LogHandler {
         line += label
         line += " msg="
         Self.appendValue("\(event.message)", to: &line)
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
+        var merged: Logger.Metadata
+        if metadata.isEmpty && metadataProvider == nil {
+            merged = event.metadata ?? [:]  // the access log's case: no copies
+        } else {
+            merged = metadata
+            if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+            if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
+        }
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             line += " "
             line += key
