@@ -1,6 +1,7 @@
 import Foundation
 import SatchelHTTP
 import SatchelServer
+import SatchelTestSupport
 import Synchronization
 import Testing
 
@@ -155,7 +156,7 @@ struct ServerProcess {
     var pid: pid_t { process.processIdentifier }
 
     static func start(_ binary: URL, data: URL, users: URL) async throws -> ServerProcess {
-        let port = try freePort()
+        let port = try LoopbackPort.free()
         let process = Process()
         process.executableURL = binary
         process.arguments = [
@@ -184,24 +185,5 @@ struct ServerProcess {
     func stop() {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-    }
-
-    /// A port nobody listens on right now (bound once on 127.0.0.1 port 0, then released).
-    static func freePort() throws -> Int {
-        let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socketDescriptor >= 0 else { throw ServerError("socket() failed") }
-        defer { close(socketDescriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socketDescriptor, $0, length) == 0 && getsockname(socketDescriptor, $0, &length) == 0
-            }
-        }
-        guard bound else { throw ServerError("cannot bind a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -71,31 +71,6 @@ public enum ODataPeers {
         return common.deletingLastPathComponent()
     }
 
-    /// A TCP port nobody listens on right now on 127.0.0.1: bind port 0, read what the kernel chose, close.
-    static func freePort() throws -> Int {
-        #if canImport(Glibc) || canImport(Musl)
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw ODataPeerError(message: "socket() failed: errno \(errno)") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-        }
-        guard bound == 0 else { throw ODataPeerError(message: "bind() failed: errno \(errno)") }
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard named == 0 else { throw ODataPeerError(message: "getsockname() failed: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// The status code a plain HTTP/1.0 GET of `path` on 127.0.0.1:`port` answers, or nil when nothing answers.
     static func probe(port: Int, path: String) -> Int? {
         #if canImport(Glibc) || canImport(Musl)
@@ -176,7 +151,7 @@ final class PeerProcess: Sendable {
         let python = try ODataPeers.python()
         var lastError: ODataPeerError?
         for _ in 0..<3 {
-            let port = try ODataPeers.freePort()
+            let port = try LoopbackPort.free()
             let peer = try launch(name: name, python: python, body: body, arguments: arguments(port), port: port)
             do {
                 try await peer.waitUntilReady(name: name, path: readyPath, timeout: timeout)

@@ -85,7 +85,7 @@ public final class TemporaryPostgres: Sendable {
             try? FileManager.default.removeItem(atPath: folder)
             throw error
         }
-        let port = try freePort()
+        let port = try LoopbackPort.free()
         // The shell starts the server, then waits for this process to close its stdin.
         let script = """
             "$1/postgres" -D "$2/data" -k "$2" -h 127.0.0.1 -p "$3" -c fsync=off -c synchronous_commit=off \
@@ -215,30 +215,6 @@ public final class TemporaryPostgres: Sendable {
         }
     }
 
-    /// A TCP port nobody listens on right now: bind port 0, read what the kernel chose, close.
-    private static func freePort() throws -> Int {
-        #if canImport(Glibc) || canImport(Musl)
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw TemporaryPostgresError(message: "socket() failed: errno \(errno)") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-        }
-        guard bound == 0 else { throw TemporaryPostgresError(message: "bind() failed: errno \(errno)") }
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard named == 0 else { throw TemporaryPostgresError(message: "getsockname() failed: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
 
 /// Why a ``TemporaryPostgres`` could not start.
