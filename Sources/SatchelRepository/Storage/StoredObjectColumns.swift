@@ -176,9 +176,9 @@ public final class StoredDecodeCache: Sendable {
         return acl
     }
 
-    /// Forgets everything.
-    public func removeAll() {
-        state.withLock { $0 = State() }
+    /// How many property bags and ACLs are held now.
+    public var counts: (bags: Int, acls: Int) {
+        state.withLock { ($0.bags.count, $0.acls.count) }
     }
 
     private static func dropHalf<Value>(_ table: inout [String: Value]) {

@@ -55,11 +55,6 @@ public final class Authenticator: Sendable {
         return hash.verify(password: password)
     }
 
-    /// The user of an `Authorization: Basic …` header value, or nil when it is malformed or wrong.
-    public func user(basicHeader header: String) -> String? {
-        basicCaller(header: header)?.user
-    }
-
     /// The user and XSRF token of an `Authorization: Basic …` header value (session id `basic`), or nil when it
     /// is malformed or wrong.
     public func basicCaller(header: String) -> (user: String, token: String)? {
@@ -110,11 +105,6 @@ public final class Authenticator: Sendable {
             state.sessions[id] = Entry(user: user, token: token, expires: now + sessionTTL)
         }
         return id
-    }
-
-    /// The user of a live cookie session (and extends it), or nil.
-    public func user(session id: String) -> String? {
-        sessionCaller(id: id)?.user
     }
 
     /// The user and XSRF token of a live cookie session (and extends it), or nil.

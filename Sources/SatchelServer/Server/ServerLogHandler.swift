@@ -161,10 +161,12 @@ public final class LogSink: Sendable {
     }
 
     private func startFlusherThread() {
-        let thread = Thread { [self] in
+        // The thread holds the sink weakly and ends once nothing else does.
+        let thread = Thread { [weak self] in
             while true {
                 Thread.sleep(forTimeInterval: 0.2)
-                flush()
+                guard let sink = self else { return }
+                sink.flush()
             }
         }
         thread.name = "satchel-log-flush"

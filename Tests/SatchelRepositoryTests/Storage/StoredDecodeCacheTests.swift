@@ -31,7 +31,9 @@ struct StoredDecodeCacheTests {
             #expect(properties["cmis:name"]?.firstValue == .string("n\(index)"))
             let acl = try cache.acl(#"[["user\#(index)",["cmis:read"],true]]"#)
             #expect(acl.first?.principalId == "user\(index)")
+            #expect(cache.counts.bags <= 8 && cache.counts.acls <= 4, "\(cache.counts)")
         }
+        #expect(cache.counts.bags > 0 && cache.counts.acls > 0)
     }
 
     @Test("an unreadable bag or ACL throws and is not cached")

@@ -100,6 +100,8 @@ struct ServerLogHandlerTests {
         sink.flush()
         let lines = await collected.value.split(separator: "\n")
         #expect(lines.count == 800)
-        #expect(lines.allSatisfy { $0.contains(" info w") && $0.contains(" msg=line n=") && $0.hasSuffix("") })
+        let whole = #/^\S+ info w[0-7] msg=line n=\d{1,2} pad=[0-7]$/#
+        #expect(lines.allSatisfy { $0.wholeMatch(of: whole) != nil })
+        #expect(Set(lines).count == 800)
     }
 }
