@@ -14,6 +14,7 @@ import json
 import os
 import socketserver
 import sys
+import threading
 import uuid
 from decimal import Decimal
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -190,6 +191,26 @@ class ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
     allow_reuse_address = False
 
 
+def serialized(app):
+    """Answers one request at a time, body included.
+
+    The in-memory store and the handler keep per-request state that concurrent requests can trample: once, under
+    a parallel test run, a $metadata answer came back empty while other requests were served.
+    """
+    lock = threading.Lock()
+
+    def wrapped(environ, start_response):
+        with lock:
+            body = app(environ, start_response)
+            try:
+                return [b"".join(body)]
+            finally:
+                if hasattr(body, "close"):
+                    body.close()
+
+    return wrapped
+
+
 def build_app(page_size):
     here = os.path.dirname(os.path.abspath(__file__))
     provider = XmlEdmProvider.from_file(os.path.join(here, "odata_v4_service.xml"))
@@ -202,7 +223,7 @@ def build_app(page_size):
     handler.register(processor)
     handler.register(RestockAction(store, processor))
     handler.register(ShopETags())
-    return ODataWSGIApp(handler, mount_path="/odata")
+    return serialized(ODataWSGIApp(handler, mount_path="/odata"))
 
 
 def main(argv=None):
