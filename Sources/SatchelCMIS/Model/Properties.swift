@@ -13,9 +13,20 @@ public struct Properties: Sendable, Hashable, RandomAccessCollection {
 
     /// Properties in this order; a later property with the same id replaces an earlier one.
     public init(_ properties: [CMISProperty] = []) {
-        all = []
-        positions = [:]
-        for property in properties { self[property.id] = property }
+        // One hash per property: objects are built by the thousand when a page of children is read.
+        var all: [CMISProperty] = []
+        all.reserveCapacity(properties.count)
+        var positions = [String: Int](minimumCapacity: properties.count)
+        for property in properties {
+            if let earlier = positions.updateValue(all.count, forKey: property.id) {
+                positions[property.id] = earlier
+                all[earlier] = property
+            } else {
+                all.append(property)
+            }
+        }
+        self.all = all
+        self.positions = positions
     }
 
     public var startIndex: Int { all.startIndex }

@@ -34,7 +34,11 @@ public struct TypeDefinition: Sendable, Hashable {
     /// Relationship types: the allowed target types (empty: any).
     public var allowedTargetTypes: [String]?
     /// The property definitions in the order the repository sent them.
-    public var propertyDefinitions: [PropertyDefinition]
+    public var propertyDefinitions: [PropertyDefinition] {
+        didSet { propertyPositions = Self.positions(of: propertyDefinitions) }
+    }
+    /// Where each property id sits in ``propertyDefinitions`` (parsers look up every property of every object).
+    private var propertyPositions: [String: Int]
     /// Repository-specific data.
     public var extensions: [CMISExtension]
 
@@ -47,12 +51,26 @@ public struct TypeDefinition: Sendable, Hashable {
         self.baseTypeId = baseTypeId
         self.parentTypeId = parentTypeId
         self.propertyDefinitions = propertyDefinitions
+        propertyPositions = Self.positions(of: propertyDefinitions)
         extensions = []
     }
 
     /// The property definition with this id.
     public func propertyDefinition(id: String) -> PropertyDefinition? {
-        propertyDefinitions.first { $0.id == id }
+        propertyPosition(id: id).map { propertyDefinitions[$0] }
+    }
+
+    /// The index of the definition of `id` in ``propertyDefinitions``; read its fields through the array to
+    /// avoid copying the whole definition.
+    func propertyPosition(id: String) -> Int? { propertyPositions[id] }
+
+    /// The first definition of each id wins, as a linear search would find it.
+    private static func positions(of definitions: [PropertyDefinition]) -> [String: Int] {
+        var positions = [String: Int](minimumCapacity: definitions.count)
+        for (index, definition) in definitions.enumerated() where positions[definition.id] == nil {
+            positions[definition.id] = index
+        }
+        return positions
     }
 }
 

@@ -2,13 +2,45 @@ import Foundation
 import SatchelJSON
 
 /// A JSON value together with where it sits in the document, so every shape error names its path.
+///
+/// The path is put together only when something asks for it (an error, or a child of a child): parsing a page
+/// of objects visits every property, and building a path string for each one cost more than reading the value.
 struct BrowserJSON {
     let value: JSONValue
-    let path: String
+    /// The path of the containing value, and this value's key or index in it.
+    private let parentPath: String
+    private let step: Step
+
+    private enum Step {
+        case none
+        case key(String)
+        case index(Int)
+    }
 
     init(_ value: JSONValue, path: String = "") {
         self.value = value
-        self.path = path
+        self.parentPath = path
+        self.step = .none
+    }
+
+    /// The member `key` of the object at `objectPath`.
+    init(member key: String, of objectPath: String, value: JSONValue) {
+        self.init(value, parentPath: objectPath, step: .key(key))
+    }
+
+    private init(_ value: JSONValue, parentPath: String, step: Step) {
+        self.value = value
+        self.parentPath = parentPath
+        self.step = step
+    }
+
+    /// Where this value sits: `succinctProperties.cmis:name`, `objects[3].object` (empty for the document).
+    var path: String {
+        switch step {
+        case .none: return parentPath
+        case .key(let key): return parentPath.isEmpty ? key : "\(parentPath).\(key)"
+        case .index(let index): return "\(parentPath)[\(index)]"
+        }
     }
 
     /// Parses a response body; malformed JSON becomes an `.invalidResponse` error with the byte offset.
@@ -22,8 +54,6 @@ struct BrowserJSON {
         }
     }
 
-    func childPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
-
     func shapeError(_ expected: String) -> CMISError {
         CMISError(.invalidResponse, "expected \(expected), found \(value.kind)", path: path.isEmpty ? "$" : path)
     }
@@ -31,7 +61,7 @@ struct BrowserJSON {
     /// The member `key`, or `nil` when it is missing or `null`.
     subscript(key: String) -> BrowserJSON? {
         guard let member = value[key], !member.isNull else { return nil }
-        return BrowserJSON(member, path: childPath(key))
+        return BrowserJSON(member, parentPath: path, step: .key(key))
     }
 
     /// The member `key`; throws when it is missing or `null`.
@@ -49,12 +79,15 @@ struct BrowserJSON {
 
     /// The object's members as located values, in order.
     func members() throws -> [(key: String, value: BrowserJSON)] {
-        try object().map { ($0.key, BrowserJSON($0.value, path: childPath($0.key))) }
+        let object = try object()
+        let base = path
+        return object.map { ($0.key, BrowserJSON($0.value, parentPath: base, step: .key($0.key))) }
     }
 
     func array() throws -> [BrowserJSON] {
         guard let elements = value.arrayValue else { throw shapeError("an array") }
-        return elements.enumerated().map { BrowserJSON($1, path: "\(path)[\($0)]") }
+        let base = path
+        return elements.enumerated().map { BrowserJSON($1, parentPath: base, step: .index($0)) }
     }
 
     func string() throws -> String {

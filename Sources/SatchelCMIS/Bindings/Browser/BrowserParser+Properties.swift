@@ -19,35 +19,44 @@ extension BrowserParser {
 
     /// Succinct properties: `{ "cmis:name": "x", … }`, typed through the object's type definitions.
     static func succinctProperties(from json: BrowserJSON, types: TypeLookup) throws -> Properties {
-        let members = try json.members()
+        let object = try json.object()
         // The type (and secondary types) come from the properties themselves.
         var definitions: [TypeDefinition] = []
-        if let typeId = members.first(where: { $0.key == "cmis:objectTypeId" })?.value.value.stringValue,
-            let type = types(typeId)
-        {
+        if let typeId = object["cmis:objectTypeId"]?.stringValue, let type = types(typeId) {
             definitions.append(type)
         }
-        if let secondary = members.first(where: { $0.key == "cmis:secondaryObjectTypeIds" })?.value.value.arrayValue {
+        if let secondary = object["cmis:secondaryObjectTypeIds"]?.arrayValue {
             definitions += secondary.compactMap { $0.stringValue.flatMap(types) }
         }
-        var properties = Properties()
-        for (key, entry) in members {
-            let definition = definitions.lazy.compactMap { $0.propertyDefinition(id: key) }.first
-            let type: PropertyType
-            let cardinality: Cardinality
-            if let definition {
-                (type, cardinality) = (definition.propertyType, definition.cardinality)
-            } else if let standard = standardProperties[key] {
-                (type, cardinality) = standard
-            } else {
-                (type, cardinality) = inferredType(of: entry.value)
+        let base = json.path
+        var properties: [CMISProperty] = []
+        properties.reserveCapacity(object.count)
+        for (key, value) in object {
+            let entry = BrowserJSON(member: key, of: base, value: value)
+            var defined: (type: TypeDefinition, position: Int)?
+            for definition in definitions {
+                if let position = definition.propertyPosition(id: key) {
+                    defined = (definition, position)
+                    break
+                }
             }
-            properties[key] = CMISProperty(
-                id: key, type: type, cardinality: cardinality, values: try propertyValues(entry, type: type),
-                localName: definition?.localName, displayName: definition?.displayName,
-                queryName: definition?.queryName)
+            if let (type, position) = defined {
+                // Field by field through the array: copying a whole definition per property was the cost.
+                let all = type.propertyDefinitions
+                let propertyType = all[position].propertyType
+                properties.append(
+                    CMISProperty(
+                        id: key, type: propertyType, cardinality: all[position].cardinality,
+                        values: try propertyValues(entry, type: propertyType), localName: all[position].localName,
+                        displayName: all[position].displayName, queryName: all[position].queryName))
+                continue
+            }
+            let (type, cardinality) = standardProperties[key] ?? inferredType(of: value)
+            properties.append(
+                CMISProperty(
+                    id: key, type: type, cardinality: cardinality, values: try propertyValues(entry, type: type)))
         }
-        return properties
+        return Properties(properties)
     }
 
     /// The type of a value with no definition: arrays are multi-valued, integer lexemes integers,
@@ -71,6 +80,7 @@ extension BrowserParser {
     static func propertyValues(_ json: BrowserJSON, type: PropertyType) throws -> [PropertyValue] {
         switch json.value {
         case .null: return []
+        case .array(let elements) where elements.isEmpty: return []
         case .array: return try json.array().compactMap { $0.value.isNull ? nil : try propertyValue($0, type: type) }
         default: return [try propertyValue(json, type: type)]
         }

@@ -5,9 +5,10 @@
 /// `sendfile(2)`, and keeps the memory of a transfer to that one buffer (1 MiB by default) whatever its size.
 /// See `docs/transfer-benchmark.md` for the numbers.
 ///
-/// Each exchange runs its blocking I/O on a thread of its own, never on Swift's cooperative pool, and
-/// cancelling the calling task shuts the socket down at once (`HTTPError` code `.cancelled`). `request.timeout`
-/// is an idle timeout: the longest the server may stay silent, not a limit on the whole transfer.
+/// Each exchange runs its blocking I/O on a thread of its own (reused between exchanges, see ``SocketWorkers``),
+/// never on Swift's cooperative pool, and cancelling the calling task shuts the socket down at once (`HTTPError`
+/// code `.cancelled`). `request.timeout` is an idle timeout: the longest the server may stay silent, not a limit
+/// on the whole transfer.
 /// Idempotent requests that meet a kept-alive connection the server had already closed are sent again once, on a
 /// new connection, when nothing of the response had arrived.
 ///
@@ -74,9 +75,7 @@ public final class SocketTransport: HTTPTransport {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 // A thread per exchange: blocking I/O must never hold one of the cooperative pool's few threads.
-                let thread = Thread { continuation.resume(with: exchange.run()) }
-                thread.name = "satchel.http.socket"
-                thread.start()
+                SocketWorkers.shared.run { continuation.resume(with: exchange.run()) }
             }
         } onCancel: {
             exchange.cancel()
@@ -100,7 +99,7 @@ extension SocketTransport: HTTPStreamingTransport {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 delivery.attach(continuation)
-                let thread = Thread {
+                SocketWorkers.shared.run {
                     switch exchange.run() {
                     case .success(let response):
                         delivery.resume(.success(response))
@@ -110,8 +109,6 @@ extension SocketTransport: HTTPStreamingTransport {
                         channel.finish(throwing: error)
                     }
                 }
-                thread.name = "satchel.http.socket"
-                thread.start()
             }
         } onCancel: {
             exchange.cancel()
