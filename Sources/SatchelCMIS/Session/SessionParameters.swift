@@ -36,6 +36,9 @@ public struct SessionParameters: Sendable {
     public var operationContext: OperationContext
     /// The page size of lists when the context does not set one.
     public var pageSize: Int
+    /// How many pages a paging sequence requests ahead of the one being read, so the server prepares them
+    /// meanwhile (2 by default; 0 asks for each page only when iteration reaches it). Each costs a page of memory.
+    public var prefetchPages: Int
     /// The HTTP client's configuration: User-Agent, default headers, timeout, retries, cookie jar, logger.
     public var http: HTTPClient.Configuration
     /// How long cached objects and path lookups stay valid; `.zero` turns the object cache off.
@@ -48,7 +51,7 @@ public struct SessionParameters: Sendable {
     public init(
         binding: Binding = .browser, url: URL, repositoryId: String? = nil, preferMyDocuments: Bool = false,
         auth: [any HTTPAuthProvider] = [], tokenAuth: HeaderTokenAuth? = nil,
-        operationContext: OperationContext = OperationContext(), pageSize: Int = 100,
+        operationContext: OperationContext = OperationContext(), pageSize: Int = 100, prefetchPages: Int = 2,
         http: HTTPClient.Configuration = HTTPClient.Configuration(),
         cacheTTL: Duration = .seconds(60), cacheCapacity: Int = 1000, transport: (any HTTPTransport)? = nil
     ) {
@@ -60,6 +63,7 @@ public struct SessionParameters: Sendable {
         self.tokenAuth = tokenAuth
         self.operationContext = operationContext
         self.pageSize = pageSize
+        self.prefetchPages = prefetchPages
         self.http = http
         self.cacheTTL = cacheTTL
         self.cacheCapacity = cacheCapacity
