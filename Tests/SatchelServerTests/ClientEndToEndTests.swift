@@ -47,6 +47,20 @@ struct ClientEndToEndTests {
         #expect(firstPage.objects.count == 2)
         #expect(firstPage.hasMoreItems)
 
+        // Query results as a lazy sequence: three pages of two, requested ahead of iteration.
+        var statement = QueryStatement("SELECT * FROM cmis:document WHERE IN_FOLDER(?) ORDER BY cmis:name")
+        statement.set(1, id: folderId)
+        var queried: [String] = []
+        for try await document in try session.queryResults(statement) { queried.append(document.name ?? "") }
+        #expect(queried == payloads.keys.sorted())
+        // Several objects by id, in the order asked for, two requests at a time.
+        let ids = try await session.children(of: folderId).reduce(into: [String]()) { $0.append($1.object.id ?? "") }
+        let objects = try await session.objects(ids: ids.reversed(), useCache: false, maxConcurrentRequests: 2)
+        #expect(objects.map { $0.id ?? "" } == ids.reversed())
+        await #expect(throws: CMISError.self) {
+            _ = try await session.objects(ids: ids + ["no-such-object"], useCache: false)
+        }
+
         let prefix = homePath == "/" ? "" : homePath
         let byPath = try await session.object(at: "\(prefix)/Projects/doc-3.txt", useCache: false)
         #expect(byPath.name == "doc-3.txt")

@@ -34,6 +34,32 @@ extension CMISSession {
             maxItems: maxItems ?? parameters.pageSize, skipCount: skipCount)
     }
 
+    /// A query's results as a lazy sequence, fetched a page (``SessionParameters/pageSize``) at a time as
+    /// iteration goes, with the next ``SessionParameters/prefetchPages`` pages requested ahead.
+    ///
+    /// ```swift
+    /// for try await document in session.queryResults("SELECT cmis:name FROM cmis:document") {
+    ///     print(document.properties["cmis:name"]?.stringValue ?? "")
+    /// }
+    /// ```
+    public func queryResults(_ statement: String, searchAllVersions: Bool = false) -> PagedSequence<ObjectList> {
+        let binding = binding
+        let repositoryId = repositoryId
+        return PagedSequence(pageSize: parameters.pageSize, prefetch: parameters.prefetchPages) {
+            skipCount, maxItems in
+            try await binding.query(
+                repositoryId: repositoryId, statement: statement, searchAllVersions: searchAllVersions,
+                maxItems: maxItems, skipCount: skipCount)
+        }
+    }
+
+    /// A query built with ``QueryStatement`` (values escaped for CMIS QL) as a lazy sequence of its results.
+    public func queryResults(
+        _ statement: QueryStatement, searchAllVersions: Bool = false
+    ) throws -> PagedSequence<ObjectList> {
+        queryResults(try Self.text(of: statement), searchAllVersions: searchAllVersions)
+    }
+
     /// One page of a query built with ``QueryStatement`` (values escaped for CMIS QL).
     ///
     /// ```swift
@@ -44,12 +70,17 @@ extension CMISSession {
     public func query(
         _ statement: QueryStatement, searchAllVersions: Bool = false, maxItems: Int? = nil, skipCount: Int = 0
     ) async throws -> ObjectList {
-        let text: String
+        try await query(
+            try Self.text(of: statement), searchAllVersions: searchAllVersions, maxItems: maxItems,
+            skipCount: skipCount)
+    }
+
+    /// The statement with its values filled in; a missing or unusable value is an `invalidArgument`.
+    static func text(of statement: QueryStatement) throws -> String {
         do {
-            text = try statement.resolved()
+            return try statement.resolved()
         } catch {
             throw CMISError(.invalidArgument, "\(error)", underlying: error)
         }
-        return try await query(text, searchAllVersions: searchAllVersions, maxItems: maxItems, skipCount: skipCount)
     }
 }
