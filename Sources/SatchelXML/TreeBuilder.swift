@@ -18,7 +18,7 @@ final class TreeBuilder: NSObject, FoundationXMLParserDelegate {
     }
 
     private let limits: XMLReadLimits
-    private let split: (name: String, namespace: String?)?
+    private let split: (name: String, namespace: String?, topLevelOnly: Bool)?
     private let deliver: ((XElement) throws -> Void)?
 
     private var stack: [OpenElement] = []
@@ -31,9 +31,10 @@ final class TreeBuilder: NSObject, FoundationXMLParserDelegate {
     private(set) var failure: (any Error)?
 
     /// - Parameters:
-    ///   - split: elements to hand to `deliver` as soon as they end, instead of attaching them to their parent.
+    ///   - split: elements to hand to `deliver` as soon as they end, instead of attaching them to their parent
+    ///     (with `topLevelOnly`, only those whose parent is the root).
     init(
-        limits: XMLReadLimits, split: (name: String, namespace: String?)? = nil,
+        limits: XMLReadLimits, split: (name: String, namespace: String?, topLevelOnly: Bool)? = nil,
         deliver: ((XElement) throws -> Void)? = nil
     ) {
         self.limits = limits
@@ -111,7 +112,9 @@ final class TreeBuilder: NSObject, FoundationXMLParserDelegate {
             name: open.name, namespace: open.namespace, qualifiedName: open.qualifiedName,
             attributes: open.attributes, namespaceDeclarations: open.declarations, text: text,
             children: open.children)
-        if let split, let deliver, element.matches(split.name, split.namespace) {
+        if let split, let deliver, element.matches(split.name, split.namespace),
+            !split.topLevelOnly || stack.count == 1
+        {
             do { try deliver(element) } catch { stop(parser, error) }
         } else if stack.isEmpty {
             root = element

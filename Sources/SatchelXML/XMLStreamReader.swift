@@ -19,16 +19,23 @@ public struct XMLStreamReader: Sendable, Hashable {
     public var namespace: String?
     /// Bounds applied while reading.
     public var limits: XMLReadLimits
+    /// Whether only children of the root element are delivered; matching elements deeper down (an entry in a
+    /// nested feed) then stay inside the element that holds them.
+    public var topLevelOnly: Bool
 
-    /// Creates a reader that delivers every element called `name` in `namespace`.
+    /// Creates a reader that delivers every element called `name` in `namespace` (with `topLevelOnly`, only
+    /// those directly under the root).
     ///
     /// ```swift
     /// let reader = XMLStreamReader(splittingAt: "EntityType", namespace: nil)
     /// ```
-    public init(splittingAt name: String, namespace: String?, limits: XMLReadLimits = .default) {
+    public init(
+        splittingAt name: String, namespace: String?, limits: XMLReadLimits = .default, topLevelOnly: Bool = false
+    ) {
         self.name = name
         self.namespace = namespace
         self.limits = limits
+        self.topLevelOnly = topLevelOnly
     }
 
     /// Reads `data`, calling `body` with each matching element as soon as it ends.
@@ -58,7 +65,8 @@ public struct XMLStreamReader: Sendable, Hashable {
 
     private func read(_ input: XMLReader.Input, _ body: (XElement) throws -> Void) throws -> XDocument {
         try withoutActuallyEscaping(body) { body in
-            let builder = TreeBuilder(limits: limits, split: (name, namespace), deliver: body)
+            let builder = TreeBuilder(
+                limits: limits, split: (name, namespace, topLevelOnly), deliver: body)
             return XDocument(root: try XMLReader.read(input, limits: limits, builder: builder))
         }
     }

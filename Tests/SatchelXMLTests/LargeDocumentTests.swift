@@ -38,4 +38,32 @@ import Testing
         }
         #expect(seen == 3)
     }
+
+    /// With `topLevelOnly`, an entry inside an entry (a nested feed) stays with its parent.
+    @Test func topLevelOnlyKeepsNestedEntriesInPlace() throws {
+        let document = Data(
+            """
+            <feed xmlns="http://www.w3.org/2005/Atom"><entry><title>a</title><children><feed>\
+            <entry><title>a1</title></entry></feed></children></entry><entry><title>b</title></entry>\
+            <count>2</count></feed>
+            """.utf8)
+        var all: [String] = []
+        try XMLStreamReader(splittingAt: "entry", namespace: Samples.atom).read(data: document) {
+            all.append($0.textOf(child: "title", namespace: Samples.atom) ?? "")
+        }
+        #expect(all == ["a1", "a", "b"])
+        var top: [(String, Int)] = []
+        let skeleton = try XMLStreamReader(splittingAt: "entry", namespace: Samples.atom, topLevelOnly: true).read(
+            data: document
+        ) { entry in
+            top.append(
+                (
+                    entry.textOf(child: "title", namespace: Samples.atom) ?? "",
+                    entry.descendants("entry", namespace: Samples.atom).count
+                ))
+        }
+        #expect(top.map(\.0) == ["a", "b"])
+        #expect(top.map(\.1) == [1, 0])
+        #expect(skeleton.root.children.map(\.name) == ["count"])
+    }
 }

@@ -20,7 +20,7 @@ extension AtomPubParser {
 
     /// A children feed.
     public static func children(_ data: Data, typeDefinition: TypeLookup = { _ in nil }) throws -> ObjectInFolderList {
-        let feed = try feed(data, types: typeDefinition, requireId: true)
+        let feed = try flatFeed(data, types: typeDefinition, requireId: true)
         return ObjectInFolderList(
             objects: feed.entries.map { ObjectInFolder(object: $0.object, pathSegment: $0.pathSegment) },
             hasMoreItems: feed.hasMoreItems, numItems: feed.numItems)
@@ -28,13 +28,13 @@ extension AtomPubParser {
 
     /// A query result feed (objects need not carry `cmis:objectId`).
     public static func queryResults(_ data: Data, typeDefinition: TypeLookup = { _ in nil }) throws -> ObjectList {
-        let feed = try feed(data, types: typeDefinition, requireId: false)
+        let feed = try flatFeed(data, types: typeDefinition, requireId: false)
         return ObjectList(objects: feed.entries.map(\.object), hasMoreItems: feed.hasMoreItems, numItems: feed.numItems)
     }
 
     /// Any other object feed (checked out, versions, relationships, policies, unfiled).
     public static func objectList(_ data: Data, typeDefinition: TypeLookup = { _ in nil }) throws -> ObjectList {
-        let feed = try feed(data, types: typeDefinition, requireId: true)
+        let feed = try flatFeed(data, types: typeDefinition, requireId: true)
         return ObjectList(objects: feed.entries.map(\.object), hasMoreItems: feed.hasMoreItems, numItems: feed.numItems)
     }
 
@@ -46,6 +46,25 @@ extension AtomPubParser {
                 children: entry.children.map(node))
         }
         return try feed(data, types: typeDefinition, requireId: true).entries.map(node)
+    }
+
+    /// A feed whose entries hold no nested feeds (children, query results, other lists), read entry by entry:
+    /// each entry becomes an object as soon as it ends, so the whole feed's element tree never exists at once.
+    static func flatFeed(_ data: Data, types: TypeLookup, requireId: Bool) throws -> AtomPubFeed {
+        var entries: [AtomPubEntry] = []
+        let reader = XMLStreamReader(splittingAt: "entry", namespace: atom, limits: limits, topLevelOnly: true)
+        let skeleton = try readingXML {
+            try reader.read(data: data) { element in
+                entries.append(
+                    try entry(
+                        from: element, path: "/atom:feed/atom:entry[\(entries.count + 1)]", types: types,
+                        requireId: requireId, depth: 0))
+            }.root
+        }
+        try check(skeleton, isOneOf: [("feed", atom)])
+        return AtomPubFeed(
+            entries: entries, numItems: try int64(skeleton, "numItems", cmisra, path: "/atom:feed"),
+            links: links(of: skeleton))
     }
 
     static func feed(_ data: Data, types: TypeLookup, requireId: Bool) throws -> AtomPubFeed {

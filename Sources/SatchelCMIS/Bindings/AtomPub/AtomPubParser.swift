@@ -17,15 +17,26 @@ public enum AtomPubParser {
     static func root(
         _ data: Data, expecting names: [(String, String)], limits: XMLReadLimits = AtomPubParser.limits
     ) throws -> XElement {
-        let root: XElement
+        let root = try readingXML { try XDocument.parse(data: data, limits: limits).root }
+        try check(root, isOneOf: names)
+        return root
+    }
+
+    /// Runs an XML read, turning the reader's failures into `.invalidResponse` (errors of our own pass through).
+    static func readingXML<T>(_ read: () throws -> T) throws -> T {
         do {
-            root = try XDocument.parse(data: data, limits: limits).root
+            return try read()
         } catch let error as XMLReadError {
             throw CMISError(
                 .invalidResponse, "invalid AtomPub XML: \(error)", path: "line \(error.line)", underlying: error)
+        } catch let error as CMISError {
+            throw error
         } catch {
             throw CMISError(.invalidResponse, "invalid AtomPub XML: \(error)", underlying: error)
         }
+    }
+
+    static func check(_ root: XElement, isOneOf names: [(String, String)]) throws {
         guard names.contains(where: { root.name == $0.0 && root.namespace == $0.1 }) else {
             let expected = names.map { "{\($0.1)}\($0.0)" }.joined(separator: " or ")
             throw CMISError(
@@ -33,7 +44,6 @@ public enum AtomPubParser {
                 "unexpected root element \(root.qualifiedName) (\(root.namespace ?? "no namespace")), expected \(expected)",
                 path: "/" + root.qualifiedName)
         }
-        return root
     }
 
     static func missing(_ what: String, in path: String) -> CMISError {

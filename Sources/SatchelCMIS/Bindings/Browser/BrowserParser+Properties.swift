@@ -33,22 +33,24 @@ extension BrowserParser {
         properties.reserveCapacity(object.count)
         for (key, value) in object {
             let entry = BrowserJSON(member: key, of: base, value: value)
-            var defined: (type: TypeDefinition, position: Int)?
-            for definition in definitions {
-                if let position = definition.propertyPosition(id: key) {
-                    defined = (definition, position)
+            // Indices, not copies: a copied definition costs a retain and a release per field.
+            var found: (type: Int, position: Int)?
+            for index in definitions.indices {
+                if let position = definitions[index].propertyPosition(id: key) {
+                    found = (index, position)
                     break
                 }
             }
-            if let (type, position) = defined {
-                // Field by field through the array: copying a whole definition per property was the cost.
-                let all = type.propertyDefinitions
-                let propertyType = all[position].propertyType
+            if let (index, position) = found {
+                let propertyType = definitions[index].propertyDefinitions[position].propertyType
                 properties.append(
                     CMISProperty(
-                        id: key, type: propertyType, cardinality: all[position].cardinality,
-                        values: try propertyValues(entry, type: propertyType), localName: all[position].localName,
-                        displayName: all[position].displayName, queryName: all[position].queryName))
+                        id: key, type: propertyType,
+                        cardinality: definitions[index].propertyDefinitions[position].cardinality,
+                        values: try propertyValues(entry, type: propertyType),
+                        localName: definitions[index].propertyDefinitions[position].localName,
+                        displayName: definitions[index].propertyDefinitions[position].displayName,
+                        queryName: definitions[index].propertyDefinitions[position].queryName))
                 continue
             }
             let (type, cardinality) = standardProperties[key] ?? inferredType(of: value)
