@@ -75,7 +75,7 @@ extension PostgresMetadataStore {
             JOIN objects o ON o.repository = f.repository AND o.id = f.object
             WHERE f.repository = \(repositoryId) AND f.folder = \(folderId)
             ORDER BY \(unescaped: terms.joined(separator: ", "))\(unescaped: limitClause) OFFSET \(offset)
-            """)
+            """, expectedRows: limit)
         return StoredPage(objects: objects, totalCount: Int(count))
     }
 
@@ -99,7 +99,7 @@ extension PostgresMetadataStore {
         if latestOnly { sql += " AND (is_latest OR is_pwc)" }
         sql += " ORDER BY id"
         query = PostgresQuery(unsafeSQL: sql, binds: binds)
-        return try await objects(query)
+        return try await objects(query, expectedRows: nil)
     }
 
     public func versions(repositoryId: String, versionSeriesId: String) async throws -> [StoredObject] {
@@ -181,17 +181,20 @@ extension PostgresMetadataStore {
         }
     }
 
-    func objects(_ query: PostgresQuery) async throws -> [StoredObject] {
+    /// The objects of the rows `query` returns; `expectedRows` above ``StoredDecodeCache/scanRows`` (or nil,
+    /// unbounded) reads through the decode cache without adding to it.
+    func objects(_ query: PostgresQuery, expectedRows: Int? = 1) async throws -> [StoredObject] {
         let rows = try await rows(query)
+        let keep = expectedRows.map { $0 <= StoredDecodeCache.scanRows } ?? false
         do {
-            return try rows.map(Self.object(from:))
+            return try rows.map { try Self.object(from: $0, keepDecoded: keep) }
         } catch {
             throw Self.storeError(error)
         }
     }
 
     /// Decodes a row of ``PostgresSchema/objectColumns``.
-    static func object(from row: PostgresRow) throws -> StoredObject {
+    static func object(from row: PostgresRow, keepDecoded: Bool = true) throws -> StoredObject {
         let cells = row.makeRandomAccess()
         func text(_ index: Int) throws -> String { try cells[index].decode(String.self) }
         func optionalText(_ index: Int) throws -> String? { try cells[index].decode(String?.self) }
@@ -204,6 +207,6 @@ extension PostgresMetadataStore {
             isPrivateWorkingCopy: try cells[14].decode(Bool.self), sourceId: try optionalText(15),
             targetId: try optionalText(16), acl: try text(17), policyIds: try text(18),
             createdAt: try cells[19].decode(Int64.self), modifiedAt: try cells[20].decode(Int64.self))
-        return try columns.object(propertyBag: Array(try text(6).utf8))
+        return try columns.object(propertyBag: Array(try text(6).utf8), keepDecoded: keepDecoded)
     }
 }

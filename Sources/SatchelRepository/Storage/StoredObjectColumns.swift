@@ -79,15 +79,18 @@ public struct StoredObjectColumns: Sendable {
     /// The object, with its property bag decoded from `propertyBag` (the JSON of ``StoredPropertyCodec``).
     ///
     /// - Throws: ``StoredCodingError`` for an unknown base type or an unreadable bag, ACL or id list.
+    ///
+    /// - Parameter keepDecoded: whether a bag decoded here is added to `cache`; reads of many rows pass `false`
+    ///   (see ``StoredDecodeCache/properties(repositoryId:id:bag:keep:)``).
     public func object(
-        propertyBag: some ContiguousBytes, cache: StoredDecodeCache = .shared
+        propertyBag: some ContiguousBytes, cache: StoredDecodeCache = .shared, keepDecoded: Bool = true
     ) throws(StoredCodingError)
         -> StoredObject
     {
         guard let baseTypeId = BaseTypeId(rawValue: baseType) else {
             throw StoredCodingError(message: "object \(id): unknown base type '\(baseType)'")
         }
-        let properties = try cache.properties(repositoryId: repositoryId, id: id, bag: propertyBag)
+        let properties = try cache.properties(repositoryId: repositoryId, id: id, bag: propertyBag, keep: keepDecoded)
         let content = contentHash.map {
             StoredContent(
                 hash: $0, length: contentLength ?? 0, mimeType: contentMimeType ?? "", fileName: contentFileName)
@@ -136,9 +139,16 @@ public final class StoredDecodeCache: Sendable {
         self.maxACLs = maxACLs
     }
 
+    /// Reads returning more rows than this do not add to the cache (``properties(repositoryId:id:bag:keep:)``).
+    public static let scanRows = 256
+
     /// The properties of the bag `bag` stored for object `id`.
+    ///
+    /// With `keep` false a bag already held is still used, but one decoded now is not added. Reads of many rows
+    /// (a page of 1,000 children, a query scan) pass false: adding them would evict the objects that single
+    /// reads keep hot, and a listing larger than the cache would pay for copying bytes it never reuses.
     public func properties(
-        repositoryId: String, id: String, bag: some ContiguousBytes
+        repositoryId: String, id: String, bag: some ContiguousBytes, keep: Bool = true
     ) throws(StoredCodingError)
         -> Properties
     {
@@ -155,6 +165,7 @@ public final class StoredDecodeCache: Sendable {
         }
         if let cached { return cached }
         let properties = try StoredPropertyCodec.decodeProperties(bag)
+        guard keep else { return properties }
         let bytes: [UInt8] = bag.withUnsafeBytes { Array($0) }
         guard bytes.count <= maxBagBytes else { return properties }
         state.withLock { state in

@@ -36,6 +36,24 @@ struct StoredDecodeCacheTests {
         #expect(cache.counts.bags > 0 && cache.counts.acls > 0)
     }
 
+    @Test("a read of many rows uses bags already held but adds none")
+    func scansDoNotEvict() throws {
+        let cache = StoredDecodeCache(maxBags: 8)
+        _ = try cache.properties(repositoryId: "r", id: "hot", bag: Self.bag("hot"))
+        #expect(cache.counts.bags == 1)
+        for index in 0..<100 {
+            let properties = try cache.properties(
+                repositoryId: "r", id: "\(index)", bag: Self.bag("n\(index)"), keep: false)
+            #expect(properties["cmis:name"]?.firstValue == .string("n\(index)"))
+        }
+        #expect(cache.counts.bags == 1)
+        // The held bag is still used, and still checked against the bytes.
+        let hot = try cache.properties(repositoryId: "r", id: "hot", bag: Self.bag("hot"), keep: false)
+        #expect(hot["cmis:name"]?.firstValue == .string("hot"))
+        let changed = try cache.properties(repositoryId: "r", id: "hot", bag: Self.bag("cold"), keep: false)
+        #expect(changed["cmis:name"]?.firstValue == .string("cold"))
+    }
+
     @Test("an unreadable bag or ACL throws and is not cached")
     func unreadable() throws {
         let cache = StoredDecodeCache()

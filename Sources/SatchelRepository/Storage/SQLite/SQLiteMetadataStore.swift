@@ -154,7 +154,9 @@ public final class SQLiteMetadataStore: MetadataStore {
                         """)
                 var arguments: [String] = [repositoryId]
                 arguments.append(contentsOf: chunk)
-                result.append(contentsOf: try Self.fetchObjects(statement, StatementArguments(arguments)))
+                result.append(
+                    contentsOf: try Self.fetchObjects(
+                        statement, StatementArguments(arguments), expectedRows: chunk.count))
             }
             return result
         }
@@ -185,7 +187,8 @@ public final class SQLiteMetadataStore: MetadataStore {
                     arguments: [repositoryId, folderId]) ?? 0
             if offset >= count || limit == 0 { return StoredPage(objects: [], totalCount: count) }
             let objects = try Self.fetchObjects(
-                db.cachedStatement(sql: sql), [repositoryId, folderId, limit, offset])
+                db.cachedStatement(sql: sql), [repositoryId, folderId, limit, offset],
+                expectedRows: limit >= 0 ? limit : nil)
             return StoredPage(objects: objects, totalCount: count)
         }
         // A bounded page is a short read; a whole large folder is not.
@@ -243,7 +246,7 @@ public final class SQLiteMetadataStore: MetadataStore {
             """
         let bound = arguments
         return try await longRead { db in
-            try Self.fetchObjects(db.makeStatement(sql: sql), StatementArguments(bound))
+            try Self.fetchObjects(db.makeStatement(sql: sql), StatementArguments(bound), expectedRows: nil)
         }
     }
 
@@ -318,15 +321,20 @@ public final class SQLiteMetadataStore: MetadataStore {
             createdAt: StoredTime.date(milliseconds: row[5]))
     }
 
-    static func fetchObjects(_ statement: Statement, _ arguments: StatementArguments) throws -> [StoredObject] {
+    /// The objects of the rows `statement` returns; `expectedRows` above ``StoredDecodeCache/scanRows`` (or nil,
+    /// unbounded) reads through the decode cache without adding to it.
+    static func fetchObjects(
+        _ statement: Statement, _ arguments: StatementArguments, expectedRows: Int? = 1
+    ) throws -> [StoredObject] {
+        let keep = expectedRows.map { $0 <= StoredDecodeCache.scanRows } ?? false
         var objects: [StoredObject] = []
         let rows = try Row.fetchCursor(statement, arguments: arguments)
-        while let row = try rows.next() { objects.append(try object(from: row)) }
+        while let row = try rows.next() { objects.append(try object(from: row, keepDecoded: keep)) }
         return objects
     }
 
     /// Decodes a row of ``SQLiteSchema/objectColumns``.
-    static func object(from row: Row) throws -> StoredObject {
+    static func object(from row: Row, keepDecoded: Bool = true) throws -> StoredObject {
         let columns = StoredObjectColumns(
             repositoryId: row[0], id: row[1], baseType: row[2], typeId: row[3], name: row[4], parentIds: row[5],
             changeToken: row[7], contentHash: row[8], contentLength: row[9], contentMimeType: row[10],
@@ -334,7 +342,7 @@ public final class SQLiteMetadataStore: MetadataStore {
             isPrivateWorkingCopy: row[14], sourceId: row[15], targetId: row[16], acl: row[17], policyIds: row[18],
             createdAt: row[19], modifiedAt: row[20])
         return try row.withUnsafeData(atIndex: 6) { data in
-            try columns.object(propertyBag: data ?? Data("[]".utf8))
+            try columns.object(propertyBag: data ?? Data("[]".utf8), keepDecoded: keepDecoded)
         }
     }
 }
