@@ -14,6 +14,7 @@ final class SocketWorkers: Sendable {
     private let maximumIdle: Int
     private let idleTimeout: Duration
     private let idle = Mutex<[Worker]>([])
+    private let ended = Mutex(0)
 
     init(maximumIdle: Int, idleTimeout: Duration) {
         self.maximumIdle = max(0, maximumIdle)
@@ -22,6 +23,9 @@ final class SocketWorkers: Sendable {
 
     /// How many threads are waiting for work (for tests).
     var idleCount: Int { idle.withLock { $0.count } }
+
+    /// How many threads have ended (for tests).
+    var endedCount: Int { ended.withLock { $0 } }
 
     /// Runs `job` on a waiting thread, or on a new one when none waits. Returns at once.
     func run(_ job: @escaping @Sendable () -> Void) {
@@ -37,6 +41,7 @@ final class SocketWorkers: Sendable {
                 current()
                 next = park(worker)
             }
+            ended.withLock { $0 += 1 }
         }
         thread.name = "satchel.http.socket"
         thread.start()
