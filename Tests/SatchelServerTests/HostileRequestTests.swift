@@ -207,5 +207,27 @@ struct HostileRequestTests {
         let cached = try await harness.send(
             .get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content", headers: [("If-None-Match", etag)])
         #expect(cached.status == 304)
+
+        // HEAD answers every GET route with the GET's status and headers and no body.
+        let head = try await harness.send(.head, "\(Self.folderURL)?objectId=\(id)&cmisselector=content")
+        #expect(head.status == 200)
+        #expect(head.body.isEmpty)
+        #expect(head.headers["Content-Length"] == "100000")
+        #expect(head.headers["ETag"] == etag)
+        let headPart = try await harness.send(
+            .head, "\(Self.folderURL)?objectId=\(id)&cmisselector=content", headers: [("Range", "bytes=10-19")])
+        #expect(headPart.status == 206)
+        #expect(headPart.headers["Content-Length"] == "10")
+        let object = try await harness.send(.get, "\(Self.folderURL)?objectId=\(id)&succinct=true")
+        let headObject = try await harness.send(.head, "\(Self.folderURL)?objectId=\(id)&succinct=true")
+        #expect(headObject.status == 200 && headObject.body.isEmpty)
+        #expect(headObject.headers["Content-Length"] == String(object.body.count))
+        let atom = try await harness.send(.head, "/cmis/atom/shared/content?id=\(id)")
+        #expect(atom.status == 200 && atom.body.isEmpty)
+        #expect(atom.headers["Content-Length"] == "100000")
+        let anonymous = try await harness.send(.head, "\(Self.folderURL)?objectId=\(id)", user: nil)
+        #expect(anonymous.status == 401)
+        let missing = try await harness.send(.head, "\(Self.folderURL)?objectId=no-such-object")
+        #expect(missing.status == 404 && missing.body.isEmpty)
     }
 }

@@ -50,7 +50,7 @@ public struct SatchelServerApp: Sendable {
         let router = buildRouter(environment: prepared.environment, authenticator: prepared.authenticator)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
-            router: router,
+            responder: HeadRequestResponder(inner: router.buildResponder()),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "Satchel"),
             onServerRunning: { channel in
