@@ -266,6 +266,24 @@ struct StreamingResponseTests {
         #expect(pushed.value == 10)
     }
 
+    @Test("an inspector sees every chunk once, in order, those already waiting first, before they are read")
+    func inspector() async throws {
+        let channel = ResponseBodyChannel(highWater: 1000)
+        let seen = Mutex<[UInt8]>([])
+        #expect(try channel.offer(Data([1])))
+        #expect(try channel.offer(Data([2])))
+        let body = HTTPResponseBody(channel: channel)
+        body.inspect { chunk in seen.withLock { $0 += chunk } }
+        #expect(seen.withLock { $0 } == [1, 2])
+        #expect(try channel.offer(Data([3, 4])))
+        #expect(seen.withLock { $0 } == [1, 2, 3, 4], "a chunk is inspected when handed over, not when read")
+        channel.finish()
+        var read: [UInt8] = []
+        for try await chunk in body { read += chunk }
+        #expect(read == [1, 2, 3, 4])
+        #expect(seen.withLock { $0 } == [1, 2, 3, 4])
+    }
+
     @Test("a transport that cannot stream hands the body over as one chunk")
     func fallback() async throws {
         let transport = InMemoryTransport { request in

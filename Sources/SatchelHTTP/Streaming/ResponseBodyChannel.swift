@@ -22,6 +22,7 @@ public final class ResponseBodyChannel: @unchecked Sendable {
     private var waiter: CheckedContinuation<Data?, any Error>?
     private var onCancel: (@Sendable () -> Void)?
     private var onDemand: (@Sendable () -> Void)?
+    private var inspector: (@Sendable (Data) -> Void)?
 
     /// The most bytes held between producer and consumer.
     public let highWater: Int
@@ -48,6 +49,18 @@ public final class ResponseBodyChannel: @unchecked Sendable {
         condition.lock()
         onDemand = handler
         condition.unlock()
+    }
+
+    /// Runs `inspect` on every chunk, in order, as the producer hands it over (chunks already waiting first), so
+    /// that work which must not wait for the consumer — finding a link at the end of a page to ask for the next
+    /// page early — sees the bytes as soon as they arrive. `inspect` runs on the producer's thread while the channel
+    /// is locked: it must be quick and must not call back into the channel.
+    public func setInspector(_ inspect: @escaping @Sendable (Data) -> Void) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !cancelled else { return }
+        for chunk in chunks[first...] { inspect(chunk) }
+        inspector = inspect
     }
 
     /// Whether an ``offer(_:)`` producer was asked to pause and has not been resumed yet.
@@ -108,6 +121,7 @@ public final class ResponseBodyChannel: @unchecked Sendable {
     }
 
     private func appendLocked(_ data: Data) {
+        inspector?(data)
         if let waiter {
             self.waiter = nil
             waiter.resume(returning: data)
@@ -126,6 +140,7 @@ public final class ResponseBodyChannel: @unchecked Sendable {
         if let error, failure == nil { failure = error }
         onCancel = nil
         onDemand = nil
+        inspector = nil
         if first == chunks.count {
             if let failure {
                 resumeWaiterLocked(.failure(failure))
@@ -206,6 +221,7 @@ public final class ResponseBodyChannel: @unchecked Sendable {
         let handler = onCancel
         onCancel = nil
         onDemand = nil
+        inspector = nil
         resumeWaiterLocked(.failure(Self.cancelledError))
         condition.broadcast()
         condition.unlock()
