@@ -106,6 +106,8 @@ final class PageLookahead: Sendable {
     }
 
     deinit {
-        state.withLock { $0.prefetch?.cancel() }
+        // Cancelled outside the lock: cancelling runs the request's cancellation handlers, which take other locks.
+        let prefetch = state.withLock { $0.prefetch.take() }
+        prefetch?.cancel()
     }
 }
