@@ -18,8 +18,8 @@ struct FetchedPage: Sendable {
 /// URL. A page that is not valid JSON just gets no early request: the consumer reports the error.
 ///
 /// At most one page is requested ahead: a page's lookahead scans from the moment its head arrives, but requests the
-/// next page only once it is armed (``arm()``), when its page becomes the one being decoded. Memory then holds two
-/// pages' read-ahead buffers at most, whatever the page count.
+/// next page only once it is armed (``arm()``), when its page becomes the one being decoded, and once the page has
+/// arrived whole. Memory then holds two pages' read-ahead buffers at most, whatever the page count.
 final class PageLookahead: Sendable {
     /// What the early request is for, and the request.
     struct Prefetch: Sendable {
@@ -37,6 +37,8 @@ final class PageLookahead: Sendable {
         var parser: JSONArrayStreamParser?
         /// The next page's URL once found.
         var next: URL?
+        /// Whether the page's body has arrived whole (its connection is free again).
+        var complete = false
         var armed = false
         var prefetch: Prefetch?
         var done = false
@@ -61,7 +63,14 @@ final class PageLookahead: Sendable {
 
     /// Starts scanning the page's body (its chunks already waiting first), before the consumer reads any of it.
     func start(on chunks: ResponseChunks) {
-        chunks.body.inspect { [self] chunk in scan(chunk) }
+        chunks.body.inspect { [self] chunk in
+            scan(chunk)
+        } complete: { [self] in
+            state.withLock { state in
+                state.complete = true
+                fire(&state)
+            }
+        }
     }
 
     private func scan(_ chunk: Data) {
@@ -90,8 +99,11 @@ final class PageLookahead: Sendable {
         }
     }
 
+    /// Requests the next page once its link is known, this page is being decoded and its body has arrived whole:
+    /// waiting for the whole body lets the request go out on the same kept-alive connection, which matters to
+    /// servers that serve one connection at a time.
     private func fire(_ state: inout State) {
-        guard state.armed, !state.done, let next = state.next else { return }
+        guard state.armed, state.complete, !state.done, let next = state.next else { return }
         state.done = true
         state.prefetch = Prefetch(url: next, task: request(next))
     }
