@@ -51,6 +51,10 @@ final class LoopbackServer: Sendable {
 
     private func serve(_ fd: Int32) {
         defer { close(fd) }
+        // As HTTP servers do: without it, Nagle's algorithm holds a response's last small segment (the page's tail,
+        // with its next link) until the client's delayed acknowledgement, up to 40 ms later.
+        var yes: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16384)
         while true {

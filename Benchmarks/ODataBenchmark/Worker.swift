@@ -6,7 +6,7 @@ import SatchelOData
 /// One row measured in a process of its own, so that its peak RSS is its own: prints
 /// `{"seconds": median, "entities": n, "rssMB": VmHWM}` on stdout.
 enum Worker {
-    static func run(kind: String, baseURL: String, pages: Int, runs: Int) async throws {
+    static func run(kind: String, baseURL: String, pages: Int, pageSize: Int, runs: Int) async throws {
         let url = URL(string: baseURL + "/p\(pages)")!
         let seconds: Double
         var entities = 0
@@ -33,6 +33,12 @@ enum Worker {
                 }
                 entities = count
             }
+        case "loopback-bytes":
+            // The physical baseline: curl fetching the same pages over the same loopback, decoding nothing.
+            var links = [baseURL + "/p\(pages)/Products"]
+            links += (1..<max(1, pages)).map { baseURL + "/p\(pages)/Products?$skiptoken=\($0)" }
+            seconds = try await Measure.median(runs: runs) { try curl(links) }
+            entities = pages * pageSize
         case "satchel-pull-memory", "foundation-decoder", "foundation-serialization":
             let bodies = try await download(url, pages: pages)
             seconds = try await Measure.median(runs: runs) {
@@ -49,6 +55,17 @@ enum Worker {
 
     static func makeService(_ url: URL) -> ODataService {
         ODataService(configuration: .init(serviceURL: url, version: .v4), transport: SocketTransport())
+    }
+
+    /// Fetches `links` with one curl process (one kept-alive connection), throwing the bytes away.
+    static func curl(_ links: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl", "--silent", "--fail"] + links
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchmarkError("curl failed (\(process.terminationStatus))") }
     }
 
     /// Every page's bytes, following the next links (not timed).

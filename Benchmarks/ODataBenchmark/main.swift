@@ -8,7 +8,7 @@ import SatchelJSON
 //   swift run -c release ODataBenchmark [--entities N] [--page-size N] [--runs N] [--large-pages N]
 //                                       [--python PATH] [--no-python] [--only TEXT]
 //   ODataBenchmark --serve                      (only the server, for profiling; prints its base URL)
-//   ODataBenchmark --worker KIND --url URL --pages N --runs N
+//   ODataBenchmark --worker KIND --url URL --pages N --page-size N --runs N
 
 var entityCount = 100_000
 var pageSize = 1_000
@@ -47,7 +47,7 @@ while let argument = arguments.next() {
 
 if let worker {
     do {
-        try await Worker.run(kind: worker, baseURL: workerURL, pages: workerPages, runs: runs)
+        try await Worker.run(kind: worker, baseURL: workerURL, pages: workerPages, pageSize: pageSize, runs: runs)
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("worker \(worker) failed: \(error)\n".utf8))
@@ -60,7 +60,8 @@ let pages = Pages(distinctPages: pageCount, pageSize: pageSize)
 let server = try LoopbackServer(pages: pages)
 let pageBytes = pages.entityBlocks.reduce(0) { $0 + $1.count }
 if serveOnly {
-    print(server.baseURL)
+    // Unbuffered, so that a script reading the pipe gets it at once.
+    FileHandle.standardOutput.write(Data((server.baseURL + "\n").utf8))
     while true { sleep(3600) }
 }
 print(
@@ -80,7 +81,10 @@ let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendi
 @MainActor func workerRow(_ name: String, _ kind: String, pages: Int, note: String) -> Row {
     Row(
         name: name, pages: pages, note: note,
-        command: [me, "--worker", kind, "--url", server.baseURL, "--pages", "\(pages)", "--runs", "\(runs)"])
+        command: [
+            me, "--worker", kind, "--url", server.baseURL, "--pages", "\(pages)", "--page-size", "\(pageSize)",
+            "--runs", "\(runs)",
+        ])
 }
 @MainActor func pythonRow(_ name: String, _ mode: String, note: String) -> Row {
     Row(
@@ -97,6 +101,7 @@ var rows: [Row] = [
     workerRow("Satchel dynamic ODataEntity", "satchel-dynamic", pages: pageCount, note: "streamed over HTTP"),
     workerRow("Satchel dynamic ODataEntity", "satchel-dynamic", pages: largePages, note: "streamed over HTTP"),
     workerRow("Satchel pull decoding, in memory", "satchel-pull-memory", pages: pageCount, note: "decode only"),
+    workerRow("curl: bytes over loopback, no decoding", "loopback-bytes", pages: pageCount, note: "transfer only"),
     workerRow("Foundation JSONDecoder", "foundation-decoder", pages: pageCount, note: "decode only"),
     workerRow("Foundation JSONSerialization", "foundation-serialization", pages: pageCount, note: "decode only"),
 ]

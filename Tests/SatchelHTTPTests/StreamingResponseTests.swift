@@ -266,6 +266,48 @@ struct StreamingResponseTests {
         #expect(pushed.value == 10)
     }
 
+    @Test("an inspector sees every chunk once, in order, those already waiting first, before they are read")
+    func inspector() async throws {
+        let channel = ResponseBodyChannel(highWater: 1000)
+        let seen = Mutex<[UInt8]>([])
+        #expect(try channel.offer(Data([1])))
+        #expect(try channel.offer(Data([2])))
+        let body = HTTPResponseBody(channel: channel)
+        let complete = Counter()
+        body.inspect { chunk in
+            seen.withLock { $0 += chunk }
+        } complete: {
+            complete.increment()
+        }
+        #expect(seen.withLock { $0 } == [1, 2])
+        #expect(try channel.offer(Data([3, 4])))
+        #expect(seen.withLock { $0 } == [1, 2, 3, 4], "a chunk is inspected when handed over, not when read")
+        #expect(complete.value == 0)
+        channel.finish()
+        #expect(complete.value == 1)
+        var read: [UInt8] = []
+        for try await chunk in body { read += chunk }
+        #expect(read == [1, 2, 3, 4])
+        #expect(seen.withLock { $0 } == [1, 2, 3, 4])
+    }
+
+    @Test("an inspector is told of a whole body, not of one cut short; one set after the end is told at once")
+    func inspectorCompletion() throws {
+        let cut = ResponseBodyChannel()
+        let cutComplete = Counter()
+        cut.setInspector({ _ in }, complete: { cutComplete.increment() })
+        #expect(try cut.offer(Data([1])))
+        cut.finish(throwing: HTTPError(.connection, "cut"))
+        #expect(cutComplete.value == 0)
+        let whole = ResponseBodyChannel()
+        #expect(try whole.offer(Data([1])))
+        whole.finish()
+        let wholeComplete = Counter()
+        let seen = Counter()
+        whole.setInspector({ _ in seen.increment() }, complete: { wholeComplete.increment() })
+        #expect(seen.value == 1 && wholeComplete.value == 1)
+    }
+
     @Test("a transport that cannot stream hands the body over as one chunk")
     func fallback() async throws {
         let transport = InMemoryTransport { request in

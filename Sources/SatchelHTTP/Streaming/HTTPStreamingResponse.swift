@@ -62,6 +62,17 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
     /// Stops the body and closes the connection.
     public func cancel() { handle.channel.cancel() }
 
+    /// Runs `inspect` on each chunk as the transport hands it over, before (and whether or not) it is read, then
+    /// `complete` once the body has arrived whole; see ``ResponseBodyChannel/setInspector(_:complete:)``. Call it
+    /// before reading the body.
+    ///
+    /// ```swift
+    /// response.body.inspect { chunk in lookahead.scan(chunk) }  // on the transport's thread: keep it quick
+    /// ```
+    public func inspect(_ inspect: @escaping @Sendable (Data) -> Void, complete: (@Sendable () -> Void)? = nil) {
+        handle.channel.setInspector(inspect, complete: complete)
+    }
+
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(handle: handle) }
 
     public struct AsyncIterator: AsyncIteratorProtocol {

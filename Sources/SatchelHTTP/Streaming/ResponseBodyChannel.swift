@@ -22,6 +22,8 @@ public final class ResponseBodyChannel: @unchecked Sendable {
     private var waiter: CheckedContinuation<Data?, any Error>?
     private var onCancel: (@Sendable () -> Void)?
     private var onDemand: (@Sendable () -> Void)?
+    private var inspector: (@Sendable (Data) -> Void)?
+    private var onComplete: (@Sendable () -> Void)?
 
     /// The most bytes held between producer and consumer.
     public let highWater: Int
@@ -48,6 +50,30 @@ public final class ResponseBodyChannel: @unchecked Sendable {
         condition.lock()
         onDemand = handler
         condition.unlock()
+    }
+
+    /// Runs `inspect` on every chunk, in order, as the producer hands it over (chunks already waiting first), so
+    /// that work which must not wait for the consumer — finding a link at the end of a page to ask for the next
+    /// page early — sees the bytes as soon as they arrive; then `complete` once the body has arrived whole (not when
+    /// it was cut short or cancelled). `inspect` runs on the producer's thread while the channel is locked: it must
+    /// be quick and must not call back into the channel. A transport finishes the body once it is done with the
+    /// connection: `SocketTransport` has put it back in its pool by the time `complete` runs.
+    public func setInspector(
+        _ inspect: @escaping @Sendable (Data) -> Void, complete: (@Sendable () -> Void)? = nil
+    ) {
+        condition.lock()
+        guard !cancelled else {
+            condition.unlock()
+            return
+        }
+        for chunk in chunks[first...] { inspect(chunk) }
+        let completeNow = finished && failure == nil
+        if !finished {
+            inspector = inspect
+            onComplete = complete
+        }
+        condition.unlock()
+        if completeNow { complete?() }
     }
 
     /// Whether an ``offer(_:)`` producer was asked to pause and has not been resumed yet.
@@ -108,6 +134,7 @@ public final class ResponseBodyChannel: @unchecked Sendable {
     }
 
     private func appendLocked(_ data: Data) {
+        inspector?(data)
         if let waiter {
             self.waiter = nil
             waiter.resume(returning: data)
@@ -120,12 +147,17 @@ public final class ResponseBodyChannel: @unchecked Sendable {
     /// Ends the body: `nil` when it is complete, the error that cut it short otherwise. Later calls do nothing.
     public func finish(throwing error: HTTPError? = nil) {
         condition.lock()
-        defer { condition.unlock() }
-        guard !finished else { return }
+        guard !finished else {
+            condition.unlock()
+            return
+        }
         finished = true
         if let error, failure == nil { failure = error }
         onCancel = nil
         onDemand = nil
+        inspector = nil
+        let complete = failure == nil && !cancelled ? onComplete : nil
+        onComplete = nil
         if first == chunks.count {
             if let failure {
                 resumeWaiterLocked(.failure(failure))
@@ -134,6 +166,8 @@ public final class ResponseBodyChannel: @unchecked Sendable {
             }
         }
         condition.broadcast()
+        condition.unlock()
+        complete?()
     }
 
     // MARK: Consumer
@@ -206,6 +240,8 @@ public final class ResponseBodyChannel: @unchecked Sendable {
         let handler = onCancel
         onCancel = nil
         onDemand = nil
+        inspector = nil
+        onComplete = nil
         resumeWaiterLocked(.failure(Self.cancelledError))
         condition.broadcast()
         condition.unlock()

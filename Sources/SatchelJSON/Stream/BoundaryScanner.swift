@@ -14,6 +14,9 @@ struct BoundaryScanner: Sendable {
 
     mutating func reset() { self = BoundaryScanner() }
 
+    /// Whether a value's scan has begun (and not been reset since).
+    var isStarted: Bool { started }
+
     /// The buffer was compacted: indices moved down by `count`.
     mutating func shift(by count: Int) { resume = max(0, resume - count) }
 
@@ -38,6 +41,10 @@ struct BoundaryScanner: Sendable {
         }
         let count = buffer.count
         while i < count {
+            if inString && !escaped {
+                i = Self.nextQuoteOrBackslash(buffer, from: i)
+                if i == count { break }
+            }
             let byte = buffer[i]
             if inString {
                 if escaped {
@@ -72,6 +79,33 @@ struct BoundaryScanner: Sendable {
         resume = i
         if i - start > limits.maxDocumentSize { throw .size(start) }
         return nil
+    }
+}
+
+extension BoundaryScanner {
+    /// The index of the next `"` or `\\` at or after `start`, or `buffer.count`: string contents are skipped eight
+    /// bytes at a time, since only those two bytes can end a string or change what follows.
+    @inline(__always)
+    static func nextQuoteOrBackslash(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = buffer.baseAddress else { return start }
+        var i = start
+        while i + 8 <= buffer.count {
+            // Little-endian order puts the byte at the lowest address in the lowest bits.
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+            let found = matches(word, UInt8(ascii: "\"")) | matches(word, UInt8(ascii: "\\"))
+            if found != 0 { return i + found.trailingZeroBitCount / 8 }
+            i += 8
+        }
+        while i < buffer.count, buffer[i] != UInt8(ascii: "\""), buffer[i] != UInt8(ascii: "\\") { i += 1 }
+        return i
+    }
+
+    /// The high bit of each byte of `word` equal to `byte` (exact for the lowest such byte, which is all that is
+    /// used: a borrow may set bits above it).
+    @inline(__always)
+    private static func matches(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+        let x = word ^ (0x0101_0101_0101_0101 &* UInt64(byte))
+        return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
     }
 }
 

@@ -22,9 +22,13 @@ where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
     public let limits: JSONLimits
     private let chunks: Chunks
     private let decodeElement: @Sendable (inout JSONReader) throws -> Element
+    /// Whether `decodeElement` only builds a value, so it may run on an element before its end is known (see
+    /// ``JSONArrayStreamParser/append(_:decoding:_:)``).
+    private var decodesPurely = false
     private let state = EnvelopeBox()
 
-    /// Elements made by `decode`, which gets a reader at each element.
+    /// Elements made by `decode`, which gets a reader at each element once the element is complete (it runs once
+    /// per element, so it may count or have other side effects).
     public init(
         path: [String], chunks: Chunks, limits: JSONLimits = .default,
         decode: @escaping @Sendable (inout JSONReader) throws -> Element
@@ -41,7 +45,7 @@ where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
             chunks: chunks.makeAsyncIterator(), parser: JSONArrayStreamParser(path: path, limits: limits),
-            decode: decodeElement, state: state)
+            decode: decodeElement, decodesPurely: decodesPurely, state: state)
     }
 
     /// Iterates the elements, reading chunks only when no complete element is waiting.
@@ -49,26 +53,17 @@ where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
         var chunks: Chunks.AsyncIterator
         var parser: JSONArrayStreamParser
         let decode: @Sendable (inout JSONReader) throws -> Element
+        let decodesPurely: Bool
         let state: EnvelopeBox
         var pending: [Element] = []
         var next = 0
         var done = false
 
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws -> Element? {
-            while next == pending.count {
-                if done { return nil }
-                pending.removeAll(keepingCapacity: true)
+            if next == pending.count {
+                guard let batch = try await readBatch(isolation: actor) else { return nil }
+                pending = batch
                 next = 0
-                guard let chunk = try await chunks.next(isolation: actor) else {
-                    done = true
-                    let envelope = try parser.finish()
-                    state.value.withLock { $0 = envelope }
-                    return nil
-                }
-                let decode = decode
-                var produced: [Element] = []
-                try parser.append(chunk) { produced.append(try decode(&$0)) }
-                pending = produced
             }
             defer { next += 1 }
             return pending[next]
@@ -83,17 +78,35 @@ where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
         ) async throws
             -> [Element]?
         {
-            if next == pending.count {
-                // Reads chunks until an element is complete, and hands out the first one of that batch.
-                guard let first = try await self.next(isolation: actor) else { return nil }
-                var batch = [first]
-                batch.append(contentsOf: pending[next...])
-                next = pending.count
-                return batch
+            guard next == pending.count else {
+                defer {
+                    pending = []
+                    next = 0
+                }
+                return next == 0 ? pending : Array(pending[next...])
             }
-            let batch = Array(pending[next...])
-            next = pending.count
-            return batch
+            return try await readBatch(isolation: actor)
+        }
+
+        /// Reads chunks until at least one element is complete and returns the elements completed; nil at the end.
+        private mutating func readBatch(isolation actor: isolated (any Actor)?) async throws -> [Element]? {
+            while !done {
+                guard let chunk = try await chunks.next(isolation: actor) else {
+                    done = true
+                    let envelope = try parser.finish()
+                    state.value.withLock { $0 = envelope }
+                    return nil
+                }
+                let decode = decode
+                var produced: [Element] = []
+                if decodesPurely {
+                    try parser.append(chunk, decoding: decode, into: &produced)
+                } else {
+                    try parser.append(chunk) { produced.append(try decode(&$0)) }
+                }
+                if !produced.isEmpty { return produced }
+            }
+            return nil
         }
     }
 }
@@ -107,19 +120,25 @@ extension JSONArrayStream where Element == JSONValue {
     /// Elements as ``JSONValue``s.
     public init(path: [String], chunks: Chunks, limits: JSONLimits = .default) {
         self.init(path: path, chunks: chunks, limits: limits) { try $0.readValue() }
+        decodesPurely = true
     }
 }
 
 extension JSONArrayStream {
-    /// Elements decoded with their ``JSONDecodable`` conformance (the fastest way).
+    /// Elements decoded with their ``JSONDecodable`` conformance (the fastest way: each element's bytes are read
+    /// once; an element split between chunks is decoded again once complete, so `init(from:)` must only build the
+    /// value).
     public init(path: [String], chunks: Chunks, limits: JSONLimits = .default, as type: Element.Type)
     where Element: JSONDecodable {
         self.init(path: path, chunks: chunks, limits: limits) { try Element(from: &$0) }
+        decodesPurely = true
     }
 
-    /// Elements decoded with their `Decodable` conformance by `decoder` (its limits apply to elements).
+    /// Elements decoded with their `Decodable` conformance by `decoder` (its limits apply to elements). As with
+    /// ``JSONDecodable``, an element split between chunks is decoded again once complete.
     public init(path: [String], chunks: Chunks, decoder: SatchelJSONDecoder, as type: Element.Type)
     where Element: Decodable {
         self.init(path: path, chunks: chunks, limits: decoder.limits) { try decoder.decode(Element.self, from: &$0) }
+        decodesPurely = true
     }
 }

@@ -45,9 +45,10 @@ extension ODataService {
         let buffer = ElementBuffer<T>()
         return AsyncThrowingStream(unfolding: {
             if let element = buffer.pop() { return element }
-            guard let batch = try await cursor.nextBatch() else { return nil }
-            buffer.fill(batch)
-            return buffer.pop()
+            while let batch = try await cursor.nextBatch() {
+                if let first = buffer.fill(batch) { return first }
+            }
+            return nil
         })
     }
 
@@ -89,24 +90,34 @@ private struct V2Envelope<T: Decodable>: Decodable {
 }
 
 /// Elements decoded ahead of the consumer, handed out one by one (the stream's unfolding closure is its only user).
-private final class ElementBuffer<T: Sendable>: Sendable {
-    private let state = Mutex<(elements: [T], next: Int)>(([], 0))
+/// A plain lock rather than a `Mutex` of a generic tuple, whose type would be looked up on every call.
+private final class ElementBuffer<T: Sendable>: @unchecked Sendable {
+    // Both guarded by `lock`.
+    private var elements: [T] = []
+    private var next = 0
+    private let lock = NSLock()
 
     func pop() -> T? {
-        state.withLock { state in
-            guard state.next < state.elements.count else { return nil }
-            defer { state.next += 1 }
-            return state.elements[state.next]
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        guard next < elements.count else { return nil }
+        defer { next += 1 }
+        return elements[next]
     }
 
-    func fill(_ elements: [T]) {
-        state.withLock { $0 = (elements, 0) }
+    /// Takes the batch's first element and keeps the rest.
+    func fill(_ batch: [T]) -> T? {
+        lock.lock()
+        defer { lock.unlock() }
+        elements = batch
+        next = batch.isEmpty ? 0 : 1
+        return batch.first
     }
 }
 
 /// Where ``ODataService/entities(_:query:as:)`` and ``ODataService/entities(_:query:pullDecoding:)`` are: the
-/// page being decoded and the link to the next one.
+/// page being decoded and the link to the next one. While a page is decoded, its ``PageLookahead`` finds the
+/// next link as the bytes arrive and requests the next page early.
 private actor DecodedPageCursor<T: Sendable> {
     let service: ODataService
     let path: ODataPath
@@ -116,8 +127,10 @@ private actor DecodedPageCursor<T: Sendable> {
     private var finished = false
     private var link: URL?
     private var reader = ODataPayloadReader(version: .v4)
-    private var page: (url: URL, stream: JSONArrayStream<ResponseChunks, T>)?
+    private var page: (url: URL, stream: JSONArrayStream<ResponseChunks, T>, lookahead: PageLookahead)?
     private var iterator: JSONArrayStream<ResponseChunks, T>.AsyncIterator?
+    /// The next page, requested before this one was decoded to its end.
+    private var prefetch: PageLookahead.Prefetch?
 
     init(
         service: ODataService, path: ODataPath, query: ODataQuery,
@@ -128,6 +141,8 @@ private actor DecodedPageCursor<T: Sendable> {
         self.query = query
         self.decoder = decoder
     }
+
+    deinit { prefetch?.cancel() }
 
     func nextBatch() async throws -> [T]? {
         guard !finished else { return nil }
@@ -146,6 +161,7 @@ private actor DecodedPageCursor<T: Sendable> {
                     iterator = nil
                     self.page = nil
                     link = page.stream.envelope.map(reader.envelope)?.nextLink.map { service.url(absolute: $0) }
+                    prefetch = page.lookahead.takePrefetch()
                 }
                 if !started {
                     started = true
@@ -153,23 +169,51 @@ private actor DecodedPageCursor<T: Sendable> {
                     reader = ODataPayloadReader(version: version)
                     link = service.url(path: path.text(for: version), query: try query.queryString(for: version))
                 }
+                let early = prefetch.take()
                 guard let url = link else {
+                    early?.cancel()
                     finished = true
                     return nil
                 }
                 link = nil
                 try Task.checkCancellation()
-                let chunks = try await service.stream(
-                    service.request(.get, url, version: reader.version, operation: operation))
-                let stream = decoder(reader.collectionPath, chunks)
-                page = (url, stream)
+                let fetched: FetchedPage
+                if let early, early.url == url {
+                    fetched = try await withTaskCancellationHandler {
+                        try await early.task.value
+                    } onCancel: {
+                        early.cancel()
+                    }
+                } else {
+                    early?.cancel()
+                    fetched = try await Self.fetch(url, service: service, reader: reader, operation: operation)
+                }
+                fetched.lookahead.arm()
+                let stream = decoder(reader.collectionPath, fetched.chunks)
+                page = (url, stream, fetched.lookahead)
                 iterator = stream.makeAsyncIterator()
             }
         } catch {
             finished = true
             iterator = nil
             page = nil
+            prefetch?.cancel()
+            prefetch = nil
             throw error
         }
+    }
+
+    /// Requests the page at `url` and starts its lookahead, which can request the page after it in the same way.
+    private static func fetch(
+        _ url: URL, service: ODataService, reader: ODataPayloadReader, operation: String
+    ) async throws -> FetchedPage {
+        let chunks = try await service.stream(service.request(.get, url, version: reader.version, operation: operation))
+        let lookahead = PageLookahead(reader: reader) {
+            service.url(absolute: $0)
+        } request: { next in
+            Task { try await fetch(next, service: service, reader: reader, operation: operation) }
+        }
+        lookahead.start(on: chunks)
+        return FetchedPage(url: url, chunks: chunks, lookahead: lookahead)
     }
 }

@@ -113,6 +113,10 @@ final class SocketExchange: Sendable {
         let capacity: Int
         switch request.destination {
         case .file where channel == nil: capacity = max(configuration.bufferSize, headLimit + 1)
+        // A streamed body may read ahead as much as its channel holds: reading that much at once means fewer
+        // chunks, and fewer hand-overs to the consumer.
+        case _ where channel != nil:
+            capacity = max(min(channel?.highWater ?? 0, configuration.bufferSize), 64 * 1024, headLimit + 1)
         case .memory, .file: capacity = max(64 * 1024, headLimit + 1)
         }
         let reader = SocketReader(fd: fd, capacity: capacity)
