@@ -51,23 +51,7 @@ extension PostgresMetadataStore {
         if offset >= count || limit.map({ $0 <= 0 }) == true {
             return StoredPage(objects: [], totalCount: Int(count))
         }
-        var terms: [String] = []
-        var decided = false
-        for key in order where !decided {
-            let column: String
-            switch key.field {
-            case .name:
-                column = "f.name"
-                decided = true
-            case .createdAt: column = "o.created_at"
-            case .modifiedAt: column = "o.modified_at"
-            case .typeId: column = "o.type_id"
-            case .baseTypeId: column = "o.base_type"
-            case .contentLength: column = "COALESCE(o.content_length, -1)"
-            }
-            terms.append(column + (key.ascending ? "" : " DESC"))
-        }
-        if !decided { terms.append("o.id") }
+        let terms = StoreOrder.childrenOrderTerms(order)
         let limitClause = limit.map { " LIMIT \(max($0, 0))" } ?? ""
         let objects = try await objects(
             """

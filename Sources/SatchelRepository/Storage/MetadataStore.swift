@@ -191,6 +191,27 @@ public struct StoreOrder: Sendable, Hashable {
         self.field = field
         self.ascending = ascending
     }
+
+    /// The SQL `ORDER BY` terms for a children query over `filings f JOIN objects o` (the same in SQLite and
+    /// PostgreSQL). Names are unique per folder, so once the name decides, the id tie-break is dropped and the
+    /// filings index alone gives the order.
+    public static func childrenOrderTerms(_ order: [StoreOrder]) -> [String] {
+        var terms: [String] = []
+        for key in order {
+            let column: String
+            switch key.field {
+            case .name: column = "f.name"
+            case .createdAt: column = "o.created_at"
+            case .modifiedAt: column = "o.modified_at"
+            case .typeId: column = "o.type_id"
+            case .baseTypeId: column = "o.base_type"
+            case .contentLength: column = "COALESCE(o.content_length, -1)"
+            }
+            terms.append(column + (key.ascending ? "" : " DESC"))
+            if key.field == .name { return terms }
+        }
+        return terms + ["o.id"]
+    }
 }
 
 /// One page of children, with the total count.

@@ -196,26 +196,9 @@ public final class SQLiteMetadataStore: MetadataStore {
         return try await longRead(read)
     }
 
-    /// The children query for a sort order. Names are unique per folder, so once the name decides, the id
-    /// tie-break is dropped and the filings index alone gives the order.
+    /// The children query for a sort order (``StoreOrder/childrenOrderTerms(_:)``).
     static func childrenSQL(order: [StoreOrder]) -> String {
-        var terms: [String] = []
-        var decided = false
-        for key in order where !decided {
-            let column: String
-            switch key.field {
-            case .name:
-                column = "f.name"
-                decided = true
-            case .createdAt: column = "o.created_at"
-            case .modifiedAt: column = "o.modified_at"
-            case .typeId: column = "o.type_id"
-            case .baseTypeId: column = "o.base_type"
-            case .contentLength: column = "COALESCE(o.content_length, -1)"
-            }
-            terms.append(column + (key.ascending ? "" : " DESC"))
-        }
-        if !decided { terms.append("o.id") }
+        let terms = StoreOrder.childrenOrderTerms(order)
         return """
             SELECT \(SQLiteSchema.prefixedObjectColumns) FROM filings f
             JOIN objects o ON o.repository = f.repository AND o.id = f.object
