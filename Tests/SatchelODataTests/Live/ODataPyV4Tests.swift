@@ -68,6 +68,47 @@ struct ODataPyV4Tests {
         #expect(smallPages == 5)
     }
 
+    /// A product's id, pulled straight from the bytes (what generated proxies do).
+    struct ProductID: JSONDecodable, Decodable, Sendable {
+        var ID = 0
+
+        init(from reader: inout JSONReader) throws {
+            try reader.readObject { key, reader in
+                switch key {
+                case "ID": ID = try reader.readInt()
+                default: try reader.skipValue()
+                }
+            }
+        }
+    }
+
+    /// Typed reads decode while each page streams in and request the next page before the current one is decoded
+    /// (on the same kept-alive connection, which this one-request-at-a-time peer needs): every product once, in
+    /// the server's order, as the dynamic read sees them; a read stopped early leaves the peer usable.
+    @Test func typedReadsAcrossServerPages() async throws {
+        let service = try await Self.shop()
+        let query = ODataQuery().select("ID")
+        let dynamic = try await service.entities("Products", query: query).collect().compactMap { $0["ID"]?.intValue }
+        #expect(dynamic.count > 200)
+        var pulled: [Int] = []
+        for try await product in service.entities("Products", query: query, pullDecoding: ProductID.self) {
+            pulled.append(product.ID)
+        }
+        #expect(pulled == dynamic.map { Int($0) })
+        var decoded: [Int] = []
+        for try await product in service.entities("Products", query: query, as: ProductID.self) {
+            decoded.append(product.ID)
+        }
+        #expect(decoded == pulled)
+        var firstOnes: [Int] = []
+        for try await product in service.entities("Products", query: query, pullDecoding: ProductID.self) {
+            firstOnes.append(product.ID)
+            if firstOnes.count == 25 { break }
+        }
+        #expect(firstOnes == Array(pulled.prefix(25)))
+        #expect(try await service.count("Products") == Int64(pulled.count))
+    }
+
     @Test func typedValues() async throws {
         let product = try await Self.shop().entity("Products", key: 50)
         #expect(product.etag?.hasPrefix("W/") == true)
