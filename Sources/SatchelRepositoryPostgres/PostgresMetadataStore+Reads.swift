@@ -169,7 +169,7 @@ extension PostgresMetadataStore {
     /// unbounded) reads through the decode cache without adding to it.
     func objects(_ query: PostgresQuery, expectedRows: Int? = 1) async throws -> [StoredObject] {
         let rows = try await rows(query)
-        let keep = expectedRows.map { $0 <= StoredDecodeCache.scanRows } ?? false
+        let keep = StoredDecodeCache.keepsDecoded(expectedRows: expectedRows)
         do {
             return try rows.map { try Self.object(from: $0, keepDecoded: keep) }
         } catch {

@@ -40,6 +40,17 @@ public struct CMISProperty: Sendable, Hashable {
         self.queryName = queryName
     }
 
+    /// A property of `definition` (its id, type, cardinality and names) with these values.
+    ///
+    /// ```swift
+    /// let name = CMISProperty(definition: type.propertyDefinition(id: "cmis:name")!, values: [.string("a.txt")])
+    /// ```
+    public init(definition: PropertyDefinition, values: [PropertyValue]) {
+        self.init(
+            id: definition.id, type: definition.propertyType, cardinality: definition.cardinality, values: values,
+            localName: definition.localName, displayName: definition.displayName, queryName: definition.queryName)
+    }
+
     /// The first value, or `nil` when the property is not set.
     public var firstValue: PropertyValue? { values.first }
     /// Whether the property has no value.

@@ -91,12 +91,6 @@ public struct PagedSequence<Page: CMISPage>: AsyncSequence, Sendable {
             /// Requests under way for the pages after the last one returned, in order.
             var ahead: [PendingPage<Page>] = []
 
-            init(pageSize: Int, prefetch: Int, fetch: @escaping PageFetcher) {
-                self.pageSize = pageSize
-                self.prefetch = Swift.max(prefetch, 0)
-                self.fetch = fetch
-            }
-
             public mutating func next() async throws -> Page? {
                 guard !finished else { return nil }
                 let pending =

@@ -142,6 +142,11 @@ public final class StoredDecodeCache: Sendable {
     /// Reads returning more rows than this do not add to the cache (``properties(repositoryId:id:bag:keep:)``).
     public static let scanRows = 256
 
+    /// Whether a read expected to return `rows` rows (nil: unbounded) adds the bags it decodes.
+    public static func keepsDecoded(expectedRows rows: Int?) -> Bool {
+        rows.map { $0 <= scanRows } ?? false
+    }
+
     /// The properties of the bag `bag` stored for object `id`.
     ///
     /// With `keep` false a bag already held is still used, but one decoded now is not added. Reads of many rows

@@ -42,15 +42,9 @@ extension BrowserParser {
                 }
             }
             if let (index, position) = found {
-                let propertyType = definitions[index].propertyDefinitions[position].propertyType
-                properties.append(
-                    CMISProperty(
-                        id: key, type: propertyType,
-                        cardinality: definitions[index].propertyDefinitions[position].cardinality,
-                        values: try propertyValues(entry, type: propertyType),
-                        localName: definitions[index].propertyDefinitions[position].localName,
-                        displayName: definitions[index].propertyDefinitions[position].displayName,
-                        queryName: definitions[index].propertyDefinitions[position].queryName))
+                let ofType = definitions[index].propertyDefinitions
+                let values = try propertyValues(entry, type: ofType[position].propertyType)
+                properties.append(CMISProperty(definition: ofType[position], values: values))
                 continue
             }
             let (type, cardinality) = standardProperties[key] ?? inferredType(of: value)

@@ -111,13 +111,14 @@ final class SocketExchange: Sendable {
         SocketPlatform.setIdleTimeout(fd, request.timeout)
         let headLimit = configuration.maximumResponseHeaderBytes
         let capacity: Int
-        switch request.destination {
-        case .file where channel == nil: capacity = max(configuration.bufferSize, headLimit + 1)
-        // A streamed body may read ahead as much as its channel holds: reading that much at once means fewer
-        // chunks, and fewer hand-overs to the consumer.
-        case _ where channel != nil:
-            capacity = max(min(channel?.highWater ?? 0, configuration.bufferSize), 64 * 1024, headLimit + 1)
-        case .memory, .file: capacity = max(64 * 1024, headLimit + 1)
+        if let channel {
+            // A streamed body may read ahead as much as its channel holds: reading that much at once means fewer
+            // chunks, and fewer hand-overs to the consumer.
+            capacity = max(min(channel.highWater, configuration.bufferSize), 64 * 1024, headLimit + 1)
+        } else if case .file = request.destination {
+            capacity = max(configuration.bufferSize, headLimit + 1)
+        } else {
+            capacity = max(64 * 1024, headLimit + 1)
         }
         let reader = SocketReader(fd: fd, capacity: capacity)
         var sent: Int64 = 0

@@ -78,9 +78,7 @@ final class SocketWorkers: Sendable {
         }
 
         func wait(timeout: Duration) -> (@Sendable () -> Void)? {
-            let nanoseconds =
-                timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-            guard signal.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success else { return nil }
+            guard signal.wait(timeout: .now() + timeout.timeInterval) == .success else { return nil }
             return job.withLock { job in
                 defer { job = nil }
                 return job

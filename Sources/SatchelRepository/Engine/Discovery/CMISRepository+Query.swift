@@ -202,7 +202,8 @@ extension CMISRepository {
         -> Properties
     {
         func property(_ definition: PropertyDefinition, as name: String) -> CMISProperty {
-            var property = makeProperty(definition, row.properties[definition.queryName ?? definition.id] ?? [])
+            var property = CMISProperty(
+                definition: definition, values: row.properties[definition.queryName ?? definition.id] ?? [])
             property.queryName = name
             return property
         }

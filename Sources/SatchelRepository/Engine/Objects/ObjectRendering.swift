@@ -63,7 +63,7 @@ extension CMISRepository {
             if let definition = types.definition(typeId: object.typeId, propertyId: "cmis:path") {
                 let path = try await path(scope, ofFolder: object)
                 let index = all.firstIndex { $0.id == "cmis:parentId" }.map { $0 + 1 } ?? all.count
-                all.insert(makeProperty(definition, [.string(path)]), at: index)
+                all.insert(CMISProperty(definition: definition, values: [.string(path)]), at: index)
             }
             properties = Properties(all)
         }

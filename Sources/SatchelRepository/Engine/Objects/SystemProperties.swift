@@ -2,13 +2,6 @@ import Foundation
 import SatchelCMIS
 
 extension CMISRepository {
-    /// A property with the metadata of its definition (query name, display name) and these values.
-    func makeProperty(_ definition: PropertyDefinition, _ values: [PropertyValue]) -> CMISProperty {
-        CMISProperty(
-            id: definition.id, type: definition.propertyType, cardinality: definition.cardinality, values: values,
-            localName: definition.localName, displayName: definition.displayName, queryName: definition.queryName)
-    }
-
     /// The object's property bag with `updates` applied and every system property brought in step with the
     /// object's fields, in the order of the type's definitions. `cmis:path` is left out: it depends on the folders
     /// above and is computed when the object is read.
@@ -52,7 +45,7 @@ extension CMISRepository {
         var properties: [CMISProperty] = []
         properties.reserveCapacity(type.propertyDefinitions.count)
         for definition in type.propertyDefinitions where definition.id != "cmis:path" {
-            properties.append(makeProperty(definition, values[definition.id] ?? []))
+            properties.append(CMISProperty(definition: definition, values: values[definition.id] ?? []))
         }
         return Properties(properties)
     }

@@ -309,7 +309,7 @@ public final class SQLiteMetadataStore: MetadataStore {
     static func fetchObjects(
         _ statement: Statement, _ arguments: StatementArguments, expectedRows: Int? = 1
     ) throws -> [StoredObject] {
-        let keep = expectedRows.map { $0 <= StoredDecodeCache.scanRows } ?? false
+        let keep = StoredDecodeCache.keepsDecoded(expectedRows: expectedRows)
         var objects: [StoredObject] = []
         let rows = try Row.fetchCursor(statement, arguments: arguments)
         while let row = try rows.next() { objects.append(try object(from: row, keepDecoded: keep)) }

@@ -62,7 +62,7 @@ struct BrowserHandler: Sendable {
                 try await readBody(request, into: &call)
                 return try await call.performAction()
             }
-            guard request.method == .get || request.method == .head else {
+            guard request.method == .get else {
                 throw CMISError(.notSupported, "the Browser binding answers GET and POST")
             }
             return try await call.performSelector()

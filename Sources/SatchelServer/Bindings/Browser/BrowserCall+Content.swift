@@ -35,7 +35,7 @@ extension BrowserCall {
                 return Response(status: .rangeNotSatisfiable, headers: headers, body: .init())
             }
         }
-        if request.method == .head || length == 0 {
+        if length == 0 {
             headers[.contentLength] = String(range.map { $0.count } ?? Int(length))
             return Response(status: range == nil ? .ok : .partialContent, headers: headers, body: .init())
         }
