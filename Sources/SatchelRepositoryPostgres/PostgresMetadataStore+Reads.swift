@@ -169,16 +169,16 @@ extension PostgresMetadataStore {
     /// unbounded) reads through the decode cache without adding to it.
     func objects(_ query: PostgresQuery, expectedRows: Int? = 1) async throws -> [StoredObject] {
         let rows = try await rows(query)
-        let keep = StoredDecodeCache.keepsDecoded(expectedRows: expectedRows)
+        var reading = StoredBagReading(expectedRows: expectedRows)
         do {
-            return try rows.map { try Self.object(from: $0, keepDecoded: keep) }
+            return try rows.map { try Self.object(from: $0, reading: &reading) }
         } catch {
             throw Self.storeError(error)
         }
     }
 
-    /// Decodes a row of ``PostgresSchema/objectColumns``.
-    static func object(from row: PostgresRow, keepDecoded: Bool = true) throws -> StoredObject {
+    /// Decodes a row of ``PostgresSchema/objectColumns`` as one of the rows of `reading`.
+    static func object(from row: PostgresRow, reading: inout StoredBagReading) throws -> StoredObject {
         let cells = row.makeRandomAccess()
         func text(_ index: Int) throws -> String { try cells[index].decode(String.self) }
         func optionalText(_ index: Int) throws -> String? { try cells[index].decode(String?.self) }
@@ -191,6 +191,6 @@ extension PostgresMetadataStore {
             isPrivateWorkingCopy: try cells[14].decode(Bool.self), sourceId: try optionalText(15),
             targetId: try optionalText(16), acl: try text(17), policyIds: try text(18),
             createdAt: try cells[19].decode(Int64.self), modifiedAt: try cells[20].decode(Int64.self))
-        return try columns.object(propertyBag: Array(try text(6).utf8), keepDecoded: keepDecoded)
+        return try columns.object(propertyBag: Array(try text(6).utf8), reading: &reading)
     }
 }

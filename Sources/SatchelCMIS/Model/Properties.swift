@@ -29,6 +29,35 @@ public struct Properties: Sendable, Hashable, RandomAccessCollection {
         self.positions = positions
     }
 
+    /// Properties in this order that share `template`'s lookup table when their ids are `template`'s ids in the
+    /// same order, as they are for objects of one type read one after another.
+    ///
+    /// Reading a page of 1,000 objects then builds one lookup table instead of 1,000. Ids read through a
+    /// `JSONStringTable` share storage, which makes the comparison a pointer check per property.
+    ///
+    /// ```swift
+    /// var previous: Properties?
+    /// for bag in bags {
+    ///     let properties = Properties(decode(bag), lookupLike: previous)
+    ///     previous = properties
+    /// }
+    /// ```
+    public init(_ properties: [CMISProperty], lookupLike template: Properties?) {
+        if let template, template.all.count == properties.count,
+            properties.indices.allSatisfy({ properties[$0].id == template.all[$0].id })
+        {
+            // The template's ids are distinct (a Properties never holds two of one id), so these are too.
+            self.init(all: properties, positions: template.positions)
+        } else {
+            self.init(properties)
+        }
+    }
+
+    private init(all: [CMISProperty], positions: [String: Int]) {
+        self.all = all
+        self.positions = positions
+    }
+
     public var startIndex: Int { all.startIndex }
     public var endIndex: Int { all.endIndex }
     public subscript(position: Int) -> CMISProperty { all[position] }

@@ -87,10 +87,20 @@ public struct StoredObjectColumns: Sendable {
     ) throws(StoredCodingError)
         -> StoredObject
     {
+        var reading = StoredBagReading(keepsDecoded: keepDecoded)
+        return try object(propertyBag: propertyBag, cache: cache, reading: &reading)
+    }
+
+    /// The object, with its property bag decoded as one of the rows `reading` belongs to.
+    public func object(
+        propertyBag: some ContiguousBytes, cache: StoredDecodeCache = .shared, reading: inout StoredBagReading
+    ) throws(StoredCodingError)
+        -> StoredObject
+    {
         guard let baseTypeId = BaseTypeId(rawValue: baseType) else {
             throw StoredCodingError(message: "object \(id): unknown base type '\(baseType)'")
         }
-        let properties = try cache.properties(repositoryId: repositoryId, id: id, bag: propertyBag, keep: keepDecoded)
+        let properties = try cache.properties(repositoryId: repositoryId, id: id, bag: propertyBag, reading: &reading)
         let content = contentHash.map {
             StoredContent(
                 hash: $0, length: contentLength ?? 0, mimeType: contentMimeType ?? "", fileName: contentFileName)
@@ -157,6 +167,16 @@ public final class StoredDecodeCache: Sendable {
     ) throws(StoredCodingError)
         -> Properties
     {
+        var reading = StoredBagReading(keepsDecoded: keep)
+        return try properties(repositoryId: repositoryId, id: id, bag: bag, reading: &reading)
+    }
+
+    /// The properties of the bag `bag` stored for object `id`, read as one of the rows of `reading`.
+    public func properties(
+        repositoryId: String, id: String, bag: some ContiguousBytes, reading: inout StoredBagReading
+    ) throws(StoredCodingError)
+        -> Properties
+    {
         let key = repositoryId + "\u{0}" + id
         let cached: Properties? = bag.withUnsafeBytes { bytes in
             state.withLock { state in
@@ -169,8 +189,8 @@ public final class StoredDecodeCache: Sendable {
             }
         }
         if let cached { return cached }
-        let properties = try StoredPropertyCodec.decodeProperties(bag)
-        guard keep else { return properties }
+        let properties = try StoredPropertyCodec.decodeProperties(bag, reading: &reading)
+        guard reading.keepsDecoded else { return properties }
         let bytes: [UInt8] = bag.withUnsafeBytes { Array($0) }
         guard bytes.count <= maxBagBytes else { return properties }
         state.withLock { state in

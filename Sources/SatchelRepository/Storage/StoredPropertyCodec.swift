@@ -48,8 +48,19 @@ public enum StoredPropertyCodec {
     /// - Throws: ``StoredCodingError`` when the bytes are not such a bag.
     public static func decodeProperties<Bytes: ContiguousBytes>(_ bytes: Bytes) throws(StoredCodingError) -> Properties
     {
+        var reading = StoredBagReading(keepsDecoded: false)
+        return try decodeProperties(bytes, reading: &reading)
+    }
+
+    /// Reads a property bag written by ``encode(_:)`` as one of the rows of `reading`: property ids and names
+    /// share storage with the rows read before, and so does the id lookup of properties in the same order.
+    public static func decodeProperties<Bytes: ContiguousBytes>(
+        _ bytes: Bytes, reading: inout StoredBagReading
+    ) throws(StoredCodingError) -> Properties {
         do {
-            return try JSONReader.read(bytes) { reader in try readProperties(&reader) }
+            let properties = try JSONReader.read(bytes) { reader in try readProperties(&reader, reading: &reading) }
+            reading.previous = properties
+            return properties
         } catch let error as StoredCodingError {
             throw error
         } catch {
@@ -61,8 +72,11 @@ public enum StoredPropertyCodec {
     public static func decodeProperties(_ text: String) throws(StoredCodingError) -> Properties {
         var text = text
         do {
+            var reading = StoredBagReading(keepsDecoded: false)
             return try text.withUTF8 { buffer in
-                try JSONReader.read(UnsafeRawBufferPointer(buffer)) { reader in try readProperties(&reader) }
+                try JSONReader.read(UnsafeRawBufferPointer(buffer)) { reader in
+                    try readProperties(&reader, reading: &reading)
+                }
             }
         } catch let error as StoredCodingError {
             throw error
@@ -71,19 +85,24 @@ public enum StoredPropertyCodec {
         }
     }
 
-    private static func readProperties(_ reader: inout JSONReader) throws -> Properties {
+    private static func readProperties(
+        _ reader: inout JSONReader, reading: inout StoredBagReading
+    ) throws -> Properties {
         var properties: [CMISProperty] = []
+        properties.reserveCapacity(reading.previous?.count ?? 8)
         try reader.readArray { reader in
             var id: String?
             var type: PropertyType?
             var cardinality = Cardinality.single
-            var rawValues: [PendingValue] = []
+            var values: [PropertyValue] = []
+            // Values met before the type (only in bags written by hand: encode writes the type first).
+            var pending: [PendingValue] = []
             var localName: String?
             var displayName: String?
             var queryName: String?
             try reader.readObject { key, reader in
                 switch key {
-                case "i": id = try reader.readString()
+                case "i": id = try reader.readString(sharing: &reading.names)
                 case "t":
                     let text = try reader.readString()
                     guard let parsed = propertyType(tag: text) else {
@@ -91,21 +110,28 @@ public enum StoredPropertyCodec {
                     }
                     type = parsed
                 case "m": cardinality = try reader.readBool() ? .multi : .single
-                case "v": try reader.readArray { rawValues.append(try readPending(&$0)) }
-                case "l": localName = try reader.readString()
-                case "d": displayName = try reader.readString()
-                case "q": queryName = try reader.readString()
+                case "v":
+                    if let type {
+                        try reader.readArray { reader in
+                            values.append(try readPending(&reader).value(defaultType: type, propertyId: id ?? "?"))
+                        }
+                    } else {
+                        try reader.readArray { pending.append(try readPending(&$0)) }
+                    }
+                case "l": localName = try reader.readString(sharing: &reading.names)
+                case "d": displayName = try reader.readString(sharing: &reading.names)
+                case "q": queryName = try reader.readString(sharing: &reading.names)
                 default: break
                 }
             }
             guard let id, let type else { throw StoredCodingError(message: "a property without id or type") }
-            let values = try rawValues.map { try $0.value(defaultType: type, propertyId: id) }
+            if !pending.isEmpty { values = try pending.map { try $0.value(defaultType: type, propertyId: id) } }
             properties.append(
                 CMISProperty(
                     id: id, type: type, cardinality: cardinality, values: values, localName: localName,
                     displayName: displayName, queryName: queryName))
         }
-        return Properties(properties)
+        return Properties(properties, lookupLike: reading.previous)
     }
 
     /// A value read before its property's type is known (members may come in any order).
@@ -297,6 +323,33 @@ public enum StoredPropertyCodec {
 
     /// UTF-8 bytes as text (JSON written by this codec is always valid UTF-8).
     public static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// What the rows of one read share while their property bags are decoded.
+///
+/// A read of many rows (a page of children, a query scan) creates one and passes it to every row: the property ids
+/// and names the rows repeat are then allocated once (``JSONStringTable``), and rows whose properties come in the
+/// same order share one id lookup table. It also says whether bags decoded now are added to the decode cache.
+///
+/// ```swift
+/// var reading = StoredBagReading(expectedRows: 1000)
+/// let objects = try rows.map { try $0.columns.object(propertyBag: $0.bag, reading: &reading) }
+/// ```
+public struct StoredBagReading {
+    /// Whether bags decoded now are added to ``StoredDecodeCache``.
+    public var keepsDecoded: Bool
+    var names = JSONStringTable(capacity: 512)
+    var previous: Properties?
+
+    public init(keepsDecoded: Bool) {
+        self.keepsDecoded = keepsDecoded
+    }
+
+    /// The reading for a read expected to return `rows` rows (nil: unbounded); see
+    /// ``StoredDecodeCache/keepsDecoded(expectedRows:)``.
+    public init(expectedRows rows: Int?) {
+        self.init(keepsDecoded: StoredDecodeCache.keepsDecoded(expectedRows: rows))
+    }
 }
 
 /// Stored data that does not read back: a damaged or foreign row.

@@ -309,15 +309,15 @@ public final class SQLiteMetadataStore: MetadataStore {
     static func fetchObjects(
         _ statement: Statement, _ arguments: StatementArguments, expectedRows: Int? = 1
     ) throws -> [StoredObject] {
-        let keep = StoredDecodeCache.keepsDecoded(expectedRows: expectedRows)
+        var reading = StoredBagReading(expectedRows: expectedRows)
         var objects: [StoredObject] = []
         let rows = try Row.fetchCursor(statement, arguments: arguments)
-        while let row = try rows.next() { objects.append(try object(from: row, keepDecoded: keep)) }
+        while let row = try rows.next() { objects.append(try object(from: row, reading: &reading)) }
         return objects
     }
 
-    /// Decodes a row of ``SQLiteSchema/objectColumns``.
-    static func object(from row: Row, keepDecoded: Bool = true) throws -> StoredObject {
+    /// Decodes a row of ``SQLiteSchema/objectColumns`` as one of the rows of `reading`.
+    static func object(from row: Row, reading: inout StoredBagReading) throws -> StoredObject {
         let columns = StoredObjectColumns(
             repositoryId: row[0], id: row[1], baseType: row[2], typeId: row[3], name: row[4], parentIds: row[5],
             changeToken: row[7], contentHash: row[8], contentLength: row[9], contentMimeType: row[10],
@@ -325,7 +325,7 @@ public final class SQLiteMetadataStore: MetadataStore {
             isPrivateWorkingCopy: row[14], sourceId: row[15], targetId: row[16], acl: row[17], policyIds: row[18],
             createdAt: row[19], modifiedAt: row[20])
         return try row.withUnsafeData(atIndex: 6) { data in
-            try columns.object(propertyBag: data ?? Data("[]".utf8), keepDecoded: keepDecoded)
+            try columns.object(propertyBag: data ?? Data("[]".utf8), reading: &reading)
         }
     }
 }
