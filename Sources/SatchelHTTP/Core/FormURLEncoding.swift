@@ -1,29 +1,48 @@
 /// `application/x-www-form-urlencoded` encoding and decoding (WHATWG URL standard).
 public enum FormURLEncoding {
-    /// Characters left as they are; everything else is percent-encoded and a space becomes `+`.
-    private static let unreserved: Set<UInt8> = Set(
-        Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789*-._".utf8)
-    )
-
+    /// `[("a", "1"), ("b", "x y")]` as `a=1&b=x+y`.
     public static func encode(_ fields: [(String, String)]) -> String {
-        fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
-    }
-
-    public static func escape(_ string: String) -> String {
         var result = ""
-        result.reserveCapacity(string.utf8.count)
-        for byte in string.utf8 {
-            if unreserved.contains(byte) {
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            } else if byte == UInt8(ascii: " ") {
-                result.append("+")
-            } else {
-                result.append("%")
-                result.append(hexDigit(byte >> 4))
-                result.append(hexDigit(byte & 0xF))
-            }
+        result.reserveCapacity(fields.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 2 })
+        for (index, field) in fields.enumerated() {
+            if index > 0 { result.append("&") }
+            result.append(escape(field.0))
+            result.append("=")
+            result.append(escape(field.1))
         }
         return result
+    }
+
+    /// Percent-encodes everything but `A-Z a-z 0-9 * - . _`; a space becomes `+`.
+    public static func escape(_ string: String) -> String {
+        let utf8 = string.utf8
+        if utf8.allSatisfy(isUnreserved) { return string }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count * 3)
+        for byte in utf8 {
+            if isUnreserved(byte) {
+                bytes.append(byte)
+            } else if byte == UInt8(ascii: " ") {
+                bytes.append(UInt8(ascii: "+"))
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hexDigit(byte >> 4))
+                bytes.append(hexDigit(byte & 0xF))
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Characters left as they are.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "_"):
+            return true
+        default:
+            return false
+        }
     }
 
     /// Decodes `a=1&b=x+y%21`; `+` is a space, malformed escapes are kept literally.
@@ -41,7 +60,7 @@ public enum FormURLEncoding {
         return plus.removingPercentEncoding ?? plus
     }
 
-    private static func hexDigit(_ value: UInt8) -> Character {
-        Character(Unicode.Scalar(value < 10 ? value + 48 : value + 55))
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? value + 48 : value + 55
     }
 }
