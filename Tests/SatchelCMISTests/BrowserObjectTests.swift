@@ -93,6 +93,57 @@ struct BrowserObjectTests {
         #expect(inferred.objectTypeId == "custom:doc")
     }
 
+    @Test("a page mixing types, property orders and secondary types types every object by its own definitions")
+    func succinctTypingAcrossAPage() throws {
+        // Objects of one type repeat their keys in one order; the parser reuses what it found for the object
+        // before. Every change here (another type, another order, a secondary type, a missing key) must not.
+        func object(_ id: String, _ type: String, _ members: String) -> String {
+            #"{"object": {"succinctProperties": {"cmis:objectId": "\#(id)", "cmis:objectTypeId": "\#(type)", \#(members)}}}"#
+        }
+        let objects = [
+            object("1", "a:doc", #""x:size": 1, "x:when": 1700000000000"#),
+            object("2", "a:doc", #""x:size": 2, "x:when": 1700000001000"#),
+            object("3", "b:doc", #""x:size": 3, "x:when": 1700000002000"#),
+            object("4", "a:doc", #""x:when": 1700000003000, "x:size": 4"#),
+            object(
+                "5", "a:doc",
+                #""x:size": 5, "x:when": 1700000004000, "cmis:secondaryObjectTypeIds": ["s:extra"], "s:note": "six""#),
+            object("6", "a:doc", #""x:size": 6"#),
+            object("7", "a:doc", #""x:size": 7, "x:when": 1700000006000, "s:note": 8"#),
+        ]
+        let body = #"{"objects": [\#(objects.joined(separator: ","))], "hasMoreItems": false, "numItems": 7}"#
+        var a = TypeDefinition(id: "a:doc", baseTypeId: .document)
+        a.propertyDefinitions = [
+            PropertyDefinition(id: "x:size", propertyType: .decimal),
+            PropertyDefinition(id: "x:when", propertyType: .datetime),
+        ]
+        var b = TypeDefinition(id: "b:doc", baseTypeId: .document)
+        b.propertyDefinitions = [
+            PropertyDefinition(id: "x:size", propertyType: .integer, cardinality: .multi),
+            PropertyDefinition(id: "x:when", propertyType: .integer),
+        ]
+        var extra = TypeDefinition(id: "s:extra", baseTypeId: .secondary)
+        extra.propertyDefinitions = [PropertyDefinition(id: "s:note", propertyType: .string)]
+        let types = ["a:doc": a, "b:doc": b, "s:extra": extra]
+        let page = try BrowserParser.children(Data(body.utf8)) { types[$0] }.objects.map(\.object.properties)
+        #expect(page.count == 7)
+        for index in [0, 1, 3, 4] {
+            #expect(page[index]["x:size"]?.values == [.decimal(Decimal(index + 1))], "object \(index + 1)")
+            #expect(page[index]["x:when"]?.type == .datetime, "object \(index + 1)")
+        }
+        #expect(page[3]["x:when"]?.dateValue == Date(timeIntervalSince1970: 1_700_000_003))
+        #expect(page[3].ids == ["cmis:objectId", "cmis:objectTypeId", "x:when", "x:size"])
+        #expect(page[2]["x:size"]?.values == [.integer(3)])
+        #expect(page[2]["x:size"]?.cardinality == .multi)
+        #expect(page[2]["x:when"]?.values == [.integer(1_700_000_002_000)])
+        #expect(page[4]["s:note"]?.type == .string)
+        #expect(page[4]["s:note"]?.stringValue == "six")
+        #expect(page[5]["x:when"] == nil)
+        #expect(page[5]["x:size"]?.values == [.decimal(6)])
+        // Without the secondary type, s:note is untyped again: an integer, inferred.
+        #expect(page[6]["s:note"]?.values == [.integer(8)])
+    }
+
     @Test("multi-valued full properties keep every value in order")
     func multiValued() throws {
         let body = """

@@ -5,6 +5,18 @@ extension JSONReader {
     /// let value = try reader.readValue()
     /// ```
     public mutating func readValue() throws -> JSONValue {
+        var sharing = JSONValueSharing()
+        return try readValue(sharing: &sharing)
+    }
+
+    /// Reads the next value, sharing object keys (and the lookup of objects with many keys) with the values read
+    /// before through `sharing`: a page of objects with the same members allocates each long key once.
+    ///
+    /// ```swift
+    /// var sharing = JSONValueSharing()
+    /// try reader.readArray { entities.append(try $0.readValue(sharing: &sharing)) }
+    /// ```
+    public mutating func readValue(sharing: inout JSONValueSharing) throws -> JSONValue {
         switch peekByte() {
         case UInt8(ascii: "\""):
             return .string(try readString())
@@ -12,13 +24,14 @@ extension JSONReader {
             var keys: [String] = []
             var values: [JSONValue] = []
             try readObject { key, reader in
-                keys.append(key.stringValue)
-                values.append(try reader.readValue())
+                keys.append(
+                    key.unescaped ?? sharing.keys.string(UnsafeBufferPointer(start: key.base, count: key.count)))
+                values.append(try reader.readValue(sharing: &sharing))
             }
-            return .object(JSONObject(keys: keys, values: values))
+            return .object(sharing.object(keys: keys, values: values))
         case UInt8(ascii: "["):
             var elements: [JSONValue] = []
-            try readArray { elements.append(try $0.readValue()) }
+            try readArray { elements.append(try $0.readValue(sharing: &sharing)) }
             return .array(elements)
         case UInt8(ascii: "t"), UInt8(ascii: "f"):
             return .bool(try readBool())
@@ -31,5 +44,32 @@ extension JSONReader {
         default:
             throw syntaxError(expected: "a value", at: index)
         }
+    }
+}
+
+/// What the values read from one document (or one stream) share: object keys, read through a
+/// ``JSONStringTable``, and the lookup tables of objects with many keys, reused by later objects whose keys are
+/// the same, in the same order.
+public struct JSONValueSharing {
+    var keys = JSONStringTable(capacity: 1024)
+    private var shapes: [JSONObject.Shape] = []
+    private var nextShape = 0
+
+    public init() {}
+
+    mutating func object(keys: [String], values: [JSONValue]) -> JSONObject {
+        guard JSONObject.hasLookup(keyCount: keys.count) else { return JSONObject(keys: keys, values: values) }
+        for shape in shapes where shape.keys == keys {
+            return JSONObject(keys: keys, values: values, shape: shape)
+        }
+        let object = JSONObject(keys: keys, values: values)
+        // The last few shapes: a page alternates between a handful (the entity, its nested objects).
+        if shapes.count < 4 {
+            shapes.append(object.shape)
+        } else {
+            shapes[nextShape] = object.shape
+            nextShape = (nextShape + 1) % shapes.count
+        }
+        return object
     }
 }

@@ -16,19 +16,17 @@ import Foundation
 /// }
 /// ```
 public struct JSONStringTable {
-    // Empty until the first string longer than 15 bytes, so a table that is never used costs nothing.
+    // Empty until the first string longer than 15 bytes, so a table that is never used costs nothing; it grows
+    // as it fills, up to twice `capacity` slots.
     private var hashes: [UInt64] = []
     private var strings: [String] = []
     private var count = 0
-    private let mask: Int
+    private var mask = 0
     private let capacity: Int
 
     /// A table that keeps up to `capacity` distinct strings.
     public init(capacity: Int = 512) {
         self.capacity = max(1, capacity)
-        var slots = 2
-        while slots < self.capacity * 2 { slots <<= 1 }
-        mask = slots - 1
     }
 
     /// How many distinct strings the table holds.
@@ -37,23 +35,39 @@ public struct JSONStringTable {
     /// The string with these UTF-8 bytes (already validated), shared with earlier calls when the table has it.
     mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         if bytes.count <= 15 { return String(decoding: bytes, as: UTF8.self) }
-        if hashes.isEmpty {
-            hashes = Array(repeating: 0, count: mask + 1)
-            strings = Array(repeating: "", count: mask + 1)
-        }
         let hash = Self.hash(bytes)
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while hashes[slot] != 0 {
-            if hashes[slot] == hash, Self.equal(strings[slot], bytes) { return strings[slot] }
-            slot = (slot &+ 1) & mask
+        if !hashes.isEmpty {
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while hashes[slot] != 0 {
+                if hashes[slot] == hash, Self.equal(strings[slot], bytes) { return strings[slot] }
+                slot = (slot &+ 1) & mask
+            }
         }
         let string = String(decoding: bytes, as: UTF8.self)
-        if count < capacity {
-            hashes[slot] = hash
-            strings[slot] = string
-            count += 1
-        }
+        if count < capacity { insert(string, hash: hash) }
         return string
+    }
+
+    private mutating func insert(_ string: String, hash: UInt64) {
+        if (count + 1) * 2 > hashes.count { grow() }
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while hashes[slot] != 0 { slot = (slot &+ 1) & mask }
+        hashes[slot] = hash
+        strings[slot] = string
+        count += 1
+    }
+
+    private mutating func grow() {
+        let slots = max(32, hashes.count * 2)
+        let oldHashes = hashes
+        let oldStrings = strings
+        hashes = Array(repeating: 0, count: slots)
+        strings = Array(repeating: "", count: slots)
+        mask = slots - 1
+        count = 0
+        for index in oldHashes.indices where oldHashes[index] != 0 {
+            insert(oldStrings[index], hash: oldHashes[index])
+        }
     }
 
     /// A 64-bit hash of the bytes, never zero (zero marks an empty slot).

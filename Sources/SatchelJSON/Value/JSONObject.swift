@@ -41,6 +41,26 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
         self.init(keys: elements.map(\.0), values: elements.map(\.1))
     }
 
+    /// An object with these members whose keys are `shape`'s keys, in the same order, sharing its lookup.
+    init(keys: [String], values: [JSONValue], shape: JSONObject.Shape) {
+        self.keys = keys
+        self.values = values
+        self.lookup = shape.lookup
+    }
+
+    /// The keys of an object and the lookup built for them, kept while a document is read so that objects with
+    /// the same keys in the same order (a page of entities) build the lookup once.
+    struct Shape {
+        let keys: [String]
+        let lookup: [String: Int]?
+    }
+
+    /// This object's keys and lookup.
+    var shape: Shape { Shape(keys: keys, lookup: lookup) }
+
+    /// Whether an object with this many keys has a lookup table.
+    static func hasLookup(keyCount: Int) -> Bool { keyCount > indexThreshold }
+
     private mutating func buildLookup() {
         guard keys.count > JSONObject.indexThreshold else {
             lookup = nil

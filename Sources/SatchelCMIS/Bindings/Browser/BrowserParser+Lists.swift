@@ -8,25 +8,31 @@ extension BrowserParser {
     ) throws
         -> ObjectInFolderList
     {
-        let json = try BrowserJSON.parse(data)
-        return ObjectInFolderList(
-            objects: try json.require("objects").array().map { try objectInFolder(from: $0, types: typeDefinition) },
-            hasMoreItems: try json.bool("hasMoreItems") ?? false,
-            numItems: try json.int64("numItems"))
+        try withTyping(typeDefinition) { types in
+            let json = try BrowserJSON.parse(data)
+            return ObjectInFolderList(
+                objects: try json.require("objects").array().map { try objectInFolder(from: $0, types: types) },
+                hasMoreItems: try json.bool("hasMoreItems") ?? false,
+                numItems: try json.int64("numItems"))
+        }
     }
 
     /// A folder tree (`cmisselector=descendants` or `folderTree`):
     /// `[{object:{object:{…}, pathSegment}, children:[…]}]`.
     public static func descendants(_ data: Data, typeDefinition: TypeLookup = { _ in nil }) throws -> [ContainerNode] {
-        try BrowserJSON.parse(data).array().map { try containerNode(from: $0, types: typeDefinition) }
+        try withTyping(typeDefinition) { types in
+            return try BrowserJSON.parse(data).array().map { try containerNode(from: $0, types: types) }
+        }
     }
 
     /// An object's parents (`cmisselector=parents`): `[{object:{…}, relativePathSegment}]`.
     public static func parents(_ data: Data, typeDefinition: TypeLookup = { _ in nil }) throws -> [ObjectParent] {
-        try BrowserJSON.parse(data).array().map { entry in
-            ObjectParent(
-                object: try object(from: entry.require("object"), types: typeDefinition, requireId: true),
-                relativePathSegment: try entry.string("relativePathSegment"))
+        try withTyping(typeDefinition) { types in
+            return try BrowserJSON.parse(data).array().map { entry in
+                ObjectParent(
+                    object: try object(from: entry.require("object"), types: types, requireId: true),
+                    relativePathSegment: try entry.string("relativePathSegment"))
+            }
         }
     }
 
@@ -34,29 +40,33 @@ extension BrowserParser {
     /// Results need not carry `cmis:objectId` (the statement may not select it); properties may be keyed by
     /// query name or alias.
     public static func queryResults(_ data: Data, typeDefinition: TypeLookup = { _ in nil }) throws -> ObjectList {
-        let json = try BrowserJSON.parse(data)
-        return ObjectList(
-            objects: try json.require("results").array().map {
-                try object(from: $0, types: typeDefinition, requireId: false)
-            },
-            hasMoreItems: try json.bool("hasMoreItems") ?? false,
-            numItems: try json.int64("numItems"))
+        try withTyping(typeDefinition) { types in
+            let json = try BrowserJSON.parse(data)
+            return ObjectList(
+                objects: try json.require("results").array().map {
+                    try object(from: $0, types: types, requireId: false)
+                },
+                hasMoreItems: try json.bool("hasMoreItems") ?? false,
+                numItems: try json.int64("numItems"))
+        }
     }
 
     /// A list of objects (`checkedout`, `relationships`, `versions` selectors): `{objects:[{…}], …}`, or a
     /// bare array (as `versions` returns).
     public static func objectList(_ data: Data, typeDefinition: TypeLookup = { _ in nil }) throws -> ObjectList {
-        let json = try BrowserJSON.parse(data)
-        if json.value.arrayValue != nil {
+        try withTyping(typeDefinition) { types in
+            let json = try BrowserJSON.parse(data)
+            if json.value.arrayValue != nil {
+                return ObjectList(
+                    objects: try json.array().map { try object(from: $0, types: types, requireId: true) })
+            }
             return ObjectList(
-                objects: try json.array().map { try object(from: $0, types: typeDefinition, requireId: true) })
+                objects: try json.require("objects").array().map {
+                    try object(from: $0, types: types, requireId: true)
+                },
+                hasMoreItems: try json.bool("hasMoreItems") ?? false,
+                numItems: try json.int64("numItems"))
         }
-        return ObjectList(
-            objects: try json.require("objects").array().map {
-                try object(from: $0, types: typeDefinition, requireId: true)
-            },
-            hasMoreItems: try json.bool("hasMoreItems") ?? false,
-            numItems: try json.int64("numItems"))
     }
 
     /// A page of the change log (`cmisselector=contentChanges`): `{objects:[…], changeLogToken, …}`.
@@ -65,23 +75,25 @@ extension BrowserParser {
     ) throws
         -> ContentChanges
     {
-        let json = try BrowserJSON.parse(data)
-        return ContentChanges(
-            objects: try json.require("objects").array().map {
-                try object(from: $0, types: typeDefinition, requireId: true)
-            },
-            hasMoreItems: try json.bool("hasMoreItems") ?? false,
-            numItems: try json.int64("numItems"),
-            changeLogToken: try json.string("changeLogToken"))
+        try withTyping(typeDefinition) { types in
+            let json = try BrowserJSON.parse(data)
+            return ContentChanges(
+                objects: try json.require("objects").array().map {
+                    try object(from: $0, types: types, requireId: true)
+                },
+                hasMoreItems: try json.bool("hasMoreItems") ?? false,
+                numItems: try json.int64("numItems"),
+                changeLogToken: try json.string("changeLogToken"))
+        }
     }
 
-    static func objectInFolder(from json: BrowserJSON, types: TypeLookup) throws -> ObjectInFolder {
+    static func objectInFolder(from json: BrowserJSON, types: PropertyTyping) throws -> ObjectInFolder {
         ObjectInFolder(
             object: try object(from: json.require("object"), types: types, requireId: true),
             pathSegment: try json.string("pathSegment"))
     }
 
-    static func containerNode(from json: BrowserJSON, types: TypeLookup) throws -> ContainerNode {
+    static func containerNode(from json: BrowserJSON, types: PropertyTyping) throws -> ContainerNode {
         ContainerNode(
             item: try objectInFolder(from: json.require("object"), types: types),
             children: try json["children"]?.array().map { try containerNode(from: $0, types: types) } ?? [])

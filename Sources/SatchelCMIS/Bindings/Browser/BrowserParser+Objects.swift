@@ -9,7 +9,7 @@ extension BrowserParser {
     /// object.properties["cmis:name"]?.stringValue
     /// ```
     public static func object(_ data: Data, typeDefinition: TypeLookup = { _ in nil }) throws -> CMISObject {
-        try object(from: BrowserJSON.parse(data), types: typeDefinition, requireId: true)
+        try withTyping(typeDefinition) { try object(from: BrowserJSON.parse(data), types: $0, requireId: true) }
     }
 
     /// Allowable actions (`cmisselector=allowableActions`): `{ "canGetChildren": true, … }`.
@@ -34,7 +34,7 @@ extension BrowserParser {
     ]
 
     static func object(
-        from json: BrowserJSON, types: TypeLookup, requireId: Bool, depth: Int = 0
+        from json: BrowserJSON, types: PropertyTyping, requireId: Bool, depth: Int = 0
     ) throws
         -> CMISObject
     {

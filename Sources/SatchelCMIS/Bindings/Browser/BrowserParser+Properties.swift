@@ -18,33 +18,23 @@ extension BrowserParser {
     }
 
     /// Succinct properties: `{ "cmis:name": "x", … }`, typed through the object's type definitions.
-    static func succinctProperties(from json: BrowserJSON, types: TypeLookup) throws -> Properties {
+    static func succinctProperties(from json: BrowserJSON, types: PropertyTyping) throws -> Properties {
         let object = try json.object()
         // The type (and secondary types) come from the properties themselves.
-        var definitions: [TypeDefinition] = []
-        if let typeId = object["cmis:objectTypeId"]?.stringValue, let type = types(typeId) {
-            definitions.append(type)
-        }
+        var typeIds: [String] = []
+        if let typeId = object["cmis:objectTypeId"]?.stringValue { typeIds.append(typeId) }
         if let secondary = object["cmis:secondaryObjectTypeIds"]?.arrayValue {
-            definitions += secondary.compactMap { $0.stringValue.flatMap(types) }
+            typeIds += secondary.compactMap(\.stringValue)
         }
+        types.begin(typeIds: typeIds)
         let base = json.path
         var properties: [CMISProperty] = []
         properties.reserveCapacity(object.count)
-        for (key, value) in object {
+        for (index, (key, value)) in object.enumerated() {
             let entry = BrowserJSON(member: key, of: base, value: value)
-            // Indices, not copies: a copied definition costs a retain and a release per field.
-            var found: (type: Int, position: Int)?
-            for index in definitions.indices {
-                if let position = definitions[index].propertyPosition(id: key) {
-                    found = (index, position)
-                    break
-                }
-            }
-            if let (index, position) = found {
-                let ofType = definitions[index].propertyDefinitions
-                let values = try propertyValues(entry, type: ofType[position].propertyType)
-                properties.append(CMISProperty(definition: ofType[position], values: values))
+            if var property = types.definedProperty(at: index, key: key) {
+                property.values = try propertyValues(entry, type: property.type)
+                properties.append(property)
                 continue
             }
             let (type, cardinality) = standardProperties[key] ?? inferredType(of: value)
@@ -52,7 +42,7 @@ extension BrowserParser {
                 CMISProperty(
                     id: key, type: type, cardinality: cardinality, values: try propertyValues(entry, type: type)))
         }
-        return Properties(properties)
+        return types.finish(properties)
     }
 
     /// The type of a value with no definition: arrays are multi-valued, integer lexemes integers,
