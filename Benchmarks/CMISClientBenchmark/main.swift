@@ -4,6 +4,7 @@
 //
 //   CMISClientBenchmark seed URL USER PASSWORD COUNT OUT_DIR     → OUT_DIR/folder-id, OUT_DIR/ids (1,000 ids)
 //   CMISClientBenchmark run URL USER PASSWORD browser|atom FOLDER_ID IDS_FILE RUNS
+//   CMISClientBenchmark parse URL USER PASSWORD FOLDER_ID RUNS   → the Browser parser alone, µs per object
 //
 // `run` prints one JSON line like cmislib_bench.py: seconds per run for each job, items counted, peak RSS. It also
 // times a third way of doing the fetch job that cmislib has no counterpart for: `objects(ids:)`, 8 requests at once.
@@ -120,6 +121,32 @@ func run(arguments: [String]) async throws {
     print(String(decoding: json, as: UTF8.self))
 }
 
+/// Parses one Browser-binding page of `PAGE` children (fetched once, succinct, typed with the server's type
+/// definitions) `RUNS` times in memory, and prints the median time per object: the client's parsing cost alone.
+func parse(url: String, user: String, password: String, folderId: String, runs: Int) async throws {
+    let session = try await connect(url: url, user: user, password: password, binding: .browser)
+    let document = try await session.typeDefinition(id: "cmis:document")
+    let folder = try await session.typeDefinition(id: "cmis:folder")
+    let client = HTTPClient(auth: [BasicAuth(user: user, password: password)])
+    guard
+        let pageURL = URL(
+            string: "\(url)/shared/root?objectId=\(folderId)&cmisselector=children&maxItems=\(pageSize)&succinct=true")
+    else { throw BenchmarkError("not a URL: \(url)") }
+    let body = try await client.send(HTTPRequest(url: pageURL)).body
+    let types = ["cmis:document": document, "cmis:folder": folder]
+    var perObject: [Double] = []
+    var count = 0
+    let clock = ContinuousClock()
+    for _ in 0..<runs {
+        let time = try clock.measure {
+            count = try BrowserParser.children(body) { types[$0] }.objects.count
+        }
+        perObject.append(time.seconds / Double(max(count, 1)) * 1e6)
+    }
+    let median = perObject.sorted()[perObject.count / 2]
+    print(#"{"objects":\#(count),"bytes":\#(body.count),"microseconds_per_object":\#(median)}"#)
+}
+
 extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
@@ -136,8 +163,14 @@ do {
             output: URL(fileURLWithPath: arguments[5]))
     case "run":
         try await run(arguments: Array(arguments.dropFirst()))
+    case "parse":
+        guard arguments.count == 6, let runs = Int(arguments[5]) else {
+            throw BenchmarkError("usage: parse URL USER PASSWORD FOLDER_ID RUNS")
+        }
+        try await parse(
+            url: arguments[1], user: arguments[2], password: arguments[3], folderId: arguments[4], runs: runs)
     default:
-        throw BenchmarkError("usage: CMISClientBenchmark seed|run …")
+        throw BenchmarkError("usage: CMISClientBenchmark seed|run|parse …")
     }
 } catch {
     FileHandle.standardError.write(Data("CMISClientBenchmark: \(error)\n".utf8))
