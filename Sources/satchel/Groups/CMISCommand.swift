@@ -7,7 +7,7 @@ struct CMISCommand: AsyncParsableCommand {
         abstract: "Browse and manage documents in a CMIS repository.",
         discussion: """
             Lists, reads, creates, moves, renames and deletes folders and documents, shows trees, checks documents out and in, lists versions and reads or changes ACLs over the CMIS Browser binding \
-            (--url is the binding's service URL), including SAP Mobile Documents (--mobile-documents: completes \
+            or AtomPub (--binding atom; --url is the binding's service URL), including SAP Mobile Documents (--mobile-documents: completes \
             the URL, prefers the MyDocuments repository, sends its XSRF token), with upload and download progress. \
             Paths are folder paths from the repository's root (/Reports/q3.pdf).
 

@@ -12,10 +12,9 @@ struct NotesCommand: AsyncParsableCommand {
             error. The MyDocuments repository is preferred and its XSRF token is sent back whether or not \
             --mobile-documents is given (that option also completes a bare server URL with mcm/b/json).
 
-            edit replaces a note's content in three steps, since the session has no content-update operation \
-            yet: the new text is stored as a new note under a temporary name, the old note is deleted, and the \
-            new one is renamed. A failure before the delete leaves the old note as it was; a failure after it \
-            names the temporary note that holds the text.
+            edit replaces a note's content in place (one setContentStream guarded by the note's change token, so a \
+            note someone changed meanwhile gives updateConflict instead of losing their text); the note keeps its \
+            id. Every command works over the Browser binding (the default) or AtomPub (--binding atom).
             """,
         subcommands: [
             NotesListCommand.self,
