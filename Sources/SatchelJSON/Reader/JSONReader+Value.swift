@@ -50,7 +50,7 @@ extension JSONReader {
 /// What the values read from one document (or one stream) share: object keys, read through a
 /// ``JSONStringTable``, and the lookup tables of objects with many keys, reused by later objects whose keys are
 /// the same, in the same order.
-public struct JSONValueSharing {
+public struct JSONValueSharing: Sendable {
     var keys = JSONStringTable(capacity: 1024)
     private var shapes: [JSONObject.Shape] = []
     private var nextShape = 0

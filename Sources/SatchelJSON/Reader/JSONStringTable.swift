@@ -15,7 +15,7 @@ import Foundation
 ///     if key == "id" { id = try reader.readString(sharing: &names) }
 /// }
 /// ```
-public struct JSONStringTable {
+public struct JSONStringTable: Sendable {
     // Empty until the first string longer than 15 bytes, so a table that is never used costs nothing; it grows
     // as it fills, up to twice `capacity` slots.
     private var hashes: [UInt64] = []

@@ -50,7 +50,7 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
 
     /// The keys of an object and the lookup built for them, kept while a document is read so that objects with
     /// the same keys in the same order (a page of entities) build the lookup once.
-    struct Shape {
+    struct Shape: Sendable {
         let keys: [String]
         let lookup: [String: Int]?
     }

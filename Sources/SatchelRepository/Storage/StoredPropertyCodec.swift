@@ -335,7 +335,7 @@ public enum StoredPropertyCodec {
 /// var reading = StoredBagReading(expectedRows: 1000)
 /// let objects = try rows.map { try $0.columns.object(propertyBag: $0.bag, reading: &reading) }
 /// ```
-public struct StoredBagReading {
+public struct StoredBagReading: Sendable {
     /// Whether bags decoded now are added to ``StoredDecodeCache``.
     public var keepsDecoded: Bool
     var names = JSONStringTable(capacity: 512)

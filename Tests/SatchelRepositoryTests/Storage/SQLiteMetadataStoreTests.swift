@@ -71,6 +71,40 @@ struct StoredPropertyCodecTests {
                 == #"[{"i":"n","t":"n","v":[5]},{"i":"d","t":"d","m":true,"v":["1.25"]},{"i":"t","t":"t","v":[1500]}]"#)
     }
 
+    @Test func membersInAnyOrderDecode() throws {
+        // encode writes the id and type first; a bag written otherwise still reads the same.
+        let read = try StoredPropertyCodec.decodeProperties(
+            #"[{"v":[5,6],"m":true,"t":"n","i":"n"},{"q":"Q","v":["x"],"i":"s","t":"s","l":"L"}]"#)
+        #expect(read.ids == ["n", "s"])
+        #expect(read["n"]?.values == [.integer(5), .integer(6)])
+        #expect(read["n"]?.cardinality == .multi)
+        #expect(read["s"]?.values == [.string("x")])
+        #expect(read["s"]?.queryName == "Q" && read["s"]?.localName == "L")
+    }
+
+    @Test func rowsOfOneReadShareNamesAndLookup() throws {
+        let bag = { (name: String) in
+            StoredPropertyCodec.encode(
+                Properties([
+                    CMISProperty(
+                        id: "cmis:contentStreamMimeType", type: .string, values: [.string(name)],
+                        localName: "contentStreamMimeType", displayName: "MIME Type of the content",
+                        queryName: "cmis:contentStreamMimeType"),
+                    CMISProperty(id: "cmis:name", type: .string, values: [.string(name)]),
+                ]))
+        }
+        var reading = StoredBagReading(expectedRows: 1000)
+        #expect(!reading.keepsDecoded)
+        let first = try StoredPropertyCodec.decodeProperties(bag("a"), reading: &reading)
+        let second = try StoredPropertyCodec.decodeProperties(bag("b"), reading: &reading)
+        #expect(second["cmis:name"]?.stringValue == "b")
+        #expect(second["cmis:contentStreamMimeType"]?.displayName == "MIME Type of the content")
+        var a = try #require(first[0].displayName)
+        var b = try #require(second[0].displayName)
+        #expect(a.withUTF8 { x in b.withUTF8 { y in x.baseAddress == y.baseAddress } })
+        #expect(first == (try StoredPropertyCodec.decodeProperties(bag("a"))))
+    }
+
     @Test func decimalNaNRoundTrips() throws {
         let properties = Properties([CMISProperty(id: "x", type: .decimal, values: [.decimal(.nan)])])
         let read = try StoredPropertyCodec.decodeProperties(StoredPropertyCodec.encode(properties))
