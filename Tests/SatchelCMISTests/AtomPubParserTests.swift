@@ -183,3 +183,17 @@ struct AtomPubParserTests {
         #expect(info.extensionValue(named: "myDocuments", namespace: "urn:other") == nil)
     }
 }
+
+@Suite struct AtomPubURITemplateTests {
+    @Test func placeholdersArePercentEncodedAndUnknownOnesDropped() {
+        let template = AtomPubURITemplate(
+            type: "objectbyid", template: "http://h/r/id?id={id}&filter={filter}&x={unknown}&path={path}")
+        let url = template.expand(["id": "a b/é~", "filter": "cmis:name,cmis:objectId", "path": "/A-Z_09.txt"])
+        #expect(url == "http://h/r/id?id=a%20b%2F%C3%A9~&filter=cmis%3Aname%2Ccmis%3AobjectId&x=&path=%2FA-Z_09.txt")
+    }
+
+    @Test func unreservedTextIsLeftAsItIs() {
+        let template = AtomPubURITemplate(type: "objectbyid", template: "{id}")
+        #expect(template.expand(["id": "ddpkfewxulfbcpd3wqnyyzs6yf"]) == "ddpkfewxulfbcpd3wqnyyzs6yf")
+    }
+}

@@ -89,6 +89,22 @@ enum ISO8601 {
     }
 }
 
+/// ISO 8601 / RFC 3339 timestamps read without Foundation's formatters, for text that is not in a JSON document
+/// (an AtomPub `xs:dateTime`, a header).
+///
+/// ```swift
+/// ISO8601Timestamp.date(from: "2024-05-17T09:30:00.25+02:00")   // 2024-05-17 07:30:00.25 UTC
+/// ISO8601Timestamp.date(from: "17 May 2024")                    // nil
+/// ```
+public enum ISO8601Timestamp {
+    /// The date of `YYYY-MM-DDTHH:MM:SS`, with optional fractional seconds and `Z` or a `±HH:MM` offset (without
+    /// one, UTC); nil for anything else.
+    public static func date(from text: String) -> Date? {
+        var text = text
+        return text.withUTF8 { ISO8601.parse($0) }
+    }
+}
+
 extension JSONReader {
     /// Reads an ISO 8601 / RFC 3339 timestamp string such as `2024-05-17T09:30:00Z` as a `Date`.
     ///

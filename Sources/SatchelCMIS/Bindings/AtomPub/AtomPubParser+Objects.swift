@@ -219,40 +219,48 @@ extension AtomPubParser {
         if let secondary = raw.first(where: { $0.2 == "cmis:secondaryObjectTypeIds" }) {
             definitions += texts(secondary.0, "value").compactMap(types)
         }
-        var properties = Properties()
+        var properties: [CMISProperty] = []
+        properties.reserveCapacity(raw.count)
         for (child, type, id) in raw {
-            let propertyPath = path + "/cmis:\(child.name)[@propertyDefinitionId='\(id)']"
+            // Built only for an error: an entry has dozens of properties, a feed thousands of entries.
+            func propertyPath() -> String { path + "/cmis:\(child.name)[@propertyDefinitionId='\(id)']" }
             // String and HTML values keep their whitespace; the other lexical forms are trimmed.
             let values = try child.children("value", namespace: cmis).map {
                 try propertyValue(
-                    type == .string || type == .html ? $0.text : $0.trimmedText, type: type, path: propertyPath)
+                    type == .string || type == .html ? $0.text : $0.trimmedText, type: type, path: propertyPath())
             }
             let cardinality: Cardinality
-            if let definition = definitions.lazy.compactMap({ $0.propertyDefinition(id: id) }).first {
-                cardinality = definition.cardinality
+            if let definition = definitions.first(where: { $0.propertyPosition(id: id) != nil }),
+                let position = definition.propertyPosition(id: id)
+            {
+                cardinality = definition.propertyDefinitions[position].cardinality
             } else if let standard = BrowserParser.standardProperties[id] {
                 cardinality = values.count > 1 ? .multi : standard.1
             } else {
                 cardinality = values.count > 1 ? .multi : .single
             }
-            properties[id] = CMISProperty(
-                id: id, type: type, cardinality: cardinality, values: values,
-                localName: child.attribute("localName"), displayName: child.attribute("displayName"),
-                queryName: child.attribute("queryName"))
+            properties.append(
+                CMISProperty(
+                    id: id, type: type, cardinality: cardinality, values: values,
+                    localName: child.attribute("localName"), displayName: child.attribute("displayName"),
+                    queryName: child.attribute("queryName")))
         }
-        return properties
+        // A later property with the same id replaces an earlier one, as setting them one by one did.
+        return Properties(properties)
     }
 
-    static func propertyValue(_ text: String, type: PropertyType, path: String) throws -> PropertyValue {
+    static func propertyValue(
+        _ text: String, type: PropertyType, path: @autoclosure () -> String
+    ) throws -> PropertyValue {
         switch type {
         case .string: return .string(text)
         case .id: return .id(text)
         case .uri: return .uri(text)
         case .html: return .html(text)
-        case .boolean: return .boolean(try boolValue(text, path: path))
-        case .integer: return .integer(try int64Value(text, path: path))
-        case .decimal: return .decimal(try decimalValue(text, path: path))
-        case .datetime: return .datetime(try dateValue(text, path: path))
+        case .boolean: return .boolean(try boolValue(text, path: path()))
+        case .integer: return .integer(try int64Value(text, path: path()))
+        case .decimal: return .decimal(try decimalValue(text, path: path()))
+        case .datetime: return .datetime(try dateValue(text, path: path()))
         }
     }
 }
