@@ -88,6 +88,10 @@ struct UnitTests {
         let fields = [("a b", "c&d"), ("name", "€uro+")]
         #expect(
             FormURLEncoding.decode(FormURLEncoding.encode(fields)).map { [$0.0, $0.1] } == fields.map { [$0.0, $0.1] })
+        #expect(FormURLEncoding.encode(fields) == "a+b=c%26d&name=%E2%82%ACuro%2B")
+        #expect(FormURLEncoding.escape("A-z_0.9*~") == "A-z_0.9*%7E")
+        #expect(PercentEncoding.encode("A-z_0.9*~ /é") == "A-z_0.9%2A~%20%2F%C3%A9")
+        #expect(PercentEncoding.encode("plain") == "plain")
     }
 
     @Test(

@@ -15,34 +15,7 @@ public enum FormURLEncoding {
 
     /// Percent-encodes everything but `A-Z a-z 0-9 * - . _`; a space becomes `+`.
     public static func escape(_ string: String) -> String {
-        let utf8 = string.utf8
-        if utf8.allSatisfy(isUnreserved) { return string }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count * 3)
-        for byte in utf8 {
-            if isUnreserved(byte) {
-                bytes.append(byte)
-            } else if byte == UInt8(ascii: " ") {
-                bytes.append(UInt8(ascii: "+"))
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hexDigit(byte >> 4))
-                bytes.append(hexDigit(byte & 0xF))
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Characters left as they are.
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "_"):
-            return true
-        default:
-            return false
-        }
+        PercentEncoding.encode(string, keeping: UInt8(ascii: "*"), spaceAsPlus: true)
     }
 
     /// Decodes `a=1&b=x+y%21`; `+` is a space, malformed escapes are kept literally.
@@ -58,9 +31,5 @@ public enum FormURLEncoding {
     static func unescape(_ string: String) -> String {
         let plus = string.replacingOccurrences(of: "+", with: " ")
         return plus.removingPercentEncoding ?? plus
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? value + 48 : value + 55
     }
 }

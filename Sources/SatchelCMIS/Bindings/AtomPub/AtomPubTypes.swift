@@ -1,4 +1,5 @@
 import Foundation
+import SatchelHTTP
 
 /// One `atom:link` of an AtomPub entry, feed or workspace.
 public struct AtomPubLink: Sendable, Hashable {
@@ -127,30 +128,7 @@ public struct AtomPubURITemplate: Sendable, Hashable {
     }
 
     /// Percent-encodes every byte of the UTF-8 but RFC 3986's unreserved `A-Z a-z 0-9 - . _ ~`.
-    static func encode(_ value: String) -> String {
-        func isUnreserved(_ byte: UInt8) -> Bool {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                return true
-            default:
-                return false
-            }
-        }
-        if value.utf8.allSatisfy(isUnreserved) { return value }
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(value.utf8.count * 3)
-        for byte in value.utf8 {
-            if isUnreserved(byte) {
-                bytes.append(byte)
-            } else {
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    static func encode(_ value: String) -> String { PercentEncoding.encode(value) }
 }
 
 /// One `app:workspace`: a repository, its collections, URI templates and links.
