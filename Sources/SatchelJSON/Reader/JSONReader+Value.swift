@@ -4,7 +4,16 @@ extension JSONReader {
     /// ```swift
     /// let value = try reader.readValue()
     /// ```
+    ///
+    /// Nothing is shared with other values: a stream that reads its elements one by one this way pays nothing for
+    /// a table it could not reuse. ``JSONValue/init(parsing:limits:)`` shares keys across the whole document.
     public mutating func readValue() throws -> JSONValue {
+        var sharing = JSONValueSharing.none
+        return try readValue(sharing: &sharing)
+    }
+
+    /// Reads a whole document's value with its keys shared (``JSONValue/init(parsing:limits:)``).
+    mutating func readDocumentValue() throws -> JSONValue {
         var sharing = JSONValueSharing()
         return try readValue(sharing: &sharing)
     }
@@ -24,8 +33,7 @@ extension JSONReader {
             var keys: [String] = []
             var values: [JSONValue] = []
             try readObject { key, reader in
-                keys.append(
-                    key.unescaped ?? sharing.keys.string(UnsafeBufferPointer(start: key.base, count: key.count)))
+                keys.append(sharing.key(key))
                 values.append(try reader.readValue(sharing: &sharing))
             }
             return .object(sharing.object(keys: keys, values: values))
@@ -51,14 +59,28 @@ extension JSONReader {
 /// ``JSONStringTable``, and the lookup tables of objects with many keys, reused by later objects whose keys are
 /// the same, in the same order.
 public struct JSONValueSharing: Sendable {
-    var keys = JSONStringTable(capacity: 1024)
+    private var keys = JSONStringTable(capacity: 1024)
     private var shapes: [JSONObject.Shape] = []
     private var nextShape = 0
+    /// False for ``none``: keys and lookups are made afresh for every object.
+    private let isOn: Bool
 
-    public init() {}
+    public init() { isOn = true }
+
+    private init(isOn: Bool) { self.isOn = isOn }
+
+    /// Shares nothing.
+    static var none: JSONValueSharing { JSONValueSharing(isOn: false) }
+
+    mutating func key(_ key: JSONKey) -> String {
+        guard isOn, key.unescaped == nil else { return key.stringValue }
+        return keys.string(UnsafeBufferPointer(start: key.base, count: key.count))
+    }
 
     mutating func object(keys: [String], values: [JSONValue]) -> JSONObject {
-        guard JSONObject.hasLookup(keyCount: keys.count) else { return JSONObject(keys: keys, values: values) }
+        guard isOn, JSONObject.hasLookup(keyCount: keys.count) else {
+            return JSONObject(keys: keys, values: values)
+        }
         for shape in shapes where shape.keys == keys {
             return JSONObject(keys: keys, values: values, shape: shape)
         }

@@ -20,13 +20,16 @@ public enum JSONValue: Sendable, Hashable {
     /// Parses one document.
     ///
     /// - Throws: ``JSONError`` on invalid JSON or when a limit is exceeded.
+    ///
+    /// Object keys are shared across the document (``JSONValueSharing``): a page of objects with the same members
+    /// allocates each long key once.
     public init<Bytes: ContiguousBytes>(parsing bytes: Bytes, limits: JSONLimits = .default) throws {
-        self = try JSONReader.read(bytes, limits: limits) { try $0.readValue() }
+        self = try JSONReader.read(bytes, limits: limits) { try $0.readDocumentValue() }
     }
 
     /// Parses one document from a string's UTF-8.
     public init(parsing string: String, limits: JSONLimits = .default) throws {
-        self = try JSONReader.read(string, limits: limits) { try $0.readValue() }
+        self = try JSONReader.read(string, limits: limits) { try $0.readDocumentValue() }
     }
 
     /// The kind of this value.
