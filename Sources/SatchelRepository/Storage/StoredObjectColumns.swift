@@ -79,19 +79,17 @@ public struct StoredObjectColumns: Sendable {
     /// The object, with its property bag decoded from `propertyBag` (the JSON of ``StoredPropertyCodec``).
     ///
     /// - Throws: ``StoredCodingError`` for an unknown base type or an unreadable bag, ACL or id list.
-    ///
-    /// - Parameter keepDecoded: whether a bag decoded here is added to `cache`; reads of many rows pass `false`
-    ///   (see ``StoredDecodeCache/properties(repositoryId:id:bag:keep:)``).
     public func object(
-        propertyBag: some ContiguousBytes, cache: StoredDecodeCache = .shared, keepDecoded: Bool = true
+        propertyBag: some ContiguousBytes, cache: StoredDecodeCache = .shared
     ) throws(StoredCodingError)
         -> StoredObject
     {
-        var reading = StoredBagReading(keepsDecoded: keepDecoded)
+        var reading = StoredBagReading(expectedRows: 1)
         return try object(propertyBag: propertyBag, cache: cache, reading: &reading)
     }
 
-    /// The object, with its property bag decoded as one of the rows `reading` belongs to.
+    /// The object, with its property bag decoded as one of the rows `reading` belongs to (reads of many rows do
+    /// not add the bags they decode to `cache`; see ``StoredBagReading``).
     public func object(
         propertyBag: some ContiguousBytes, cache: StoredDecodeCache = .shared, reading: inout StoredBagReading
     ) throws(StoredCodingError)
@@ -149,29 +147,24 @@ public final class StoredDecodeCache: Sendable {
         self.maxACLs = maxACLs
     }
 
-    /// Reads returning more rows than this do not add to the cache (``properties(repositoryId:id:bag:keep:)``).
+    /// Reads returning more rows than this do not add to the cache (``StoredBagReading/init(expectedRows:)``).
     public static let scanRows = 256
 
-    /// Whether a read expected to return `rows` rows (nil: unbounded) adds the bags it decodes.
-    public static func keepsDecoded(expectedRows rows: Int?) -> Bool {
-        rows.map { $0 <= scanRows } ?? false
-    }
-
     /// The properties of the bag `bag` stored for object `id`.
-    ///
-    /// With `keep` false a bag already held is still used, but one decoded now is not added. Reads of many rows
-    /// (a page of 1,000 children, a query scan) pass false: adding them would evict the objects that single
-    /// reads keep hot, and a listing larger than the cache would pay for copying bytes it never reuses.
     public func properties(
-        repositoryId: String, id: String, bag: some ContiguousBytes, keep: Bool = true
+        repositoryId: String, id: String, bag: some ContiguousBytes
     ) throws(StoredCodingError)
         -> Properties
     {
-        var reading = StoredBagReading(keepsDecoded: keep)
+        var reading = StoredBagReading(expectedRows: 1)
         return try properties(repositoryId: repositoryId, id: id, bag: bag, reading: &reading)
     }
 
     /// The properties of the bag `bag` stored for object `id`, read as one of the rows of `reading`.
+    ///
+    /// A bag already held is always used; one decoded now is added only when `reading.keepsDecoded`. Reads of many
+    /// rows (a page of 1,000 children, a query scan) do not add: that would evict the objects that single reads keep
+    /// hot, and a listing larger than the cache would pay for copying bytes it never reuses.
     public func properties(
         repositoryId: String, id: String, bag: some ContiguousBytes, reading: inout StoredBagReading
     ) throws(StoredCodingError)

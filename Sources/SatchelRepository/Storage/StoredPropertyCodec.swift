@@ -345,10 +345,10 @@ public struct StoredBagReading: Sendable {
         self.keepsDecoded = keepsDecoded
     }
 
-    /// The reading for a read expected to return `rows` rows (nil: unbounded); see
-    /// ``StoredDecodeCache/keepsDecoded(expectedRows:)``.
+    /// The reading for a read expected to return `rows` rows (nil: unbounded): it adds the bags it decodes to the
+    /// decode cache only up to ``StoredDecodeCache/scanRows`` rows.
     public init(expectedRows rows: Int?) {
-        self.init(keepsDecoded: StoredDecodeCache.keepsDecoded(expectedRows: rows))
+        self.init(keepsDecoded: rows.map { $0 <= StoredDecodeCache.scanRows } ?? false)
     }
 }
 

@@ -41,16 +41,20 @@ struct StoredDecodeCacheTests {
         let cache = StoredDecodeCache(maxBags: 8)
         _ = try cache.properties(repositoryId: "r", id: "hot", bag: Self.bag("hot"))
         #expect(cache.counts.bags == 1)
+        var scan = StoredBagReading(expectedRows: 1000)
+        #expect(!scan.keepsDecoded)
+        #expect(StoredBagReading(expectedRows: StoredDecodeCache.scanRows).keepsDecoded)
+        #expect(!StoredBagReading(expectedRows: nil).keepsDecoded)
         for index in 0..<100 {
             let properties = try cache.properties(
-                repositoryId: "r", id: "\(index)", bag: Self.bag("n\(index)"), keep: false)
+                repositoryId: "r", id: "\(index)", bag: Self.bag("n\(index)"), reading: &scan)
             #expect(properties["cmis:name"]?.firstValue == .string("n\(index)"))
         }
         #expect(cache.counts.bags == 1)
         // The held bag is still used, and still checked against the bytes.
-        let hot = try cache.properties(repositoryId: "r", id: "hot", bag: Self.bag("hot"), keep: false)
+        let hot = try cache.properties(repositoryId: "r", id: "hot", bag: Self.bag("hot"), reading: &scan)
         #expect(hot["cmis:name"]?.firstValue == .string("hot"))
-        let changed = try cache.properties(repositoryId: "r", id: "hot", bag: Self.bag("cold"), keep: false)
+        let changed = try cache.properties(repositoryId: "r", id: "hot", bag: Self.bag("cold"), reading: &scan)
         #expect(changed["cmis:name"]?.firstValue == .string("cold"))
     }
 
