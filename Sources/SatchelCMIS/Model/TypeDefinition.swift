@@ -110,3 +110,15 @@ public struct TypeDefinitionContainer: Sendable, Hashable {
         self.children = children
     }
 }
+
+extension [TypeDefinition] {
+    /// Where the first of these types that defines property `id` has it: the type's index here, and the
+    /// definition's position in its ``TypeDefinition/propertyDefinitions``. An object's property is defined by its
+    /// type or one of its secondary types; reading fields through the positions copies no definition.
+    func propertyPosition(id: String) -> (type: Int, position: Int)? {
+        for type in indices {
+            if let position = self[type].propertyPosition(id: id) { return (type, position) }
+        }
+        return nil
+    }
+}

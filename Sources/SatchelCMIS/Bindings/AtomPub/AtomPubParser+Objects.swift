@@ -230,10 +230,8 @@ extension AtomPubParser {
                     type == .string || type == .html ? $0.text : $0.trimmedText, type: type, path: propertyPath())
             }
             let cardinality: Cardinality
-            if let definition = definitions.first(where: { $0.propertyPosition(id: id) != nil }),
-                let position = definition.propertyPosition(id: id)
-            {
-                cardinality = definition.propertyDefinitions[position].cardinality
+            if let (type, position) = definitions.propertyPosition(id: id) {
+                cardinality = definitions[type].propertyDefinitions[position].cardinality
             } else if let standard = BrowserParser.standardProperties[id] {
                 cardinality = values.count > 1 ? .multi : standard.1
             } else {

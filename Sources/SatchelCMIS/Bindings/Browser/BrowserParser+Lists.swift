@@ -8,9 +8,8 @@ extension BrowserParser {
     ) throws
         -> ObjectInFolderList
     {
-        try withTyping(typeDefinition) { types in
-            let json = try BrowserJSON.parse(data)
-            return ObjectInFolderList(
+        try parse(data, typeDefinition) { json, types in
+            ObjectInFolderList(
                 objects: try json.require("objects").array().map { try objectInFolder(from: $0, types: types) },
                 hasMoreItems: try json.bool("hasMoreItems") ?? false,
                 numItems: try json.int64("numItems"))
@@ -20,15 +19,15 @@ extension BrowserParser {
     /// A folder tree (`cmisselector=descendants` or `folderTree`):
     /// `[{object:{object:{…}, pathSegment}, children:[…]}]`.
     public static func descendants(_ data: Data, typeDefinition: TypeLookup = { _ in nil }) throws -> [ContainerNode] {
-        try withTyping(typeDefinition) { types in
-            return try BrowserJSON.parse(data).array().map { try containerNode(from: $0, types: types) }
+        try parse(data, typeDefinition) { json, types in
+            try json.array().map { try containerNode(from: $0, types: types) }
         }
     }
 
     /// An object's parents (`cmisselector=parents`): `[{object:{…}, relativePathSegment}]`.
     public static func parents(_ data: Data, typeDefinition: TypeLookup = { _ in nil }) throws -> [ObjectParent] {
-        try withTyping(typeDefinition) { types in
-            return try BrowserJSON.parse(data).array().map { entry in
+        try parse(data, typeDefinition) { json, types in
+            try json.array().map { entry in
                 ObjectParent(
                     object: try object(from: entry.require("object"), types: types, requireId: true),
                     relativePathSegment: try entry.string("relativePathSegment"))
@@ -40,12 +39,9 @@ extension BrowserParser {
     /// Results need not carry `cmis:objectId` (the statement may not select it); properties may be keyed by
     /// query name or alias.
     public static func queryResults(_ data: Data, typeDefinition: TypeLookup = { _ in nil }) throws -> ObjectList {
-        try withTyping(typeDefinition) { types in
-            let json = try BrowserJSON.parse(data)
-            return ObjectList(
-                objects: try json.require("results").array().map {
-                    try object(from: $0, types: types, requireId: false)
-                },
+        try parse(data, typeDefinition) { json, types in
+            ObjectList(
+                objects: try objects(json.require("results"), types: types, requireId: false),
                 hasMoreItems: try json.bool("hasMoreItems") ?? false,
                 numItems: try json.int64("numItems"))
         }
@@ -54,16 +50,12 @@ extension BrowserParser {
     /// A list of objects (`checkedout`, `relationships`, `versions` selectors): `{objects:[{…}], …}`, or a
     /// bare array (as `versions` returns).
     public static func objectList(_ data: Data, typeDefinition: TypeLookup = { _ in nil }) throws -> ObjectList {
-        try withTyping(typeDefinition) { types in
-            let json = try BrowserJSON.parse(data)
+        try parse(data, typeDefinition) { json, types in
             if json.value.arrayValue != nil {
-                return ObjectList(
-                    objects: try json.array().map { try object(from: $0, types: types, requireId: true) })
+                return ObjectList(objects: try objects(json, types: types, requireId: true))
             }
             return ObjectList(
-                objects: try json.require("objects").array().map {
-                    try object(from: $0, types: types, requireId: true)
-                },
+                objects: try objects(json.require("objects"), types: types, requireId: true),
                 hasMoreItems: try json.bool("hasMoreItems") ?? false,
                 numItems: try json.int64("numItems"))
         }
@@ -75,16 +67,18 @@ extension BrowserParser {
     ) throws
         -> ContentChanges
     {
-        try withTyping(typeDefinition) { types in
-            let json = try BrowserJSON.parse(data)
-            return ContentChanges(
-                objects: try json.require("objects").array().map {
-                    try object(from: $0, types: types, requireId: true)
-                },
+        try parse(data, typeDefinition) { json, types in
+            ContentChanges(
+                objects: try objects(json.require("objects"), types: types, requireId: true),
                 hasMoreItems: try json.bool("hasMoreItems") ?? false,
                 numItems: try json.int64("numItems"),
                 changeLogToken: try json.string("changeLogToken"))
         }
+    }
+
+    /// The objects of a JSON array of objects.
+    static func objects(_ json: BrowserJSON, types: PropertyTyping, requireId: Bool) throws -> [CMISObject] {
+        try json.array().map { try object(from: $0, types: types, requireId: requireId) }
     }
 
     static func objectInFolder(from json: BrowserJSON, types: PropertyTyping) throws -> ObjectInFolder {

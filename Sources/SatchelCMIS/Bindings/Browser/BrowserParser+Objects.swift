@@ -9,7 +9,7 @@ extension BrowserParser {
     /// object.properties["cmis:name"]?.stringValue
     /// ```
     public static func object(_ data: Data, typeDefinition: TypeLookup = { _ in nil }) throws -> CMISObject {
-        try withTyping(typeDefinition) { try object(from: BrowserJSON.parse(data), types: $0, requireId: true) }
+        try parse(data, typeDefinition) { json, types in try object(from: json, types: types, requireId: true) }
     }
 
     /// Allowable actions (`cmisselector=allowableActions`): `{ "canGetChildren": true, … }`.

@@ -8,7 +8,7 @@ import Foundation
 /// comparing its id with the id at the same position before (equal keys of one document share storage, so that is
 /// a pointer check), instead of looking the id up in every definition; its properties also share one id lookup.
 ///
-/// It lives for one parse only (``BrowserParser/withTyping(_:_:)``), which is what lets it hold the caller's
+/// It lives for one parse only (``BrowserParser/parse(_:_:_:)``), which is what lets it hold the caller's
 /// non-escaping lookup.
 final class PropertyTyping {
     private let lookup: BrowserParser.TypeLookup
@@ -43,12 +43,8 @@ final class PropertyTyping {
     /// A copy of this small value costs a few retains; a copy of the definition itself would cost one per field.
     func definedProperty(at index: Int, key: String) -> CMISProperty? {
         if index < keys.count, keys[index] == key { return found[index] }
-        var result: CMISProperty?
-        for type in definitions.indices {
-            if let position = definitions[type].propertyPosition(id: key) {
-                result = CMISProperty(definition: definitions[type].propertyDefinitions[position], values: [])
-                break
-            }
+        let result = definitions.propertyPosition(id: key).map {
+            CMISProperty(definition: definitions[$0.type].propertyDefinitions[$0.position], values: [])
         }
         if index < keys.count {
             keys[index] = key
@@ -69,8 +65,12 @@ final class PropertyTyping {
 }
 
 extension BrowserParser {
-    /// Runs `body` with the typing of one response, over the caller's type lookup.
-    static func withTyping<T>(_ lookup: TypeLookup, _ body: (PropertyTyping) throws -> T) rethrows -> T {
-        try withoutActuallyEscaping(lookup) { lookup in try body(PropertyTyping(lookup)) }
+    /// Parses a response body and runs `body` on it with the typing of this one response, over the caller's type
+    /// lookup.
+    static func parse<T>(
+        _ data: Data, _ lookup: TypeLookup, _ body: (BrowserJSON, PropertyTyping) throws -> T
+    ) throws -> T {
+        let json = try BrowserJSON.parse(data)
+        return try withoutActuallyEscaping(lookup) { lookup in try body(json, PropertyTyping(lookup)) }
     }
 }
