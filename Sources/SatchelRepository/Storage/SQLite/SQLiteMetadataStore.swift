@@ -89,30 +89,38 @@ public final class SQLiteMetadataStore: MetadataStore {
     /// Runs a short read synchronously: a hop to a reader connection costs a few microseconds, where the async
     /// variant costs several task switches. Only for reads that touch a bounded number of rows.
     ///
+    /// The wait for a free reader is safe on a cooperative thread only because no reader is ever held by a
+    /// suspended task: every other read is a synchronous closure that runs to its end (``longRead(_:)`` runs on
+    /// GRDB's own reader queues and releases the reader there). GRDB's `async` read keeps its reader until the
+    /// awaiting task resumes, which needs a cooperative thread: with both of a two-core machine's threads waiting
+    /// here for a reader, nothing would ever resume.
+    ///
     /// `isolated: false` skips the BEGIN/COMMIT around the read: enough for a single SELECT, which SQLite runs on
     /// one snapshot anyway.
     func quickRead<T>(isolated: Bool = true, _ body: (Database) throws -> T) throws -> T {
         do {
             return try isolated ? database.read(body) : database.unsafeRead(body)
-        } catch let error as StoreError {
-            throw error
-        } catch let error as StoredCodingError {
-            throw StoreError.backend(error.message)
         } catch {
-            throw StoreError.backend("SQLite read failed: \(error)")
+            throw Self.storeError(error)
         }
     }
 
-    /// Runs a read that may visit many rows on a reader without blocking a task thread.
+    /// Runs a read that may visit many rows on one of GRDB's reader queues, without holding a task thread; the
+    /// reader is released on its queue when `body` returns, before the awaiting task resumes.
     func longRead<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await database.read(body)
-        } catch let error as StoreError {
-            throw error
-        } catch let error as StoredCodingError {
-            throw StoreError.backend(error.message)
-        } catch {
-            throw StoreError.backend("SQLite read failed: \(error)")
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            database.asyncRead { result in
+                continuation.resume(with: Result { try body(result.get()) }.mapError(Self.storeError))
+            }
+        }
+    }
+
+    /// A read failure as the store's error.
+    private static func storeError(_ error: any Error) -> any Error {
+        switch error {
+        case let error as StoreError: return error
+        case let error as StoredCodingError: return StoreError.backend(error.message)
+        default: return StoreError.backend("SQLite read failed: \(error)")
         }
     }
 

@@ -1,0 +1,134 @@
+import Foundation
+import SatchelHTTP
+import SatchelServer
+import SatchelTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `satchel serve` as a child process on a free port.
+struct ServerProcess {
+    let process: Process
+    let url: URL
+    var pid: pid_t { process.processIdentifier }
+
+    /// A temporary folder for one test's server: a users file with alice (password `pw-alice`) and a data folder.
+    struct Sandbox {
+        let directory: URL
+        var usersFile: URL { directory.appendingPathComponent("users.json") }
+        var data: URL { directory.appendingPathComponent("data") }
+
+        init(_ label: String) throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-\(label)-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try UsersFile(entries: ["alice": try PasswordHash.make(password: "pw-alice", rounds: 1_000)])
+                .save(to: usersFile)
+        }
+
+        /// Starts the built `satchel serve` on the sandbox's data folder and users.
+        func start() async throws -> ServerProcess {
+            try await ServerProcess.start(try ServerProcess.satchelBinary(), data: data, users: usersFile)
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    static func start(_ binary: URL, data: URL, users: URL) async throws -> ServerProcess {
+        let port = try LoopbackPort.free()
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = [
+            "serve", "--host", "127.0.0.1", "--port", String(port), "--data", data.path, "--users", users.path,
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let url = URL(string: "http://127.0.0.1:\(port)")!
+        let client = HTTPClient()
+        for _ in 0..<200 {
+            if let response = try? await client.send(HTTPRequest(.get, url: url.appendingPathComponent("health"))),
+                response.status == 200
+            {
+                return ServerProcess(process: process, url: url)
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        process.terminate()
+        throw ServerError("satchel serve did not answer /health on port \(port)")
+    }
+
+    func waitUntilExit() { process.waitUntilExit() }
+
+    /// SIGTERM, then SIGKILL if the process has not ended within five seconds (a stalled server ignores SIGTERM).
+    func stop() {
+        if process.isRunning { process.terminate() }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+        if process.isRunning { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    // MARK: Browser binding requests
+
+    /// Basic credentials of the one user, alice (password `pw-alice`).
+    static let basic = "Basic " + Data("alice:pw-alice".utf8).base64EncodedString()
+
+    static func fields(action: String, name: String, type: String) -> [(String, String)] {
+        [
+            ("cmisaction", action), ("propertyId[0]", "cmis:name"), ("propertyValue[0]", name),
+            ("propertyId[1]", "cmis:objectTypeId"), ("propertyValue[1]", type), ("succinct", "true"),
+        ]
+    }
+
+    static func url(_ base: URL, objectId: String, extra: [(String, String)] = []) -> URL {
+        var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
+        components.queryItems =
+            [URLQueryItem(name: "objectId", value: objectId)]
+            + extra.map {
+                URLQueryItem(name: $0.0, value: $0.1)
+            }
+        return components.url!
+    }
+
+    /// Creates a folder (in the root) or a document (in `folderId`) and returns its id.
+    static func create(
+        _ client: HTTPClient, _ base: URL, action: String, name: String, type: String, folderId: String? = nil,
+        content: Data? = nil, directory: URL? = nil
+    ) async throws -> String {
+        let target = folderId.map { url(base, objectId: $0) } ?? base
+        var request: HTTPRequest
+        if let content {
+            var form = MultipartFormData()
+            for (field, value) in fields(action: action, name: name, type: type) { form.addField(field, value) }
+            form.addData("content", data: content, filename: name, contentType: "application/octet-stream")
+            request = HTTPRequest(.post, url: target, body: .multipart(form))
+        } else {
+            request = HTTPRequest(.post, url: target, body: .form(fields(action: action, name: name, type: type)))
+        }
+        request.headers["Authorization"] = basic
+        let json = try await client.send(request).json()
+        return try #require(json["succinctProperties"]?["cmis:objectId"]?.stringValue)
+    }
+
+    /// The `satchel` executable built beside the tests.
+    static func satchelBinary() throws -> URL {
+        var folders = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+        folders.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            folders.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        guard
+            let binary = folders.map({ $0.appendingPathComponent("satchel") }).first(where: {
+                FileManager.default.isExecutableFile(atPath: $0.path)
+            })
+        else {
+            throw ServerError("the satchel binary is not built next to the tests: run swift build --build-tests")
+        }
+        return binary
+    }
+}
