@@ -4,30 +4,34 @@ import SatchelHTTP
 import SatchelRepository
 import SatchelServer
 
-/// A `satchel serve` on 127.0.0.1 with a port picked at run time, two users (alice, bob; password `pw-<name>`),
-/// metadata in memory (or SQLite) and a temporary data folder.
+/// A `satchel serve` on 127.0.0.1 with a port picked at run time, two users (alice, bob) and an administrator
+/// (admin), each with password `pw-<name>`, metadata in memory (or SQLite) and a temporary data folder.
 final class ServerHarness: Sendable {
     let running: RunningServer
     let dataDirectory: URL
-    let client = HTTPClient()
+    /// Answers come back as they are: no retries (a 429 or 503 is what a test looks at).
+    let client = HTTPClient(configuration: ServerHarness.noRetries)
+    static var noRetries: HTTPClient.Configuration { HTTPClient.Configuration(retry: .never) }  // a cookie jar each
 
-    static let users = ["alice", "bob"]
+    static let users = ["alice", "bob", "admin"]
 
     static func start(
         xsrf: XSRFPolicy = .standard, limits: RequestLimits = RequestLimits(),
-        service: (@Sendable (BlobStore) -> any CMISService)? = nil, sqlite: Bool = false
+        service: (@Sendable (BlobStore) -> any CMISService)? = nil, sqlite: Bool = false,
+        rounds: Int = 1_000, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> ServerHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "satchel-server-test-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var entries: [String: PasswordHash] = [:]
-        for user in users { entries[user] = try PasswordHash.make(password: "pw-\(user)", rounds: 1_000) }
+        for user in users { entries[user] = try PasswordHash.make(password: "pw-\(user)", rounds: rounds) }
         let usersFile = directory.appendingPathComponent("users.json")
-        try UsersFile(entries: entries).save(to: usersFile)
-        let configuration = ServerConfiguration(
+        try UsersFile(entries: entries, administrators: ["admin"]).save(to: usersFile)
+        var configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: directory, usersFile: usersFile,
             store: sqlite ? .sqlite(path: directory.appendingPathComponent("satchel.sqlite").path) : .memory,
             xsrfPolicy: xsrf, limits: limits, logLevel: .critical)
+        configure(&configuration)
         let factory: ServiceFactory?
         if let service {
             factory = { _, blobs, _ in service(blobs) }
@@ -66,7 +70,8 @@ final class ServerHarness: Sendable {
         if let user { request.headers["Authorization"] = Self.basic(user) }
         request.validatesStatus = false
         // Login answers set a cookie: keep it out of the shared client's jar, so other tests stay on Basic.
-        return try await (pathAndQuery.hasPrefix("/login") ? HTTPClient() : client).send(request)
+        return try await (pathAndQuery.hasPrefix("/login") ? HTTPClient(configuration: Self.noRetries) : client)
+            .send(request)
     }
 
     /// A form POST (urlencoded).

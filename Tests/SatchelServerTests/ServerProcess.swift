@@ -38,14 +38,31 @@ struct ServerProcess {
     }
 
     static func start(_ binary: URL, data: URL, users: URL) async throws -> ServerProcess {
+        try await start(binary, arguments: ["--data", data.path, "--users", users.path])
+    }
+
+    /// Starts `satchel serve --host 127.0.0.1 --port <free> <arguments>`, through `launcher` (a command and its
+    /// arguments, such as `setsid`) when given, with standard error written to `standardError` (or discarded).
+    static func start(
+        _ binary: URL, arguments: [String], launcher: [String] = [], standardError: URL? = nil
+    ) async throws -> ServerProcess {
         let port = try LoopbackPort.free()
         let process = Process()
-        process.executableURL = binary
-        process.arguments = [
-            "serve", "--host", "127.0.0.1", "--port", String(port), "--data", data.path, "--users", users.path,
-        ]
+        let serve = ["serve", "--host", "127.0.0.1", "--port", String(port)] + arguments
+        if let command = launcher.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = Array(launcher.dropFirst()) + [binary.path] + serve
+        } else {
+            process.executableURL = binary
+            process.arguments = serve
+        }
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        if let standardError {
+            FileManager.default.createFile(atPath: standardError.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: standardError)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         let url = URL(string: "http://127.0.0.1:\(port)")!
         let client = HTTPClient()
@@ -58,7 +75,7 @@ struct ServerProcess {
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        process.terminate()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         throw ServerError("satchel serve did not answer /health on port \(port)")
     }
 

@@ -27,14 +27,14 @@ public struct BlobStore: Sendable {
     private let temporaryDirectory: URL
 
     /// Opens (creating if needed) a blob store in `directory` and removes any temporary files a previous run left.
+    /// Its folders are readable by their owner only, as are blob files (``BlobWriter`` creates them 0600).
     public init(directory: URL) throws(BlobStoreError) {
         self.directory = directory
         objectsDirectory = directory.appendingPathComponent("objects", isDirectory: true)
         temporaryDirectory = directory.appendingPathComponent("tmp", isDirectory: true)
         let manager = FileManager.default
         do {
-            try manager.createDirectory(at: objectsDirectory, withIntermediateDirectories: true)
-            try manager.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
+            for folder in [directory, objectsDirectory, temporaryDirectory] { try PrivateFiles.createFolder(folder) }
             for leftover in try manager.contentsOfDirectory(atPath: temporaryDirectory.path) {
                 try? manager.removeItem(at: temporaryDirectory.appendingPathComponent(leftover))
             }
@@ -125,7 +125,7 @@ public struct BlobStore: Sendable {
     fileprivate func install(temporaryPath: String, hash: String) throws(BlobStoreError) {
         let destination = url(for: hash)
         let shard = destination.deletingLastPathComponent()
-        if mkdir(shard.path, 0o755) != 0 && errno != EEXIST {
+        if mkdir(shard.path, 0o700) != 0 && errno != EEXIST {
             throw BlobStoreError(operation: "store", path: shard.path, reason: String(cString: strerror(errno)))
         }
         if FileManager.default.fileExists(atPath: destination.path) {

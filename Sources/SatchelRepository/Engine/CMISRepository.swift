@@ -99,8 +99,10 @@ public final class CMISRepository: CMISService {
         let rootId = configuration.idGenerator()
         let repository = StoredRepository(
             id: id, name: name, description: description, owner: owner, rootFolderId: rootId, createdAt: now)
-        // The shared root lets everybody do everything until an administrator changes its ACL.
-        let acl = owner == nil ? [ACE(principalId: Permission.anyone, permissions: [Permission.all.name])] : []
+        // Every user may read and write the shared repository until an administrator changes the root's ACL; only
+        // administrators hold cmis:all there (``CallerContext/isAdministrator``), so nobody else can lock the
+        // others out.
+        let acl = owner == nil ? [ACE(principalId: Permission.anyone, permissions: [Permission.write.name])] : []
         var root = StoredObject(
             repositoryId: id, id: rootId, baseTypeId: .folder, typeId: BaseTypeId.folder.rawValue, name: "",
             parentIds: [], properties: Properties(), acl: acl, createdAt: now, modifiedAt: now)

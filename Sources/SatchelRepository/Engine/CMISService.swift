@@ -7,10 +7,14 @@ public struct CallerContext: Sendable, Hashable {
     /// The session's XSRF token, returned as the `token` extension of MyDocuments repository info; nil when the
     /// caller authenticated without a session.
     public var sessionToken: String?
+    /// An administrator has `cmis:all` on everything in the shared repository and alone may change its root
+    /// folder's ACL. Other users' MyDocuments stay out of reach, as for anyone.
+    public var isAdministrator: Bool
 
-    public init(user: String, sessionToken: String? = nil) {
+    public init(user: String, sessionToken: String? = nil, isAdministrator: Bool = false) {
         self.user = user
         self.sessionToken = sessionToken
+        self.isAdministrator = isAdministrator
     }
 }
 

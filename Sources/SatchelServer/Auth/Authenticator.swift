@@ -1,9 +1,14 @@
 import Crypto
 import Foundation
+import SatchelRepository
 import Synchronization
 
 /// Checks credentials and keeps sessions: HTTP Basic (with a short cache of verified headers, since PBKDF2 on
 /// every request would cost more than the request) and cookie sessions from form login.
+///
+/// Passwords are hashed on the ``PasswordHasher``'s own low-priority threads, never on the concurrency pool that
+/// serves requests; failed attempts are throttled per user name and per source address (``LoginThrottling``); an
+/// unknown user name costs a full hash too, so timing does not tell which names exist.
 ///
 /// Every caller gets an XSRF token: an HMAC, under a secret drawn at start, of the user and the session id.
 /// Basic callers share the session id `basic`, so their token is stable for the life of the process.
@@ -11,53 +16,108 @@ public final class Authenticator: Sendable {
     /// The cookie that carries a form-login session.
     public static let sessionCookie = "satchel_session"
 
+    /// A verified caller.
+    public struct Caller: Sendable, Hashable {
+        public var user: String
+        /// The session's XSRF token.
+        public var token: String
+        public var isAdministrator: Bool
+
+        /// The engine's view of this caller.
+        public var context: CallerContext {
+            CallerContext(user: user, sessionToken: token, isAdministrator: isAdministrator)
+        }
+    }
+
+    /// The answer to a credential.
+    public enum Outcome: Sendable, Hashable {
+        case accepted(Caller)
+        /// Wrong user name or password (or a malformed header).
+        case refused
+        /// Too many failures for this user name or source address: try again after this long. The password was
+        /// not checked.
+        case throttled(retryAfter: Duration)
+        /// Too many passwords are waiting to be checked.
+        case busy
+    }
+
     private let users: UsersFile
     private let secret: SymmetricKey
     private let basicCacheTTL: Duration
     private let sessionTTL: Duration
+    private let throttle: LoginThrottle
+    private let hasher: PasswordHasher
+    /// Verified for unknown names, so they cost what a real user's check costs.
+    private let decoy: PasswordHash
     private let state = Mutex(State())
 
     private struct State {
-        /// SHA-256 of an Authorization header → user, XSRF token and when the entry expires.
+        /// SHA-256 of an Authorization header → caller and when the entry expires.
         var verified: [Data: Entry] = [:]
-        /// Cookie session id → user, XSRF token and expiry.
+        /// Cookie session id → caller and expiry.
         var sessions: [String: Entry] = [:]
     }
 
     /// A verified caller. The token is computed once per entry: an HMAC on every request costs more than the
     /// request's own lookups.
     private struct Entry {
-        var user: String
-        var token: String
+        var caller: Caller
         var expires: ContinuousClock.Instant
     }
 
     /// - Parameters:
     ///   - basicCacheTTL: how long a verified Basic header is trusted without hashing the password again.
     ///   - sessionTTL: how long a cookie session lives without use.
-    public init(users: UsersFile, basicCacheTTL: Duration = .seconds(60), sessionTTL: Duration = .seconds(8 * 3600)) {
+    ///   - throttling: how failed logins are slowed down.
+    public init(
+        users: UsersFile, basicCacheTTL: Duration = .seconds(60), sessionTTL: Duration = .seconds(8 * 3600),
+        throttling: LoginThrottling = LoginThrottling()
+    ) {
         self.users = users
         secret = SymmetricKey(size: .bits256)
         self.basicCacheTTL = basicCacheTTL
         self.sessionTTL = sessionTTL
+        throttle = LoginThrottle(throttling)
+        hasher = PasswordHasher()
+        // The decoy takes the round count most users have, so a miss costs what a hit costs.
+        let rounds = Dictionary(grouping: users.entries.values, by: \.rounds).max { $0.value.count < $1.value.count }?
+            .key
+        decoy = PasswordHash(
+            rounds: rounds ?? PasswordHash.defaultRounds, salt: Array(repeating: 0x5a, count: 16),
+            hash: Array(repeating: 0, count: 32))
     }
 
     /// The user names known.
     public var userNames: [String] { users.entries.keys.sorted() }
 
-    /// Checks a user name and password (PBKDF2: slow on purpose).
-    public func verify(user: String, password: String) -> Bool {
-        guard let hash = users.entries[user] else {
-            // Spend comparable time on unknown users so timing does not tell which names exist.
-            _ = try? PasswordHash.derive(password: password, salt: [0], rounds: 1_000)
-            return false
+    /// Stops the password-hashing threads (when the server stops).
+    public func shutdown() { hasher.stop() }
+
+    /// Checks a user name and password from `source` (a client address): throttled, and hashed off the request
+    /// threads. The caller accepted carries the token of the Basic session (``startSession(user:)`` makes others).
+    public func login(user: String, password: String, source: String) async -> Outcome {
+        if let wait = throttle.wait(user: user, source: source) { return .throttled(retryAfter: wait) }
+        let hash = users.entries[user]
+        let matches: Bool
+        do {
+            matches = try await hasher.run { [decoy] in
+                // Unknown names are checked against the decoy: the same work, and never a match.
+                (hash ?? decoy).verify(password: password) && hash != nil
+            }
+        } catch {
+            return .busy
         }
-        return hash.verify(password: password)
+        guard matches else {
+            throttle.recordFailure(user: user, source: source)
+            return .refused
+        }
+        throttle.recordSuccess(user: user)
+        return .accepted(caller(user: user, sessionId: "basic"))
     }
 
-    /// The user and XSRF token of an `Authorization: Basic …` header value (session id `basic`), or nil when it
-    /// is malformed or wrong.
-    public func basicCaller(header: String) -> (user: String, token: String)? {
+    /// The caller of an `Authorization: Basic …` header value (session id `basic`): from the cache of verified
+    /// headers when it was seen lately, else checked as ``login(user:password:source:)`` does.
+    public func basicCaller(header: String, source: String) async -> Outcome {
         let key = Data(SHA256.hash(data: Data(header.utf8)))
         let now = ContinuousClock.now
         if let hit = state.withLock({ state -> Entry? in
@@ -68,18 +128,23 @@ public final class Authenticator: Sendable {
             }
             return entry
         }) {
-            return (hit.user, hit.token)
+            return .accepted(hit.caller)
         }
-        guard let credentials = Self.parseBasic(header), verify(user: credentials.0, password: credentials.1) else {
-            return nil
+        guard let credentials = Self.parseBasic(header) else { return .refused }
+        let outcome = await login(user: credentials.0, password: credentials.1, source: source)
+        if case .accepted(let caller) = outcome {
+            state.withLock { state in
+                if state.verified.count > 10_000 { state.verified = state.verified.filter { $0.value.expires >= now } }
+                state.verified[key] = Entry(caller: caller, expires: now + basicCacheTTL)
+            }
         }
-        let user = credentials.0
-        let token = token(user: user, sessionId: "basic")
-        state.withLock { state in
-            if state.verified.count > 10_000 { state.verified = state.verified.filter { $0.value.expires >= now } }
-            state.verified[key] = Entry(user: user, token: token, expires: now + basicCacheTTL)
-        }
-        return (user, token)
+        return outcome
+    }
+
+    private func caller(user: String, sessionId: String) -> Caller {
+        Caller(
+            user: user, token: token(user: user, sessionId: sessionId),
+            isAdministrator: users.administrators.contains(user))
     }
 
     /// Splits `Basic base64(user:password)`.
@@ -92,23 +157,23 @@ public final class Authenticator: Sendable {
         return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
 
-    /// Starts a cookie session for `user` and returns its id (the cookie value).
-    public func startSession(user: String) -> String {
+    /// Starts a cookie session for `user` (already verified) and returns its id (the cookie value) and caller.
+    public func startSession(user: String) -> (id: String, caller: Caller) {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let id = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         let now = ContinuousClock.now
-        let token = token(user: user, sessionId: id)
+        let caller = caller(user: user, sessionId: id)
         state.withLock { state in
             if state.sessions.count > 100_000 { state.sessions = state.sessions.filter { $0.value.expires >= now } }
-            state.sessions[id] = Entry(user: user, token: token, expires: now + sessionTTL)
+            state.sessions[id] = Entry(caller: caller, expires: now + sessionTTL)
         }
-        return id
+        return (id, caller)
     }
 
-    /// The user and XSRF token of a live cookie session (and extends it), or nil.
-    public func sessionCaller(id: String) -> (user: String, token: String)? {
+    /// The caller of a live cookie session (and extends it), or nil.
+    public func sessionCaller(id: String) -> Caller? {
         let now = ContinuousClock.now
         return state.withLock { state in
             guard var entry = state.sessions[id] else { return nil }
@@ -118,7 +183,7 @@ public final class Authenticator: Sendable {
             }
             entry.expires = now + sessionTTL
             state.sessions[id] = entry
-            return (entry.user, entry.token)
+            return entry.caller
         }
     }
 

@@ -1,18 +1,25 @@
 import Foundation
 import SatchelJSON
 
-/// The users the server accepts: `{"users":[{"name":"alice","passwordHash":"pbkdf2-sha256$…"}]}`.
+/// The users the server accepts: `{"users":[{"name":"alice","passwordHash":"pbkdf2-sha256$…","admin":true}]}`.
+///
+/// `"admin": true` makes a user an administrator: `cmis:all` on everything in the shared repository, and the only
+/// one who may change its root folder's ACL.
 ///
 /// ```swift
 /// let users = try UsersFile.load(from: URL(fileURLWithPath: "users.json"))
 /// users.entries["alice"]?.verify(password: "s3cret")
+/// users.administrators.contains("alice")
 /// ```
 public struct UsersFile: Sendable, Hashable {
     /// Password hashes by user name.
     public var entries: [String: PasswordHash]
+    /// The users marked `"admin": true`.
+    public var administrators: Set<String>
 
-    public init(entries: [String: PasswordHash] = [:]) {
+    public init(entries: [String: PasswordHash] = [:], administrators: Set<String> = []) {
         self.entries = entries
+        self.administrators = administrators.filter { entries[$0] != nil }
     }
 
     /// Reads and validates a users file.
@@ -38,6 +45,7 @@ public struct UsersFile: Sendable, Hashable {
             throw AuthError("\(source) has no \"users\" array")
         }
         var entries: [String: PasswordHash] = [:]
+        var administrators: Set<String> = []
         for (index, user) in users.enumerated() {
             guard let name = user["name"]?.stringValue, isValidUserName(name) else {
                 throw AuthError("\(source): users[\(index)] has no valid name (letters, digits, . _ - @)")
@@ -50,8 +58,13 @@ public struct UsersFile: Sendable, Hashable {
             } catch {
                 throw AuthError("\(source): user \(name): \(error.message)")
             }
+            switch user["admin"] {
+            case nil, .bool(false)?: break
+            case .bool(true)?: administrators.insert(name)
+            default: throw AuthError("\(source): user \(name): \"admin\" must be true or false")
+            }
         }
-        return UsersFile(entries: entries)
+        return UsersFile(entries: entries, administrators: administrators)
     }
 
     /// The file's JSON text.
@@ -62,10 +75,7 @@ public struct UsersFile: Sendable, Hashable {
                 writer.writeArray { writer in
                     for name in entries.keys.sorted() {
                         guard let hash = entries[name] else { continue }
-                        writer.writeObject { writer in
-                            writer.write(key: "name", name)
-                            writer.write(key: "passwordHash", hash.encoded)
-                        }
+                        Self.writeEntry(&writer, name: name, hash: hash, isAdministrator: administrators.contains(name))
                     }
                 }
             }
@@ -84,13 +94,19 @@ public struct UsersFile: Sendable, Hashable {
     }
 
     /// One users-file entry as JSON (what `satchel serve hash-password` prints).
-    public static func entryJSON(name: String, hash: PasswordHash) -> String {
+    public static func entryJSON(name: String, hash: PasswordHash, isAdministrator: Bool = false) -> String {
         var writer = JSONWriter()
+        writeEntry(&writer, name: name, hash: hash, isAdministrator: isAdministrator)
+        return writer.string
+    }
+
+    private static func writeEntry(_ writer: inout JSONWriter, name: String, hash: PasswordHash, isAdministrator: Bool)
+    {
         writer.writeObject { writer in
             writer.write(key: "name", name)
             writer.write(key: "passwordHash", hash.encoded)
+            if isAdministrator { writer.write(key: "admin", true) }
         }
-        return writer.string
     }
 
     /// User names become repository ids (`mydocs-<user>`): keep them to a safe alphabet.

@@ -7,16 +7,20 @@ import SatchelRepository
 ///
 /// A session cookie (form login) or an `Authorization: Basic` header fills ``ServerRequestContext/caller``. On a
 /// binding path (see ``MountPoints``) a missing or wrong credential is answered here with `401` and
-/// `WWW-Authenticate: Basic realm="Satchel"`. Every request then gets one access-log line: method, path (without
-/// the query, which may carry tokens), status, bytes, duration and user.
+/// `WWW-Authenticate: Basic realm="Satchel"`, and a credential that may not be checked yet (too many failures for
+/// its user name or the client's address, see ``LoginThrottling``) with `429` and `Retry-After`. Every request
+/// then gets one access-log line: method, path (without the query, which may carry tokens), status, bytes,
+/// duration and user.
 public struct AuthMiddleware: RouterMiddleware {
     public typealias Context = ServerRequestContext
 
     let authenticator: Authenticator
+    let proxies: TrustedProxies
     let accessLog: Logger
 
-    public init(authenticator: Authenticator, accessLog: Logger) {
+    public init(authenticator: Authenticator, proxies: TrustedProxies = TrustedProxies(), accessLog: Logger) {
         self.authenticator = authenticator
+        self.proxies = proxies
         self.accessLog = accessLog
     }
 
@@ -26,24 +30,26 @@ public struct AuthMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let start = ContinuousClock.now
         var context = context
-        var credentialRefused = false
+        context.trustsForwardedHeaders = proxies.trusts(context.remoteAddress)
+        var refusal: Authenticator.Outcome?
         if let sessionId = request.cookies[Authenticator.sessionCookie]?.value,
             let session = authenticator.sessionCaller(id: sessionId)
         {
-            context.caller = CallerContext(user: session.user, sessionToken: session.token)
+            context.caller = session.context
             context.authenticatedByCookie = true
         } else if let header = request.headers[.authorization] {
-            if let basic = authenticator.basicCaller(header: header) {
-                context.caller = CallerContext(user: basic.user, sessionToken: basic.token)
+            let outcome = await authenticator.basicCaller(
+                header: header, source: context.clientAddress(request, proxies: proxies))
+            if case .accepted(let caller) = outcome {
+                context.caller = caller.context
             } else {
-                credentialRefused = true
+                refusal = outcome
             }
         }
         let path = request.uri.path
         var response: Response
         if context.caller == nil && MountPoints.isProtected(path) {
-            response = CMISErrorResponse.challenge(
-                credentialRefused ? "wrong user name or password" : "authentication required")
+            response = Self.refusalResponse(refusal)
         } else {
             do {
                 response = try await next(request, context)
@@ -58,6 +64,16 @@ public struct AuthMiddleware: RouterMiddleware {
         let bytes = response.body.contentLength ?? response.headers[.contentLength].flatMap { Int($0) }
         log(request, status: response.status.code, bytes: bytes, start: start, user: context.caller?.user)
         return response
+    }
+
+    /// The answer to a request on a binding path without an accepted credential.
+    static func refusalResponse(_ refusal: Authenticator.Outcome?) -> Response {
+        switch refusal {
+        case nil: return CMISErrorResponse.challenge("authentication required")
+        case .refused?, .accepted?: return CMISErrorResponse.challenge("wrong user name or password")
+        case .throttled(let wait)?: return CMISErrorResponse.tooManyAttempts(retryAfter: wait)
+        case .busy?: return CMISErrorResponse.tooManyAttempts(retryAfter: .seconds(1))
+        }
     }
 
     private func log(_ request: Request, status: Int, bytes: Int?, start: ContinuousClock.Instant, user: String?) {

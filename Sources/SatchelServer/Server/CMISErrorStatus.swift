@@ -42,6 +42,17 @@ public enum CMISErrorResponse {
             body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
     }
 
+    /// The 429 answer to a credential that may not be checked yet: too many failed logins for its user name or
+    /// address, or too many passwords waiting to be checked.
+    public static func tooManyAttempts(retryAfter wait: Duration) -> Response {
+        let seconds = max(
+            1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
+        var response = json(
+            CMISError(.permissionDenied, "too many failed logins: try again in \(seconds) s"), status: .tooManyRequests)
+        response.headers[.retryAfter] = String(seconds)
+        return response
+    }
+
     /// The 401 answer that makes Basic clients send credentials.
     public static func challenge(_ message: String = "authentication required") -> Response {
         var response = json(CMISError(.permissionDenied, message), status: .unauthorized)

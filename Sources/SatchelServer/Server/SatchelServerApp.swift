@@ -62,8 +62,12 @@ public struct SatchelServerApp: Sendable {
             configuration: .init(
                 services: [app], gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
         let store = prepared.store
+        let authenticator = prepared.authenticator
         let task = Task {
-            defer { LogSink.standardError.flush() }
+            defer {
+                authenticator.shutdown()
+                LogSink.standardError.flush()
+            }
             do {
                 try await group.run()
             } catch {
@@ -99,7 +103,8 @@ public struct SatchelServerApp: Sendable {
 
     func prepare() async throws -> Prepared {
         do {
-            try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+            // Owner only: metadata, content and the users file are nobody else's business.
+            try PrivateFiles.createFolder(configuration.dataDirectory)
         } catch {
             throw ServerError("cannot create the data folder \(configuration.dataDirectory.path): \(error)")
         }
@@ -125,7 +130,8 @@ public struct SatchelServerApp: Sendable {
         let environment = BindingEnvironment(
             service: service, blobs: blobs, limits: configuration.limits, xsrfPolicy: configuration.xsrfPolicy,
             omitNewTypeCapabilities: configuration.omitNewTypeCapabilities)
-        let authenticator = Authenticator(users: users, basicCacheTTL: configuration.credentialCacheTTL)
+        let authenticator = Authenticator(
+            users: users, basicCacheTTL: configuration.credentialCacheTTL, throttling: configuration.loginThrottling)
         return Prepared(
             store: store, environment: environment, authenticator: authenticator, demoCredentials: demo)
     }
@@ -141,7 +147,8 @@ public struct SatchelServerApp: Sendable {
         var generator = SystemRandomNumberGenerator()
         let alphabet = Array("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")
         let password = String((0..<20).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
-        let users = UsersFile(entries: ["demo": try PasswordHash.make(password: password)])
+        // The only user is the one who can administer the shared repository.
+        let users = UsersFile(entries: ["demo": try PasswordHash.make(password: password)], administrators: ["demo"])
         try users.save(to: url)
         return (users, ("demo", password))
     }
@@ -153,8 +160,11 @@ public struct SatchelServerApp: Sendable {
         let router = Router(context: ServerRequestContext.self)
         var accessLog = Logger(label: "satchel.access")
         accessLog.logLevel = logger.logLevel
-        router.add(middleware: AuthMiddleware(authenticator: authenticator, accessLog: accessLog))
-        ServiceRoutes.register(on: router, environment: environment, authenticator: authenticator)
+        router.add(
+            middleware: AuthMiddleware(
+                authenticator: authenticator, proxies: configuration.trustedProxies, accessLog: accessLog))
+        ServiceRoutes.register(
+            on: router, environment: environment, authenticator: authenticator, proxies: configuration.trustedProxies)
         for binding in bindings { binding.register(on: router, environment: environment) }
         return router
     }

@@ -36,6 +36,10 @@ public struct ServerConfiguration: Sendable {
     public var omitNewTypeCapabilities: Bool
     /// How long a verified Basic credential is trusted before the password is hashed again.
     public var credentialCacheTTL: Duration
+    /// How failed logins are slowed down, per user name and per client address.
+    public var loginThrottling: LoginThrottling
+    /// Proxies whose `X-Forwarded-*` headers are believed (none by default).
+    public var trustedProxies: TrustedProxies
     /// The level of the server's own log (the access log is `.info`).
     public var logLevel: Logger.Level
 
@@ -43,6 +47,7 @@ public struct ServerConfiguration: Sendable {
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, usersFile: URL? = nil,
         store: Store? = nil, xsrfPolicy: XSRFPolicy = .standard, limits: RequestLimits = .init(),
         omitNewTypeCapabilities: Bool = true, credentialCacheTTL: Duration = .seconds(60),
+        loginThrottling: LoginThrottling = LoginThrottling(), trustedProxies: TrustedProxies = TrustedProxies(),
         logLevel: Logger.Level = .info
     ) {
         self.host = host
@@ -54,6 +59,8 @@ public struct ServerConfiguration: Sendable {
         self.limits = limits
         self.omitNewTypeCapabilities = omitNewTypeCapabilities
         self.credentialCacheTTL = credentialCacheTTL
+        self.loginThrottling = loginThrottling
+        self.trustedProxies = trustedProxies
         self.logLevel = logLevel
     }
 

@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 import SatchelCMIS
 import SatchelRepository
 
@@ -12,11 +13,17 @@ public struct ServerRequestContext: RequestContext {
     public var caller: CallerContext?
     /// True when the caller was recognised by a session cookie (form login), which is what XSRF protects.
     public var authenticatedByCookie: Bool
+    /// The address of the connection's other end (a client, or a proxy in front of the server).
+    public var remoteAddress: SocketAddress?
+    /// True when that end is a trusted proxy, whose forwarded headers count (``TrustedProxies``).
+    public var trustsForwardedHeaders: Bool
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         caller = nil
         authenticatedByCookie = false
+        remoteAddress = source.channel.remoteAddress
+        trustsForwardedHeaders = false
     }
 }
 

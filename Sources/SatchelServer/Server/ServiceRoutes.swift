@@ -6,7 +6,8 @@ import SatchelJSON
 /// The routes beside the bindings: `/health`, `/cmis-endpoints.json`, `/login` and `/logout`.
 enum ServiceRoutes {
     static func register(
-        on router: Router<ServerRequestContext>, environment: BindingEnvironment, authenticator: Authenticator
+        on router: Router<ServerRequestContext>, environment: BindingEnvironment, authenticator: Authenticator,
+        proxies: TrustedProxies
     ) {
         router.get("/health") { _, _ in
             ServiceRoutes.jsonResponse { writer in
@@ -16,8 +17,8 @@ enum ServiceRoutes {
                 }
             }
         }
-        router.get("/cmis-endpoints.json") { request, _ in
-            let base = request.serverBaseURL
+        router.get("/cmis-endpoints.json") { request, context in
+            let base = request.serverBaseURL(context)
             return ServiceRoutes.jsonResponse { writer in
                 writer.writeObject { writer in
                     writer.write(key: "endpoints") { writer in
@@ -48,7 +49,7 @@ enum ServiceRoutes {
         }
         router.post("/login") { request, context in
             try await ServiceRoutes.login(
-                request, context: context, environment: environment, authenticator: authenticator)
+                request, context: context, environment: environment, authenticator: authenticator, proxies: proxies)
         }
         router.post("/logout") { request, _ in
             if let session = request.cookies[Authenticator.sessionCookie]?.value {
@@ -63,7 +64,7 @@ enum ServiceRoutes {
 
     static func login(
         _ request: Request, context: ServerRequestContext, environment: BindingEnvironment,
-        authenticator: Authenticator
+        authenticator: Authenticator, proxies: TrustedProxies
     ) async throws -> Response {
         let fields: [(String, String)]
         do {
@@ -77,18 +78,26 @@ enum ServiceRoutes {
         }
         let user = fields.first { $0.0 == "user" || $0.0 == "username" }?.1 ?? ""
         let password = fields.first { $0.0 == "password" }?.1 ?? ""
-        guard !user.isEmpty, authenticator.verify(user: user, password: password) else {
-            return CMISErrorResponse.json(
-                CMISError(.permissionDenied, "wrong user name or password"), status: .unauthorized)
+        let outcome =
+            user.isEmpty
+            ? .refused
+            : await authenticator.login(
+                user: user, password: password, source: context.clientAddress(request, proxies: proxies))
+        guard case .accepted = outcome else {
+            if case .refused = outcome {
+                return CMISErrorResponse.json(
+                    CMISError(.permissionDenied, "wrong user name or password"), status: .unauthorized)
+            }
+            return AuthMiddleware.refusalResponse(outcome)
         }
         let session = authenticator.startSession(user: user)
         var response = jsonResponse { writer in
             writer.writeObject { writer in
                 writer.write(key: "user", user)
-                writer.write(key: "token", authenticator.token(user: user, sessionId: session))
+                writer.write(key: "token", session.caller.token)
             }
         }
-        response.headers[.setCookie] = "\(Authenticator.sessionCookie)=\(session); Path=/; HttpOnly; SameSite=Strict"
+        response.headers[.setCookie] = "\(Authenticator.sessionCookie)=\(session.id); Path=/; HttpOnly; SameSite=Strict"
         return response
     }
 

@@ -15,6 +15,12 @@ struct ServeHashPasswordCommand: AsyncParsableCommand {
     @Argument(help: "The user name.")
     var name = "user"
 
+    @Flag(
+        help:
+            "Mark the user an administrator: cmis:all in the shared repository, the only one who may change its root's ACL."
+    )
+    var admin = false
+
     @Option(help: "PBKDF2 rounds.")
     var rounds = PasswordHash.defaultRounds
 
@@ -31,6 +37,6 @@ struct ServeHashPasswordCommand: AsyncParsableCommand {
             throw ExitCode(SatchelExitCode.usage.rawValue)
         }
         let hash = try PasswordHash.make(password: password, rounds: rounds)
-        print(UsersFile.entryJSON(name: name, hash: hash))
+        print(UsersFile.entryJSON(name: name, hash: hash, isAdministrator: admin))
     }
 }

@@ -34,6 +34,13 @@ struct ServeRunCommand: AsyncParsableCommand {
     )
     var fullCapabilities = false
 
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: ArgumentHelp(
+            "An IP address whose X-Forwarded-For/-Host/-Proto headers are believed (repeat for several).",
+            valueName: "address"))
+    var trustedProxies: [String] = []
+
     @Flag(name: .shortAndLong, help: "Log more (-v debug, -vv trace).")
     var verbose: Int
 
@@ -54,13 +61,15 @@ struct ServeRunCommand: AsyncParsableCommand {
             host: host, port: port, dataDirectory: dataDirectory,
             usersFile: users.map { URL(fileURLWithPath: $0) },
             store: ServeDefaults.store(memory: memory, postgres: postgres, data: dataDirectory),
-            xsrfPolicy: strictXsrf ? .strict : .standard, omitNewTypeCapabilities: !fullCapabilities, logLevel: level)
+            xsrfPolicy: strictXsrf ? .strict : .standard, omitNewTypeCapabilities: !fullCapabilities,
+            trustedProxies: TrustedProxies(Set(trustedProxies)), logLevel: level)
         configuration.logLevel = level
         let settings = configuration
         let app = SatchelServerApp(configuration: settings)
         do {
             try await app.run { running in
-                Terminal.writeError(ServeBanner.text(running: running, configuration: settings))
+                let demo = running.demoCredentials.map { ServeBanner.handOver($0, configuration: settings) }
+                Terminal.writeError(ServeBanner.text(running: running, configuration: settings, demo: demo))
             }
         } catch {
             Terminal.writeError("satchel serve: \(error)\n")
@@ -80,7 +89,29 @@ enum ServeDefaults {
 
 /// What `satchel serve` prints once it listens.
 enum ServeBanner {
-    static func text(running: RunningServer, configuration: ServerConfiguration) -> String {
+    /// Where the demo user's password went.
+    enum DemoPassword {
+        case file(URL, alsoOnTerminal: Bool)
+        case nowhere(String)
+    }
+
+    /// Gives the demo password to the person who started the server, never to standard error, where the access
+    /// log goes: into `<data>/demo-password`, readable by its owner only, and onto the controlling terminal when
+    /// there is one (a server started by a service manager has none).
+    static func handOver(
+        _ demo: (user: String, password: String), configuration: ServerConfiguration
+    ) -> DemoPassword {
+        let file = configuration.dataDirectory.appendingPathComponent("demo-password")
+        do {
+            try Terminal.writePrivateFile(file, demo.password + "\n")
+        } catch {
+            return .nowhere("cannot write \(file.path): \(error.localizedDescription)")
+        }
+        let shown = Terminal.writeToControllingTerminal("Password of \(demo.user): \(demo.password)\n")
+        return .file(file, alsoOnTerminal: shown)
+    }
+
+    static func text(running: RunningServer, configuration: ServerConfiguration, demo: DemoPassword? = nil) -> String {
         let base = running.baseURL.absoluteString
         var lines = [
             "Satchel CMIS server listening on \(base)",
@@ -96,11 +127,19 @@ enum ServeBanner {
         case .sqlite(let path): lines.append("  Store                      SQLite \(path)")
         case .postgres: lines.append("  Store                      PostgreSQL")
         }
-        if let demo = running.demoCredentials {
+        if let user = running.demoCredentials?.user, let demo {
             lines.append("")
-            lines.append("Created user \(demo.user) with password \(demo.password)")
             lines.append(
-                "(stored hashed in \(configuration.effectiveUsersFile.path); this is the only time it is shown)")
+                "Created user \(user), an administrator (stored hashed in \(configuration.effectiveUsersFile.path)).")
+            switch demo {
+            case .file(let file, let shown):
+                lines.append(
+                    "Its password is \(shown ? "shown on your terminal and " : "")in \(file.path) (readable by you only):"
+                        + " note it, then delete the file.")
+            case .nowhere(let reason):
+                lines.append(
+                    "Its password could not be handed over (\(reason)): delete the users file and start again.")
+            }
         }
         lines.append("Press Ctrl-C to stop.")
         return lines.joined(separator: "\n") + "\n"

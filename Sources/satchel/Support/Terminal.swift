@@ -17,6 +17,37 @@ enum Terminal {
         FileHandle.standardError.write(Data(text.utf8))
     }
 
+    /// Writes to the controlling terminal (`/dev/tty`), never to a redirected stream or a log; false when the
+    /// process has no terminal.
+    static func writeToControllingTerminal(_ text: String) -> Bool {
+        let descriptor = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
+    }
+
+    /// Creates `url` readable and writable by its owner only, holding `text`; an existing file is replaced.
+    static func writePrivateFile(_ url: URL, _ text: String) throws {
+        unlink(url.path)
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        guard bytes.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == bytes.count else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+    }
+
     static func writeOutput(_ data: Data) throws {
         try FileHandle.standardOutput.write(contentsOf: data)
     }

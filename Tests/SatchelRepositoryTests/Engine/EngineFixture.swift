@@ -6,13 +6,14 @@ import Testing
 @testable import SatchelRepository
 
 /// A repository over a memory store and a blob store in a fresh temporary folder, with a clock that steps one
-/// second per reading and two users.
+/// second per reading, two users and an administrator.
 struct EngineFixture {
     let repository: CMISRepository
     let store: MemoryMetadataStore
     let blobs: BlobStore
     let alice = CallerContext(user: "alice", sessionToken: "alice-token")
     let bob = CallerContext(user: "bob", sessionToken: "bob-token")
+    let admin = CallerContext(user: "admin", sessionToken: "admin-token", isAdministrator: true)
     var shared: String { "shared" }
     var aliceDocs: String { "mydocs-alice" }
     var bobDocs: String { "mydocs-bob" }

@@ -6,23 +6,38 @@ import Testing
 
 @Suite("Engine: ACLs, isolation, change log")
 struct SecurityTests {
-    @Test func sharedRootGrantsEveryoneUntilRestricted() async throws {
+    @Test func sharedRootGrantsReadWriteUntilAnAdministratorRestrictsIt() async throws {
         let f = try await EngineFixture()
         let root = try await f.root(f.shared, f.alice)
         let rootACL = try await f.repository.acl(
             repositoryId: f.shared, objectId: root, onlyBasicPermissions: true, caller: f.alice)
-        #expect(rootACL.aces == [ACE(principalId: "cmis:anyone", permissions: ["cmis:all"], isDirect: true)])
+        #expect(rootACL.aces == [ACE(principalId: "cmis:anyone", permissions: ["cmis:write"], isDirect: true)])
         let folder = try await f.folder("team", in: root, f.shared, f.alice)
         let inherited = try await f.repository.acl(
             repositoryId: f.shared, objectId: folder.requiredId, onlyBasicPermissions: true, caller: f.alice)
-        #expect(inherited.aces == [ACE(principalId: "cmis:anyone", permissions: ["cmis:all"], isDirect: false)])
-        try await f.document("bobs", in: folder.requiredId, f.shared, f.bob, text: "b")
+        // Its creator holds cmis:all on it; everybody else has what the root gives.
+        #expect(
+            inherited.aces == [
+                ACE(principalId: "alice", permissions: ["cmis:all"], isDirect: true),
+                ACE(principalId: "cmis:anyone", permissions: ["cmis:write"], isDirect: false),
+            ])
+        try await f.document("notes", in: folder.requiredId, f.shared, f.alice, text: "b")
 
-        // Alice takes the root over: bob keeps read only on the team folder.
-        _ = try await f.repository.applyACL(
-            repositoryId: f.shared, objectId: root, addACEs: [ACE(principalId: "alice", permissions: ["cmis:all"])],
-            removeACEs: [ACE(principalId: "cmis:anyone", permissions: ["cmis:all"])], propagation: nil,
-            caller: f.alice)
+        // Nobody but an administrator may change the root's ACL, not even a user granted cmis:all on it.
+        let takeOver = {
+            (caller: CallerContext) in
+            _ = try await f.repository.applyACL(
+                repositoryId: f.shared, objectId: root, addACEs: [ACE(principalId: "alice", permissions: ["cmis:all"])],
+                removeACEs: [ACE(principalId: "cmis:anyone", permissions: ["cmis:write"])], propagation: nil,
+                caller: caller)
+        }
+        #expect(await cmisCode { try await takeOver(f.bob) } == .permissionDenied)
+        #expect(await cmisCode { try await takeOver(f.alice) } == .permissionDenied)
+        #expect(
+            try await f.repository.acl(
+                repositoryId: f.shared, objectId: root, onlyBasicPermissions: true, caller: f.alice) == rootACL)
+        // The administrator hands the root to alice: bob keeps read only on the team folder.
+        try await takeOver(f.admin)
         #expect(await cmisCode { _ = try await f.get(f.shared, folder.requiredId, f.bob) } == .permissionDenied)
         #expect(
             await cmisCode {
@@ -70,6 +85,8 @@ struct SecurityTests {
                     propagation: "sideways", caller: f.alice)
             } == .invalidArgument)
         #expect(try await f.text(f.shared, document.requiredId, f.bob) == "b")
+        // Alice holds cmis:all on the root now, and still may not change its ACL.
+        #expect(await cmisCode { try await takeOver(f.alice) } == .permissionDenied)
     }
 
     /// Every operation bob can try on alice's MyDocuments answers objectNotFound.

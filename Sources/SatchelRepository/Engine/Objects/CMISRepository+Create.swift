@@ -33,6 +33,22 @@ extension CMISRepository {
         return folder
     }
 
+    /// Unfiled objects inherit from the root: creating one needs what creating in the root needs.
+    func checkUnfiledCreation(_ scope: Scope) async throws {
+        guard !scope.isPersonal else { return }
+        try await require(.write, scope, on: try await load(scope, scope.rootId), to: "add objects to")
+    }
+
+    /// The direct ACL of a new object: in the shared repository its creator holds `cmis:all` on it (so they may share
+    /// it, while the `cmis:write` everybody inherits from the root does not let anyone else change who may reach
+    /// it), then the call's own entries are added and removed.
+    func creationACL(_ scope: Scope, _ type: TypeDefinition, add: [ACE], remove: [ACE]) throws -> [ACE] {
+        let creator =
+            scope.isPersonal || type.controllableACL != true
+            ? [] : [ACE(principalId: scope.user, permissions: [Permission.all.name])]
+        return try changedACL(creator, add: add, remove: remove)
+    }
+
     /// The direct ACL after adding and removing entries; only the basic permissions are known.
     func changedACL(_ current: [ACE], add: [ACE], remove: [ACE]) throws -> [ACE] {
         var order: [String] = []
@@ -128,7 +144,7 @@ extension CMISRepository {
         let name = try requireName(values)
         try checkRequired(values, type: type, computed: ["cmis:name", "cmis:objectTypeId"])
         let parent = try await targetFolder(scope, parentId)
-        let acl = try changedACL([], add: addACEs, remove: removeACEs)
+        let acl = try creationACL(scope, type, add: addACEs, remove: removeACEs)
         let policyIds = try await checkPolicies(scope, policies, for: type)
         let folder = newObject(
             scope, type: type, name: name, parentIds: [parent.id], values: values, acl: acl, policyIds: policyIds,
@@ -149,15 +165,12 @@ extension CMISRepository {
         try checkRequired(values, type: type, computed: ["cmis:name", "cmis:objectTypeId"])
         var parentIds: [String] = []
         if let parentId { parentIds = [try await targetFolder(scope, parentId).id] }
-        if parentIds.isEmpty && !scope.isPersonal {
-            // Unfiled objects inherit from the root: creating one needs what creating in the root needs.
-            try await require(.write, scope, on: try await load(scope, scope.rootId), to: "add objects to")
-        }
+        if parentIds.isEmpty { try await checkUnfiledCreation(scope) }
         let stored = try content.map { try storedContent($0, for: type) }
         if type.contentStreamAllowed == .required && stored == nil {
             throw CMISError(.constraint, "Documents of type '\(type.id)' need content.")
         }
-        let acl = try changedACL([], add: addACEs, remove: removeACEs)
+        let acl = try creationACL(scope, type, add: addACEs, remove: removeACEs)
         let policyIds = try await checkPolicies(scope, policies, for: type)
         let document = try newDocument(
             scope, type: type, name: name, parentIds: parentIds, values: values, content: stored,
@@ -219,9 +232,11 @@ extension CMISRepository {
         values["cmis:name"] = [.string(name)]
         var parentIds: [String] = []
         if let parentId { parentIds = [try await targetFolder(scope, parentId).id] }
+        if parentIds.isEmpty { try await checkUnfiledCreation(scope) }
         let document = try newDocument(
             scope, type: type, name: name, parentIds: parentIds, values: values, content: source.content,
-            versioningState: versioningState, acl: [], policyIds: [], now: configuration.clock())
+            versioningState: versioningState, acl: try creationACL(scope, type, add: [], remove: []), policyIds: [],
+            now: configuration.clock())
         return try await insert(scope, document)
     }
 
@@ -244,7 +259,7 @@ extension CMISRepository {
         let scope = try await scope(repositoryId, caller)
         let type = try inputType(properties, fallback: nil, expected: [.item, .policy, .relationship])
         var values = try validate(properties, type: type, .create)
-        let acl = try changedACL([], add: addACEs, remove: removeACEs)
+        let acl = try creationACL(scope, type, add: addACEs, remove: removeACEs)
         let policyIds = try await checkPolicies(scope, policies, for: type)
         let now = configuration.clock()
         if type.baseTypeId == .relationship {
@@ -277,9 +292,7 @@ extension CMISRepository {
         try checkRequired(values, type: type, computed: ["cmis:name", "cmis:objectTypeId"])
         var parentIds: [String] = []
         if let parentId { parentIds = [try await targetFolder(scope, parentId).id] }
-        if parentIds.isEmpty && !scope.isPersonal {
-            try await require(.write, scope, on: try await load(scope, scope.rootId), to: "add objects to")
-        }
+        if parentIds.isEmpty { try await checkUnfiledCreation(scope) }
         let object = newObject(
             scope, type: type, name: name, parentIds: parentIds, values: values, acl: acl, policyIds: policyIds,
             now: now)

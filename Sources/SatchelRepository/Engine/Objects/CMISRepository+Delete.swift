@@ -148,7 +148,8 @@ extension CMISRepository {
         let scope = try await scope(repositoryId, caller)
         let folder = try await loadFolder(scope, folderId)
         guard folder.id != scope.rootId else { throw CMISError(.constraint, "The root folder cannot be deleted.") }
-        // ACEs only grant and are inherited, so write access to the folder covers everything below it.
+        // ACEs only grant and are inherited, so write access to the folder covers everything whose primary parent
+        // is below it; an object filed here from elsewhere keeps its own rights and is only unfiled from the tree.
         try await require(.write, scope, on: folder, to: "delete")
         var folderIds: Set<String> = [folder.id]
         var queue = [folder]
@@ -176,12 +177,13 @@ extension CMISRepository {
         let now = configuration.clock()
         for object in others.values.sorted(by: { $0.id < $1.id }) {
             let outside = object.parentIds.filter { !folderIds.contains($0) }
-            let remove: Bool
+            var remove: Bool
             switch unfileObjects {
             case .delete: remove = true
             case .deletesinglefiled: remove = outside.isEmpty
             case .unfile: remove = false
             }
+            if remove, !outside.isEmpty, try await permission(scope, on: object) < .write { remove = false }
             if remove {
                 if object.baseTypeId == .document {
                     try await planDocumentDeletion(scope, object, allVersions: true, into: &plan)

@@ -211,6 +211,11 @@ extension CMISRepository {
         let scope = try await scope(repositoryId, caller)
         let object = try await fileable(scope, objectId)
         try await require(.read, scope, on: object, to: "unfile")
+        // The primary filing decides what the object inherits (``inheritanceParent(_:of:)``): removing it hands
+        // that role to another folder, or to the root, which is a change of who may reach the object, as a move is.
+        if folderId == nil || folderId == object.parentIds.first {
+            try await require(.write, scope, on: object, to: "unfile")
+        }
         var unfiled = object
         if let folderId {
             guard object.parentIds.contains(folderId) else {

@@ -38,6 +38,11 @@ extension CMISRepository {
             throw CMISError(.constraint, "Objects of type '\(object.typeId)' have no ACL of their own.")
         }
         try await require(.all, scope, on: object, to: "change the ACL of")
+        // The root's ACL is where everybody's access to the shared repository starts: a user who could change it
+        // could shut everybody else out.
+        if object.id == scope.rootId && !scope.isPersonal && !scope.caller.isAdministrator {
+            throw CMISError(.permissionDenied, "Only an administrator may change the ACL of the root folder.")
+        }
         let acl = try changedACL(object.acl, add: addACEs, remove: removeACEs)
         guard acl != object.acl else { return ACL(aces: try await aclEntries(scope, of: object), isExact: true) }
         var changed = object

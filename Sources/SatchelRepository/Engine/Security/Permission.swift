@@ -77,23 +77,28 @@ extension CMISRepository {
         return path + "/" + folder.name
     }
 
-    /// The folders an object's permissions come from: its own parents; for unfiled versions and working copies,
-    /// the parents of the filed version of their series; the root for anything else unfiled.
-    func effectiveParents(_ scope: Scope, of object: StoredObject) async throws -> [String] {
-        if object.id == scope.rootId { return [] }
-        if !object.parentIds.isEmpty { return object.parentIds }
+    /// The folder an object inherits its ACEs from: its primary parent (the first of its filings: the folder it
+    /// was created in or last moved to); for unfiled versions and working copies, the primary parent of the
+    /// filed version of their series; the root for anything else unfiled; nil for the root itself.
+    ///
+    /// Only the primary parent counts. Filing an object in another folder (`addObjectToFolder`) needs no more
+    /// than read access to it, so a filing must not grant anything: with inheritance from every parent, a reader
+    /// of a document who may write some folder could file the document there and then change or delete it.
+    func inheritanceParent(_ scope: Scope, of object: StoredObject) async throws -> String? {
+        if object.id == scope.rootId { return nil }
+        if let primary = object.parentIds.first { return primary }
         if object.baseTypeId == .document, let series = object.versionSeriesId {
             let versions = try await store.versions(repositoryId: scope.id, versionSeriesId: series)
-            if let filed = versions.first(where: { !$0.parentIds.isEmpty }) { return filed.parentIds }
+            if let filed = versions.first(where: { !$0.parentIds.isEmpty }) { return filed.parentIds.first }
         }
-        return [scope.rootId]
+        return scope.rootId
     }
 
-    /// The ACEs that apply to an object: its own, then those inherited from every folder above it
-    /// (``ACE/isDirect`` false). Inheritance always propagates; ACEs only grant, never deny.
+    /// The ACEs that apply to an object: its own, then those inherited from its primary parent and every folder
+    /// above it (``ACE/isDirect`` false). Inheritance always propagates; ACEs only grant, never deny.
     func effectiveACEs(_ scope: Scope, of object: StoredObject) async throws -> [ACE] {
         var aces = object.acl.map { ACE(principalId: $0.principalId, permissions: $0.permissions, isDirect: true) }
-        for parent in try await effectiveParents(scope, of: object) {
+        if let parent = try await inheritanceParent(scope, of: object) {
             for entry in try await ancestry(scope, from: parent) {
                 for ace in entry.acl {
                     aces.append(ACE(principalId: ace.principalId, permissions: ace.permissions, isDirect: false))
@@ -103,16 +108,17 @@ extension CMISRepository {
         return aces
     }
 
-    /// What the caller may do with an object.
+    /// What the caller may do with an object: the strongest grant among its own ACEs and those of its primary
+    /// parent's chain.
     func permission(_ scope: Scope, on object: StoredObject) async throws -> Permission {
-        if scope.isPersonal { return .all }  // only the owner ever reaches a MyDocuments repository
+        // Only the owner ever reaches a MyDocuments repository; administrators may do everything in the shared one.
+        if scope.isPersonal || scope.caller.isAdministrator { return .all }
         var best = Permission.granted(by: object.acl, to: scope.user)
         if best == .all { return .all }
-        for parent in try await effectiveParents(scope, of: object) {
-            for entry in try await ancestry(scope, from: parent) {
-                best = max(best, Permission.granted(by: entry.acl, to: scope.user))
-                if best == .all { return .all }
-            }
+        guard let parent = try await inheritanceParent(scope, of: object) else { return best }
+        for entry in try await ancestry(scope, from: parent) {
+            best = max(best, Permission.granted(by: entry.acl, to: scope.user))
+            if best == .all { return .all }
         }
         return best
     }

@@ -20,13 +20,17 @@ public final class SQLiteMetadataStore: MetadataStore {
     public let path: String?
 
     /// Opens (creating it and its folder on first use) the database file at `path` and brings its schema up to
-    /// date.
+    /// date. A folder it creates and the database's files are readable by their owner only.
     ///
     /// - Throws: ``StoreError/backend(_:)`` when the folder cannot be created or the file cannot be opened.
     public init(path: String) throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: folder.path) { try PrivateFiles.createFolder(folder) }
+            for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+                PrivateFiles.restrict(file)
+            }
+            PrivateFiles.prepareFile(path)
         } catch {
             throw StoreError.backend("cannot create the folder \(folder.path) for \(path): \(error)")
         }

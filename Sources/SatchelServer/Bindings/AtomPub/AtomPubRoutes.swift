@@ -62,7 +62,7 @@ public struct AtomPubRoutes: Sendable {
         }
         let call = AtomPubCall(
             request: request, context: context, caller: caller, repositoryId: repositoryId ?? "",
-            urls: AtomPubURLs(request: request, mountPath: mountPath), environment: environment,
+            urls: AtomPubURLs(request: request, context: context, mountPath: mountPath), environment: environment,
             parameters: AtomPubCall.parameters(of: request))
         do {
             return try await body(call)

@@ -4,25 +4,19 @@ import Hummingbird
 
 /// The absolute URLs of one request's AtomPub resources: `<scheme>://<host><mount>/<repository>/<resource>?id=…`.
 ///
-/// Built from the request's Host (and `X-Forwarded-Proto`/`X-Forwarded-Host` behind a proxy), so links work
-/// whatever name the client used to reach the server.
+/// Built from ``Hummingbird/Request/serverBaseURL(_:)`` (the request's Host, or a trusted proxy's forwarded
+/// headers), so links work whatever name the client used to reach the server.
 struct AtomPubURLs: Sendable {
     /// The mount point's absolute URL, without a trailing slash (the service document's URL).
     var service: String
 
     init(service: String) { self.service = service }
 
-    init(request: Request, mountPath: String) {
-        let forwardedHost = Self.forwardedHost.flatMap { request.headers[$0] }
-        let host = forwardedHost ?? request.head.authority ?? "localhost"
-        let scheme = Self.forwardedProto.flatMap { request.headers[$0] } ?? request.head.scheme ?? "http"
+    init(request: Request, context: ServerRequestContext, mountPath: String) {
         var mount = mountPath.hasPrefix("/") ? mountPath : "/" + mountPath
         while mount.hasSuffix("/") { mount.removeLast() }
-        service = scheme + "://" + host + mount
+        service = request.serverBaseURL(context) + mount
     }
-
-    static let forwardedHost = HTTPField.Name("X-Forwarded-Host")
-    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")
 
     /// `<service>/<repository>/<resource>?name=value&…`, each part percent-encoded.
     func url(_ repositoryId: String, _ resource: String, _ query: [(String, String?)] = []) -> String {

@@ -106,7 +106,7 @@ struct BrowserHandler: Sendable {
         }
         return BrowserCall(
             environment: environment, caller: caller, context: context, request: request,
-            serviceURL: request.serverBaseURL + mountPoint, repository: repository, objectPath: objectPath,
+            serviceURL: request.serverBaseURL(context) + mountPoint, repository: repository, objectPath: objectPath,
             parameters: parameters, upload: nil)
     }
 

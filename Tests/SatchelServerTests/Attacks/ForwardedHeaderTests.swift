@@ -1,0 +1,57 @@
+import Foundation
+import SatchelHTTP
+import SatchelServer
+import Testing
+
+extension Attacks {
+    /// `X-Forwarded-Host` and `X-Forwarded-Proto` from a client, not a configured proxy, once turned every link the
+    /// server wrote into `javascript://evil.example/…`. They count only from a trusted proxy, and even then only a
+    /// scheme of http or https and a plain host are used.
+    @Suite("Forwarded headers")
+    struct ForwardedHeaders {
+        static let hostile = [("X-Forwarded-Host", "evil.example"), ("X-Forwarded-Proto", "javascript")]
+        static let pages = [
+            "/cmis-endpoints.json", "/cmis/atom", "/cmis/browser?cmisselector=repositoryInfo",
+            "/mcm/b/json/mydocs-alice?cmisselector=repositoryInfo",
+        ]
+
+        static func links(_ harness: ServerHarness, _ headers: [(String, String)]) async throws -> [String] {
+            var bodies: [String] = []
+            for page in pages {
+                let response = try await harness.send(.get, page, headers: headers)
+                #expect(response.status == 200, "\(page)")
+                bodies.append(String(decoding: response.body, as: UTF8.self))
+            }
+            return bodies
+        }
+
+        @Test func fromAnyClientTheyAreIgnored() async throws {
+            let harness = try await ServerHarness.start()
+            defer { Task { await harness.stop() } }
+            let own = "http://127.0.0.1:\(harness.running.port)/"
+            for body in try await Self.links(harness, Self.hostile) {
+                #expect(!body.contains("evil.example") && !body.contains("javascript"))
+                #expect(body.contains(own) || body.contains(own.replacingOccurrences(of: "/", with: "\\/")))
+            }
+        }
+
+        @Test func fromATrustedProxyOnlyPlainValuesCount() async throws {
+            let harness = try await ServerHarness.start(configure: {
+                $0.trustedProxies = TrustedProxies(["127.0.0.1"])
+            })
+            defer { Task { await harness.stop() } }
+            for body in try await Self.links(harness, Self.hostile) {
+                #expect(!body.contains("javascript"))
+                #expect(body.contains("http://evil.example/") || body.contains(#"http:\/\/evil.example\/"#))
+            }
+            let proxied = [("X-Forwarded-Host", "docs.example.com"), ("X-Forwarded-Proto", "https")]
+            for body in try await Self.links(harness, proxied) {
+                #expect(body.contains("https://docs.example.com/") || body.contains(#"https:\/\/docs.example.com\/"#))
+            }
+            let markup = [("X-Forwarded-Host", "a.example/\"><script>x</script>"), ("X-Forwarded-Proto", "https")]
+            for body in try await Self.links(harness, markup) {
+                #expect(!body.contains("<script>") && !body.contains("a.example"))
+            }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import SatchelCMIS
+import SatchelHTTP
+import SatchelServer
+import Testing
+
+extension Attacks {
+    /// Guessing passwords over Basic and the login form: after a few failures each further attempt for that user
+    /// name, or from that address, is refused with 429 before any password is checked; a client that already
+    /// logged in is not affected; unknown names cost as much as real ones.
+    @Suite("Password guessing")
+    struct PasswordGuessing {
+        static let repositoryInfo = "/cmis/browser/shared?cmisselector=repositoryInfo"
+
+        static func guess(
+            _ harness: ServerHarness, user: String, password: String, headers: [(String, String)] = []
+        ) async throws -> SatchelHTTP.HTTPResponse {
+            var request = SatchelHTTP.HTTPRequest(.get, url: harness.url(repositoryInfo), headers: HTTPHeaders(headers))
+            request.headers["Authorization"] = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+            request.validatesStatus = false
+            return try await harness.client.send(request)
+        }
+
+        @Test func fiveWrongPasswordsThrottleTheNameEvenForTheRightOne() async throws {
+            let harness = try await ServerHarness.start()
+            defer { Task { await harness.stop() } }
+            // Alice's app logged in with the form before the attack started.
+            let login = try await harness.send(
+                .post, "/login", user: nil, body: .form([("user", "alice"), ("password", "pw-alice")]))
+            let cookie = try #require(login.headers["Set-Cookie"]?.split(separator: ";").first.map(String.init))
+            for attempt in 1...5 {
+                let response = try await Self.guess(harness, user: "alice", password: "guess-\(attempt)")
+                #expect(response.status == 401, "attempt \(attempt)")
+                #expect(response.headers["WWW-Authenticate"] == #"Basic realm="Satchel""#)
+            }
+            let throttled = try await Self.guess(harness, user: "alice", password: "pw-alice")
+            #expect(throttled.status == 429)
+            #expect(exception(throttled) == "permissionDenied")
+            #expect(Int(throttled.headers["Retry-After"] ?? "") ?? 0 >= 1)
+            let form = try await harness.send(
+                .post, "/login", user: nil, body: .form([("user", "alice"), ("password", "pw-alice")]))
+            #expect(form.status == 429)
+            #expect(form.headers["Set-Cookie"] == nil)
+            // The session that logged in before keeps working, and so does another user.
+            #expect(
+                try await harness.send(.get, Self.repositoryInfo, user: nil, headers: [("Cookie", cookie)]).status
+                    == 200)
+            #expect(try await harness.send(.get, Self.repositoryInfo, user: "bob").status == 200)
+            // The wait passes: the right password is accepted again.
+            try await Task.sleep(for: .milliseconds(1_100))
+            #expect(try await Self.guess(harness, user: "alice", password: "pw-alice").status == 200)
+        }
+
+        @Test func manyNamesFromOneAddressThrottleTheAddress() async throws {
+            let harness = try await ServerHarness.start()
+            defer { Task { await harness.stop() } }
+            for index in 0..<10 {
+                #expect(try await Self.guess(harness, user: "user\(index)", password: "x").status == 401)
+            }
+            #expect(try await Self.guess(harness, user: "bob", password: "pw-bob").status == 429)
+        }
+
+        @Test func forwardedForCountsOnlyFromATrustedProxy() async throws {
+            let open = try await ServerHarness.start()
+            defer { Task { await open.stop() } }
+            // From anyone else, X-Forwarded-For is ignored: changing it does not escape the address's count.
+            for index in 0..<10 {
+                let response = try await Self.guess(
+                    open, user: "user\(index)", password: "x", headers: [("X-Forwarded-For", "203.0.113.\(index)")])
+                #expect(response.status == 401)
+            }
+            #expect(
+                try await Self.guess(open, user: "bob", password: "x", headers: [("X-Forwarded-For", "198.51.100.1")])
+                    .status == 429)
+
+            let proxied = try await ServerHarness.start(configure: { $0.trustedProxies = TrustedProxies(["127.0.0.1"]) }
+            )
+            defer { Task { await proxied.stop() } }
+            let attacker = [("X-Forwarded-For", "203.0.113.7")]
+            for index in 0..<10 {
+                #expect(
+                    try await Self.guess(proxied, user: "user\(index)", password: "x", headers: attacker).status == 401)
+            }
+            #expect(try await Self.guess(proxied, user: "bob", password: "pw-bob", headers: attacker).status == 429)
+            // Another client behind the same proxy is not throttled.
+            let neighbour = [("X-Forwarded-For", "203.0.113.8, 127.0.0.1")]
+            #expect(try await Self.guess(proxied, user: "bob", password: "pw-bob", headers: neighbour).status == 200)
+        }
+
+        /// A wrong password for a real user and any password for an unknown name take about the same time, so the
+        /// answer's timing does not tell which names exist (they once took 150 ms and 5 ms).
+        @Test func unknownNamesCostWhatRealOnesCost() async throws {
+            let harness = try await ServerHarness.start(rounds: 100_000)
+            defer { Task { await harness.stop() } }
+            func median(_ user: (Int) -> String) async throws -> Duration {
+                var times: [Duration] = []
+                for attempt in 0..<3 {
+                    let start = ContinuousClock.now
+                    #expect(try await Self.guess(harness, user: user(attempt), password: "wrong").status == 401)
+                    times.append(ContinuousClock.now - start)
+                }
+                return times.sorted()[1]
+            }
+            let known = try await median { _ in "bob" }
+            let unknown = try await median { "nobody\($0)" }
+            #expect(unknown > known / 3, "unknown \(unknown), known \(known)")
+            #expect(unknown < known * 3, "unknown \(unknown), known \(known)")
+        }
+    }
+}
