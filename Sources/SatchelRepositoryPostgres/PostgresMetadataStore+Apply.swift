@@ -4,12 +4,14 @@ import SatchelCMIS
 import SatchelRepository
 
 extension PostgresMetadataStore {
-    public func apply(_ batch: StoreBatch) async throws {
+    @discardableResult
+    public func apply(_ batch: StoreBatch) async throws -> StoreBatchResult {
         try await withConnection { connection in
             try await self.run("BEGIN", on: connection)
             do {
-                try await self.apply(batch, on: connection)
+                let result = try await self.apply(batch, on: connection)
                 try await self.run("COMMIT", on: connection)
+                return result
             } catch {
                 try? await self.run("ROLLBACK", on: connection)
                 throw Self.storeError(error)
@@ -18,7 +20,7 @@ extension PostgresMetadataStore {
     }
 
     /// The batch's statements, inside the caller's transaction; the order matches ``MemoryMetadataStore``.
-    private func apply(_ batch: StoreBatch, on connection: PostgresConnection) async throws {
+    private func apply(_ batch: StoreBatch, on connection: PostgresConnection) async throws -> StoreBatchResult {
         let repositoryId = batch.repositoryId
         for repository in batch.newRepositories {
             do {
@@ -51,10 +53,28 @@ extension PostgresMetadataStore {
                 guard token == batch.expectedChangeTokens[id] else { throw StoreError.conflict(objectId: id) }
             }
         }
+        // The content of every object the batch deletes or changes: candidates for release.
+        var dropped: Set<String> = []
+        let changed = batch.updates.map(\.id)
+        if !changed.isEmpty {
+            for row in try await rows(
+                """
+                SELECT content_hash FROM objects WHERE repository = \(repositoryId) AND id = ANY(\(changed))
+                    AND content_hash IS NOT NULL ORDER BY id FOR UPDATE
+                """, on: connection)
+            {
+                dropped.insert(try row.decode(String.self))
+            }
+        }
         for id in batch.deletes {
             let deleted = try await rows(
-                "DELETE FROM objects WHERE repository = \(repositoryId) AND id = \(id) RETURNING id", on: connection)
-            guard !deleted.isEmpty else { throw StoreError.notFound(objectId: id) }
+                """
+                DELETE FROM objects WHERE repository = \(repositoryId) AND id = \(id)
+                RETURNING coalesce(content_hash, '')
+                """, on: connection)
+            guard let row = deleted.first else { throw StoreError.notFound(objectId: id) }
+            let hash = try row.decode(String.self)
+            if !hash.isEmpty { dropped.insert(hash) }
             try await run(
                 "DELETE FROM filings WHERE repository = \(repositoryId) AND object = \(id)", on: connection)
         }
@@ -104,6 +124,15 @@ extension PostgresMetadataStore {
                     """, on: connection)
             }
         }
+        for object in batch.updates { if let hash = object.content?.hash { dropped.remove(hash) } }
+        var released: Set<String> = []
+        for hash in dropped {
+            let row = try await rows(
+                "SELECT EXISTS(SELECT 1 FROM objects WHERE content_hash = \(hash))", on: connection
+            ).first
+            if try row?.decode(Bool.self) == false { released.insert(hash) }
+        }
+        return StoreBatchResult(releasedContentHashes: released)
     }
 
     private static func binds(_ object: StoredObject, repositoryId: String) throws -> PostgresBindings {

@@ -149,6 +149,11 @@ extension PostgresMetadataStore {
         }
     }
 
+    public func isContentReferenced(_ hash: String) async throws -> Bool {
+        try await rows("SELECT EXISTS(SELECT 1 FROM objects WHERE content_hash = \(hash))").first?
+            .decode(Bool.self) ?? false
+    }
+
     // MARK: Rows
 
     static let repositoryColumns = "id, name, description, owner, root_folder_id, created_at"

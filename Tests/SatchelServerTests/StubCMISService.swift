@@ -188,6 +188,9 @@ final class StubCMISService: CMISService {
             file: blobs.url(for: content.blob.hash), length: content.blob.length, mimeType: content.mimeType,
             fileName: content.fileName, hash: content.blob.hash)
     }
+    func checkContentUpload(repositoryId: String, targetId: String, name: String?, caller: CallerContext) async throws {
+    }
+
     func setContentStream(
         repositoryId: String, objectId: String, overwrite: Bool, changeToken: String?, content: ContentInput,
         caller: CallerContext

@@ -1,6 +1,11 @@
 import Foundation
+import Synchronization
 
-/// A blob in the ``BlobStore``: named by the SHA-256 of its bytes.
+/// A blob in the ``BlobStore``: named by the SHA-256 of its first ``length`` bytes.
+///
+/// A blob file may be longer than that: an append extends the file of the content it appends to in place and
+/// gives the longer content a second name (``BlobStore/append(_:to:)``). Every read stops at the length its
+/// reference records.
 public struct BlobReference: Sendable, Hashable {
     /// Lower-case hex SHA-256.
     public var hash: String
@@ -10,4 +15,41 @@ public struct BlobReference: Sendable, Hashable {
         self.hash = hash
         self.length = length
     }
+}
+
+/// A blob a request has stored and not yet committed: while the lease lives, the blob is not removed even though
+/// nothing refers to it yet. When it ends (``end()``, or when the lease is released), the blob is removed unless
+/// an object now refers to it, so a refused upload leaves nothing behind.
+///
+/// ```swift
+/// let lease = try writer.finish()
+/// defer { lease.end() }
+/// try await repository.createDocument(…, content: ContentInput(blob: lease, mimeType: "text/plain", fileName: nil), …)
+/// ```
+public final class BlobLease: Sendable, Hashable {
+    public let reference: BlobReference
+    private let claims: BlobClaims
+    private let janitor: BlobJanitor
+    private let ended = Atomic<Bool>(false)
+
+    init(_ reference: BlobReference, claims: BlobClaims, janitor: BlobJanitor) {
+        self.reference = reference
+        self.claims = claims
+        self.janitor = janitor
+    }
+
+    deinit { end() }
+
+    public var hash: String { reference.hash }
+    public var length: Int64 { reference.length }
+
+    /// Unpins the blob and removes it if nothing refers to it. Safe to call more than once.
+    public func end() {
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        claims.unpin(reference.hash)
+        janitor.settle(reference.hash)
+    }
+
+    public static func == (lhs: BlobLease, rhs: BlobLease) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -16,8 +16,16 @@ import Foundation
 /// then renamed into `objects/ab/abcdef…`. A crash at any point leaves either no blob or a whole one, never half a
 /// file under a blob's name. Identical content is stored once.
 ///
+/// A blob's name is the SHA-256 of the file's first *n* bytes, where *n* is the length its ``BlobReference``
+/// records; the file may be longer. An append writes only the new bytes, at the end of the file it extends, and
+/// links the longer content's name to the same file (``append(_:to:)``), so uploading a document in many chunks
+/// costs its size on disk, not the sum of every intermediate size. Every read stops at the recorded length.
+///
+/// A blob nothing refers to is removed soon after the last reference goes (``BlobLease``, and
+/// ``connectJanitor(isReferenced:grace:)``), and at start-up (``collectGarbage(keeping:olderThan:)``).
+///
 /// ```
-/// <directory>/objects/3a/3a7bd3e2360a3d…   whole blobs, read-only once in place
+/// <directory>/objects/3a/3a7bd3e2360a3d…   blobs: whole from their first byte up to their length
 /// <directory>/tmp/upload-XXXXXX             writers in progress (removed at start)
 /// ```
 public struct BlobStore: Sendable {
@@ -25,13 +33,18 @@ public struct BlobStore: Sendable {
     public let directory: URL
     private let objectsDirectory: URL
     private let temporaryDirectory: URL
+    let claims: BlobClaims
+    let janitor: BlobJanitor
 
     /// Opens (creating if needed) a blob store in `directory` and removes any temporary files a previous run left.
     /// Its folders are readable by their owner only, as are blob files (``BlobWriter`` creates them 0600).
     public init(directory: URL) throws(BlobStoreError) {
         self.directory = directory
-        objectsDirectory = directory.appendingPathComponent("objects", isDirectory: true)
+        let objectsDirectory = directory.appendingPathComponent("objects", isDirectory: true)
+        self.objectsDirectory = objectsDirectory
         temporaryDirectory = directory.appendingPathComponent("tmp", isDirectory: true)
+        claims = BlobClaims()
+        janitor = BlobJanitor(claims: claims) { hash in Self.url(for: hash, in: objectsDirectory).path }
         let manager = FileManager.default
         do {
             for folder in [directory, objectsDirectory, temporaryDirectory] { try PrivateFiles.createFolder(folder) }
@@ -52,16 +65,39 @@ public struct BlobStore: Sendable {
     }
 
     /// Stores `data` as a blob (for small content and tests).
-    public func put(_ data: Data) throws(BlobStoreError) -> BlobReference {
+    public func put(_ data: Data) throws(BlobStoreError) -> BlobLease {
         let writer = try makeWriter()
         try writer.write(data)
         return try writer.finish()
     }
 
-    /// The file of a blob (which may not exist: see ``contains(_:)``).
-    public func url(for hash: String) -> URL {
+    /// Lets the store remove blobs once nothing refers to them: `isReferenced` asks the metadata store. `grace`
+    /// spares blobs written or claimed that recently (several server processes sharing one blob folder cannot see
+    /// each other's uploads in progress); they are checked again once it has passed.
+    public func connectJanitor(isReferenced: @escaping @Sendable (String) async throws -> Bool, grace: Duration) {
+        janitor.connect(isReferenced: isReferenced, grace: grace)
+    }
+
+    /// A point before a commit that may release blobs: pass it to ``release(_:since:)`` after the commit.
+    public func ticket() -> BlobTicket { BlobTicket(claims.openTicket()) }
+
+    /// Removes the blobs a commit released (``StoreBatchResult/releasedContentHashes``) unless a request claimed
+    /// one since `ticket`, and closes the ticket.
+    public func release(_ hashes: Set<String>, since ticket: BlobTicket) {
+        janitor.release(hashes, since: ticket.claims)
+        claims.close(ticket.claims)
+    }
+
+    /// Closes a ticket whose commit failed.
+    public func discard(_ ticket: BlobTicket) { claims.close(ticket.claims) }
+
+    /// The file of a blob (which may not exist: see ``contains(_:)``). It may be longer than the blob: read only
+    /// the length its reference records.
+    public func url(for hash: String) -> URL { Self.url(for: hash, in: objectsDirectory) }
+
+    private static func url(for hash: String, in objects: URL) -> URL {
         let shard = hash.count >= 2 ? String(hash.prefix(2)) : "00"
-        return objectsDirectory.appendingPathComponent(shard, isDirectory: true).appendingPathComponent(hash)
+        return objects.appendingPathComponent(shard, isDirectory: true).appendingPathComponent(hash)
     }
 
     /// Whether a blob is present.
@@ -70,14 +106,24 @@ public struct BlobStore: Sendable {
     }
 
     /// Reads a whole blob into memory (for small content: text search, tests).
-    public func data(for hash: String) throws(BlobStoreError) -> Data {
-        guard isValidHash(hash) else {
-            throw BlobStoreError(operation: "read", path: hash, reason: "not a SHA-256 blob name")
+    public func data(for blob: BlobReference) throws(BlobStoreError) -> Data {
+        guard isValidHash(blob.hash) else {
+            throw BlobStoreError(operation: "read", path: blob.hash, reason: "not a SHA-256 blob name")
         }
+        let file = url(for: blob.hash)
         do {
-            return try Data(contentsOf: url(for: hash))
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            let data = try handle.read(upToCount: Int(blob.length)) ?? Data()
+            guard data.count == blob.length else {
+                throw BlobStoreError(
+                    operation: "read", path: file.path, reason: "the file is shorter than \(blob.length) bytes")
+            }
+            return data
+        } catch let error as BlobStoreError {
+            throw error
         } catch {
-            throw BlobStoreError(operation: "read", path: url(for: hash).path, reason: String(describing: error))
+            throw BlobStoreError(operation: "read", path: file.path, reason: String(describing: error))
         }
     }
 
@@ -121,146 +167,62 @@ public struct BlobStore: Sendable {
         return removed
     }
 
-    /// Moves a finished temporary file into place under `hash`.
-    fileprivate func install(temporaryPath: String, hash: String) throws(BlobStoreError) {
+    /// Moves a finished temporary file into place under its hash (or drops it when those bytes are already
+    /// stored) and pins the blob, in one step.
+    func install(temporaryPath: String, reference: BlobReference) throws(BlobStoreError) -> BlobLease {
+        let destination = try preparedURL(for: reference.hash)
+        let shard = destination.deletingLastPathComponent()
+        let renamed = try claims.pinning(reference.hash) { () throws(BlobStoreError) -> Bool in
+            if FileManager.default.fileExists(atPath: destination.path) {
+                unlink(temporaryPath)  // the same bytes are already stored
+                _ = utimes(destination.path, nil)  // recently claimed, for another process's grace
+                return false
+            }
+            guard rename(temporaryPath, destination.path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unlink(temporaryPath)
+                throw BlobStoreError(operation: "store", path: destination.path, reason: reason)
+            }
+            return true
+        }
+        let lease = BlobLease(reference, claims: claims, janitor: janitor)
+        if renamed { Self.syncFolder(shard) }
+        return lease
+    }
+
+    /// The file of a blob about to be put in place, its shard folder created.
+    func preparedURL(for hash: String) throws(BlobStoreError) -> URL {
         let destination = url(for: hash)
         let shard = destination.deletingLastPathComponent()
         if mkdir(shard.path, 0o700) != 0 && errno != EEXIST {
             throw BlobStoreError(operation: "store", path: shard.path, reason: String(cString: strerror(errno)))
         }
-        if FileManager.default.fileExists(atPath: destination.path) {
-            unlink(temporaryPath)  // the same bytes are already stored
-            return
-        }
-        guard rename(temporaryPath, destination.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            throw BlobStoreError(operation: "store", path: destination.path, reason: reason)
-        }
-        // Make the rename itself durable.
-        let folder = open(shard.path, O_RDONLY)
-        if folder >= 0 {
-            _ = fsync(folder)
-            close(folder)
+        return destination
+    }
+
+    /// Makes a rename or link in `folder` durable.
+    static func syncFolder(_ folder: URL) {
+        let descriptor = open(folder.path, O_RDONLY)
+        if descriptor >= 0 {
+            _ = fsync(descriptor)
+            close(descriptor)
         }
     }
 
-    private func isValidHash(_ hash: String) -> Bool {
+    /// Renders a digest as lower-case hex.
+    static func hex(_ digest: SHA256.Digest) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        for byte in digest {
+            bytes.append(digits[Int(byte >> 4)])
+            bytes.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    func isValidHash(_ hash: String) -> Bool {
         hash.utf8.count == 64 && hash.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
-}
-
-/// Writes one blob: bytes go to a temporary file and into a SHA-256 hash at the same time.
-///
-/// Not thread-safe: one task writes. ``finish()`` makes the blob durable and visible; ``cancel()`` (or dropping
-/// the writer) throws the bytes away.
-public final class BlobWriter {
-    private let store: BlobStore
-    private let path: String
-    private var descriptor: Int32
-    private var hasher = SHA256()
-    private let maxBytes: Int64?
-    /// Bytes written so far.
-    public private(set) var length: Int64 = 0
-
-    fileprivate init(store: BlobStore, temporaryDirectory: URL, maxBytes: Int64?) throws(BlobStoreError) {
-        self.store = store
-        self.maxBytes = maxBytes
-        var template = Array(temporaryDirectory.appendingPathComponent("upload-XXXXXX").path.utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else {
-            throw BlobStoreError(
-                operation: "create", path: temporaryDirectory.path, reason: String(cString: strerror(errno)))
-        }
-        self.descriptor = descriptor
-        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    }
-
-    deinit { cancel() }
-
-    /// Appends bytes.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(BlobStoreError) {
-        guard descriptor >= 0 else { throw BlobStoreError(operation: "write", path: path, reason: "writer is closed") }
-        if let maxBytes, length + Int64(bytes.count) > maxBytes {
-            cancel()
-            throw BlobStoreError(
-                operation: "write", path: path, reason: "content is larger than the limit of \(maxBytes) bytes",
-                limitExceeded: true)
-        }
-        hasher.update(bufferPointer: bytes)
-        var offset = 0
-        while offset < bytes.count {
-            let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
-                cancel()
-                throw BlobStoreError(operation: "write", path: path, reason: reason)
-            }
-            offset += written
-        }
-        length += Int64(bytes.count)
-    }
-
-    /// Appends bytes.
-    public func write(_ data: Data) throws(BlobStoreError) {
-        var failure: BlobStoreError?
-        data.withUnsafeBytes { buffer in
-            do throws(BlobStoreError) { try write(buffer) } catch { failure = error }
-        }
-        if let failure { throw failure }
-    }
-
-    /// Appends bytes.
-    public func write(_ bytes: [UInt8]) throws(BlobStoreError) {
-        var failure: BlobStoreError?
-        bytes.withUnsafeBytes { buffer in
-            do throws(BlobStoreError) { try write(buffer) } catch { failure = error }
-        }
-        if let failure { throw failure }
-    }
-
-    /// Appends a whole file (an existing blob, for appendContentStream), in 1 MiB pieces.
-    public func write(contentsOf file: URL) throws(BlobStoreError) {
-        let source = open(file.path, O_RDONLY)
-        guard source >= 0 else {
-            throw BlobStoreError(operation: "read", path: file.path, reason: String(cString: strerror(errno)))
-        }
-        defer { close(source) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let count = read(source, buffer.baseAddress!, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw BlobStoreError(operation: "read", path: file.path, reason: String(cString: strerror(errno)))
-            }
-            if count == 0 { break }
-            try write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-        }
-    }
-
-    /// Flushes the bytes to disk, moves the blob into place and returns its reference.
-    public func finish() throws(BlobStoreError) -> BlobReference {
-        guard descriptor >= 0 else { throw BlobStoreError(operation: "finish", path: path, reason: "writer is closed") }
-        if fsync(descriptor) != 0 {
-            let reason = String(cString: strerror(errno))
-            cancel()
-            throw BlobStoreError(operation: "sync", path: path, reason: reason)
-        }
-        close(descriptor)
-        descriptor = -1
-        let hash = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-        try store.install(temporaryPath: path, hash: hash)
-        return BlobReference(hash: hash, length: length)
-    }
-
-    /// Throws the bytes away. Safe to call more than once.
-    public func cancel() {
-        guard descriptor >= 0 else { return }
-        close(descriptor)
-        descriptor = -1
-        unlink(path)
     }
 }
 
@@ -282,13 +244,8 @@ public struct BlobStoreError: Error, Sendable, Hashable, CustomStringConvertible
     public var description: String { "blob store: \(operation) \(path): \(reason)" }
 }
 
-/// `write(2)`, called where the method of the same name shadows it.
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Darwin)
-        return Darwin.write(descriptor, buffer, count)
-    #elseif canImport(Musl)
-        return Musl.write(descriptor, buffer, count)
-    #else
-        return Glibc.write(descriptor, buffer, count)
-    #endif
+/// A point before a commit that may release blobs (``BlobStore/ticket()``).
+public struct BlobTicket: Sendable {
+    let claims: BlobClaims.Ticket
+    init(_ claims: BlobClaims.Ticket) { self.claims = claims }
 }

@@ -29,6 +29,8 @@ public final class CMISRepository: CMISService {
         self.blobs = blobs
         self.configuration = configuration
         folders = FolderCache(lifetime: configuration.folderCacheLifetime)
+        blobs.connectJanitor(
+            isReferenced: { [store] in try await store.isContentReferenced($0) }, grace: configuration.blobRemovalGrace)
     }
 
     /// Migrates the store and creates the shared repository with its root folder when it is missing.
@@ -133,13 +135,17 @@ public final class CMISRepository: CMISService {
         return object
     }
 
-    /// Applies a batch, translating store failures into CMIS errors, and drops cached folder data it touched.
+    /// Applies a batch, translating store failures into CMIS errors, drops cached folder data it touched, and
+    /// removes the blobs it released.
     func apply(_ batch: StoreBatch) async throws {
         let touchesFolders =
             batch.updates.contains { $0.baseTypeId == .folder } || !batch.deletes.isEmpty
+        let ticket = blobs.ticket()
         do {
-            try await store.apply(batch)
+            let result = try await store.apply(batch)
+            blobs.release(result.releasedContentHashes, since: ticket)
         } catch let error as StoreError {
+            blobs.discard(ticket)
             if touchesFolders { folders.invalidate(batch.repositoryId) }
             switch error {
             case .conflict(let id):
@@ -155,6 +161,10 @@ public final class CMISRepository: CMISService {
             case .backend(let message):
                 throw CMISError(.storage, "The repository could not store the change: \(message)")
             }
+        } catch {
+            blobs.discard(ticket)
+            if touchesFolders { folders.invalidate(batch.repositoryId) }
+            throw error
         }
         if touchesFolders { folders.invalidate(batch.repositoryId) }
     }

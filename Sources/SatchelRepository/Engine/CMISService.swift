@@ -19,17 +19,20 @@ public struct CallerContext: Sendable, Hashable {
 }
 
 /// Content arriving with a create, check-in or set-content call: already written to the blob store by the
-/// binding (``BlobStore/makeWriter()``), so the engine never holds content in memory.
+/// binding (``BlobStore/makeWriter()``), so the engine never holds content in memory. The lease keeps the blob
+/// while the call runs; once it ends, the blob goes unless the call committed a reference to it.
 public struct ContentInput: Sendable, Hashable {
-    public var blob: BlobReference
+    public var lease: BlobLease
     public var mimeType: String
     public var fileName: String?
 
-    public init(blob: BlobReference, mimeType: String, fileName: String?) {
-        self.blob = blob
+    public init(blob: BlobLease, mimeType: String, fileName: String?) {
+        self.lease = blob
         self.mimeType = mimeType
         self.fileName = fileName
     }
+
+    public var blob: BlobReference { lease.reference }
 }
 
 /// Content going out: a file to stream (with Range support) and what to put in the response headers.
@@ -136,6 +139,11 @@ public protocol CMISService: Sendable {
         repositoryId: String, folderId: String, allVersions: Bool, unfileObjects: UnfileObjects,
         continueOnFailure: Bool, caller: CallerContext
     ) async throws -> [String]
+    /// Checks, before a binding stores any uploaded content, that the upload could be accepted: the repository is
+    /// the caller's to reach, `targetId` (the folder a document is created in, or the document whose content is
+    /// set, appended or checked in) exists and the caller may write it, and `name`, when a new document's name is
+    /// already known, is free in that folder. Throws what the operation itself would throw.
+    func checkContentUpload(repositoryId: String, targetId: String, name: String?, caller: CallerContext) async throws
     func contentStream(
         repositoryId: String, objectId: String, streamId: String?, caller: CallerContext
     ) async throws -> ContentOutput

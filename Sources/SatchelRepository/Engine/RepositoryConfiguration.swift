@@ -33,6 +33,10 @@ public struct RepositoryConfiguration: Sendable {
     /// How long folder names, parents and ACEs stay cached. Changes made through this engine drop the cache at
     /// once; the lifetime bounds how long changes made by another process on the same store go unseen.
     public var folderCacheLifetime: Duration
+    /// How long a blob nothing refers to is kept after it was last written or claimed, before it is removed. Zero
+    /// when this process alone uses the blob folder; several processes sharing a PostgreSQL store and one blob
+    /// folder cannot see each other's uploads in progress and need a few minutes.
+    public var blobRemovalGrace: Duration
     /// The current time (fixed or stepping in tests).
     public var clock: @Sendable () -> Date
     /// New object ids: opaque, unique, URL-safe.
@@ -44,7 +48,7 @@ public struct RepositoryConfiguration: Sendable {
         myDocumentsName: String = "My Documents", vendorName: String = "Satchel", productName: String = "Satchel",
         productVersion: String = "1.0", defaultMaxItems: Int = 100, maximumMaxItems: Int = 10_000,
         maximumStringLength: Int = 65_536, maximumNameLength: Int = 255, maximumValuesPerProperty: Int = 1_000,
-        maximumTreeSize: Int = 100_000, folderCacheLifetime: Duration = .seconds(5),
+        maximumTreeSize: Int = 100_000, folderCacheLifetime: Duration = .seconds(5), blobRemovalGrace: Duration = .zero,
         clock: @escaping @Sendable () -> Date = { Date() },
         idGenerator: @escaping @Sendable () -> String = RepositoryConfiguration.randomId
     ) {
@@ -62,6 +66,7 @@ public struct RepositoryConfiguration: Sendable {
         self.maximumValuesPerProperty = maximumValuesPerProperty
         self.maximumTreeSize = maximumTreeSize
         self.folderCacheLifetime = folderCacheLifetime
+        self.blobRemovalGrace = blobRemovalGrace
         self.clock = clock
         self.idGenerator = idGenerator
     }

@@ -48,6 +48,8 @@ public protocol MetadataStore: Sendable {
 
     /// The content hashes some object still refers to (for blob garbage collection and consistency checks).
     func referencedContentHashes() async throws -> Set<String>
+    /// Whether any object, in any repository, refers to the content `hash`.
+    func isContentReferenced(_ hash: String) async throws -> Bool
 
     // MARK: Writes
 
@@ -56,7 +58,20 @@ public protocol MetadataStore: Sendable {
     /// - Throws: ``StoreError/conflict(objectId:)`` when a precondition fails, ``StoreError/nameTaken(folderId:name:)``
     ///   when two objects would share a name in one folder, ``StoreError/notFound(objectId:)`` when an update or
     ///   delete names an object that does not exist, ``StoreError/backend(_:)`` for anything else.
-    func apply(_ batch: StoreBatch) async throws
+    /// - Returns: what the batch released: the content hashes that deleted or changed objects referred to and that
+    ///   no object refers to once it is committed (decided inside the transaction).
+    @discardableResult
+    func apply(_ batch: StoreBatch) async throws -> StoreBatchResult
+}
+
+/// What an applied ``StoreBatch`` left behind.
+public struct StoreBatchResult: Sendable, Hashable {
+    /// Content no object refers to any more: its blob may be removed (``BlobStore``).
+    public var releasedContentHashes: Set<String>
+
+    public init(releasedContentHashes: Set<String> = []) {
+        self.releasedContentHashes = releasedContentHashes
+    }
 }
 
 /// A repository: the shared one, or a user's MyDocuments.

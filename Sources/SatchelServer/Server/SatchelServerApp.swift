@@ -119,9 +119,11 @@ public struct SatchelServerApp: Sendable {
         let service: any CMISService
         do {
             // Blobs no object refers to are what a crash during an upload leaves behind. Another server process
-            // sharing a PostgreSQL store may be uploading right now: spare the last hour's blobs.
+            // sharing a PostgreSQL store may be uploading right now: spare what is within the grace.
+            let grace = configuration.blobRemovalGrace
             try blobs.collectGarbage(
-                keeping: try await store.referencedContentHashes(), olderThan: Date().addingTimeInterval(-3600))
+                keeping: try await store.referencedContentHashes(),
+                olderThan: grace > .zero ? Date().addingTimeInterval(-Double(grace.components.seconds)) : nil)
             service = try await makeService(store, blobs, configuration)
         } catch {
             await StoreFactory.close(store)

@@ -64,6 +64,13 @@ public struct ServerConfiguration: Sendable {
         self.logLevel = logLevel
     }
 
+    /// How long an unreferenced blob is spared (``RepositoryConfiguration/blobRemovalGrace``): none when this
+    /// process alone uses the data folder; ten minutes on PostgreSQL, where several server processes may share it.
+    public var blobRemovalGrace: Duration {
+        if case .postgres = store { return .seconds(600) }
+        return .zero
+    }
+
     /// The users file in use.
     public var effectiveUsersFile: URL { usersFile ?? dataDirectory.appendingPathComponent("users.json") }
     /// The blob store folder.

@@ -34,8 +34,10 @@ public enum StoreFactory {
 
 extension SatchelServerApp {
     /// The repository engine over the store, bootstrapped (shared repository created when missing).
-    public static let defaultServiceFactory: ServiceFactory = { store, blobs, _ in
-        let repository = CMISRepository(store: store, blobs: blobs)
+    public static let defaultServiceFactory: ServiceFactory = { store, blobs, configuration in
+        let repository = CMISRepository(
+            store: store, blobs: blobs,
+            configuration: RepositoryConfiguration(blobRemovalGrace: configuration.blobRemovalGrace))
         try await repository.bootstrap()
         return repository
     }

@@ -43,9 +43,10 @@ struct ContentAndVersioningTests {
         let deleted = try await f.repository.deleteContentStream(
             repositoryId: f.aliceDocs, objectId: document.requiredId, changeToken: nil, caller: f.alice)
         #expect(deleted.contentStreamLength == nil)
-        let fake = ContentInput(
-            blob: BlobReference(hash: String(repeating: "a", count: 64), length: 3), mimeType: "text/plain",
-            fileName: nil)
+        let missing = BlobLease(
+            BlobReference(hash: String(repeating: "a", count: 64), length: 3), claims: f.blobs.claims,
+            janitor: f.blobs.janitor)
+        let fake = ContentInput(blob: missing, mimeType: "text/plain", fileName: nil)
         #expect(
             await cmisCode {
                 _ = try await f.repository.setContentStream(

@@ -309,8 +309,26 @@ struct MetadataStoreConformanceTests {
                         document("n"),
                     ]))
             #expect(try await store.referencedContentHashes() == ["aaa", "bbb"])
-            try await store.apply(StoreBatch(repositoryId: repo, deletes: ["b", "c"]))
+            #expect(try await store.isContentReferenced("aaa"))
+            #expect(try await store.isContentReferenced("zzz") == false)
+            // A batch reports the content it released: "bbb" is gone, "aaa" is still c's... until c changes.
+            let deleted = try await store.apply(StoreBatch(repositoryId: repo, deletes: ["b", "a"]))
+            #expect(deleted.releasedContentHashes == ["bbb"])
             #expect(try await store.referencedContentHashes() == ["aaa"])
+            var replaced = document("c", hash: "ccc")
+            replaced.changeToken = 2
+            let update = try await store.apply(StoreBatch(repositoryId: repo, updates: [replaced]))
+            #expect(update.releasedContentHashes == ["aaa"])
+            #expect(try await store.isContentReferenced("aaa") == false)
+            // Content moving from one object to another in the same batch is not released.
+            var moved = document("n", hash: "ccc")
+            moved.changeToken = 2
+            var emptied = replaced
+            emptied.content = nil
+            emptied.changeToken = 3
+            let swap = try await store.apply(StoreBatch(repositoryId: repo, updates: [emptied, moved]))
+            #expect(swap.releasedContentHashes.isEmpty)
+            #expect(try await store.referencedContentHashes() == ["ccc"])
         }
     }
 

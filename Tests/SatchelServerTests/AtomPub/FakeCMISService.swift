@@ -272,6 +272,9 @@ final class FakeCMISService: CMISService {
             fileName: content.fileName, hash: content.blob.hash)
     }
 
+    func checkContentUpload(repositoryId: String, targetId: String, name: String?, caller: CallerContext) async throws {
+    }
+
     func setContentStream(
         repositoryId: String, objectId: String, overwrite: Bool, changeToken: String?, content: ContentInput,
         caller: CallerContext

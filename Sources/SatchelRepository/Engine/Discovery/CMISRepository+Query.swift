@@ -44,7 +44,8 @@ final class QueryCandidate: QueryRow {
         if let text { return text }
         var result = object.name
         if let content = object.content, content.mimeType.lowercased().hasPrefix("text/"),
-            content.length <= Self.maximumTextLength, let data = try? blobs.data(for: content.hash)
+            content.length <= Self.maximumTextLength,
+            let data = try? blobs.data(for: BlobReference(hash: content.hash, length: content.length))
         {
             result += "\n" + String(decoding: data, as: UTF8.self)
         }

@@ -22,6 +22,26 @@ extension CMISRepository {
         return (object, type)
     }
 
+    public func checkContentUpload(
+        repositoryId: String, targetId: String, name: String?, caller: CallerContext
+    ) async throws {
+        let scope = try await scope(repositoryId, caller)
+        let target = try await load(scope, targetId)
+        switch target.baseTypeId {
+        case .folder:
+            try await require(.write, scope, on: target, to: "add objects to")
+            if let name, try await store.child(repositoryId: scope.id, folderId: target.id, name: name) != nil {
+                throw CMISError(.nameConstraintViolation, "The folder already holds an object named '\(name)'.")
+            }
+        case .document:
+            try await require(.write, scope, on: target, to: "change the content of")
+            try checkMutable(target)
+        default:
+            throw CMISError(
+                .constraint, "'\(target.name)' is a \(target.baseTypeId.rawValue); only documents have content.")
+        }
+    }
+
     public func contentStream(
         repositoryId: String, objectId: String, streamId: String?, caller: CallerContext
     ) async throws -> ContentOutput {
@@ -65,19 +85,19 @@ extension CMISRepository {
         let (object, type) = try await contentTarget(scope, objectId, changeToken: changeToken)
         let chunk = try storedContent(content, for: type)
         var changed = object
+        var combined: BlobLease?
+        defer { combined?.end() }
         if let existing = object.content {
-            let combined: BlobReference
             do {
-                let writer = try blobs.makeWriter()
-                try writer.write(contentsOf: blobs.url(for: existing.hash))
-                try writer.write(contentsOf: blobs.url(for: chunk.hash))
-                combined = try writer.finish()
+                combined = try blobs.append(
+                    BlobReference(hash: chunk.hash, length: chunk.length),
+                    to: BlobReference(hash: existing.hash, length: existing.length))
             } catch {
                 throw CMISError(.storage, "The content could not be appended: \(error)")
             }
             changed.content = StoredContent(
-                hash: combined.hash, length: combined.length, mimeType: existing.mimeType,
-                fileName: existing.fileName ?? chunk.fileName)
+                hash: combined?.hash ?? chunk.hash, length: combined?.length ?? chunk.length,
+                mimeType: existing.mimeType, fileName: existing.fileName ?? chunk.fileName)
         } else {
             changed.content = chunk
         }

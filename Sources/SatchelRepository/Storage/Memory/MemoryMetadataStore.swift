@@ -97,9 +97,15 @@ public final class MemoryMetadataStore: MetadataStore {
         }
     }
 
-    public func apply(_ batch: StoreBatch) async throws {
-        try state.withLock { (state: inout State) throws(StoreError) in
+    public func isContentReferenced(_ hash: String) async throws -> Bool {
+        state.withLock { state in state.objects.values.contains { $0.values.contains { $0.content?.hash == hash } } }
+    }
+
+    @discardableResult
+    public func apply(_ batch: StoreBatch) async throws -> StoreBatchResult {
+        try state.withLock { (state: inout State) throws(StoreError) -> StoreBatchResult in
             var next = state
+            var dropped: Set<String> = []
             for repository in batch.newRepositories {
                 guard next.repositories[repository.id] == nil else { throw .duplicateId(repository.id) }
                 next.repositories[repository.id] = repository
@@ -110,10 +116,12 @@ public final class MemoryMetadataStore: MetadataStore {
                 guard current.changeToken == token else { throw .conflict(objectId: id) }
             }
             for id in batch.deletes {
-                guard objects.removeValue(forKey: id) != nil else { throw .notFound(objectId: id) }
+                guard let old = objects.removeValue(forKey: id) else { throw .notFound(objectId: id) }
+                if let hash = old.content?.hash { dropped.insert(hash) }
             }
             for object in batch.updates {
-                guard objects[object.id] != nil else { throw .notFound(objectId: object.id) }
+                guard let old = objects[object.id] else { throw .notFound(objectId: object.id) }
+                if let hash = old.content?.hash, hash != object.content?.hash { dropped.insert(hash) }
                 objects[object.id] = object
             }
             for object in batch.inserts {
@@ -137,6 +145,10 @@ public final class MemoryMetadataStore: MetadataStore {
                 next.changes.append(change)
             }
             state = next
+            let referenced = dropped.filter { hash in
+                next.objects.values.contains { $0.values.contains { $0.content?.hash == hash } }
+            }
+            return StoreBatchResult(releasedContentHashes: dropped.subtracting(referenced))
         }
     }
 

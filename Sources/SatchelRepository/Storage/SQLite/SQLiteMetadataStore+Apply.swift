@@ -3,9 +3,10 @@ import GRDB
 import SatchelCMIS
 
 extension SQLiteMetadataStore {
-    public func apply(_ batch: StoreBatch) async throws {
+    @discardableResult
+    public func apply(_ batch: StoreBatch) async throws -> StoreBatchResult {
         do {
-            try await database.write { db in try Self.apply(batch, in: db) }
+            return try await database.write { db in try Self.apply(batch, in: db) }
         } catch let error as StoreError {
             throw error
         } catch {
@@ -17,8 +18,16 @@ extension SQLiteMetadataStore {
     ///
     /// The order matches ``MemoryMetadataStore``: preconditions, deletes, updates, inserts. Filings of updated
     /// objects are removed before any filing is written, so a batch may swap two names in one folder.
-    static func apply(_ batch: StoreBatch, in db: Database) throws {
+    static func apply(_ batch: StoreBatch, in db: Database) throws -> StoreBatchResult {
         let repositoryId = batch.repositoryId
+        // The content of every object the batch deletes or changes: candidates for release.
+        var dropped: Set<String> = []
+        let contentStatement = try db.cachedStatement(
+            sql: "SELECT content_hash FROM objects WHERE repository = ? AND id = ?")
+        for id in batch.deletes + batch.updates.map(\.id) {
+            if let hash = try String.fetchOne(contentStatement, arguments: [repositoryId, id]) { dropped.insert(hash) }
+        }
+        for object in batch.updates { if let hash = object.content?.hash { dropped.remove(hash) } }
         for repository in batch.newRepositories {
             try insert(repository, in: db)
         }
@@ -92,6 +101,9 @@ extension SQLiteMetadataStore {
                 StoredTime.milliseconds(change.time), change.typeId, change.baseTypeId.rawValue,
             ])
         }
+        let referenced = try db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM objects WHERE content_hash = ?)")
+        return StoreBatchResult(
+            releasedContentHashes: try dropped.filter { !(try Bool.fetchOne(referenced, arguments: [$0]) ?? true) })
     }
 
     private static func insert(_ repository: StoredRepository, in db: Database) throws {

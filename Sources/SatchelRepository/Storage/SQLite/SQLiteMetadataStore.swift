@@ -309,6 +309,14 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    public func isContentReferenced(_ hash: String) async throws -> Bool {
+        try quickRead(isolated: false) { db in
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM objects WHERE content_hash = ?)"),
+                arguments: [hash]) ?? false
+        }
+    }
+
     // MARK: Rows
 
     static let repositoryColumns = "id, name, description, owner, root_folder_id, created_at"

@@ -78,6 +78,8 @@ extension AtomPubRoutes {
         let id = try call.required("id")
         let before = try await service.object(
             repositoryId: repositoryId, id: id, context: OperationContext(), caller: caller)
+        // Refused before a byte is stored: the document must exist and be the caller's to change.
+        try await service.checkContentUpload(repositoryId: repositoryId, targetId: id, name: nil, caller: caller)
         let writer = try environment.blobs.makeWriter(maxBytes: environment.limits.maxContentBytes)
         do {
             for try await buffer in call.request.body {
@@ -88,6 +90,7 @@ extension AtomPubRoutes {
             throw error
         }
         let blob = try writer.finish()
+        defer { blob.end() }
         let mimeType = call.request.headers[.contentType] ?? "application/octet-stream"
         var fileName = before.contentStreamFileName ?? before.name
         if let disposition = call.request.headers[.contentDisposition], let name = Self.fileName(disposition) {

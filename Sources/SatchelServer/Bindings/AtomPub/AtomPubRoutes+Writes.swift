@@ -106,7 +106,9 @@ extension AtomPubRoutes {
             }
             return try await service.createDocument(
                 repositoryId: repositoryId, parentId: folderId, properties: properties,
-                content: try contentInput(call, entry: entry, properties: properties),
+                content: try await contentInput(
+                    call, entry: entry, properties: properties, target: folderId,
+                    name: properties["cmis:name"]?.stringValue),
                 versioningState: versioningState, policies: entry.policyIds, addACEs: [], removeACEs: [],
                 caller: caller)
         default:
@@ -130,7 +132,7 @@ extension AtomPubRoutes {
                 let object = try await service.checkIn(
                     repositoryId: repositoryId, objectId: id, major: try call.bool("major", default: true),
                     properties: try await updatable(call, entry.properties, typeId: current.objectTypeId),
-                    content: try contentInput(call, entry: entry, properties: current.properties),
+                    content: try await contentInput(call, entry: entry, properties: current.properties, target: id),
                     comment: call.parameter("checkinComment"), policies: entry.policyIds, addACEs: [],
                     removeACEs: [], caller: caller)
                 return AtomPubCall.entry(call.documents.entryDocument(object))
@@ -141,7 +143,8 @@ extension AtomPubRoutes {
                 repositoryId: repositoryId, objectId: id,
                 changeToken: entry.properties["cmis:changeToken"]?.stringValue ?? call.parameter("changeToken"),
                 properties: try await updatable(call, entry.properties, typeId: current.objectTypeId), caller: caller)
-            if let content = try contentInput(call, entry: entry, properties: object.properties), let newId = object.id
+            if let content = try await contentInput(call, entry: entry, properties: object.properties, target: id),
+                let newId = object.id
             {
                 object = try await service.setContentStream(
                     repositoryId: repositoryId, objectId: newId, overwrite: true, changeToken: nil, content: content,
@@ -268,13 +271,19 @@ extension AtomPubRoutes {
         return entry
     }
 
-    /// Inline content of an entry, written to the blob store.
+    /// Inline content of an entry, written to the blob store once the service accepts an upload to `target`
+    /// (``CMISService/checkContentUpload(repositoryId:targetId:name:caller:)``: the folder of a new document named
+    /// `name`, or the document itself; nil for an unfiled document, which the service checks when it creates it).
     func contentInput(
-        _ call: AtomPubCall, entry: AtomPubRequestEntry, properties: Properties
-    ) throws
+        _ call: AtomPubCall, entry: AtomPubRequestEntry, properties: Properties, target: String?, name: String? = nil
+    ) async throws
         -> ContentInput?
     {
         guard let content = entry.content else { return nil }
+        if let target {
+            try await call.service.checkContentUpload(
+                repositoryId: call.repositoryId, targetId: target, name: name, caller: call.caller)
+        }
         let blob = try environment.blobs.put(content.data)
         return ContentInput(
             blob: blob, mimeType: content.mimeType ?? "application/octet-stream",

@@ -60,6 +60,7 @@ struct BrowserHandler: Sendable {
             var call = try makeCall(request, context: context, caller: caller)
             if request.method == .post {
                 try await readBody(request, into: &call)
+                defer { call.upload?.blob.end() }
                 return try await call.performAction()
             }
             guard request.method == .get else {
@@ -126,7 +127,10 @@ struct BrowserHandler: Sendable {
                 throw BrowserRequestError.invalid("multipart/form-data without a valid boundary")
             }
             let reader = MultipartReader(boundary: boundary, limits: environment.limits, blobs: environment.blobs)
-            let (fields, upload) = try await reader.read(request.body)
+            let early = call
+            let (fields, upload) = try await reader.read(request.body) { fields in
+                try await early.checkBeforeContent(fields)
+            }
             call.parameters.add(fields)
             call.upload = upload
         case "application/x-www-form-urlencoded", "":

@@ -150,6 +150,25 @@ extension BrowserCall {
     }
 
     /// The folder a create goes into: the URL's object when it names one, else none (unfiled).
+    /// Refuses an upload before its content is stored: the XSRF token (from the header, or a `token` field before
+    /// the content), the repository, the target's existence and the caller's write permission on it, and a new
+    /// document's name when its field came first. Fields after the content are checked by the action itself, and
+    /// a blob it does not commit is removed when its lease ends.
+    func checkBeforeContent(_ fields: [(String, String)]) async throws {
+        var early = self
+        early.parameters.add(fields)
+        let presented =
+            HTTPField.Name(environment.xsrfHeader).flatMap { request.headers[$0] } ?? early.parameters["token"]
+        try environment.checkXSRF(context: context, repositoryIsMyDocuments: isMyDocuments, presented: presented)
+        let repositoryId = try repositoryId()
+        let targetId = try await early.targetObjectId(repositoryId: repositoryId)
+        let creates = early.parameters.string("cmisaction")?.lowercased() == "createdocument"
+        try await service.checkContentUpload(
+            repositoryId: repositoryId, targetId: targetId,
+            name: creates ? early.parameters.propertyValue("cmis:name") : nil,
+            caller: caller)
+    }
+
     func parentFolder(repositoryId: String) async throws -> String? {
         guard objectPath != nil || parameters.string("objectId") != nil else { return nil }
         return try await targetObjectId(repositoryId: repositoryId)

@@ -87,6 +87,12 @@ struct BrowserParameters {
         (indexed[family] ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
+    /// The single value of property `id` (`propertyId[i]` = id, `propertyValue[i]`).
+    func propertyValue(_ id: String) -> String? {
+        guard let index = indexed["propertyId"]?.first(where: { $0.value.value == id })?.key else { return nil }
+        return indexed["propertyValue"]?[index]?.value
+    }
+
     var succinct: Bool { (try? bool("succinct", default: false)) ?? false }
 
     /// The operation context of a read: filter, includes, rendition filter, order.

@@ -4,10 +4,11 @@ import SatchelCMIS
 import SatchelRepository
 
 /// Reads a `multipart/form-data` body as it arrives: form fields into memory (bounded), the file part straight
-/// into the blob store. Malformed bodies and exceeded limits throw ``BrowserRequestError``.
+/// into the blob store, but only once the `beforeContent` check, given the fields read so far, has passed. Malformed
+/// bodies and exceeded limits throw ``BrowserRequestError``.
 struct MultipartReader {
     struct Upload {
-        var blob: BlobReference
+        var blob: BlobLease
         var fileName: String?
         var mimeType: String
     }
@@ -45,11 +46,17 @@ struct MultipartReader {
 
     private enum Sink {
         case field(name: String, bytes: [UInt8])
+        /// A file part whose headers have been read; nothing is stored before `beforeContent` accepts it.
+        case pendingFile(fileName: String?, mimeType: String)
         case file(writer: BlobWriter, fileName: String?, mimeType: String)
     }
 
-    /// Reads the whole body. Returns the fields in order and the uploaded file, if any.
-    func read(_ body: RequestBody) async throws(BrowserRequestError) -> (fields: [(String, String)], upload: Upload?) {
+    /// Reads the whole body. Returns the fields in order and the uploaded file, if any. `beforeContent` runs when
+    /// the file part starts, with the fields that came before it; what it throws refuses the request before a
+    /// byte of content is stored.
+    func read(
+        _ body: RequestBody, beforeContent: ([(String, String)]) async throws -> Void = { _ in }
+    ) async throws(BrowserRequestError) -> (fields: [(String, String)], upload: Upload?) {
         // The first delimiter has no CRLF before it: start the buffer with one.
         var buffer: [UInt8] = [13, 10]
         var start = 0
@@ -75,6 +82,8 @@ struct MultipartReader {
                 } catch {
                     throw .storage("could not store the content: \(error.reason)")
                 }
+            case .pendingFile:
+                break
             }
         }
 
@@ -92,6 +101,8 @@ struct MultipartReader {
                 sink = nil  // keep the array uniquely referenced while appending
                 collected.append(contentsOf: bytes)
                 sink = .field(name: name, bytes: collected)
+            case .pendingFile:
+                break
             case .file(let writer, _, _):
                 do {
                     try bytes.withUnsafeBytes { try writer.write($0) }
@@ -157,6 +168,7 @@ struct MultipartReader {
                     start = end + 4
                     try beginPart(headers: headerText)
                     state = .body
+                    if case .pendingFile = sink { return }  // the caller checks before any content is stored
                 case .epilogue:
                     start = buffer.count
                     return
@@ -182,12 +194,7 @@ struct MultipartReader {
             guard let name else { throw .invalid("a multipart part has no Content-Disposition name") }
             if fileName != nil || name == "content" {
                 guard upload == nil else { throw .invalid("the request carries more than one content stream") }
-                do throws(BlobStoreError) {
-                    let writer = try blobs.makeWriter(maxBytes: limits.maxContentBytes)
-                    sink = .file(writer: writer, fileName: fileName, mimeType: contentType)
-                } catch {
-                    throw .storage("could not store the content: \(error.reason)")
-                }
+                sink = .pendingFile(fileName: fileName, mimeType: contentType)
             } else {
                 guard fields.count < limits.maxFormFields else {
                     throw .invalid("the request has more than \(limits.maxFormFields) form fields")
@@ -196,10 +203,30 @@ struct MultipartReader {
             }
         }
 
+        func startContent() async throws(BrowserRequestError) {
+            while case .pendingFile(let fileName, let mimeType) = sink {
+                do {
+                    try await beforeContent(fields)
+                } catch let error as CMISError {
+                    throw .refused(error)
+                } catch {
+                    throw .invalid("the request was refused: \(error)")
+                }
+                do throws(BlobStoreError) {
+                    let writer = try blobs.makeWriter(maxBytes: limits.maxContentBytes)
+                    sink = .file(writer: writer, fileName: fileName, mimeType: mimeType)
+                } catch {
+                    throw .storage("could not store the content: \(error.reason)")
+                }
+                try process()
+            }
+        }
+
         do {
             for try await chunk in body {
                 buffer.append(contentsOf: chunk.readableBytesView)
                 try process()
+                try await startContent()
                 if start > 1 << 16 {
                     buffer.removeSubrange(0..<start)
                     start = 0
@@ -288,11 +315,14 @@ enum BrowserRequestError: Error {
     case tooLarge(String)
     /// 500 storage.
     case storage(String)
+    /// Refused before the content was stored, with the error the operation would have answered.
+    case refused(CMISError)
 
     var cmisError: CMISError {
         switch self {
         case .invalid(let message), .tooLarge(let message): CMISError(.invalidArgument, message)
         case .storage(let message): CMISError(.storage, message)
+        case .refused(let error): error
         }
     }
 
@@ -301,6 +331,7 @@ enum BrowserRequestError: Error {
         case .invalid: .badRequest
         case .tooLarge: .contentTooLarge
         case .storage: .internalServerError
+        case .refused(let error): error.httpStatus
         }
     }
 }

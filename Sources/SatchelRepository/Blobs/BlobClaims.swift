@@ -1,0 +1,102 @@
+import Crypto
+import Foundation
+import Synchronization
+
+/// Which blobs requests are using but have not committed yet, and when that last changed.
+///
+/// A blob is *pinned* from the moment an upload puts it in place (or finds the same bytes already there) until
+/// the request that holds its ``BlobLease`` is done. A blob may only be removed when nothing refers to it in the
+/// metadata store *and* no request claimed it: an upload of the same bytes may be between "the file exists" and
+/// "the object referring to it is committed". Removal checks the store first, then, under this lock, that the
+/// blob is not pinned and was not pinned or unpinned since a ``Ticket`` taken before the check.
+final class BlobClaims: Sendable {
+    /// A point in the sequence of pin events.
+    struct Ticket: Sendable, Hashable {
+        fileprivate let epoch: UInt64
+    }
+
+    private struct State {
+        var epoch: UInt64 = 0
+        var pins: [String: Int] = [:]
+        /// The epoch of each blob's last pin or unpin, kept while an older ticket is open.
+        var lastEvent: [String: UInt64] = [:]
+        var openTickets: [UInt64: Int] = [:]
+        /// SHA-256 states after a blob's bytes, so an append hashes only the new bytes (most recent last).
+        var hashStates: [(hash: String, state: SHA256)] = []
+    }
+
+    private let state = Mutex(State())
+    static let hashStateCapacity = 64
+
+    func openTicket() -> Ticket {
+        state.withLock { state in
+            state.openTickets[state.epoch, default: 0] += 1
+            return Ticket(epoch: state.epoch)
+        }
+    }
+
+    func close(_ ticket: Ticket) {
+        state.withLock { state in
+            if let count = state.openTickets[ticket.epoch], count > 1 {
+                state.openTickets[ticket.epoch] = count - 1
+            } else {
+                state.openTickets[ticket.epoch] = nil
+            }
+            Self.prune(&state)
+        }
+    }
+
+    /// Runs `body` under the lock and, when it returns, pins `hash` in the same step (so no removal slips between
+    /// the two). `body` must not call back into the claims.
+    func pinning<T, Failure: Error>(_ hash: String, _ body: () throws(Failure) -> T) throws(Failure) -> T {
+        try state.withLock { (state: inout State) throws(Failure) -> T in
+            let result = try body()
+            state.epoch += 1
+            state.pins[hash, default: 0] += 1
+            state.lastEvent[hash] = state.epoch
+            return result
+        }
+    }
+
+    func unpin(_ hash: String) {
+        state.withLock { state in
+            state.epoch += 1
+            if let count = state.pins[hash], count > 1 { state.pins[hash] = count - 1 } else { state.pins[hash] = nil }
+            state.lastEvent[hash] = state.epoch
+            Self.prune(&state)
+        }
+    }
+
+    /// Runs `remove` under the lock when `hash` is not pinned and was not pinned or unpinned since `ticket`;
+    /// returns false (and leaves the blob) otherwise.
+    func ifUnclaimed(_ hash: String, since ticket: Ticket, _ remove: () -> Void) -> Bool {
+        state.withLock { state in
+            guard state.pins[hash] == nil, (state.lastEvent[hash] ?? 0) <= ticket.epoch else { return false }
+            remove()
+            return true
+        }
+    }
+
+    func isPinned(_ hash: String) -> Bool { state.withLock { $0.pins[hash] != nil } }
+
+    func hashState(after hash: String) -> SHA256? {
+        state.withLock { state in state.hashStates.last { $0.hash == hash }?.state }
+    }
+
+    func remember(_ hasher: SHA256, after hash: String) {
+        state.withLock { state in
+            state.hashStates.removeAll { $0.hash == hash }
+            state.hashStates.append((hash, hasher))
+            if state.hashStates.count > Self.hashStateCapacity { state.hashStates.removeFirst() }
+        }
+    }
+
+    /// Forgets events no open ticket can ask about.
+    private static func prune(_ state: inout State) {
+        guard let oldest = state.openTickets.keys.min() else {
+            state.lastEvent.removeAll(keepingCapacity: true)
+            return
+        }
+        if state.lastEvent.count > 1_024 { state.lastEvent = state.lastEvent.filter { $0.value > oldest } }
+    }
+}

@@ -1,0 +1,131 @@
+import Crypto
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension BlobStore {
+    /// The blob of `existing`'s bytes followed by `chunk`'s, pinned until the lease ends.
+    ///
+    /// When `existing`'s file ends exactly where its blob does (nothing was appended to it yet), the chunk is
+    /// written at the end of that file and the longer content's name is linked to it: only the chunk's bytes are
+    /// written, and only they are hashed when the hash state after `existing` is still in memory (the state is kept
+    /// for recent appends). `existing` stays valid: its name still covers its own first bytes. Otherwise (another
+    /// append extended the file first) the content is copied into a new blob.
+    ///
+    /// A crash in the middle leaves extra bytes at the end of `existing`'s file, which no read goes past, and at
+    /// worst a complete blob nothing refers to yet.
+    public func append(_ chunk: BlobReference, to existing: BlobReference) throws(BlobStoreError) -> BlobLease {
+        let file = url(for: existing.hash)
+        let descriptor = open(file.path, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw BlobStoreError(operation: "append", path: file.path, reason: String(cString: strerror(errno)))
+        }
+        defer { close(descriptor) }
+        // One appender at a time per file, across processes.
+        guard flock(descriptor, LOCK_EX) == 0 else {
+            throw BlobStoreError(operation: "lock", path: file.path, reason: String(cString: strerror(errno)))
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, Int64(info.st_size) == existing.length else {
+            return try copy(existing, then: chunk)
+        }
+        var hasher: SHA256
+        if let remembered = claims.hashState(after: existing.hash) {
+            hasher = remembered
+        } else {
+            hasher = try hashPrefix(of: existing)
+        }
+        try appendFile(url(for: chunk.hash), length: chunk.length, to: descriptor, at: existing.length, into: &hasher)
+        guard fsync(descriptor) == 0 else {
+            throw BlobStoreError(operation: "sync", path: file.path, reason: String(cString: strerror(errno)))
+        }
+        let combined = BlobReference(
+            hash: BlobStore.hex(hasher.finalize()), length: existing.length + chunk.length)
+        claims.remember(hasher, after: combined.hash)
+        let destination = try preparedURL(for: combined.hash)
+        try claims.pinning(combined.hash) { () throws(BlobStoreError) in
+            // The same bytes may be stored already (then that file serves).
+            guard link(file.path, destination.path) == 0 || errno == EEXIST else {
+                throw BlobStoreError(
+                    operation: "link", path: destination.path, reason: String(cString: strerror(errno)))
+            }
+        }
+        BlobStore.syncFolder(destination.deletingLastPathComponent())
+        return BlobLease(combined, claims: claims, janitor: janitor)
+    }
+
+    /// A new blob of `existing`'s bytes, then `chunk`'s.
+    private func copy(_ existing: BlobReference, then chunk: BlobReference) throws(BlobStoreError) -> BlobLease {
+        let writer = try makeWriter()
+        try writer.write(contentsOf: url(for: existing.hash), length: existing.length)
+        try writer.write(contentsOf: url(for: chunk.hash), length: chunk.length)
+        return try writer.finish()
+    }
+
+    /// The hash state after a blob's bytes, read from its file.
+    private func hashPrefix(of blob: BlobReference) throws(BlobStoreError) -> SHA256 {
+        var hasher = SHA256()
+        try Self.readFile(url(for: blob.hash), length: blob.length) { hasher.update(bufferPointer: $0) }
+        return hasher
+    }
+
+    /// Copies `length` bytes of `source` to `descriptor` at `offset`, hashing them on the way.
+    private func appendFile(
+        _ source: URL, length: Int64, to descriptor: Int32, at offset: Int64, into hasher: inout SHA256
+    ) throws(BlobStoreError) {
+        var position = off_t(offset)
+        var failure: BlobStoreError?
+        try Self.readFile(source, length: length) { bytes in
+            guard failure == nil else { return }
+            hasher.update(bufferPointer: bytes)
+            var done = 0
+            while done < bytes.count {
+                let written = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, position)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = BlobStoreError(
+                        operation: "append", path: source.path, reason: String(cString: strerror(errno)))
+                    return
+                }
+                done += written
+                position += off_t(written)
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Reads a file's first `length` bytes (all of it when nil) in 1 MiB pieces.
+    static func readFile(
+        _ file: URL, length: Int64?, _ body: (UnsafeRawBufferPointer) -> Void
+    ) throws(BlobStoreError) {
+        let source = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard source >= 0 else {
+            throw BlobStoreError(operation: "read", path: file.path, reason: String(cString: strerror(errno)))
+        }
+        defer { close(source) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var remaining = length ?? .max
+        while remaining > 0 {
+            let count = systemRead(source, buffer.baseAddress!, Int(min(Int64(buffer.count), remaining)))
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 {
+                throw BlobStoreError(operation: "read", path: file.path, reason: String(cString: strerror(errno)))
+            }
+            if count == 0 {
+                guard let length else { return }
+                throw BlobStoreError(
+                    operation: "read", path: file.path, reason: "the file is shorter than \(length) bytes")
+            }
+            body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            remaining -= Int64(count)
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Crypto
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Writes one blob: bytes go to a temporary file and into a SHA-256 hash at the same time.
+///
+/// Not thread-safe: one task writes. ``finish()`` makes the blob durable and visible; ``cancel()`` (or dropping
+/// the writer) throws the bytes away.
+public final class BlobWriter {
+    private let store: BlobStore
+    private let path: String
+    private var descriptor: Int32
+    private var hasher = SHA256()
+    private let maxBytes: Int64?
+    /// Bytes written so far.
+    public private(set) var length: Int64 = 0
+
+    init(store: BlobStore, temporaryDirectory: URL, maxBytes: Int64?) throws(BlobStoreError) {
+        self.store = store
+        self.maxBytes = maxBytes
+        var template = Array(temporaryDirectory.appendingPathComponent("upload-XXXXXX").path.utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            throw BlobStoreError(
+                operation: "create", path: temporaryDirectory.path, reason: String(cString: strerror(errno)))
+        }
+        self.descriptor = descriptor
+        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    deinit { cancel() }
+
+    /// Appends bytes.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(BlobStoreError) {
+        guard descriptor >= 0 else { throw BlobStoreError(operation: "write", path: path, reason: "writer is closed") }
+        if let maxBytes, length + Int64(bytes.count) > maxBytes {
+            cancel()
+            throw BlobStoreError(
+                operation: "write", path: path, reason: "content is larger than the limit of \(maxBytes) bytes",
+                limitExceeded: true)
+        }
+        hasher.update(bufferPointer: bytes)
+        var offset = 0
+        while offset < bytes.count {
+            let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                let reason = String(cString: strerror(errno))
+                cancel()
+                throw BlobStoreError(operation: "write", path: path, reason: reason)
+            }
+            offset += written
+        }
+        length += Int64(bytes.count)
+    }
+
+    /// Appends bytes.
+    public func write(_ data: Data) throws(BlobStoreError) {
+        var failure: BlobStoreError?
+        data.withUnsafeBytes { buffer in
+            do throws(BlobStoreError) { try write(buffer) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Appends bytes.
+    public func write(_ bytes: [UInt8]) throws(BlobStoreError) {
+        var failure: BlobStoreError?
+        bytes.withUnsafeBytes { buffer in
+            do throws(BlobStoreError) { try write(buffer) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Appends a file's first `length` bytes (all of it when nil), in 1 MiB pieces.
+    public func write(contentsOf file: URL, length: Int64? = nil) throws(BlobStoreError) {
+        var failure: BlobStoreError?
+        try BlobStore.readFile(file, length: length) { bytes in
+            guard failure == nil else { return }
+            do throws(BlobStoreError) { try write(bytes) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Flushes the bytes to disk, moves the blob into place and returns it, pinned until the lease ends.
+    public func finish() throws(BlobStoreError) -> BlobLease {
+        guard descriptor >= 0 else { throw BlobStoreError(operation: "finish", path: path, reason: "writer is closed") }
+        if fsync(descriptor) != 0 {
+            let reason = String(cString: strerror(errno))
+            cancel()
+            throw BlobStoreError(operation: "sync", path: path, reason: reason)
+        }
+        close(descriptor)
+        descriptor = -1
+        let hash = BlobStore.hex(hasher.finalize())
+        return try store.install(temporaryPath: path, reference: BlobReference(hash: hash, length: length))
+    }
+
+    /// Throws the bytes away. Safe to call more than once.
+    public func cancel() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+        unlink(path)
+    }
+}
+
+/// `read(2)`, called where a method of the same name shadows it.
+func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+        return Darwin.read(descriptor, buffer, count)
+    #elseif canImport(Musl)
+        return Musl.read(descriptor, buffer, count)
+    #else
+        return Glibc.read(descriptor, buffer, count)
+    #endif
+}
+
+/// `write(2)`, called where the method of the same name shadows it.
+func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+        return Darwin.write(descriptor, buffer, count)
+    #elseif canImport(Musl)
+        return Musl.write(descriptor, buffer, count)
+    #else
+        return Glibc.write(descriptor, buffer, count)
+    #endif
+}
