@@ -203,6 +203,10 @@ struct HostileRequestTests {
         let outside = try await harness.send(
             .get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content", headers: [("Range", "bytes=200000-")])
         #expect(outside.status == 416)
+        #expect(outside.headers["Content-Range"] == "bytes */100000")
+        let everything = try await harness.send(
+            .get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content", headers: [("Range", "bytes=0-99999")])
+        #expect(everything.status == 200 && everything.headers["Content-Range"] == nil)
 
         let cached = try await harness.send(
             .get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content", headers: [("If-None-Match", etag)])

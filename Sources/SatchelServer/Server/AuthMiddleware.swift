@@ -54,13 +54,15 @@ public struct AuthMiddleware: RouterMiddleware {
             do {
                 response = try await next(request, context)
             } catch let error as any HTTPResponseError {
-                log(request, status: error.status.code, bytes: nil, start: start, user: context.caller?.user)
-                throw error
+                // Answered here, so that it carries the headers every answer carries.
+                response = try error.response(from: request, context: context)
             } catch {
                 log(request, status: 500, bytes: nil, start: start, user: context.caller?.user)
                 throw error
             }
         }
+        // No response is ever to be read as another type than it says (user content above all).
+        response.headers[.xContentTypeOptions] = "nosniff"
         let bytes = response.body.contentLength ?? response.headers[.contentLength].flatMap { Int($0) }
         log(request, status: response.status.code, bytes: bytes, start: start, user: context.caller?.user)
         return response

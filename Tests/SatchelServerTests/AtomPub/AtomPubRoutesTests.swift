@@ -187,6 +187,11 @@ struct AtomPubRoutesTests {
             #expect(suffix.headers["Content-Range"] == "bytes 7-9/10")
             let outside = try await Self.send(.get, url, headers: ["Range": "bytes=20-30"])
             #expect(outside.status == 416)
+            #expect(outside.headers["Content-Range"] == "bytes */10")
+            // A range covering all of it is the whole content, not a part (clients mark 206 answers partial).
+            let everything = try await Self.send(.get, url, headers: ["Range": "bytes=0-"])
+            #expect(everything.status == 200 && everything.headers["Content-Range"] == nil)
+            #expect(everything.text == "0123456789")
             let put = try await Self.send(.put, url, body: Data("new".utf8), contentType: "text/plain")
             #expect(put.status == 204)
             #expect(try await session.content(of: document.id ?? "") == Data("new".utf8))

@@ -5,71 +5,12 @@ import SatchelCMIS
 import SatchelRepository
 
 extension AtomPubRoutes {
-    /// GET content: the blob file streamed, with a single byte range when asked (`Range: bytes=a-b`).
+    /// GET content: the blob file streamed (``ContentResponse``).
     func content(_ call: AtomPubCall) async throws -> Response {
         let output = try await call.service.contentStream(
             repositoryId: call.repositoryId, objectId: try call.required("id"), streamId: call.parameter("streamId"),
             caller: call.caller)
-        var headers = HTTPFields()
-        headers[.contentType] = output.mimeType
-        headers[.eTag] = "\"\(output.hash)\""
-        headers[.acceptRanges] = "bytes"
-        if let name = output.fileName {
-            headers[.contentDisposition] = "attachment; filename*=UTF-8''" + AtomPubURLs.encode(name)
-        }
-        var status = HTTPResponse.Status.ok
-        var range: ClosedRange<Int>? = output.length > 0 ? 0...Int(output.length - 1) : nil
-        if let header = call.request.headers[.range] {
-            switch Self.byteRange(header, length: output.length) {
-            case .whole: break
-            case .unsatisfiable:
-                headers[.contentRange] = "bytes */\(output.length)"
-                return AtomPubErrors.response(
-                    CMISError(.invalidArgument, "the range \(header) is outside the content (\(output.length) bytes)"),
-                    status: .rangeNotSatisfiable)
-            case .part(let part):
-                range = part
-                status = .partialContent
-                headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound)/\(output.length)"
-            }
-        }
-        guard let range else {
-            headers[.contentLength] = "0"
-            return Response(status: status, headers: headers, body: ResponseBody())
-        }
-        headers[.contentLength] = String(range.count)
-        let body = try await FileIO().loadFile(path: output.file.path, range: range, context: call.context)
-        return Response(status: status, headers: headers, body: body)
-    }
-
-    enum RangeAnswer: Equatable {
-        case whole
-        case part(ClosedRange<Int>)
-        case unsatisfiable
-    }
-
-    /// One `bytes=` range of RFC 9110; several ranges or a malformed header give the whole content.
-    static func byteRange(_ header: String, length: Int64) -> RangeAnswer {
-        let text = header.trimmingCharacters(in: .whitespaces)
-        guard text.lowercased().hasPrefix("bytes="), !text.contains(",") else { return .whole }
-        let spec = text.dropFirst("bytes=".count)
-        let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return .whole }
-        let first = parts[0].trimmingCharacters(in: .whitespaces)
-        let last = parts[1].trimmingCharacters(in: .whitespaces)
-        if first.isEmpty {
-            guard let suffix = Int64(last), suffix >= 0 else { return .whole }
-            guard suffix > 0, length > 0 else { return .unsatisfiable }
-            return .part(Int(max(0, length - suffix))...Int(length - 1))
-        }
-        guard let start = Int64(first), start >= 0 else { return .whole }
-        var end = length - 1
-        if !last.isEmpty {
-            guard let value = Int64(last), value >= start else { return .whole }
-            end = min(value, length - 1)
-        }
-        guard start < length else { return .unsatisfiable }
-        return .part(Int(start)...Int(end))
+        return try await ContentResponse(content: output).response(to: call.request, context: call.context)
     }
 
     /// PUT content: the body streamed into the blob store, then set (or appended with `append=true`).

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import SatchelHTTP
 
 /// The absolute URLs of one request's AtomPub resources: `<scheme>://<host><mount>/<repository>/<resource>?id=…`.
 ///
@@ -29,23 +30,5 @@ struct AtomPubURLs: Sendable {
     func entry(_ repositoryId: String, id: String) -> String { url(repositoryId, "entry", [("id", id)]) }
 
     /// Percent-encodes everything but RFC 3986 unreserved characters.
-    static func encode(_ value: String) -> String {
-        let isUnreserved = value.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                true
-            default: false
-            }
-        }
-        if isUnreserved { return value }  // ids and resource names usually are
-        return value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
-    }
-
-    static let unreserved: CharacterSet = {
-        var set = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        set.insert(charactersIn: "-._~")
-        return set
-    }()
+    static func encode(_ value: String) -> String { PercentEncoding.encode(value) }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import SatchelCMIS
+import SatchelHTTP
 import SatchelRepository
 
 /// The CMIS 1.1 Browser binding, mounted at `/mcm/b/json` and `/cmis/browser`.
@@ -189,11 +190,7 @@ extension BrowserCall {
     /// The object URL of `id` (for `Location` headers).
     func objectURL(_ id: String) -> String {
         let repository = BrowserPath.escape(repository ?? "")
-        let escapedId =
-            id.addingPercentEncoding(
-                withAllowedCharacters: BrowserCall.attributeCharacters.subtracting(CharacterSet(charactersIn: "&+#")))
-            ?? id
-        return "\(serviceURL)/\(repository)/root?objectId=\(escapedId)"
+        return "\(serviceURL)/\(repository)/root?objectId=\(PercentEncoding.encode(id))"
     }
 
     var isMyDocuments: Bool { repository?.hasPrefix("mydocs-") ?? false }
