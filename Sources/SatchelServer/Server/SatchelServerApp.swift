@@ -49,8 +49,15 @@ public struct SatchelServerApp: Sendable {
         let prepared = try await prepare()
         let router = buildRouter(environment: prepared.environment, authenticator: prepared.authenticator)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let limits = configuration.connectionLimits
+        let counter = ConnectionCounter()
+        let proxies = configuration.trustedProxies
         let app = Application(
             responder: HeadRequestResponder(inner: router.buildResponder()),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [ConnectionGuard(limits: limits, counter: counter, proxies: proxies)],
+                    idleTimeout: ConnectionGuard.timeAmount(limits.idleTimeout))),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "Satchel"),
             onServerRunning: { channel in

@@ -40,6 +40,8 @@ public struct ServerConfiguration: Sendable {
     public var loginThrottling: LoginThrottling
     /// Proxies whose `X-Forwarded-*` headers are believed (none by default).
     public var trustedProxies: TrustedProxies
+    /// Idle, header and body timeouts, and connections per address.
+    public var connectionLimits: ConnectionLimits
     /// The level of the server's own log (the access log is `.info`).
     public var logLevel: Logger.Level
 
@@ -48,7 +50,7 @@ public struct ServerConfiguration: Sendable {
         store: Store? = nil, xsrfPolicy: XSRFPolicy = .standard, limits: RequestLimits = .init(),
         omitNewTypeCapabilities: Bool = true, credentialCacheTTL: Duration = .seconds(60),
         loginThrottling: LoginThrottling = LoginThrottling(), trustedProxies: TrustedProxies = TrustedProxies(),
-        logLevel: Logger.Level = .info
+        connectionLimits: ConnectionLimits = ConnectionLimits(), logLevel: Logger.Level = .info
     ) {
         self.host = host
         self.port = port
@@ -61,6 +63,7 @@ public struct ServerConfiguration: Sendable {
         self.credentialCacheTTL = credentialCacheTTL
         self.loginThrottling = loginThrottling
         self.trustedProxies = trustedProxies
+        self.connectionLimits = connectionLimits
         self.logLevel = logLevel
     }
 

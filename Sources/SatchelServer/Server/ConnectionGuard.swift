@@ -1,0 +1,141 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+import Synchronization
+
+/// How long a connection may take and how many one address may hold: the defence against clients that open
+/// connections and then send nothing, half a request's headers, or a body that stops (slowloris).
+///
+/// ```swift
+/// var configuration = ServerConfiguration(dataDirectory: data)
+/// configuration.connectionLimits.bodyTimeout = .seconds(60)     // slow mobile uploads
+/// ```
+public struct ConnectionLimits: Sendable, Hashable {
+    /// The longest a connection may wait between requests, and so also the longest a request's headers may take
+    /// to arrive: the headers of a request must be complete within this time of the connection opening or of
+    /// the previous answer.
+    public var idleTimeout: Duration
+    /// The longest pause while a request's body arrives.
+    public var bodyTimeout: Duration
+    /// The most connections one address may have open at once (trusted proxies are not limited).
+    public var maximumConnectionsPerAddress: Int
+
+    public init(
+        idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(30),
+        maximumConnectionsPerAddress: Int = 64
+    ) {
+        self.idleTimeout = idleTimeout
+        self.bodyTimeout = bodyTimeout
+        self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
+    }
+}
+
+/// The open connections per address, shared by every connection's ``ConnectionGuard``.
+final class ConnectionCounter: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+
+    /// Counts a new connection; false (and nothing counted) when the address is at `limit` already.
+    func open(_ address: String, limit: Int) -> Bool {
+        counts.withLock { counts in
+            let current = counts[address] ?? 0
+            guard current < limit else { return false }
+            counts[address] = current + 1
+            return true
+        }
+    }
+
+    func close(_ address: String) {
+        counts.withLock { counts in
+            if let current = counts[address], current > 1 {
+                counts[address] = current - 1
+            } else {
+                counts[address] = nil
+            }
+        }
+    }
+}
+
+/// One connection's guard: refuses it when its address has too many open, and closes it when a request's body
+/// stops arriving for ``ConnectionLimits/bodyTimeout``. (Hummingbird's idle timeout, set to
+/// ``ConnectionLimits/idleTimeout``, closes connections that wait too long for a complete request head.)
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let limits: ConnectionLimits
+    private let counter: ConnectionCounter
+    private let proxies: TrustedProxies
+    private var countedAddress: String?
+    private var bodyDeadline: Scheduled<Void>?
+
+    init(limits: ConnectionLimits, counter: ConnectionCounter, proxies: TrustedProxies) {
+        self.limits = limits
+        self.counter = counter
+        self.proxies = proxies
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { admit(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        admit(context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        release(context)
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        release(context)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head, .body: armBodyTimer(context)
+        case .end: disarmBodyTimer()
+        }
+        context.fireChannelRead(data)
+    }
+
+    private func admit(_ context: ChannelHandlerContext) {
+        guard countedAddress == nil, let peer = context.channel.remoteAddress, !proxies.trusts(peer) else { return }
+        let address = peer.ipAddress ?? "unknown"
+        if counter.open(address, limit: limits.maximumConnectionsPerAddress) {
+            countedAddress = address
+        } else {
+            context.close(promise: nil)
+        }
+    }
+
+    private func release(_ context: ChannelHandlerContext) {
+        disarmBodyTimer()
+        if let address = countedAddress {
+            counter.close(address)
+            countedAddress = nil
+        }
+    }
+
+    /// Closes the connection unless more of the request arrives within the body timeout.
+    private func armBodyTimer(_ context: ChannelHandlerContext) {
+        disarmBodyTimer()
+        let loop = context.eventLoop.assumeIsolatedUnsafeUnchecked()
+        bodyDeadline = loop.scheduleTask(in: Self.timeAmount(limits.bodyTimeout)) { [context] in
+            context.close(promise: nil)
+        }
+    }
+
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    private func disarmBodyTimer() {
+        bodyDeadline?.cancel()
+        bodyDeadline = nil
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A plain TCP connection to `127.0.0.1`, for requests no HTTP client would send: half-sent headers, a body that
+/// stops, a connection that never sends anything. It never blocks a thread: reads poll, waits sleep.
+///
+/// ```swift
+/// let client = try RawTCPClient(port: port)
+/// try client.send("GET /health HTTP/1.1\r\nHost: x\r\n")       // and never finish the headers
+/// let closedAfter = await client.waitUntilClosed(within: .seconds(5))
+/// ```
+public final class RawTCPClient: @unchecked Sendable {
+    private let descriptor: Int32
+    /// Bytes received so far.
+    public private(set) var received = Data()
+
+    public init(port: Int) throws {
+        #if canImport(Glibc) || canImport(Musl)
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw RawTCPClientError(message: "socket() failed: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw RawTCPClientError(message: "connect() to port \(port) failed: errno \(errno)")
+        }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends text (whatever the socket takes now; these are small).
+    public func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        let sent = bytes.withUnsafeBytes { buffer in
+            #if canImport(Glibc)
+                Glibc.send(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
+            #elseif canImport(Musl)
+                Musl.send(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
+            #else
+                Darwin.send(descriptor, buffer.baseAddress, buffer.count, 0)
+            #endif
+        }
+        guard sent == bytes.count else { throw RawTCPClientError(message: "send() failed: errno \(errno)") }
+    }
+
+    /// Reads what has arrived; returns false once the server has closed the connection (or reset it).
+    public func poll() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                received.append(contentsOf: buffer[0..<count])
+                continue
+            }
+            if count == 0 { return false }
+            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
+        }
+    }
+
+    /// How long the server took to close the connection, or nil when it was still open after `limit`.
+    public func waitUntilClosed(within limit: Duration) async -> Duration? {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < limit {
+            if !poll() { return ContinuousClock.now - start }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+}
+
+public struct RawTCPClientError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
