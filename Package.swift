@@ -181,7 +181,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelRepositoryTests",
-            dependencies: ["SatchelRepository", "SatchelRepositoryPostgres", "SatchelTestSupport"],
+            dependencies: [
+                "SatchelRepository", "SatchelRepositoryPostgres", "SatchelTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

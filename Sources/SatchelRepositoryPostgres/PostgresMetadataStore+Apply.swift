@@ -111,18 +111,25 @@ extension PostgresMetadataStore {
                 }
             }
         }
-        if !batch.changes.isEmpty {
-            // Held until commit: tokens are drawn and committed one writer at a time, so a reader that has
-            // seen token n never later finds a smaller one appear.
-            try await run("SELECT pg_advisory_xact_lock(\(PostgresSchema.changeLogLock))", on: connection)
-            for change in batch.changes {
-                try await run(
-                    """
-                    INSERT INTO changes (repository, object_id, change_type, time, type_id, base_type)
-                    VALUES (\(change.repositoryId), \(change.objectId), \(change.changeType.rawValue),
-                        \(StoredTime.milliseconds(change.time)), \(change.typeId), \(change.baseTypeId.rawValue))
-                    """, on: connection)
+        // Drawing a token locks the repository's sequence row until commit: tokens are drawn and committed one
+        // writer at a time per repository, so a reader that has seen token n never later finds a smaller one appear.
+        for change in batch.changes {
+            let drawn = try await rows(
+                """
+                INSERT INTO change_sequences (repository, last) VALUES (\(change.repositoryId), 1)
+                ON CONFLICT (repository) DO UPDATE SET last = change_sequences.last + 1 RETURNING last
+                """, on: connection)
+            guard let token = try drawn.first?.decode(Int64.self) else {
+                throw StoreError.backend("no change token was drawn for \(change.repositoryId)")
             }
+            let readers = change.readers.map { StoredPropertyCodec.text(StoredPropertyCodec.encode($0)) }
+            try await run(
+                """
+                INSERT INTO changes (repository, token, object_id, change_type, time, type_id, base_type, readers)
+                VALUES (\(change.repositoryId), \(token), \(change.objectId), \(change.changeType.rawValue),
+                    \(StoredTime.milliseconds(change.time)), \(change.typeId), \(change.baseTypeId.rawValue),
+                    \(readers))
+                """, on: connection)
         }
         for object in batch.updates { if let hash = object.content?.hash { dropped.remove(hash) } }
         var released: Set<String> = []

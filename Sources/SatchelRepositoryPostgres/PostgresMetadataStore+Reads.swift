@@ -109,20 +109,21 @@ extension PostgresMetadataStore {
         if limit <= 0 { return [] }
         let rows = try await rows(
             """
-            SELECT token, repository, object_id, change_type, time, type_id, base_type FROM changes
+            SELECT token, repository, object_id, change_type, time, type_id, base_type, readers FROM changes
             WHERE repository = \(repositoryId) AND token > \(token ?? 0) ORDER BY token LIMIT \(Int64(limit))
             """)
         do {
             return try rows.map { row in
-                let (token, repository, objectId, changeType, time, typeId, baseType) = try row.decode(
-                    (Int64, String, String, String, Int64, String, String).self)
+                let (token, repository, objectId, changeType, time, typeId, baseType, readers) = try row.decode(
+                    (Int64, String, String, String, Int64, String, String, String?).self)
                 guard let baseTypeId = BaseTypeId(rawValue: baseType) else {
                     throw StoreError.backend("change \(token): unknown base type '\(baseType)'")
                 }
                 return StoredChange(
                     token: token, repositoryId: repository, objectId: objectId,
                     changeType: ChangeType(rawValue: changeType), time: StoredTime.date(milliseconds: time),
-                    typeId: typeId, baseTypeId: baseTypeId)
+                    typeId: typeId, baseTypeId: baseTypeId,
+                    readers: try readers.map { try StoredPropertyCodec.decodeStrings($0) })
             }
         } catch {
             throw Self.storeError(error)
@@ -131,8 +132,8 @@ extension PostgresMetadataStore {
 
     public func latestChangeToken(repositoryId: String) async throws -> Int64? {
         do {
-            return try await rows("SELECT MAX(token) FROM changes WHERE repository = \(repositoryId)").first?.decode(
-                Int64?.self) ?? nil
+            return try await rows("SELECT last FROM change_sequences WHERE repository = \(repositoryId)").first?
+                .decode(Int64?.self) ?? nil
         } catch {
             throw Self.storeError(error)
         }

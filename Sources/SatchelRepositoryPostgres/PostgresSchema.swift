@@ -1,8 +1,8 @@
 /// The PostgreSQL schema: the SQLite store's tables, with PostgreSQL types.
 ///
 /// Text that is sorted or compared (ids, names, type ids) is `COLLATE "C"`, so the order is by code point
-/// whatever the database's locale, the same as SQLite and the memory store. Change tokens come from a
-/// `bigserial`.
+/// whatever the database's locale, the same as SQLite and the memory store. Change tokens count per repository
+/// (`change_sequences`, version 2; version 1 drew them from one `bigserial` for the whole store).
 enum PostgresSchema {
     /// Schema versions, each applied once, in order, under an advisory lock.
     static let migrations: [(version: Int, sql: [String])] = [
@@ -77,7 +77,36 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX changes_by_repository ON changes (repository, token)",
             ]
-        )
+        ),
+        (
+            2,
+            [
+                """
+                CREATE TABLE change_log (
+                    repository text COLLATE "C" NOT NULL,
+                    token bigint NOT NULL,
+                    object_id text NOT NULL,
+                    change_type text NOT NULL,
+                    time bigint NOT NULL,
+                    type_id text NOT NULL,
+                    base_type text NOT NULL,
+                    readers text,
+                    PRIMARY KEY (repository, token)
+                )
+                """,
+                """
+                INSERT INTO change_log (repository, token, object_id, change_type, time, type_id, base_type)
+                    SELECT repository, token, object_id, change_type, time, type_id, base_type FROM changes
+                """,
+                "CREATE TABLE change_sequences (repository text COLLATE \"C\" PRIMARY KEY, last bigint NOT NULL)",
+                """
+                INSERT INTO change_sequences (repository, last)
+                    SELECT repository, MAX(token) FROM change_log GROUP BY repository
+                """,
+                "DROP TABLE changes",
+                "ALTER TABLE change_log RENAME TO changes",
+            ]
+        ),
     ]
 
     static let objectColumns = """
@@ -90,7 +119,6 @@ enum PostgresSchema {
         "o." + String($0.drop(while: { $0 == " " }))
     }.joined(separator: ", ")
 
-    /// Advisory lock keys (arbitrary, fixed): one for migrations, one that orders change-log writers.
+    /// The advisory lock key (arbitrary, fixed) that migrations run under.
     static let migrationLock: Int64 = 0x5341_5443_4845_4C01
-    static let changeLogLock: Int64 = 0x5341_5443_4845_4C02
 }

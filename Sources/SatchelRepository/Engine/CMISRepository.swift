@@ -136,8 +136,17 @@ public final class CMISRepository: CMISService {
     }
 
     /// Applies a batch, translating store failures into CMIS errors, drops cached folder data it touched, and
-    /// removes the blobs it released.
-    func apply(_ batch: StoreBatch) async throws {
+    /// removes the blobs it released. With a scope, each change log entry keeps who could read its object then
+    /// (``readers(_:of:)``), so the entry stays visible to them alone once the object is gone.
+    func apply(_ batch: StoreBatch, in scope: Scope? = nil) async throws {
+        var batch = batch
+        if let scope {
+            let objects = Dictionary((batch.inserts + batch.updates).map { ($0.id, $0) }) { _, last in last }
+            for index in batch.changes.indices where batch.changes[index].readers == nil {
+                guard let object = objects[batch.changes[index].objectId] else { continue }
+                batch.changes[index].readers = try await readers(scope, of: object)
+            }
+        }
         let touchesFolders =
             batch.updates.contains { $0.baseTypeId == .folder } || !batch.deletes.isEmpty
         let ticket = blobs.ticket()

@@ -167,7 +167,8 @@ public struct StoredContent: Sendable, Hashable {
 
 /// One entry of a repository's change log.
 public struct StoredChange: Sendable, Hashable {
-    /// Assigned by the store when the batch is applied (increasing per store); ignored on input.
+    /// Assigned by the store when the batch is applied: 1, 2, 3… per repository, so no repository's tokens tell
+    /// anything about another's activity; ignored on input.
     public var token: Int64
     public var repositoryId: String
     public var objectId: String
@@ -176,10 +177,14 @@ public struct StoredChange: Sendable, Hashable {
     /// The object's type, kept so a `deleted` event still says what was deleted.
     public var typeId: String
     public var baseTypeId: BaseTypeId
+    /// For a `deleted` event: the principals who could read the object when it went (`cmis:anyone` included), so
+    /// the change log shows the deletion to them and to nobody else. Nil for other events, which are shown to
+    /// whoever may read the object now.
+    public var readers: [String]?
 
     public init(
         token: Int64 = 0, repositoryId: String, objectId: String, changeType: ChangeType, time: Date, typeId: String,
-        baseTypeId: BaseTypeId
+        baseTypeId: BaseTypeId, readers: [String]? = nil
     ) {
         self.token = token
         self.repositoryId = repositoryId
@@ -188,6 +193,7 @@ public struct StoredChange: Sendable, Hashable {
         self.time = time
         self.typeId = typeId
         self.baseTypeId = baseTypeId
+        self.readers = readers
     }
 }
 

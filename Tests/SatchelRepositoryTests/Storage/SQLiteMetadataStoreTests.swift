@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SatchelCMIS
 import Testing
 
@@ -29,6 +30,43 @@ struct SQLiteMetadataStoreTests {
         let before = try #require(try await reopened.latestChangeToken(repositoryId: repo))
         try await reopened.apply(StoreBatch(repositoryId: repo, changes: [created(object)]))
         #expect(try await reopened.latestChangeToken(repositoryId: repo) == before + 1)
+    }
+
+    /// A version 1 file drew change tokens from one counter for every repository; version 2 counts per repository
+    /// and keeps the tokens clients already hold.
+    @Test func upgradingKeepsTokensAndCountsPerRepository() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-v1-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("metadata.sqlite").path
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try SQLiteSchema.migrator.migrate(queue, upTo: "v1")
+            try await queue.write { db in
+                for (repository, object) in [("a", "x"), ("b", "y"), ("a", "z")] {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO changes (repository, object_id, change_type, time, type_id, base_type)
+                            VALUES (?, ?, 'created', 0, 'cmis:document', 'cmis:document')
+                            """, arguments: [repository, object])
+                }
+            }
+        }
+        let store = try SQLiteMetadataStore(path: path)
+        #expect(try await store.changes(repositoryId: "a", after: nil, limit: 10).map(\.token) == [1, 3])
+        #expect(try await store.latestChangeToken(repositoryId: "b") == 2)
+        let next = StoredChange(
+            repositoryId: "a", objectId: "w", changeType: .created, time: Date(), typeId: "cmis:document",
+            baseTypeId: .document)
+        try await store.apply(StoreBatch(repositoryId: "a", changes: [next]))
+        try await store.apply(
+            StoreBatch(
+                repositoryId: "c",
+                changes: [next, next].map {
+                    var c = $0; c.repositoryId = "c"; return c
+                }))
+        #expect(try await store.latestChangeToken(repositoryId: "a") == 4)
+        #expect(try await store.changes(repositoryId: "c", after: nil, limit: 10).map(\.token) == [1, 2])
     }
 
     @Test func inMemoryVariantWorks() async throws {

@@ -10,13 +10,17 @@ import Testing
 struct Attacks {}
 
 extension ServerHarness {
-    /// A client session of `user` on the shared repository, over either binding.
-    func session(_ user: String, binding: SessionParameters.Binding) async throws -> CMISSession {
+    /// A client session of `user` on the shared repository (or another), over either binding; MyDocuments
+    /// sessions send the XSRF token.
+    func session(
+        _ user: String, binding: SessionParameters.Binding, repository: String = "shared"
+    ) async throws -> CMISSession {
         let path = binding == .browser ? "/cmis/browser" : "/cmis/atom"
         return try await CMISSession.connect(
             SessionParameters(
-                binding: binding, url: url(path), repositoryId: "shared",
-                auth: [BasicAuth(user: user, password: "pw-\(user)")]))
+                binding: binding, url: url(path), repositoryId: repository,
+                auth: [BasicAuth(user: user, password: "pw-\(user)")],
+                tokenAuth: repository == "shared" ? nil : HeaderTokenAuth(headerName: "X-CSRF-Token")))
     }
 }
 

@@ -3,7 +3,8 @@ import SatchelCMIS
 
 extension CMISRepository {
     /// Pages through the change log: `changeLogToken` is the last token the caller saw (nil: from the start);
-    /// the answer's token is the last one returned, to pass to the next call.
+    /// the answer's token is the last one read, to pass to the next call. Tokens count per repository; entries
+    /// about objects the caller may not read are left out (``maySee(_:_:)``).
     public func contentChanges(
         repositoryId: String, changeLogToken: String?, includeProperties: Bool, includePolicyIds: Bool,
         includeACL: Bool, maxItems: Int?, caller: CallerContext
@@ -17,10 +18,27 @@ extension CMISRepository {
             }
             after = token
         }
-        let entries = try await store.changes(repositoryId: scope.id, after: after, limit: limit + 1)
-        let page = entries.prefix(limit)
+        // Entries the caller may not see are skipped, not counted: read on until a page is full, a bounded number of
+        // entries at a time.
+        var visible: [StoredChange] = []
+        var lastRead: Int64?
+        var hasMore = false
+        var cursor = after
+        scanning: while true {
+            let batch = try await store.changes(repositoryId: scope.id, after: cursor, limit: max(limit, 100))
+            for entry in batch {
+                if visible.count == limit {
+                    hasMore = true
+                    break scanning
+                }
+                lastRead = entry.token
+                if try await maySee(entry, scope) { visible.append(entry) }
+            }
+            guard batch.count == max(limit, 100) else { break }
+            cursor = batch.last?.token
+        }
         var objects: [CMISObject] = []
-        for entry in page {
+        for entry in visible {
             var properties = Properties()
             properties["cmis:objectId"] = CMISProperty(
                 id: "cmis:objectId", type: .id, values: [.id(entry.objectId)], queryName: "cmis:objectId")
@@ -41,8 +59,8 @@ extension CMISRepository {
             }
             objects.append(object)
         }
-        var token = page.last.map { String($0.token) } ?? changeLogToken
+        var token = lastRead.map { String($0) } ?? changeLogToken
         if token == nil { token = String(try await store.latestChangeToken(repositoryId: scope.id) ?? 0) }
-        return ContentChanges(objects: objects, hasMoreItems: entries.count > limit, changeLogToken: token)
+        return ContentChanges(objects: objects, hasMoreItems: hasMore, changeLogToken: token)
     }
 }

@@ -128,7 +128,8 @@ extension CMISRepository {
         let now = object.createdAt
         try await apply(
             StoreBatch(
-                repositoryId: scope.id, inserts: [object], updates: extra, changes: [change(object, .created, now)]))
+                repositoryId: scope.id, inserts: [object], updates: extra, changes: [change(object, .created, now)]),
+            in: scope)
         return try await render(scope, object, OperationContext(), filter: .all, permission: nil)
     }
 

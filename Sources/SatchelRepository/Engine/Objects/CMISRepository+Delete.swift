@@ -98,12 +98,17 @@ extension CMISRepository {
         let now = configuration.clock()
         var tokens: [String: Int64] = [:]
         for object in plan.deletes + plan.updates { tokens[object.id] = plan.originalTokens[object.id] }
-        let changes =
-            plan.deletes.map { change($0, .deleted, now) } + plan.updates.map { change($0, .updated, now) }
+        var changes: [StoredChange] = []
+        for object in plan.deletes {
+            var deletion = change(object, .deleted, now)
+            deletion.readers = try await readers(scope, of: object)
+            changes.append(deletion)
+        }
+        changes += plan.updates.map { change($0, .updated, now) }
         try await apply(
             StoreBatch(
                 repositoryId: scope.id, expectedChangeTokens: tokens, updates: plan.updates,
-                deletes: plan.deletes.map(\.id), changes: changes))
+                deletes: plan.deletes.map(\.id), changes: changes), in: scope)
     }
 
     public func deleteObject(

@@ -45,7 +45,7 @@ extension CMISRepository {
         try await apply(
             StoreBatch(
                 repositoryId: scope.id, expectedChangeTokens: tokens, updates: [new] + extra,
-                changes: [change(new, .updated, new.modifiedAt)]))
+                changes: [change(new, .updated, new.modifiedAt)]), in: scope)
         return try await render(scope, new, OperationContext(), filter: .all)
     }
 

@@ -51,7 +51,7 @@ extension CMISRepository {
         try await apply(
             StoreBatch(
                 repositoryId: scope.id, expectedChangeTokens: [object.id: object.changeToken], updates: [changed],
-                changes: [change(changed, .security, changed.modifiedAt)]))
+                changes: [change(changed, .security, changed.modifiedAt)]), in: scope)
         return ACL(aces: try await aclEntries(scope, of: changed), isExact: true)
     }
 
@@ -74,7 +74,7 @@ extension CMISRepository {
         try await apply(
             StoreBatch(
                 repositoryId: scope.id, expectedChangeTokens: [object.id: object.changeToken], updates: [changed],
-                changes: [change(changed, .security, changed.modifiedAt)]))
+                changes: [change(changed, .security, changed.modifiedAt)]), in: scope)
     }
 
     public func removePolicy(
@@ -94,7 +94,7 @@ extension CMISRepository {
         try await apply(
             StoreBatch(
                 repositoryId: scope.id, expectedChangeTokens: [object.id: object.changeToken], updates: [changed],
-                changes: [change(changed, .security, changed.modifiedAt)]))
+                changes: [change(changed, .security, changed.modifiedAt)]), in: scope)
     }
 
     public func appliedPolicies(

@@ -123,6 +123,30 @@ extension CMISRepository {
         return best
     }
 
+    /// The principals who may read an object (`cmis:anyone` when everybody may): kept with its deletion in the
+    /// change log, which shows the deletion to them alone.
+    func readers(_ scope: Scope, of object: StoredObject) async throws -> [String] {
+        if scope.isPersonal { return [scope.user] }
+        var principals: [String] = []
+        for ace in try await effectiveACEs(scope, of: object)
+        where !principals.contains(ace.principalId) && Permission.granted(by: [ace], to: ace.principalId) >= .read {
+            principals.append(ace.principalId)
+        }
+        return principals
+    }
+
+    /// Whether the caller may see a change log entry: for an object that still exists, whether they may read it
+    /// now; for a deleted one, whether they could read it when it went (administrators see everything, in the
+    /// shared repository).
+    func maySee(_ change: StoredChange, _ scope: Scope) async throws -> Bool {
+        if scope.isPersonal || scope.caller.isAdministrator { return true }
+        if let object = try await store.object(repositoryId: scope.id, id: change.objectId) {
+            return try await permission(scope, on: object) >= .read
+        }
+        guard let readers = change.readers else { return false }
+        return readers.contains(scope.user) || readers.contains(Permission.anyone)
+    }
+
     /// Throws `permissionDenied` unless the caller has at least `needed` on the object; returns what they have.
     @discardableResult
     func require(
@@ -134,7 +158,7 @@ extension CMISRepository {
         guard granted >= needed else {
             throw CMISError(
                 .permissionDenied,
-                "User '\(scope.user)' may not \(action) '\(object.name)' (\(object.id)): it needs \(needed.name).")
+                "User '\(scope.user)' may not \(action) this object: it needs \(needed.name).")
         }
         return granted
     }

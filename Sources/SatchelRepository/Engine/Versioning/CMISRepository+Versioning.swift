@@ -51,7 +51,7 @@ extension CMISRepository {
         try await apply(
             StoreBatch(
                 repositoryId: scope.id, expectedChangeTokens: tokens, inserts: [workingCopy], updates: updates,
-                changes: changes))
+                changes: changes), in: scope)
         return try await render(scope, workingCopy, OperationContext(), filter: .all)
     }
 
@@ -130,7 +130,7 @@ extension CMISRepository {
         try await apply(
             StoreBatch(
                 repositoryId: scope.id, expectedChangeTokens: tokens, updates: updates,
-                changes: updates.map { change($0, .updated, now) }))
+                changes: updates.map { change($0, .updated, now) }), in: scope)
         return try await render(scope, version, OperationContext(), filter: .all)
     }
 

@@ -10,7 +10,8 @@ public final class MemoryMetadataStore: MetadataStore {
         /// repository id → object id → object
         var objects: [String: [String: StoredObject]] = [:]
         var changes: [StoredChange] = []
-        var nextChangeToken: Int64 = 1
+        /// The last change token of each repository.
+        var lastChangeTokens: [String: Int64] = [:]
     }
 
     private let state = Mutex(State())
@@ -88,7 +89,7 @@ public final class MemoryMetadataStore: MetadataStore {
     }
 
     public func latestChangeToken(repositoryId: String) async throws -> Int64? {
-        state.withLock { state in state.changes.last { $0.repositoryId == repositoryId }?.token }
+        state.withLock { state in state.lastChangeTokens[repositoryId] }
     }
 
     public func referencedContentHashes() async throws -> Set<String> {
@@ -140,8 +141,8 @@ public final class MemoryMetadataStore: MetadataStore {
             }
             next.objects[batch.repositoryId] = objects
             for var change in batch.changes {
-                change.token = next.nextChangeToken
-                next.nextChangeToken += 1
+                change.token = (next.lastChangeTokens[change.repositoryId] ?? 0) + 1
+                next.lastChangeTokens[change.repositoryId] = change.token
                 next.changes.append(change)
             }
             state = next

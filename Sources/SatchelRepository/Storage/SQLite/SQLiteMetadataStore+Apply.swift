@@ -90,15 +90,24 @@ extension SQLiteMetadataStore {
                 }
             }
         }
+        let nextToken = try db.cachedStatement(
+            sql: """
+                INSERT INTO change_sequences (repository, last) VALUES (?, 1)
+                ON CONFLICT (repository) DO UPDATE SET last = last + 1 RETURNING last
+                """)
         let insertChange = try db.cachedStatement(
             sql: """
-                INSERT INTO changes (repository, object_id, change_type, time, type_id, base_type)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO changes (repository, token, object_id, change_type, time, type_id, base_type, readers)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for change in batch.changes {
+            guard let token = try Int64.fetchOne(nextToken, arguments: [change.repositoryId]) else {
+                throw StoreError.backend("no change token was drawn for \(change.repositoryId)")
+            }
             try insertChange.execute(arguments: [
-                change.repositoryId, change.objectId, change.changeType.rawValue,
+                change.repositoryId, token, change.objectId, change.changeType.rawValue,
                 StoredTime.milliseconds(change.time), change.typeId, change.baseTypeId.rawValue,
+                change.readers.map { StoredPropertyCodec.text(StoredPropertyCodec.encode($0)) },
             ])
         }
         let referenced = try db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM objects WHERE content_hash = ?)")

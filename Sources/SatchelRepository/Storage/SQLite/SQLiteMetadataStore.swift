@@ -277,7 +277,7 @@ public final class SQLiteMetadataStore: MetadataStore {
         return try await longRead { db in
             let statement = try db.cachedStatement(
                 sql: """
-                    SELECT token, repository, object_id, change_type, time, type_id, base_type FROM changes
+                    SELECT token, repository, object_id, change_type, time, type_id, base_type, readers FROM changes
                     WHERE repository = ? AND token > ? ORDER BY token LIMIT ?
                     """)
             return try Row.fetchAll(statement, arguments: [repositoryId, token ?? 0, limit]).map { row in
@@ -285,10 +285,12 @@ public final class SQLiteMetadataStore: MetadataStore {
                 guard let baseTypeId = BaseTypeId(rawValue: baseType) else {
                     throw StoredCodingError(message: "change \(row[0] as Int64): unknown base type '\(baseType)'")
                 }
+                let readers: String? = row[7]
                 return StoredChange(
                     token: row[0], repositoryId: row[1], objectId: row[2],
                     changeType: ChangeType(rawValue: row[3]), time: StoredTime.date(milliseconds: row[4]),
-                    typeId: row[5], baseTypeId: baseTypeId)
+                    typeId: row[5], baseTypeId: baseTypeId,
+                    readers: try readers.map { try StoredPropertyCodec.decodeStrings($0) })
             }
         }
     }
@@ -296,7 +298,7 @@ public final class SQLiteMetadataStore: MetadataStore {
     public func latestChangeToken(repositoryId: String) async throws -> Int64? {
         try quickRead { db in
             try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT MAX(token) FROM changes WHERE repository = ?"),
+                db.cachedStatement(sql: "SELECT last FROM change_sequences WHERE repository = ?"),
                 arguments: [repositoryId])
         }
     }
