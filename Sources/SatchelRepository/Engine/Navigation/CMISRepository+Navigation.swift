@@ -38,7 +38,7 @@ extension CMISRepository {
             walked += "/" + segment
             guard
                 let child = try await store.child(
-                    repositoryId: scope.id, folderId: current.id, name: String(segment))
+                    repositoryId: scope.id, folderId: current.id, name: Self.normalizedName(String(segment)))
             else {
                 throw CMISError(.objectNotFound, "There is no object at '\(Self.shorten(walked))'.")
             }

@@ -30,7 +30,10 @@ extension CMISRepository {
         switch target.baseTypeId {
         case .folder:
             try await require(.write, scope, on: target, to: "add objects to")
-            if let name, try await store.child(repositoryId: scope.id, folderId: target.id, name: name) != nil {
+            if let name,
+                try await store.child(repositoryId: scope.id, folderId: target.id, name: Self.normalizedName(name))
+                    != nil
+            {
                 throw CMISError(.nameConstraintViolation, "The folder already holds an object named '\(name)'.")
             }
         case .document:

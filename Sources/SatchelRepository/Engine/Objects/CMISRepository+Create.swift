@@ -19,9 +19,10 @@ extension CMISRepository {
 
     /// The name given in validated values, checked.
     func requireName(_ values: [String: [PropertyValue]], fallback: String? = nil) throws -> String {
-        guard let name = values["cmis:name"]?.first?.stringValue ?? fallback else {
+        guard let given = values["cmis:name"]?.first?.stringValue ?? fallback else {
             throw CMISError(.constraint, "cmis:name is required.")
         }
+        let name = Self.normalizedName(given)
         try checkName(name)
         return name
     }

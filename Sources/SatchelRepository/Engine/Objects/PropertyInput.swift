@@ -97,12 +97,14 @@ extension CMISRepository {
                         + "\(Self.describe(value)) is not.")
             }
             if let text = converted.stringValue {
+                // Lengths count UTF-8 bytes: a single character may be made of any number of combining marks.
                 let isName = definition.id == "cmis:name"
                 let limit = isName ? configuration.maximumNameLength : configuration.maximumStringLength
-                if text.count > limit {
-                    let code: CMISError.Code = definition.id == "cmis:name" ? .nameConstraintViolation : .constraint
-                    throw CMISError(code, "\(definition.id) may be at most \(limit) characters long.")
+                if text.utf8.count > limit {
+                    let code: CMISError.Code = isName ? .nameConstraintViolation : .constraint
+                    throw CMISError(code, "\(definition.id) may be at most \(limit) bytes long (UTF-8).")
                 }
+                if isName { return .string(Self.normalizedName(text)) }
             }
             return converted
         }
@@ -187,12 +189,16 @@ extension CMISRepository {
         if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
             throw CMISError(.nameConstraintViolation, "cmis:name must not contain control characters.")
         }
-        if name.count > configuration.maximumNameLength {
+        if name.utf8.count > configuration.maximumNameLength {
             throw CMISError(
-                .nameConstraintViolation, "cmis:name may be at most \(configuration.maximumNameLength) characters long."
-            )
+                .nameConstraintViolation,
+                "cmis:name may be at most \(configuration.maximumNameLength) bytes long (UTF-8).")
         }
     }
+
+    /// A name in Unicode normalization form C: how names are stored and compared, so `é` typed as one code point
+    /// and as `e` plus a combining accent are the same name in a folder (macOS file names arrive decomposed).
+    static func normalizedName(_ name: String) -> String { name.precomposedStringWithCanonicalMapping }
 
     static func shorten(_ text: String) -> String { text.count > 60 ? String(text.prefix(60)) + "…" : text }
 
