@@ -61,6 +61,11 @@ public final class RawTCPClient: @unchecked Sendable {
         guard sent == bytes.count else { throw RawTCPClientError(message: "send() failed: errno \(errno)") }
     }
 
+    /// Closes the sending side: the server sees the request end (short of what its headers declared, say).
+    public func closeWrite() {
+        _ = shutdown(descriptor, Int32(SHUT_WR))
+    }
+
     /// Reads what has arrived; returns false once the server has closed the connection (or reset it).
     public func poll() -> Bool {
         var buffer = [UInt8](repeating: 0, count: 65_536)

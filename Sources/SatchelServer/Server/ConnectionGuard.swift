@@ -56,9 +56,11 @@ final class ConnectionCounter: Sendable {
     }
 }
 
-/// One connection's guard: refuses it when its address has too many open, and closes it when a request's body
-/// stops arriving for ``ConnectionLimits/bodyTimeout``. (Hummingbird's idle timeout, set to
-/// ``ConnectionLimits/idleTimeout``, closes connections that wait too long for a complete request head.)
+/// One connection's guard: refuses it when its address has too many open, closes it when a request's body stops
+/// arriving for ``ConnectionLimits/bodyTimeout``, and answers `Expect: 100-continue`: `100 Continue` at once, or
+/// `413` (and close) when the declared body is larger than the server accepts, before the client sends it.
+/// (Hummingbird's idle timeout, set to ``ConnectionLimits/idleTimeout``, closes connections that wait too long for
+/// a complete request head.)
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -71,10 +73,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var countedAddress: String?
     private var bodyDeadline: Scheduled<Void>?
 
-    init(limits: ConnectionLimits, counter: ConnectionCounter, proxies: TrustedProxies) {
+    /// The largest request body the server accepts (content plus form fields).
+    private let maximumBodyBytes: Int64
+
+    init(limits: ConnectionLimits, counter: ConnectionCounter, proxies: TrustedProxies, maximumBodyBytes: Int64) {
         self.limits = limits
         self.counter = counter
         self.proxies = proxies
+        self.maximumBodyBytes = maximumBodyBytes
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -97,10 +103,28 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head, .body: armBodyTimer(context)
+        case .head(let head):
+            if head.headerFields[.expect]?.lowercased() == "100-continue" {
+                if let length = head.headerFields[.contentLength].flatMap({ Int64($0) }), length > maximumBodyBytes {
+                    refuseTooLarge(context)
+                    return
+                }
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
+            }
+            armBodyTimer(context)
+        case .body: armBodyTimer(context)
         case .end: disarmBodyTimer()
         }
         context.fireChannelRead(data)
+    }
+
+    /// 413 before the body is sent, then close: the request never reaches the router.
+    private func refuseTooLarge(_ context: ChannelHandlerContext) {
+        var response = HTTPResponse(status: .contentTooLarge)
+        response.headerFields[.contentLength] = "0"
+        response.headerFields[.connection] = "close"
+        context.write(wrapOutboundOut(.head(response)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
     }
 
     private func admit(_ context: ChannelHandlerContext) {

@@ -52,11 +52,15 @@ public struct SatchelServerApp: Sendable {
         let limits = configuration.connectionLimits
         let counter = ConnectionCounter()
         let proxies = configuration.trustedProxies
+        let maximumBodyBytes = configuration.limits.maxContentBytes + Int64(configuration.limits.maxMetadataBytes)
         let app = Application(
             responder: HeadRequestResponder(inner: router.buildResponder()),
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [ConnectionGuard(limits: limits, counter: counter, proxies: proxies)],
+                    additionalChannelHandlers: [
+                        ConnectionGuard(
+                            limits: limits, counter: counter, proxies: proxies, maximumBodyBytes: maximumBodyBytes)
+                    ],
                     idleTimeout: ConnectionGuard.timeAmount(limits.idleTimeout))),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "Satchel"),

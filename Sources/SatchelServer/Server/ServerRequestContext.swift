@@ -93,7 +93,7 @@ public struct BindingEnvironment: Sendable {
         }
         let needed = xsrfPolicy == .strict || repositoryIsMyDocuments || context.authenticatedByCookie
         guard needed else { return }
-        guard let expected = caller.sessionToken, let presented, presented == expected else {
+        guard let expected = caller.sessionToken, let presented, constantTimeEqual(presented, expected) else {
             throw CMISError(
                 .permissionDenied,
                 "this change needs the XSRF token from repository info in the \(xsrfHeader) header"

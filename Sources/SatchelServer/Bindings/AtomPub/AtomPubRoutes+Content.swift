@@ -28,7 +28,7 @@ extension AtomPubRoutes {
             }
         } catch {
             writer.cancel()
-            throw error
+            throw Self.bodyFailure(error)
         }
         let blob = try writer.finish()
         defer { blob.end() }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import SatchelCMIS
 import SatchelRepository
 import SatchelXML
@@ -247,8 +248,22 @@ extension AtomPubRoutes {
             }
         }
         var request = call.request
-        let buffer = try await request.collectBody(upTo: entryLimit)
-        return Data(buffer.readableBytesView)
+        do {
+            let buffer = try await request.collectBody(upTo: entryLimit)
+            return Data(buffer.readableBytesView)
+        } catch {
+            throw Self.bodyFailure(error)
+        }
+    }
+
+    /// A failure while a request body arrives: too large stays what it is (413); anything else (the client
+    /// stopped before its declared length, a malformed chunk) is the client's fault, 400, not the server's.
+    static func bodyFailure(_ error: any Error) -> any Error {
+        switch error {
+        case is NIOTooManyBytesError, is CMISError, is BlobStoreError: return error
+        case let error as HTTPError where error.status == .contentTooLarge: return error
+        default: return CMISError(.invalidArgument, "the request body could not be read: \(error)")
+        }
     }
 
     /// The posted Atom entry, checked against the property limits.
