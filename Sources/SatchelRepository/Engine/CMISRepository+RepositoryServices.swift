@@ -30,6 +30,24 @@ extension CMISRepository {
         capabilities.query = .bothCombined
         capabilities.join = JoinCapability.none
         capabilities.acl = .manage
+        // Types cannot be created or changed here: nothing is creatable, no attribute settable. Saying so (rather
+        // than leaving the two out) is what clients that read CMIS 1.1 repository info expect.
+        capabilities.creatablePropertyTypes = []
+        var settable = NewTypeSettableAttributes()
+        settable.id = false
+        settable.localName = false
+        settable.localNamespace = false
+        settable.displayName = false
+        settable.queryName = false
+        settable.description = false
+        settable.creatable = false
+        settable.fileable = false
+        settable.queryable = false
+        settable.fulltextIndexed = false
+        settable.includedInSupertypeQuery = false
+        settable.controllablePolicy = false
+        settable.controllableACL = false
+        capabilities.newTypeSettableAttributes = settable
         var extensions: [CMISExtension] = []
         if scope.isPersonal {
             extensions.append(

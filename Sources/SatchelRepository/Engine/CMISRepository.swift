@@ -106,7 +106,7 @@ public final class CMISRepository: CMISService {
         // others out.
         let acl = owner == nil ? [ACE(principalId: Permission.anyone, permissions: [Permission.write.name])] : []
         var root = StoredObject(
-            repositoryId: id, id: rootId, baseTypeId: .folder, typeId: BaseTypeId.folder.rawValue, name: "",
+            repositoryId: id, id: rootId, baseTypeId: .folder, typeId: BaseTypeId.folder.rawValue, name: name,
             parentIds: [], properties: Properties(), acl: acl, createdAt: now, modifiedAt: now)
         root.properties = stamp(root, setting: [:], by: owner ?? "system", creating: true)
         let batch = StoreBatch(

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import SatchelRepository
@@ -8,19 +9,25 @@ import SatchelRepository
 /// A session cookie (form login) or an `Authorization: Basic` header fills ``ServerRequestContext/caller``. On a
 /// binding path (see ``MountPoints``) a missing or wrong credential is answered here with `401` and
 /// `WWW-Authenticate: Basic realm="Satchel"`, and a credential that may not be checked yet (too many failures for
-/// its user name or the client's address, see ``LoginThrottling``) with `429` and `Retry-After`. Every request
-/// then gets one access-log line: method, path (without the query, which may carry tokens), status, bytes,
-/// duration and user.
+/// its user name or the client's address, see ``LoginThrottling``) with `429` and `Retry-After`. A caller who sends
+/// the XSRF header with the value `Fetch` (as SAP clients and generic CSRF-aware clients do on a read) gets the
+/// session's token back in the same header. Every request then gets one access-log line: method, path (without
+/// the query, which may carry tokens), status, bytes, duration and user.
 public struct AuthMiddleware: RouterMiddleware {
     public typealias Context = ServerRequestContext
 
     let authenticator: Authenticator
     let proxies: TrustedProxies
+    let xsrfHeader: HTTPField.Name?
     let accessLog: Logger
 
-    public init(authenticator: Authenticator, proxies: TrustedProxies = TrustedProxies(), accessLog: Logger) {
+    public init(
+        authenticator: Authenticator, proxies: TrustedProxies = TrustedProxies(), xsrfHeader: String = "X-CSRF-Token",
+        accessLog: Logger
+    ) {
         self.authenticator = authenticator
         self.proxies = proxies
+        self.xsrfHeader = HTTPField.Name(xsrfHeader)
         self.accessLog = accessLog
     }
 
@@ -63,6 +70,11 @@ public struct AuthMiddleware: RouterMiddleware {
         }
         // No response is ever to be read as another type than it says (user content above all).
         response.headers[.xContentTypeOptions] = "nosniff"
+        if let xsrfHeader, let token = context.caller?.sessionToken,
+            request.headers[xsrfHeader]?.lowercased() == "fetch"
+        {
+            response.headers[xsrfHeader] = token
+        }
         let bytes = response.body.contentLength ?? response.headers[.contentLength].flatMap { Int($0) }
         log(request, status: response.status.code, bytes: bytes, start: start, user: context.caller?.user)
         return response

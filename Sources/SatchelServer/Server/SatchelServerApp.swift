@@ -175,7 +175,8 @@ public struct SatchelServerApp: Sendable {
         accessLog.logLevel = logger.logLevel
         router.add(
             middleware: AuthMiddleware(
-                authenticator: authenticator, proxies: configuration.trustedProxies, accessLog: accessLog))
+                authenticator: authenticator, proxies: configuration.trustedProxies,
+                xsrfHeader: environment.xsrfHeader, accessLog: accessLog))
         ServiceRoutes.register(
             on: router, environment: environment, authenticator: authenticator, proxies: configuration.trustedProxies)
         for binding in bindings { binding.register(on: router, environment: environment) }

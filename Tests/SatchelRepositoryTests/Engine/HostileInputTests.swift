@@ -98,7 +98,8 @@ struct HostileInputTests {
                     properties: Properties([manyValues]), caller: f.alice)
             } == .constraint)
         let hugeFilter = OperationContext(filter: Array(repeating: "cmis:name", count: 10_000) + [huge])
-        #expect(await cmisCode { _ = try await f.get(f.aliceDocs, root, f.alice, hugeFilter) } == .filterNotValid)
+        let filtered = try await f.get(f.aliceDocs, root, f.alice, hugeFilter)
+        #expect(Set(filtered.properties.ids) == ["cmis:name", "cmis:objectId", "cmis:baseTypeId", "cmis:objectTypeId"])
         let hugeStatement = "SELECT * FROM cmis:document WHERE cmis:name = '\(String(repeating: "q", count: 300_000))'"
         #expect(
             await cmisCode {

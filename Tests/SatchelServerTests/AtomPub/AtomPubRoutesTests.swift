@@ -76,7 +76,7 @@ struct AtomPubRoutesTests {
             #expect(workspace.repositoryInfo.extensionValue(named: "myDocuments") == "root")
             #expect(
                 Set(workspace.collections.compactMap(\.collectionType))
-                    == ["root", "types", "query", "checkedout", "unfiled"])
+                    == ["root", "types", "query", "checkedout", "unfiled", "update"])
             #expect(Set(workspace.uriTemplates.map(\.type)) == ["objectbyid", "objectbypath", "query", "typebyid"])
             #expect(workspace.collection("root")?.href.hasPrefix(server.serviceURL.absoluteString + "/shared/") == true)
             #expect(response.text.contains("capabilityCreatablePropertyTypes") == !omitNewTypeCapabilities)

@@ -23,6 +23,28 @@ public struct AtomPubRequestEntry: Sendable, Hashable {
     public var content: Content?
     /// The `cmisra:object`, present or not (an entry that only carries content has none).
     public var hasObject: Bool
+    /// A `cmisra:bulkUpdate` (posted to the bulk update collection).
+    public var bulkUpdate: BulkUpdate?
+
+    /// The objects, properties and secondary types of one bulk update.
+    public struct BulkUpdate: Sendable, Hashable {
+        public var objects: [(id: String, changeToken: String?)]
+        public var properties: Properties
+        public var addSecondaryTypeIds: [String]
+        public var removeSecondaryTypeIds: [String]
+
+        public static func == (lhs: BulkUpdate, rhs: BulkUpdate) -> Bool {
+            lhs.objects.map(\.id) == rhs.objects.map(\.id)
+                && lhs.objects.map(\.changeToken) == rhs.objects.map(\.changeToken) && lhs.properties == rhs.properties
+                && lhs.addSecondaryTypeIds == rhs.addSecondaryTypeIds
+                && lhs.removeSecondaryTypeIds == rhs.removeSecondaryTypeIds
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            for object in objects { hasher.combine(object.id) }
+            hasher.combine(addSecondaryTypeIds)
+        }
+    }
 
     public init(
         title: String? = nil, summary: String? = nil, properties: Properties = Properties(), policyIds: [String] = [],
@@ -87,6 +109,23 @@ extension AtomPubParser {
                             .invalidArgument, "atom:content is not base64", path: "/atom:entry/atom:content")
                     }
                 }
+            }
+            if let bulk = element.child("bulkUpdate", namespace: cmisra) {
+                let path = "/atom:entry/cmisra:bulkUpdate"
+                var objects: [(id: String, changeToken: String?)] = []
+                for item in bulk.children("objectIdAndChangeToken", namespace: cmis) {
+                    guard let id = text(item, "id", cmis), !id.isEmpty else {
+                        throw CMISError(.invalidArgument, "an objectIdAndChangeToken has no cmis:id", path: path)
+                    }
+                    objects.append((id, text(item, "changeToken", cmis)))
+                }
+                let properties = try bulk.child("properties", namespace: cmis).map {
+                    try self.properties(from: $0, path: path + "/cmis:properties", types: typeDefinition)
+                }
+                entry.bulkUpdate = .init(
+                    objects: objects, properties: properties ?? Properties(),
+                    addSecondaryTypeIds: bulk.children("addSecondaryTypeIds", namespace: cmis).map(\.trimmedText),
+                    removeSecondaryTypeIds: bulk.children("removeSecondaryTypeIds", namespace: cmis).map(\.trimmedText))
             }
             return entry
         } catch {

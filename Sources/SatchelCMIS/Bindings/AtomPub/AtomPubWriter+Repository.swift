@@ -103,9 +103,15 @@ extension AtomPubWriter {
         writer.end()
     }
 
-    /// `cmisra:type` with every flag and property definition.
+    /// `cmisra:type` with every flag and property definition, and the `xsi:type` of its base type
+    /// (`cmis:cmisTypeDocumentDefinitionType`, …): clients that read type definitions by schema type need it.
     public static func typeDefinition(_ type: TypeDefinition, into writer: inout XMLWriter) {
-        writer.start("type", namespace: cmisra)
+        writer.start(
+            "type", namespace: cmisra,
+            attributes: [
+                ("xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance"),
+                ("xmlns:cmis", cmis), ("xsi:type", "cmis:" + schemaType(of: type.baseTypeId)),
+            ])
         writer.element("id", namespace: cmis, text: type.id)
         optional("localName", type.localName, into: &writer)
         optional("localNamespace", type.localNamespace, into: &writer)
@@ -174,5 +180,17 @@ extension AtomPubWriter {
 
     static func optional(_ name: String, _ value: String?, into writer: inout XMLWriter) {
         if let value { writer.element(name, namespace: cmis, text: value) }
+    }
+
+    /// The CMIS schema type of a base type's definitions.
+    static func schemaType(of base: BaseTypeId) -> String {
+        switch base {
+        case .document: "cmisTypeDocumentDefinitionType"
+        case .folder: "cmisTypeFolderDefinitionType"
+        case .relationship: "cmisTypeRelationshipDefinitionType"
+        case .policy: "cmisTypePolicyDefinitionType"
+        case .item: "cmisTypeItemDefinitionType"
+        case .secondary: "cmisTypeSecondaryDefinitionType"
+        }
     }
 }

@@ -132,6 +132,10 @@ extension CMISRepository {
             }
             plan.delete(object)
         case .document:
+            if !allVersions && !object.isLatestVersion && !object.isPrivateWorkingCopy {
+                throw CMISError(
+                    .constraint, "An old version is immutable: delete the whole version series (allVersions) instead.")
+            }
             try await planDocumentDeletion(scope, object, allVersions: allVersions, into: &plan)
         case .policy:
             let users = try await store.scan(repositoryId: scope.id, baseTypes: nil, typeIds: nil, latestOnly: false)

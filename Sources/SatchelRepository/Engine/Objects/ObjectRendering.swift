@@ -12,7 +12,8 @@ struct PropertyFilter: Sendable {
 
     init(names: Set<String>?) { self.names = names }
 
-    /// Parses a filter, rejecting names no type defines (`filterNotValid`).
+    /// Parses a filter. Names no type defines are ignored, as clients expect (a filter that names nothing known
+    /// still returns the essential properties).
     init(_ filter: [String]?, types: TypeRegistry) throws {
         guard let filter else {
             names = nil
@@ -26,12 +27,10 @@ struct PropertyFilter: Sendable {
                 self.names = nil
                 return
             }
-            guard types.allQueryNames.contains(name) else {
-                throw CMISError(.filterNotValid, "The filter names '\(name)', which no object type defines.")
-            }
+            guard types.allQueryNames.contains(name) else { continue }
             names.insert(name)
         }
-        if names.isEmpty {
+        if filter.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
             self.names = nil
             return
         }
@@ -66,6 +65,10 @@ extension CMISRepository {
                 all.insert(CMISProperty(definition: definition, values: [.string(path)]), at: index)
             }
             properties = Properties(all)
+        }
+        if object.id == scope.rootId && object.name.isEmpty, properties["cmis:name"] != nil {
+            // Roots stored before they were named take their repository's name.
+            properties["cmis:name"]?.values = [.string(scope.repository.name)]
         }
         var result = CMISObject(properties: properties)
         if context.includeAllowableActions {
@@ -128,7 +131,8 @@ extension CMISRepository {
             let mutable =
                 object.baseTypeId != .document || object.isLatestVersion || object.isPrivateWorkingCopy
             if mutable { actions.insert(.updateProperties) }
-            if !isRoot { actions.insert(.deleteObject) }
+            // An old version is immutable: it goes with its series (deleteObject with allVersions), not alone.
+            if !isRoot && mutable { actions.insert(.deleteObject) }
             actions.formUnion([.applyPolicy, .removePolicy])
             if type?.baseTypeId != .relationship { actions.insert(.createRelationship) }
             switch object.baseTypeId {

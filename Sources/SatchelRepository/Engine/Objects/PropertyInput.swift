@@ -65,9 +65,7 @@ extension CMISRepository {
             }
             if property.id == "cmis:secondaryObjectTypeIds" {
                 for id in property.values.compactMap(\.stringValue) {
-                    guard let secondary = types.type(id), secondary.baseTypeId == .secondary,
-                        secondary.id != BaseTypeId.secondary.rawValue
-                    else {
+                    guard let secondary = types.type(id), secondary.baseTypeId == .secondary else {
                         throw CMISError(.constraint, "There is no secondary type '\(id)'.")
                     }
                 }

@@ -19,6 +19,9 @@ struct AtomPubDocuments: Sendable {
 
     let urls: AtomPubURLs
     let repositoryId: String
+    /// Properties read only to write an entry's `atom:content` (its length and type) that the caller's filter
+    /// left out: not written as properties.
+    var hiddenProperties: [String] = []
 
     // MARK: Service document
 
@@ -52,6 +55,7 @@ struct AtomPubDocuments: Sendable {
                 ["application/cmisatom+xml"]
             ),
             ("unfiled", urls.url(repositoryId, "unfiled"), "Unfiled Collection", ["application/cmisatom+xml"]),
+            ("update", urls.url(repositoryId, "update"), "Bulk Update Collection", ["application/cmisatom+xml"]),
         ]
         for (type, href, title, accepts) in collections {
             writer.start("collection", namespace: Self.app, attributes: [("href", href)])
@@ -100,6 +104,8 @@ struct AtomPubDocuments: Sendable {
         var relativePathSegment: String?
         /// Nested entries of descendants and folder tree feeds.
         var children: [ContainerNode]?
+        /// In a policies feed, the object the policy is applied to.
+        var policyAppliedTo: String?
     }
 
     /// A whole entry document.
@@ -131,14 +137,16 @@ struct AtomPubDocuments: Sendable {
                     ("type", object.contentStreamMimeType ?? "application/octet-stream"),
                 ])
         }
-        AtomPubWriter.object(object, into: &writer)
+        var shown = object
+        for id in hiddenProperties { shown.properties[id] = nil }
+        AtomPubWriter.object(shown, into: &writer)
         if let segment = extras.pathSegment {
             writer.element("pathSegment", namespace: Self.cmisra, text: segment)
         }
         if let segment = extras.relativePathSegment {
             writer.element("relativePathSegment", namespace: Self.cmisra, text: segment)
         }
-        if let id { links(of: object, id: id, into: &writer) }
+        if let id { links(of: object, id: id, appliedTo: extras.policyAppliedTo, into: &writer) }
         if let children = extras.children, !children.isEmpty, depth < 64, let id {
             writer.start("children", namespace: Self.cmisra)
             writer.start("feed", namespace: Self.atom)
@@ -157,8 +165,10 @@ struct AtomPubDocuments: Sendable {
         writer.end()
     }
 
-    func links(of object: CMISObject, id: String, into writer: inout XMLWriter) {
-        let entryURL = urls.entry(repositoryId, id: id)
+    func links(of object: CMISObject, id: String, appliedTo: String? = nil, into writer: inout XMLWriter) {
+        let entryURL =
+            appliedTo.map { urls.url(repositoryId, "policies", [("id", $0), ("policyId", id)]) }
+            ?? urls.entry(repositoryId, id: id)
         link(
             &writer, "service", urls.service + "?repositoryId=" + AtomPubURLs.encode(repositoryId),
             "application/atomsvc+xml")

@@ -72,8 +72,12 @@ extension AtomPubRoutes {
                 })
         case "parents":
             let id = try call.required("id")
+            var context = try call.operationContext()
+            // getObjectParents names its path-segment switch includeRelativePathSegment.
+            context.includePathSegment = try call.bool(
+                "includeRelativePathSegment", default: context.includePathSegment)
             let parents = try await service.objectParents(
-                repositoryId: repositoryId, objectId: id, context: try call.operationContext(), caller: caller)
+                repositoryId: repositoryId, objectId: id, context: context, caller: caller)
             return objectFeed(
                 call, resource: resource, title: "parents of \(id)", objects: parents.map(\.object),
                 relativePathSegments: parents.map(\.relativePathSegment))
@@ -101,7 +105,8 @@ extension AtomPubRoutes {
             let id = try call.required("id")
             let policies = try await service.appliedPolicies(
                 repositoryId: repositoryId, objectId: id, context: try call.operationContext(), caller: caller)
-            return objectFeed(call, resource: resource, title: "policies of \(id)", objects: policies)
+            return objectFeed(
+                call, resource: resource, title: "policies of \(id)", objects: policies, appliedTo: id)
         case "checkedout":
             let list = try await service.checkedOutDocuments(
                 repositoryId: repositoryId, folderId: call.parameter("folderId"), context: try call.operationContext(),
@@ -180,9 +185,11 @@ extension AtomPubRoutes {
         }
     }
 
+    /// A feed of objects; `appliedTo` marks a policies feed, whose entries' self and edit links name the
+    /// attachment (`policies?id=OBJECT&policyId=POLICY`, where DELETE detaches the policy).
     func objectFeed(
         _ call: AtomPubCall, resource: String, title: String, objects: [CMISObject],
-        relativePathSegments: [String?] = []
+        relativePathSegments: [String?] = [], appliedTo: String? = nil
     ) -> Response {
         let docs = call.documents
         let page = AtomPubDocuments.Page(
@@ -193,7 +200,8 @@ extension AtomPubRoutes {
             docs.feed(title: title, page: page) { writer in
                 for (index, object) in objects.enumerated() {
                     let segment = index < relativePathSegments.count ? relativePathSegments[index] : nil
-                    docs.entry(object, into: &writer, extras: .init(relativePathSegment: segment))
+                    docs.entry(
+                        object, into: &writer, extras: .init(relativePathSegment: segment, policyAppliedTo: appliedTo))
                 }
             })
     }

@@ -68,9 +68,44 @@ extension AtomPubRoutes {
             return created(call, policy)
         case "relationships":
             return created(call, try await create(call, entry: entry, folderId: nil))
+        case "update":
+            return try await bulkUpdate(call, entry: entry)
         default:
             throw CMISError(.notSupported, "POST is not supported on \(resource)")
         }
+    }
+
+    /// bulkUpdateProperties: a feed with an entry per object updated (its id, new id and change token).
+    func bulkUpdate(_ call: AtomPubCall, entry: AtomPubRequestEntry) async throws -> Response {
+        guard let bulk = entry.bulkUpdate else {
+            throw CMISError(.invalidArgument, "a bulk update entry needs cmisra:bulkUpdate")
+        }
+        guard bulk.objects.count <= environment.limits.maxFormFields else {
+            throw CMISError(
+                .invalidArgument, "a bulk update names more than \(environment.limits.maxFormFields) objects")
+        }
+        let results = try await call.service.bulkUpdateProperties(
+            repositoryId: call.repositoryId, objects: bulk.objects, properties: bulk.properties,
+            addSecondaryTypeIds: bulk.addSecondaryTypeIds, removeSecondaryTypeIds: bulk.removeSecondaryTypeIds,
+            caller: call.caller)
+        let docs = call.documents
+        let page = AtomPubDocuments.Page(
+            selfURL: call.urls.url(call.repositoryId, "update"),
+            pageURL: { _ in call.urls.url(call.repositoryId, "update") },
+            skipCount: 0, count: results.count, hasMoreItems: false, numItems: Int64(results.count))
+        let bytes = docs.feed(title: "bulk update", page: page) { writer in
+            for result in results {
+                var properties = Properties()
+                properties["cmis:objectId"] = CMISProperty(
+                    id: "cmis:objectId", type: .id, values: [.id(result.newId ?? result.id)])
+                if let token = result.changeToken {
+                    properties["cmis:changeToken"] = CMISProperty(
+                        id: "cmis:changeToken", type: .string, values: [.string(token)])
+                }
+                docs.entry(CMISObject(properties: properties), into: &writer)
+            }
+        }
+        return AtomPubCall.xml(bytes, type: "application/atom+xml;type=feed;charset=UTF-8", status: .created)
     }
 
     /// Creates a folder, document, or other object from an entry, by the base type of `cmis:objectTypeId`.

@@ -110,7 +110,21 @@ struct AtomPubCall: Sendable {
     var parameters: [(String, String)]
 
     var service: any CMISService { environment.service }
-    var documents: AtomPubDocuments { AtomPubDocuments(urls: urls, repositoryId: repositoryId) }
+    var documents: AtomPubDocuments {
+        AtomPubDocuments(urls: urls, repositoryId: repositoryId, hiddenProperties: filterAdditions)
+    }
+
+    /// An entry of a document with content links to it (`atom:content src`) whatever the filter asks for; the
+    /// properties that tells are read beside the filter's and not written.
+    static let contentProperties = ["cmis:contentStreamLength", "cmis:contentStreamMimeType"]
+
+    /// The content properties the request's filter leaves out.
+    var filterAdditions: [String] {
+        guard let filter = parameter("filter"), filter != "*" else { return [] }
+        let names = Set(filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        if names.isEmpty || names.contains("*") { return [] }
+        return Self.contentProperties.filter { !names.contains($0) }
+    }
 
     /// The query parameters of `request`, decoded as forms are (`+` is a space); a bad escape is kept as sent.
     static func parameters(of request: Request) -> [(String, String)] {
@@ -158,6 +172,7 @@ struct AtomPubCall: Sendable {
         var context = OperationContext()
         if let filter = parameter("filter"), filter != "*" {
             context.filter = filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            context.filter?.append(contentsOf: filterAdditions)
         }
         context.includeAllowableActions = try bool("includeAllowableActions", default: false)
         context.includeACL = try bool("includeACL", default: false)
