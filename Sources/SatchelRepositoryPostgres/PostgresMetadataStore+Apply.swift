@@ -111,24 +111,27 @@ extension PostgresMetadataStore {
                 }
             }
         }
-        // Drawing a token locks the repository's sequence row until commit: tokens are drawn and committed one
-        // writer at a time per repository, so a reader that has seen token n never later finds a smaller one appear.
+        // The repository's advisory lock, held until commit: tokens are drawn and committed one writer at a time per
+        // repository, so a reader that has seen token n never later finds a smaller one appear. (A counter row
+        // updated by every writer would do the same, and turn into a hot, ever-longer row version chain.)
+        var locked: Set<String> = []
         for change in batch.changes {
-            let drawn = try await rows(
-                """
-                INSERT INTO change_sequences (repository, last) VALUES (\(change.repositoryId), 1)
-                ON CONFLICT (repository) DO UPDATE SET last = change_sequences.last + 1 RETURNING last
-                """, on: connection)
-            guard let token = try drawn.first?.decode(Int64.self) else {
-                throw StoreError.backend("no change token was drawn for \(change.repositoryId)")
+            if locked.insert(change.repositoryId).inserted {
+                try await run(
+                    """
+                    SELECT pg_advisory_xact_lock(\(PostgresSchema.changeLogLockClass), hashtext(\(change.repositoryId)))
+                    """, on: connection)
             }
+            // The next token after the repository's largest, drawn in the insert itself (each statement sees
+            // everything committed before it, and the lock keeps other writers of the repository out).
             let readers = change.readers.map { StoredPropertyCodec.text(StoredPropertyCodec.encode($0)) }
             try await run(
                 """
                 INSERT INTO changes (repository, token, object_id, change_type, time, type_id, base_type, readers)
-                VALUES (\(change.repositoryId), \(token), \(change.objectId), \(change.changeType.rawValue),
-                    \(StoredTime.milliseconds(change.time)), \(change.typeId), \(change.baseTypeId.rawValue),
-                    \(readers))
+                SELECT \(change.repositoryId), COALESCE(MAX(token), 0) + 1, \(change.objectId),
+                    \(change.changeType.rawValue), \(StoredTime.milliseconds(change.time)), \(change.typeId),
+                    \(change.baseTypeId.rawValue), \(readers)
+                FROM changes WHERE repository = \(change.repositoryId)
                 """, on: connection)
         }
         for object in batch.updates { if let hash = object.content?.hash { dropped.remove(hash) } }

@@ -132,7 +132,7 @@ extension PostgresMetadataStore {
 
     public func latestChangeToken(repositoryId: String) async throws -> Int64? {
         do {
-            return try await rows("SELECT last FROM change_sequences WHERE repository = \(repositoryId)").first?
+            return try await rows("SELECT MAX(token) FROM changes WHERE repository = \(repositoryId)").first?
                 .decode(Int64?.self) ?? nil
         } catch {
             throw Self.storeError(error)

@@ -38,6 +38,13 @@ public final class PostgresMetadataStore: MetadataStore {
     public static func connect(
         url: String, logger: Logger? = nil, timeout: Duration = .seconds(30)
     ) async throws -> PostgresMetadataStore {
+        try await connect(url: url, logger: logger, timeout: timeout, migrating: true)
+    }
+
+    /// ``connect(url:logger:timeout:)``, leaving the schema as it is when `migrating` is false (upgrade tests).
+    static func connect(
+        url: String, logger: Logger? = nil, timeout: Duration, migrating: Bool
+    ) async throws -> PostgresMetadataStore {
         let configuration = try configuration(url: url)
         let logger = logger ?? Logger(label: "satchel.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -45,7 +52,9 @@ public final class PostgresMetadataStore: MetadataStore {
         do {
             // The pool keeps retrying an unreachable server; give up after `timeout`.
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await store.migrate() }
+                group.addTask {
+                    if migrating { try await store.migrate() } else { _ = try await store.rows("SELECT 1") }
+                }
                 group.addTask {
                     try await Task.sleep(for: timeout)
                     throw StoreError.backend("PostgreSQL at \(redacted(url)) did not answer within \(timeout)")

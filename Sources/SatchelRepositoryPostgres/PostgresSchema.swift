@@ -2,7 +2,8 @@
 ///
 /// Text that is sorted or compared (ids, names, type ids) is `COLLATE "C"`, so the order is by code point
 /// whatever the database's locale, the same as SQLite and the memory store. Change tokens count per repository
-/// (`change_sequences`, version 2; version 1 drew them from one `bigserial` for the whole store).
+/// (version 2, keyed by (repository, token); version 1 drew them from one `bigserial` for the whole store): a writer
+/// takes its repository's advisory lock, then the next token after the repository's largest.
 enum PostgresSchema {
     /// Schema versions, each applied once, in order, under an advisory lock.
     static let migrations: [(version: Int, sql: [String])] = [
@@ -98,11 +99,6 @@ enum PostgresSchema {
                 INSERT INTO change_log (repository, token, object_id, change_type, time, type_id, base_type)
                     SELECT repository, token, object_id, change_type, time, type_id, base_type FROM changes
                 """,
-                "CREATE TABLE change_sequences (repository text COLLATE \"C\" PRIMARY KEY, last bigint NOT NULL)",
-                """
-                INSERT INTO change_sequences (repository, last)
-                    SELECT repository, MAX(token) FROM change_log GROUP BY repository
-                """,
                 "DROP TABLE changes",
                 "ALTER TABLE change_log RENAME TO changes",
             ]
@@ -121,4 +117,6 @@ enum PostgresSchema {
 
     /// The advisory lock key (arbitrary, fixed) that migrations run under.
     static let migrationLock: Int64 = 0x5341_5443_4845_4C01
+    /// The class of the per-repository advisory locks change-log writers hold (the key is the repository's hash).
+    static let changeLogLockClass: Int32 = 0x5341_5443
 }
