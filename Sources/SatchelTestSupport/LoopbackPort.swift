@@ -37,6 +37,39 @@ public enum LoopbackPort {
     }
 }
 
+extension LoopbackPort {
+    /// A TCP socket connected to 127.0.0.1:`port`, or -1 (with `errno` set) when nothing accepts there.
+    public static func connect(_ port: Int) -> Int32 {
+        #if canImport(Glibc) || canImport(Musl)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { return -1 }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                systemConnect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            let failure = errno
+            close(descriptor)
+            errno = failure
+            return -1
+        }
+        return descriptor
+    }
+}
+
+/// `connect(2)`, named apart from ``LoopbackPort/connect(_:)``.
+private func systemConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    connect(descriptor, address, length)
+}
+
 /// Why no free loopback port could be found.
 public struct LoopbackPortError: Error, CustomStringConvertible {
     public var message: String

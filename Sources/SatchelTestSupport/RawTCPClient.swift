@@ -22,23 +22,8 @@ public final class RawTCPClient: @unchecked Sendable {
     public private(set) var received = Data()
 
     public init(port: Int) throws {
-        #if canImport(Glibc) || canImport(Musl)
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw RawTCPClientError(message: "socket() failed: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(descriptor)
+        descriptor = LoopbackPort.connect(port)
+        guard descriptor >= 0 else {
             throw RawTCPClientError(message: "connect() to port \(port) failed: errno \(errno)")
         }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)

@@ -73,26 +73,12 @@ public enum ODataPeers {
 
     /// The status code a plain HTTP/1.0 GET of `path` on 127.0.0.1:`port` answers, or nil when nothing answers.
     static func probe(port: Int, path: String) -> Int? {
-        #if canImport(Glibc) || canImport(Musl)
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        let descriptor = LoopbackPort.connect(port)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var timeout = timeval(tv_sec: 2, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { return nil }
         let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
         let sent = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
         guard sent == request.count else { return nil }
