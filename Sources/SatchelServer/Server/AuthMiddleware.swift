@@ -93,12 +93,15 @@ public struct AuthMiddleware: RouterMiddleware {
     private func log(_ request: Request, status: Int, bytes: Int?, start: ContinuousClock.Instant, user: String?) {
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let method = request.method.rawValue
+        let path = request.uri.path
+        let code = String(status)
         accessLog.info(
-            "\(request.method) \(request.uri.path) \(status)",
+            "\(method) \(path) \(code)",
             metadata: [
-                "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(status)",
-                "bytes": "\(bytes.map(String.init) ?? "-")",
-                "duration_ms": "\((milliseconds * 1000).rounded() / 1000)", "user": "\(user ?? "-")",
+                "method": .string(method), "path": .string(path), "status": .string(code),
+                "bytes": .string(bytes.map(String.init) ?? "-"),
+                "duration_ms": .string(String((milliseconds * 1000).rounded() / 1000)), "user": .string(user ?? "-"),
             ])
     }
 }

@@ -71,7 +71,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let counter: ConnectionCounter
     private let proxies: TrustedProxies
     private var countedAddress: String?
-    private var bodyDeadline: Scheduled<Void>?
+    /// The check that closes a stalled body, when one is scheduled.
+    private var bodyCheck: Scheduled<Void>?
+    /// When the request being read last sent something; nil when no body is being read.
+    private var lastBodyProgress: NIODeadline?
 
     /// The largest request body the server accepts (content plus form fields).
     private let maximumBodyBytes: Int64
@@ -111,7 +114,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 }
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
             }
-            armBodyTimer(context)
+            // Only a request with a body can stall in it (most reads have none: no timer to schedule and cancel).
+            if head.headerFields[.contentLength].map({ $0 != "0" }) ?? (head.headerFields[.transferEncoding] != nil) {
+                armBodyTimer(context)
+            }
         case .body: armBodyTimer(context)
         case .end: disarmBodyTimer()
         }
@@ -138,28 +144,47 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func release(_ context: ChannelHandlerContext) {
-        disarmBodyTimer()
+        cancelBodyCheck()
         if let address = countedAddress {
             counter.close(address)
             countedAddress = nil
         }
     }
 
-    /// Closes the connection unless more of the request arrives within the body timeout.
+    /// Notes progress in a request body; one check, scheduled when none is, closes the connection once the body
+    /// has made none for the body timeout (parts arriving reset a time stamp, not a timer).
     private func armBodyTimer(_ context: ChannelHandlerContext) {
-        disarmBodyTimer()
+        lastBodyProgress = .now()
+        guard bodyCheck == nil else { return }
+        scheduleBodyCheck(context, in: Self.timeAmount(limits.bodyTimeout))
+    }
+
+    private func scheduleBodyCheck(_ context: ChannelHandlerContext, in delay: TimeAmount) {
         let loop = context.eventLoop.assumeIsolatedUnsafeUnchecked()
-        bodyDeadline = loop.scheduleTask(in: Self.timeAmount(limits.bodyTimeout)) { [context] in
-            context.close(promise: nil)
+        bodyCheck = loop.scheduleTask(in: delay) { [self, context] in
+            bodyCheck = nil
+            guard let last = lastBodyProgress else { return }
+            let quiet = NIODeadline.now() - last
+            let timeout = Self.timeAmount(limits.bodyTimeout)
+            if quiet >= timeout {
+                context.close(promise: nil)
+            } else {
+                scheduleBodyCheck(context, in: timeout - quiet)
+            }
         }
+    }
+
+    private func disarmBodyTimer() {
+        lastBodyProgress = nil
+    }
+
+    private func cancelBodyCheck() {
+        bodyCheck?.cancel()
+        bodyCheck = nil
+        lastBodyProgress = nil
     }
 
     static func timeAmount(_ duration: Duration) -> TimeAmount {
         .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
-    }
-
-    private func disarmBodyTimer() {
-        bodyDeadline?.cancel()
-        bodyDeadline = nil
     }
 }
