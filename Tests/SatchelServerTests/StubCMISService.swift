@@ -188,6 +188,8 @@ final class StubCMISService: CMISService {
             file: blobs.url(for: content.blob.hash), length: content.blob.length, mimeType: content.mimeType,
             fileName: content.fileName, hash: content.blob.hash)
     }
+    func readGeneration(repositoryId: String) -> UInt64? { nil }
+
     func checkContentUpload(repositoryId: String, targetId: String, name: String?, caller: CallerContext) async throws {
     }
 

@@ -22,6 +22,8 @@ public final class CMISRepository: CMISService {
     let types = TypeRegistry.standard
     let folders: FolderCache
     private let repositoryCache = Mutex<[String: StoredRepository]>([:])
+    /// Changes made per repository (``readGeneration(repositoryId:)``).
+    private let generations = Mutex<[String: UInt64]>([:])
 
     /// An engine over these stores; call ``bootstrap()`` once before serving.
     public init(store: any MetadataStore, blobs: BlobStore, configuration: RepositoryConfiguration = .init()) {
@@ -150,6 +152,9 @@ public final class CMISRepository: CMISService {
         let touchesFolders =
             batch.updates.contains { $0.baseTypeId == .folder } || !batch.deletes.isEmpty
         let ticket = blobs.ticket()
+        // Bumped once the commit is done, before the change is answered: an answer computed under the generation
+        // read before it started is never current afterwards, whatever it saw.
+        defer { bumpGeneration(batch.repositoryId) }
         do {
             let result = try await store.apply(batch)
             blobs.release(result.releasedContentHashes, since: ticket)
@@ -176,6 +181,15 @@ public final class CMISRepository: CMISService {
             throw error
         }
         if touchesFolders { folders.invalidate(batch.repositoryId) }
+    }
+
+    public func readGeneration(repositoryId: String) -> UInt64? {
+        guard configuration.isSoleWriter else { return nil }
+        return generations.withLock { $0[repositoryId] ?? 0 }
+    }
+
+    private func bumpGeneration(_ repositoryId: String) {
+        generations.withLock { $0[repositoryId, default: 0] &+= 1 }
     }
 
     /// A change log entry for `object`.

@@ -144,6 +144,10 @@ public protocol CMISService: Sendable {
     /// set, appended or checked in) exists and the caller may write it, and `name`, when a new document's name is
     /// already known, is free in that folder. Throws what the operation itself would throw.
     func checkContentUpload(repositoryId: String, targetId: String, name: String?, caller: CallerContext) async throws
+    /// A number that changes after every change this service makes in the repository, and only then: answers
+    /// computed under one generation stay valid while it lasts (the server caches rendered objects by it). Nil when
+    /// the repository may change by other means (a store shared by several processes), so nothing is cached.
+    func readGeneration(repositoryId: String) -> UInt64?
     func contentStream(
         repositoryId: String, objectId: String, streamId: String?, caller: CallerContext
     ) async throws -> ContentOutput

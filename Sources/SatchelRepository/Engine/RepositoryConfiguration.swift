@@ -37,6 +37,9 @@ public struct RepositoryConfiguration: Sendable {
     /// when this process alone uses the blob folder; several processes sharing a PostgreSQL store and one blob
     /// folder cannot see each other's uploads in progress and need a few minutes.
     public var blobRemovalGrace: Duration
+    /// Whether this engine is the only writer of its store (SQLite, memory). Then ``CMISService/readGeneration(repositoryId:)``
+    /// counts its changes and answers may be cached; with a store other processes write (PostgreSQL) it is nil.
+    public var isSoleWriter: Bool
     /// The current time (fixed or stepping in tests).
     public var clock: @Sendable () -> Date
     /// New object ids: opaque, unique, URL-safe.
@@ -49,6 +52,7 @@ public struct RepositoryConfiguration: Sendable {
         productVersion: String = "1.0", defaultMaxItems: Int = 100, maximumMaxItems: Int = 10_000,
         maximumStringLength: Int = 65_536, maximumNameLength: Int = 255, maximumValuesPerProperty: Int = 1_000,
         maximumTreeSize: Int = 100_000, folderCacheLifetime: Duration = .seconds(5), blobRemovalGrace: Duration = .zero,
+        isSoleWriter: Bool = false,
         clock: @escaping @Sendable () -> Date = { Date() },
         idGenerator: @escaping @Sendable () -> String = RepositoryConfiguration.randomId
     ) {
@@ -67,6 +71,7 @@ public struct RepositoryConfiguration: Sendable {
         self.maximumTreeSize = maximumTreeSize
         self.folderCacheLifetime = folderCacheLifetime
         self.blobRemovalGrace = blobRemovalGrace
+        self.isSoleWriter = isSoleWriter
         self.clock = clock
         self.idGenerator = idGenerator
     }

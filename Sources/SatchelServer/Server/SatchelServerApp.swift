@@ -74,8 +74,10 @@ public struct SatchelServerApp: Sendable {
                 services: [app], gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
         let store = prepared.store
         let authenticator = prepared.authenticator
+        let lock = prepared.dataFolderLock
         let task = Task {
             defer {
+                if let lock { close(lock) }
                 authenticator.shutdown()
                 LogSink.standardError.flush()
             }
@@ -110,6 +112,7 @@ public struct SatchelServerApp: Sendable {
         var environment: BindingEnvironment
         var authenticator: Authenticator
         var demoCredentials: (user: String, password: String)?
+        var dataFolderLock: Int32?
     }
 
     func prepare() async throws -> Prepared {
@@ -119,6 +122,10 @@ public struct SatchelServerApp: Sendable {
         } catch {
             throw ServerError("cannot create the data folder \(configuration.dataDirectory.path): \(error)")
         }
+        var lock: Int32?
+        if case .sqlite = configuration.store { lock = try Self.lockDataFolder(configuration.dataDirectory) }
+        var prepared = false
+        defer { if !prepared, let lock { close(lock) } }
         let (users, demo) = try loadUsers()
         let blobs: BlobStore
         do {
@@ -145,8 +152,24 @@ public struct SatchelServerApp: Sendable {
             omitNewTypeCapabilities: configuration.omitNewTypeCapabilities)
         let authenticator = Authenticator(
             users: users, basicCacheTTL: configuration.credentialCacheTTL, throttling: configuration.loginThrottling)
+        prepared = true
         return Prepared(
-            store: store, environment: environment, authenticator: authenticator, demoCredentials: demo)
+            store: store, environment: environment, authenticator: authenticator, demoCredentials: demo,
+            dataFolderLock: lock)
+    }
+
+    /// Locks `<data>/satchel.lock` until the returned descriptor is closed (when the server stops, or the process
+    /// ends): one server per SQLite data folder, which is what lets it cache answers by its own changes
+    /// (``ServerConfiguration/storeHasOneWriter``).
+    static func lockDataFolder(_ folder: URL) throws -> Int32 {
+        let path = folder.appendingPathComponent("satchel.lock").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw ServerError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw ServerError("another satchel serve is using the data folder \(folder.path)")
+        }
+        return descriptor
     }
 
     /// The configured users file, or the data folder's, created with a `demo` user when there is none.

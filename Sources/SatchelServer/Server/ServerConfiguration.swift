@@ -74,6 +74,13 @@ public struct ServerConfiguration: Sendable {
         return .zero
     }
 
+    /// Whether this server process is the only one writing its store: SQLite (the data folder is locked) and
+    /// memory; not PostgreSQL, which several processes may share.
+    public var storeHasOneWriter: Bool {
+        if case .postgres = store { return false }
+        return true
+    }
+
     /// The users file in use.
     public var effectiveUsersFile: URL { usersFile ?? dataDirectory.appendingPathComponent("users.json") }
     /// The blob store folder.

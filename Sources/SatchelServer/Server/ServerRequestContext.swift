@@ -70,6 +70,8 @@ public struct BindingEnvironment: Sendable {
     /// Leave `capabilityCreatablePropertyTypes` and `capabilityNewTypeSettableAttributes` out of AtomPub
     /// repository info: cmislib 0.7.0 fails on them.
     public var omitNewTypeCapabilities: Bool
+    /// Rendered object reads, kept while their repository is unchanged (``ResponseCache``).
+    let responses = ResponseCache()
 
     public init(
         service: any CMISService, blobs: BlobStore, limits: RequestLimits = .init(), xsrfPolicy: XSRFPolicy = .standard,

@@ -37,7 +37,8 @@ extension SatchelServerApp {
     public static let defaultServiceFactory: ServiceFactory = { store, blobs, configuration in
         let repository = CMISRepository(
             store: store, blobs: blobs,
-            configuration: RepositoryConfiguration(blobRemovalGrace: configuration.blobRemovalGrace))
+            configuration: RepositoryConfiguration(
+                blobRemovalGrace: configuration.blobRemovalGrace, isSoleWriter: configuration.storeHasOneWriter))
         try await repository.bootstrap()
         return repository
     }

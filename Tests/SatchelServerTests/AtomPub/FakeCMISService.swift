@@ -272,6 +272,8 @@ final class FakeCMISService: CMISService {
             fileName: content.fileName, hash: content.blob.hash)
     }
 
+    func readGeneration(repositoryId: String) -> UInt64? { nil }
+
     func checkContentUpload(repositoryId: String, targetId: String, name: String?, caller: CallerContext) async throws {
     }
 

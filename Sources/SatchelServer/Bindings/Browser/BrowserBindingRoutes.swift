@@ -42,6 +42,8 @@ struct BrowserCall {
     let objectPath: [String]?
     var parameters: BrowserParameters
     var upload: MultipartReader.Upload?
+    /// Where a rendered object read is kept (``ResponseCache``); nil for what is not cached.
+    var cacheKey: String?
 
     var service: any CMISService { environment.service }
 
@@ -58,7 +60,17 @@ struct BrowserHandler: Sendable {
     func handle(_ request: Request, context: ServerRequestContext) async -> Response {
         do {
             guard let caller = context.caller else { return CMISErrorResponse.challenge() }
+            let cacheKey =
+                request.method == .get
+                ? ResponseCache.key(user: caller.user, pathAndQuery: request.uri.description) : nil
+            if let cacheKey,
+                let hit = environment.responses.entry(
+                    cacheKey, current: { environment.service.readGeneration(repositoryId: $0) })
+            {
+                return BrowserCall.jsonResponse(hit.body)
+            }
             var call = try makeCall(request, context: context, caller: caller)
+            call.cacheKey = cacheKey
             if request.method == .post {
                 try await readBody(request, into: &call)
                 defer { call.upload?.blob.end() }
@@ -109,7 +121,7 @@ struct BrowserHandler: Sendable {
         return BrowserCall(
             environment: environment, caller: caller, context: context, request: request,
             serviceURL: request.serverBaseURL(context) + mountPoint, repository: repository, objectPath: objectPath,
-            parameters: parameters, upload: nil)
+            parameters: parameters, upload: nil, cacheKey: nil)
     }
 
     /// Reads a form body: urlencoded (collected, bounded) or multipart (streamed; content into the blob store).
@@ -169,16 +181,28 @@ struct BrowserHandler: Sendable {
 extension BrowserCall {
     var succinct: Bool { parameters.succinct }
 
+    static let jsonContentType = "application/json; charset=utf-8"
+
     func json(
         status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:], _ write: (inout BrowserJSONWriter) -> Void
     )
         -> Response
     {
+        Self.jsonResponse(jsonBytes(write), status: status, headers: extra)
+    }
+
+    func jsonBytes(_ write: (inout BrowserJSONWriter) -> Void) -> [UInt8] {
         var writer = BrowserJSONWriter(succinct: succinct)
         write(&writer)
+        return writer.bytes
+    }
+
+    static func jsonResponse(
+        _ bytes: [UInt8], status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]
+    ) -> Response {
         var headers = extra
-        headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
+        headers[.contentType] = jsonContentType
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     func empty(status: HTTPResponse.Status = .ok) -> Response {

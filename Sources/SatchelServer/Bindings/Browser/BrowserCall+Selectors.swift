@@ -110,27 +110,47 @@ extension BrowserCall {
         return id
     }
 
-    func objectSelector(_ selector: String?, repositoryId: String) async throws -> Response {
-        let objectId = try await targetObjectId(repositoryId: repositoryId)
-        var selector = selector
-        if selector == nil {
-            // No selector: a folder lists its children, a document returns its content.
-            let object = try await service.object(
-                repositoryId: repositoryId, id: objectId, context: OperationContext(filter: ["cmis:baseTypeId"]),
-                caller: caller)
-            selector = object.baseType == .folder ? "children" : object.baseType == .document ? "content" : "object"
+    /// The object the URL names (by `objectId` or by path), read with `context` in one engine call.
+    func targetObject(repositoryId: String, context: OperationContext) async throws -> CMISObject {
+        if let id = parameters.string("objectId") {
+            return try await service.object(repositoryId: repositoryId, id: id, context: context, caller: caller)
         }
+        let path = "/" + (objectPath ?? []).joined(separator: "/")
+        return try await service.object(repositoryId: repositoryId, path: path, context: context, caller: caller)
+    }
+
+    func objectSelector(_ selector: String?, repositoryId: String) async throws -> Response {
         let context = try parameters.operationContext()
+        var selector = selector
+        // The object itself is read once, by id or by path, when it is what is asked for or what decides what is
+        // asked for (no selector: a folder lists its children, a document returns its content).
+        let returnsThis = (parameters.string("returnVersion") ?? "this") == "this"
+        var resolved: CMISObject?
+        // Read before the object: an answer computed under it is stale once anything changes meanwhile.
+        let generation = service.readGeneration(repositoryId: repositoryId)
+        if selector == nil || (returnsThis && (selector == "object" || selector == "properties")) {
+            let object = try await targetObject(repositoryId: repositoryId, context: context)
+            if selector == nil {
+                selector = object.baseType == .folder ? "children" : object.baseType == .document ? "content" : "object"
+            }
+            resolved = object
+        }
+        let objectId: String
+        if let resolved {
+            guard let id = resolved.id else { throw CMISError(.runtime, "the object has no id") }
+            objectId = id
+        } else {
+            objectId = try await targetObjectId(repositoryId: repositoryId)
+        }
         switch selector ?? "object" {
         case "object", "properties":
             let object: CMISObject
-            if let version = parameters.string("returnVersion"), version != "this" {
-                object = try await service.objectOfLatestVersion(
-                    repositoryId: repositoryId, objectId: objectId, major: version == "latestmajor", context: context,
-                    caller: caller)
+            if let resolved {
+                object = resolved
             } else {
-                object = try await service.object(
-                    repositoryId: repositoryId, id: objectId, context: context, caller: caller)
+                object = try await service.objectOfLatestVersion(
+                    repositoryId: repositoryId, objectId: objectId,
+                    major: parameters.string("returnVersion") == "latestmajor", context: context, caller: caller)
             }
             if selector == "properties" {
                 return json { writer in
@@ -148,7 +168,12 @@ extension BrowserCall {
                     }
                 }
             }
-            return json { $0.object(object) }
+            let bytes = jsonBytes { $0.object(object) }
+            if let generation, let cacheKey, resolved != nil, selector == "object" {
+                environment.responses.insert(
+                    cacheKey, .init(repositoryId: repositoryId, generation: generation, body: bytes))
+            }
+            return Self.jsonResponse(bytes)
         case "allowableactions":
             let actions = try await service.allowableActions(
                 repositoryId: repositoryId, objectId: objectId, caller: caller)
