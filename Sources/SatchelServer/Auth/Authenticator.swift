@@ -63,10 +63,16 @@ public final class Authenticator: Sendable {
     private struct Entry {
         var caller: Caller
         var expires: ContinuousClock.Instant
+        /// A Basic credential is checked again after this at the latest, however busy its client.
+        var verifiedUntil: ContinuousClock.Instant = .now
     }
 
+    /// The longest a verified Basic credential is used without hashing its password again.
+    static let maximumVerificationAge: Duration = .seconds(8 * 3600)
+
     /// - Parameters:
-    ///   - basicCacheTTL: how long a verified Basic header is trusted without hashing the password again.
+    ///   - basicCacheTTL: how long a verified Basic header stays trusted without being used (each use extends it, up
+    ///     to eight hours after it was verified).
     ///   - sessionTTL: how long a cookie session lives without use.
     ///   - throttling: how failed logins are slowed down.
     public init(
@@ -121,11 +127,15 @@ public final class Authenticator: Sendable {
         let key = Data(SHA256.hash(data: Data(header.utf8)))
         let now = ContinuousClock.now
         if let hit = state.withLock({ state -> Entry? in
-            guard let entry = state.verified[key] else { return nil }
-            if entry.expires < now {
+            guard var entry = state.verified[key] else { return nil }
+            if entry.expires < now || entry.verifiedUntil < now {
                 state.verified[key] = nil
                 return nil
             }
+            // Kept while the client is busy: a client in use is not made to log in again (and so is not caught by
+            // a throttle someone else's guesses set off for its name or address).
+            entry.expires = now + basicCacheTTL
+            state.verified[key] = entry
             return entry
         }) {
             return .accepted(hit.caller)
@@ -135,7 +145,8 @@ public final class Authenticator: Sendable {
         if case .accepted(let caller) = outcome {
             state.withLock { state in
                 if state.verified.count > 10_000 { state.verified = state.verified.filter { $0.value.expires >= now } }
-                state.verified[key] = Entry(caller: caller, expires: now + basicCacheTTL)
+                state.verified[key] = Entry(
+                    caller: caller, expires: now + basicCacheTTL, verifiedUntil: now + Self.maximumVerificationAge)
             }
         }
         return outcome
