@@ -196,7 +196,9 @@ extension CMISRepository {
 
     /// A name in Unicode normalization form C: how names are stored and compared, so `é` typed as one code point
     /// and as `e` plus a combining accent are the same name in a folder (macOS file names arrive decomposed).
-    static func normalizedName(_ name: String) -> String { name.precomposedStringWithCanonicalMapping }
+    static func normalizedName(_ name: String) -> String {
+        name.utf8.allSatisfy { $0 < 0x80 } ? name : name.precomposedStringWithCanonicalMapping  // ASCII is NFC
+    }
 
     static func shorten(_ text: String) -> String { text.count > 60 ? String(text.prefix(60)) + "…" : text }
 

@@ -90,22 +90,16 @@ extension SQLiteMetadataStore {
                 }
             }
         }
-        let nextToken = try db.cachedStatement(
-            sql: """
-                INSERT INTO change_sequences (repository, last) VALUES (?, 1)
-                ON CONFLICT (repository) DO UPDATE SET last = last + 1 RETURNING last
-                """)
+        // The next token after the repository's largest (the primary key's last entry for it): writes are one at a
+        // time, so tokens are handed out and committed in order.
         let insertChange = try db.cachedStatement(
             sql: """
                 INSERT INTO changes (repository, token, object_id, change_type, time, type_id, base_type, readers)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                SELECT ?1, COALESCE(MAX(token), 0) + 1, ?2, ?3, ?4, ?5, ?6, ?7 FROM changes WHERE repository = ?1
                 """)
         for change in batch.changes {
-            guard let token = try Int64.fetchOne(nextToken, arguments: [change.repositoryId]) else {
-                throw StoreError.backend("no change token was drawn for \(change.repositoryId)")
-            }
             try insertChange.execute(arguments: [
-                change.repositoryId, token, change.objectId, change.changeType.rawValue,
+                change.repositoryId, change.objectId, change.changeType.rawValue,
                 StoredTime.milliseconds(change.time), change.typeId, change.baseTypeId.rawValue,
                 change.readers.map { StoredPropertyCodec.text(StoredPropertyCodec.encode($0)) },
             ])

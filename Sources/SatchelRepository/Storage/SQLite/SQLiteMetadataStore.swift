@@ -298,7 +298,7 @@ public final class SQLiteMetadataStore: MetadataStore {
     public func latestChangeToken(repositoryId: String) async throws -> Int64? {
         try quickRead { db in
             try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT last FROM change_sequences WHERE repository = ?"),
+                db.cachedStatement(sql: "SELECT MAX(token) FROM changes WHERE repository = ?"),
                 arguments: [repositoryId])
         }
     }

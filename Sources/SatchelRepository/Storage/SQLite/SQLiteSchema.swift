@@ -10,10 +10,10 @@ import GRDB
 ///   (``StoredPropertyCodec``).
 /// - `filings`: one row per (object, folder) with the object's name; its primary key (repository, folder, name)
 ///   makes names unique per folder and hands out children in name order straight from the index.
-/// - `changes`: the change log, keyed by (repository, token); `change_sequences` holds each repository's last
-///   token, so tokens only grow, even after deletes, and each repository counts its own (v2; v1 drew them from
-///   one counter for the whole store, which told every user how busy everyone else was). A deleted object's
-///   event keeps `readers`, the principals who could read it then.
+/// - `changes`: the change log, keyed by (repository, token); a new entry takes the next token after its
+///   repository's largest, so each repository counts its own (v2; v1 drew them from one counter for the whole
+///   store, which told every user how busy everyone else was). Every entry keeps `readers`, the principals who
+///   could read its object then.
 enum SQLiteSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -95,9 +95,6 @@ enum SQLiteSchema {
                     ) WITHOUT ROWID;
                     INSERT INTO change_log (repository, token, object_id, change_type, time, type_id, base_type)
                         SELECT repository, token, object_id, change_type, time, type_id, base_type FROM changes;
-                    CREATE TABLE change_sequences (repository TEXT PRIMARY KEY NOT NULL, last INTEGER NOT NULL);
-                    INSERT INTO change_sequences (repository, last)
-                        SELECT repository, MAX(token) FROM change_log GROUP BY repository;
                     DROP TABLE changes;
                     ALTER TABLE change_log RENAME TO changes;
                     """)
