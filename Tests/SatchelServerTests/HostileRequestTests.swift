@@ -164,7 +164,7 @@ struct HostileRequestTests {
             "content", data: Data(count: 300 << 10), filename: "big.bin", contentType: "application/octet-stream")
         let response = try await harness.send(.post, Self.folderURL, body: .multipart(form))
         #expect(response.status == 413)
-        let temporary = harness.dataDirectory.appendingPathComponent("blobs/tmp")
+        let temporary = harness.dataDirectory.appendingPathComponent("memory-blobs/tmp")
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
     }
 

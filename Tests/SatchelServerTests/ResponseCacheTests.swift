@@ -49,5 +49,11 @@ struct ResponseCacheTests {
             usersFile: harness.dataDirectory.appendingPathComponent("users.json"),
             logLevel: .critical)
         await #expect(throws: ServerError.self) { _ = try await SatchelServerApp(configuration: configuration).start() }
+        // Nor a server keeping metadata in memory, whose start-up would collect the SQLite server's blobs; and a
+        // memory server keeps its blobs apart anyway.
+        var memory = configuration
+        memory.store = .memory
+        await #expect(throws: ServerError.self) { _ = try await SatchelServerApp(configuration: memory).start() }
+        #expect(memory.blobDirectory.lastPathComponent == "memory-blobs")
     }
 }

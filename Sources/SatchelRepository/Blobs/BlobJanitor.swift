@@ -58,7 +58,7 @@ final class BlobJanitor: Sendable {
     private func remove(_ hash: String, since ticket: BlobClaims.Ticket, grace: Duration) {
         let file = path(hash)
         var young = false
-        _ = claims.ifUnclaimed(hash, since: ticket) {
+        let removable = claims.ifUnclaimed(hash, since: ticket) {
             if grace > .zero, let modified = Self.modificationTime(file),
                 Date().timeIntervalSince(modified) < Self.seconds(grace)
             {
@@ -66,6 +66,12 @@ final class BlobJanitor: Sendable {
                 return
             }
             unlink(file)
+        }
+        // Claimed since the ticket but not held now: the claim's own check may have run before this commit, so
+        // check again (once: a new check's ticket comes after every claim so far).
+        if !removable && !claims.isPinned(hash) {
+            settle(hash)
+            return
         }
         guard young else { return }
         Task.detached { [self] in

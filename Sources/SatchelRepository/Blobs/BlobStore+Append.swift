@@ -27,10 +27,10 @@ extension BlobStore {
             throw BlobStoreError(operation: "append", path: file.path, reason: String(cString: strerror(errno)))
         }
         defer { close(descriptor) }
-        // One appender at a time per file, across processes.
-        guard flock(descriptor, LOCK_EX) == 0 else {
-            throw BlobStoreError(operation: "lock", path: file.path, reason: String(cString: strerror(errno)))
-        }
+        // One appender at a time per file, across processes; whoever finds the file locked copies instead of waiting
+        // (this runs on a task thread, which must not block on a lock someone else holds). A copy reads only bytes
+        // up to the recorded length, which never change.
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return try copy(existing, then: chunk) }
         defer { flock(descriptor, LOCK_UN) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, Int64(info.st_size) == existing.length else {
@@ -50,12 +50,29 @@ extension BlobStore {
             hash: BlobStore.hex(hasher.finalize()), length: existing.length + chunk.length)
         claims.remember(hasher, after: combined.hash)
         let destination = try preparedURL(for: combined.hash)
-        try claims.pinning(combined.hash) { () throws(BlobStoreError) in
-            // The same bytes may be stored already (then that file serves).
-            guard link(file.path, destination.path) == 0 || errno == EEXIST else {
+        let linked = try claims.pinning(combined.hash) { () throws(BlobStoreError) -> Bool in
+            if link(file.path, destination.path) == 0 {
+                // The name must lead to the file written to: if the existing blob was removed and stored again since
+                // it was opened, the path leads to another file, without the appended bytes.
+                var named = stat()
+                guard stat(destination.path, &named) == 0, named.st_ino == info.st_ino, named.st_dev == info.st_dev
+                else {
+                    unlink(destination.path)
+                    return false
+                }
+                return true
+            }
+            guard errno == EEXIST else {
                 throw BlobStoreError(
                     operation: "link", path: destination.path, reason: String(cString: strerror(errno)))
             }
+            // The same bytes are stored already: that file serves, and was claimed just now.
+            _ = utimes(destination.path, nil)
+            return true
+        }
+        guard linked else {
+            claims.unpin(combined.hash)
+            return try copy(existing, then: chunk)
         }
         BlobStore.syncFolder(destination.deletingLastPathComponent())
         return BlobLease(combined, claims: claims, janitor: janitor)

@@ -35,13 +35,28 @@ public final class CMISRepository: CMISService {
             isReferenced: { [store] in try await store.isContentReferenced($0) }, grace: configuration.blobRemovalGrace)
     }
 
-    /// Migrates the store and creates the shared repository with its root folder when it is missing.
+    /// Migrates the store and creates the shared repository with its root folder when it is missing. A shared root
+    /// that still has the grant earlier versions gave it (`cmis:anyone: cmis:all`, with which any user could lock
+    /// the others out) gets today's (`cmis:write`; administrators hold `cmis:all`).
     public func bootstrap() async throws {
         try await store.migrate()
-        if try await store.repository(id: configuration.sharedRepositoryId) == nil {
+        guard let shared = try await store.repository(id: configuration.sharedRepositoryId) else {
             _ = try await createRepository(
                 id: configuration.sharedRepositoryId, name: configuration.sharedRepositoryName,
                 description: configuration.sharedRepositoryDescription, owner: nil)
+            return
+        }
+        let oldGrant = [ACE(principalId: Permission.anyone, permissions: [Permission.all.name])]
+        if let root = try await store.object(repositoryId: shared.id, id: shared.rootFolderId), root.acl == oldGrant {
+            var granted = root
+            granted.acl = [ACE(principalId: Permission.anyone, permissions: [Permission.write.name])]
+            let scope = Scope(repository: shared, caller: CallerContext(user: "system", isAdministrator: true))
+            granted = touched(granted, scope, now: configuration.clock())
+            try await apply(
+                StoreBatch(
+                    repositoryId: shared.id, expectedChangeTokens: [root.id: root.changeToken], updates: [granted],
+                    changes: [change(granted, .security, granted.modifiedAt)]),
+                in: scope)
         }
     }
 

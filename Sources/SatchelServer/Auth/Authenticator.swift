@@ -102,7 +102,7 @@ public final class Authenticator: Sendable {
     /// Checks a user name and password from `source` (a client address): throttled, and hashed off the request
     /// threads. The caller accepted carries the token of the Basic session (``startSession(user:)`` makes others).
     public func login(user: String, password: String, source: String) async -> Outcome {
-        if let wait = throttle.wait(user: user, source: source) { return .throttled(retryAfter: wait) }
+        if let wait = throttle.begin(user: user, source: source) { return .throttled(retryAfter: wait) }
         let hash = users.entries[user]
         let matches: Bool
         do {
@@ -113,11 +113,8 @@ public final class Authenticator: Sendable {
         } catch {
             return .busy
         }
-        guard matches else {
-            throttle.recordFailure(user: user, source: source)
-            return .refused
-        }
-        throttle.recordSuccess(user: user)
+        guard matches else { return .refused }  // counted by begin
+        throttle.recordSuccess(user: user, source: source)
         return .accepted(caller(user: user, sessionId: "basic"))
     }
 

@@ -74,8 +74,10 @@ final class LoginThrottle: Sendable {
         self.rules = rules
     }
 
-    /// How long `user` from `source` must still wait before a password is checked, or nil when it may be now.
-    func wait(user: String, source: String) -> Duration? {
+    /// Whether a password may be checked now. If it may, the attempt is counted as a failure at once, in the same
+    /// step (guesses sent together would otherwise all pass before the first failure is counted); if not, the
+    /// wait is returned and nothing counted.
+    func begin(user: String, source: String) -> Duration? {
         let now = ContinuousClock.now
         return entries.withLock { entries in
             let waits = [
@@ -83,13 +85,7 @@ final class LoginThrottle: Sendable {
                 entries[.source(source)].map { $0.lastFailure + rules.perSource.delay(after: $0.failures) - now },
             ]
             let longest = waits.compactMap { $0 }.max() ?? .zero
-            return longest > .zero ? longest : nil
-        }
-    }
-
-    func recordFailure(user: String, source: String) {
-        let now = ContinuousClock.now
-        entries.withLock { entries in
+            if longest > .zero { return longest }
             if entries.count >= Self.capacity { prune(&entries, now: now) }
             for key in [Key.user(user), .source(source)] {
                 var entry = entries[key] ?? Entry(failures: 0, lastFailure: now)
@@ -98,13 +94,21 @@ final class LoginThrottle: Sendable {
                 entry.lastFailure = now
                 entries[key] = entry
             }
+            return nil
         }
     }
 
-    /// Clears the user name's count. The address's count stays until it is forgotten: otherwise an attacker with
+    /// An attempt ``begin(user:source:)`` counted succeeded: clears the user name's count and takes the attempt back
+    /// from the address's. The rest of the address's count stays until it is forgotten: otherwise an attacker with
     /// an account of their own could log in between guesses to start again.
-    func recordSuccess(user: String) {
-        _ = entries.withLock { $0.removeValue(forKey: .user(user)) }
+    func recordSuccess(user: String, source: String) {
+        entries.withLock { entries in
+            entries[.user(user)] = nil
+            if var entry = entries[.source(source)] {
+                entry.failures -= 1
+                entries[.source(source)] = entry.failures > 0 ? entry : nil
+            }
+        }
     }
 
     /// Drops forgotten counts, then (under a flood of distinct names) the older half.

@@ -33,6 +33,11 @@ struct ContentResponse {
             return Response(status: .notModified, headers: headers, body: .init())
         }
         let length = content.length
+        guard length > 0 else {
+            // Nothing to take a range of: the whole (empty) content.
+            headers[.contentLength] = "0"
+            return Response(status: .ok, headers: headers, body: .init())
+        }
         var range: ClosedRange<Int64>?
         if let header = request.headers[.range] {
             switch Self.byteRange(header, length: length) {
@@ -45,12 +50,11 @@ struct ContentResponse {
             }
         }
         let selected = range ?? 0...(length - 1)
-        headers[.contentLength] = String(length == 0 ? 0 : selected.count)
+        headers[.contentLength] = String(selected.count)
         if let range {
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(length)"
         }
         let status: HTTPResponse.Status = range == nil ? .ok : .partialContent
-        guard length > 0 else { return Response(status: status, headers: headers, body: .init()) }
         let body = try await FileIO().loadFile(
             path: content.file.path, range: Int(selected.lowerBound)...Int(selected.upperBound), context: context)
         return Response(status: status, headers: headers, body: body)

@@ -123,7 +123,7 @@ public struct SatchelServerApp: Sendable {
             throw ServerError("cannot create the data folder \(configuration.dataDirectory.path): \(error)")
         }
         var lock: Int32?
-        if case .sqlite = configuration.store { lock = try Self.lockDataFolder(configuration.dataDirectory) }
+        if configuration.storeHasOneWriter { lock = try Self.lockDataFolder(configuration.dataDirectory) }
         var prepared = false
         defer { if !prepared, let lock { close(lock) } }
         let (users, demo) = try loadUsers()

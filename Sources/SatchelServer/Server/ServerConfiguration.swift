@@ -83,8 +83,12 @@ public struct ServerConfiguration: Sendable {
 
     /// The users file in use.
     public var effectiveUsersFile: URL { usersFile ?? dataDirectory.appendingPathComponent("users.json") }
-    /// The blob store folder.
-    public var blobDirectory: URL { dataDirectory.appendingPathComponent("blobs", isDirectory: true) }
+    /// The blob store folder. Metadata in memory is gone when the server stops, and so is what its blobs are for:
+    /// they go in a folder of their own, never beside (and never collected with) a durable store's.
+    public var blobDirectory: URL {
+        if case .memory = store { return dataDirectory.appendingPathComponent("memory-blobs", isDirectory: true) }
+        return dataDirectory.appendingPathComponent("blobs", isDirectory: true)
+    }
 }
 
 /// A server that could not start: what it was doing and why.

@@ -89,6 +89,23 @@ struct SecurityTests {
         #expect(await cmisCode { try await takeOver(f.alice) } == .permissionDenied)
     }
 
+    /// A store from before the administrator role: its shared root lets anyone do anything, ACL changes included.
+    /// Starting on it hands the root today's grant.
+    @Test func anOldSharedRootGrantIsReplacedAtStart() async throws {
+        let f = try await EngineFixture()
+        let root = try await f.root(f.shared, f.alice)
+        var old = try #require(try await f.store.object(repositoryId: f.shared, id: root))
+        let token = old.changeToken
+        old.acl = [ACE(principalId: "cmis:anyone", permissions: ["cmis:all"])]
+        old.changeToken += 1
+        try await f.store.apply(StoreBatch(repositoryId: f.shared, expectedChangeTokens: [root: token], updates: [old]))
+        let restarted = CMISRepository(store: f.store, blobs: f.blobs)
+        try await restarted.bootstrap()
+        let acl = try await restarted.acl(
+            repositoryId: f.shared, objectId: root, onlyBasicPermissions: true, caller: f.alice)
+        #expect(acl.aces == [ACE(principalId: "cmis:anyone", permissions: ["cmis:write"], isDirect: true)])
+    }
+
     /// Every operation bob can try on alice's MyDocuments answers objectNotFound.
     @Test func anotherUsersMyDocumentsIsInvisibleToEveryOperation() async throws {
         let f = try await EngineFixture()

@@ -73,4 +73,16 @@ struct BlobStoreTests {
         #expect(blobs.contains(owned.hash))
         withExtendedLifetime(second) {}
     }
+
+    /// An append never waits for a lock someone else holds on the file (it runs on a task thread): it copies.
+    @Test func anAppendToALockedFileCopiesInsteadOfWaiting() throws {
+        let blobs = try Self.store()
+        let first = try blobs.put(Data("locked".utf8))
+        let holder = open(blobs.url(for: first.hash).path, O_RDONLY)
+        defer { close(holder) }
+        #expect(flock(holder, LOCK_EX) == 0)
+        let combined = try blobs.append(try blobs.put(Data(" out".utf8)).reference, to: first.reference)
+        #expect(try blobs.data(for: combined.reference) == Data("locked out".utf8))
+        #expect(Self.inode(blobs, combined.hash) != Self.inode(blobs, first.hash))
+    }
 }

@@ -75,5 +75,47 @@ extension Attacks {
             let answer = String(decoding: client.received, as: UTF8.self)
             #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
         }
+
+        /// An empty document's content once stopped the whole server (a range of 0...-1).
+        @Test(arguments: [
+            "/cmis/browser/shared/root?objectId=DOC&cmisselector=content", "/cmis/atom/shared/content?id=DOC",
+        ])
+        func emptyContentIsServed(path: String) async throws {
+            let harness = try await ServerHarness.start()
+            defer { Task { await harness.stop() } }
+            let alice = try await harness.session("alice", binding: .browser)
+            let empty = try #require(
+                try await alice.createDocument(
+                    named: "empty.txt", in: alice.repositoryInfo.rootFolderId,
+                    content: .data(Data(), filename: "empty.txt", mimeType: "text/plain")
+                ).id)
+            for headers in [[], [("Range", "bytes=0-")], [("Range", "bytes=-5")]] {
+                let response = try await harness.send(
+                    .get, path.replacingOccurrences(of: "DOC", with: empty), headers: headers)
+                #expect(response.status == 200 && response.body.isEmpty, "\(headers): \(response.status)")
+            }
+            #expect(try await harness.send(.get, "/health").status == 200)
+        }
+
+        /// Guesses sent all at once once each passed the throttle before the first failure was counted.
+        @Test func guessesSentTogetherAreCountedTogether() async throws {
+            let harness = try await ServerHarness.start()
+            defer { Task { await harness.stop() } }
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for attempt in 0..<20 {
+                    group.addTask {
+                        var request = SatchelHTTP.HTTPRequest(
+                            .get, url: harness.url("/cmis/browser/shared?cmisselector=repositoryInfo"))
+                        request.headers["Authorization"] =
+                            "Basic " + Data("bob:guess\(attempt)".utf8).base64EncodedString()
+                        request.validatesStatus = false
+                        return try await HTTPClient(configuration: ServerHarness.noRetries).send(request).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 401 }.count == 5, "\(statuses.sorted())")
+            #expect(statuses.filter { $0 == 429 }.count == 15)
+        }
     }
 }

@@ -18,19 +18,21 @@ extension CMISRepository {
             }
             after = token
         }
-        // Entries the caller may not see are skipped, not counted: read on until a page is full, a bounded number of
-        // entries at a time.
+        // Entries the caller may not see are skipped, not counted: read on until a page is full, but no further than
+        // ten pages' worth of entries in one call (the answer then says there is more, from the last entry read).
         var visible: [StoredChange] = []
         var lastRead: Int64?
         var hasMore = false
         var cursor = after
+        var budget = 10 * max(limit, 100)
         scanning: while true {
             let batch = try await store.changes(repositoryId: scope.id, after: cursor, limit: max(limit, 100))
             for entry in batch {
-                if visible.count == limit {
+                if visible.count == limit || budget == 0 {
                     hasMore = true
                     break scanning
                 }
+                budget -= 1
                 lastRead = entry.token
                 if try await maySee(entry, scope) { visible.append(entry) }
             }

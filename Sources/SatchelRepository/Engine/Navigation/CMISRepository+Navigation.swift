@@ -36,10 +36,13 @@ extension CMISRepository {
                 throw CMISError(.objectNotFound, "There is no object at '\(Self.shorten(path))'.")
             }
             walked += "/" + segment
-            guard
-                let child = try await store.child(
-                    repositoryId: scope.id, folderId: current.id, name: Self.normalizedName(String(segment)))
-            else {
+            let name = Self.normalizedName(String(segment))
+            var found = try await store.child(repositoryId: scope.id, folderId: current.id, name: name)
+            if found == nil && name != segment {
+                // Names stored before names were normalized keep the spelling they came with.
+                found = try await store.child(repositoryId: scope.id, folderId: current.id, name: String(segment))
+            }
+            guard let child = found else {
                 throw CMISError(.objectNotFound, "There is no object at '\(Self.shorten(walked))'.")
             }
             current = child

@@ -125,11 +125,18 @@ extension CMISRepository {
     }
 
     /// Stores a new object (one batch with its change event) and returns it rendered.
-    func insert(_ scope: Scope, _ object: StoredObject, extra: [StoredObject] = []) async throws -> CMISObject {
+    /// Stores a new object; `unchanged` are objects it was made from, which must still be as they were read (a copy
+    /// shares its source's content blob, which a concurrent delete of the source would otherwise release).
+    func insert(
+        _ scope: Scope, _ object: StoredObject, extra: [StoredObject] = [], unchanged: [StoredObject] = []
+    ) async throws -> CMISObject {
         let now = object.createdAt
+        var tokens: [String: Int64] = [:]
+        for source in unchanged { tokens[source.id] = source.changeToken }
         try await apply(
             StoreBatch(
-                repositoryId: scope.id, inserts: [object], updates: extra, changes: [change(object, .created, now)]),
+                repositoryId: scope.id, expectedChangeTokens: tokens, inserts: [object], updates: extra,
+                changes: [change(object, .created, now)]),
             in: scope)
         return try await render(scope, object, OperationContext(), filter: .all, permission: nil)
     }
@@ -239,7 +246,7 @@ extension CMISRepository {
             scope, type: type, name: name, parentIds: parentIds, values: values, content: source.content,
             versioningState: versioningState, acl: try creationACL(scope, type, add: [], remove: []), policyIds: [],
             now: configuration.clock())
-        return try await insert(scope, document)
+        return try await insert(scope, document, unchanged: [source])
     }
 
     /// `inputType` with a type to use when the properties name none.
