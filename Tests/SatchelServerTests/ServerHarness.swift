@@ -84,6 +84,9 @@ final class ServerHarness: Sendable {
     /// The XSRF token of `user`'s MyDocuments repository (from its repository info).
     func token(for user: String) async throws -> String? {
         let response = try await send(.get, "/mcm/b/json/mydocs-\(user)?cmisselector=repositoryInfo", user: user)
+        guard response.status == 200 else {
+            throw CMISError.browser(status: response.status, body: response.body)
+        }
         return try BrowserParser.repositoryInfo(response.body).extensionValue(named: "token")
     }
 }

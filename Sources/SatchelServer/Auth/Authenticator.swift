@@ -56,6 +56,8 @@ public final class Authenticator: Sendable {
         var verified: [Data: Entry] = [:]
         /// Cookie session id → caller and expiry.
         var sessions: [String: Entry] = [:]
+        /// Credentials (SHA-256 of name and password) being checked now → requests waiting for that answer.
+        var checking: [Data: [CheckedContinuation<Outcome, Never>]] = [:]
     }
 
     /// A verified caller. The token is computed once per entry: an HMAC on every request costs more than the
@@ -101,7 +103,40 @@ public final class Authenticator: Sendable {
 
     /// Checks a user name and password from `source` (a client address): throttled, and hashed off the request
     /// threads. The caller accepted carries the token of the Basic session (``startSession(user:)`` makes others).
+    ///
+    /// The same name and password checked by several requests at once (a client opening its connections) is
+    /// checked once, and counted once by the throttle: the others wait for that answer.
     public func login(user: String, password: String, source: String) async -> Outcome {
+        var key = SHA256()
+        key.update(data: Data(user.utf8))
+        key.update(data: [0])
+        key.update(data: Data(password.utf8))
+        let credential = Data(key.finalize())
+        let first = state.withLock { state -> Bool in
+            if state.checking[credential] != nil { return false }
+            state.checking[credential] = []
+            return true
+        }
+        guard first else {
+            return await withCheckedContinuation { continuation in
+                let answered = state.withLock { state -> Bool in
+                    guard state.checking[credential] != nil else { return true }
+                    state.checking[credential]?.append(continuation)
+                    return false
+                }
+                // The check ended in between: check again (its answer is cached for Basic, or throttled).
+                if answered {
+                    Task { continuation.resume(returning: await login(user: user, password: password, source: source)) }
+                }
+            }
+        }
+        let outcome = await check(user: user, password: password, source: source)
+        let waiting = state.withLock { $0.checking.removeValue(forKey: credential) ?? [] }
+        for continuation in waiting { continuation.resume(returning: outcome) }
+        return outcome
+    }
+
+    private func check(user: String, password: String, source: String) async -> Outcome {
         if let wait = throttle.begin(user: user, source: source) { return .throttled(retryAfter: wait) }
         let hash = users.entries[user]
         let matches: Bool

@@ -117,5 +117,25 @@ extension Attacks {
             #expect(statuses.filter { $0 == 401 }.count == 5, "\(statuses.sorted())")
             #expect(statuses.filter { $0 == 429 }.count == 15)
         }
+
+        /// A client opening many connections at once sends the same right credential on each: it is checked once,
+        /// counted once, and every request gets in (a browser opens six).
+        @Test func oneCredentialSentTogetherIsCheckedOnce() async throws {
+            let harness = try await ServerHarness.start()
+            defer { Task { await harness.stop() } }
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        var request = SatchelHTTP.HTTPRequest(
+                            .get, url: harness.url("/cmis/browser/shared?cmisselector=repositoryInfo"))
+                        request.headers["Authorization"] = ServerHarness.basic("bob")
+                        request.validatesStatus = false
+                        return try await HTTPClient(configuration: ServerHarness.noRetries).send(request).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 200, count: 12), "\(statuses.sorted())")
+        }
     }
 }
