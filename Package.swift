@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "SatchelCMISQL", targets: ["SatchelCMISQL"]),
         .library(name: "SatchelRepository", targets: ["SatchelRepository"]),
         .library(name: "SatchelServer", targets: ["SatchelServer"]),
+        .library(name: "SatchelStore", targets: ["SatchelStore"]),
         .executable(name: "satchel", targets: ["satchel"]),
         .executable(name: "satchel-odata-gen", targets: ["satchel-odata-gen"]),
         .plugin(name: "SatchelODataGenPlugin", targets: ["SatchelODataGenPlugin"]),
@@ -60,6 +61,21 @@ let package = Package(
 
         // Typed proxies from $metadata (satchel odata generate, satchel-odata-gen, the plugins).
         .target(name: "SatchelODataGen", dependencies: ["SatchelOData"], swiftSettings: swiftSettings),
+
+        // MARK: Local storage
+        // The page-encrypting SQLite VFS (C, over the platform's default VFS); the cipher comes from SatchelStore.
+        .target(name: "CSatchelStoreVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // Encrypted SQLite under GRDB: keys, the page format, open/rekey/export/check (docs/store.md).
+        .target(
+            name: "SatchelStore",
+            dependencies: [
+                "CSatchelStoreVFS",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Repository server (satchel serve)
         // CMIS QL: parser and evaluator, no I/O.
@@ -177,6 +193,11 @@ let package = Package(
         .testTarget(
             name: "SatchelCMISQLTests",
             dependencies: ["SatchelCMISQL"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SatchelStoreTests",
+            dependencies: ["SatchelStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,185 @@
+import CSatchelStoreVFS
+import Foundation
+import GRDB
+
+/// An open store: a GRDB database (``database``) whose file is encrypted at rest when it was opened with a key, and
+/// ordinary SQLite when it was not. Close it with ``close()``; a store released without closing closes when GRDB
+/// releases the database.
+///
+/// ```swift
+/// let store = try StoreFile(path: url.path).openPool(key: .passphrase(secret))
+/// try await store.database.write { db in try db.execute(sql: "CREATE TABLE note(text)") }
+/// try store.close()
+/// ```
+public final class LocalStore<Database: DatabaseWriter & Sendable>: Sendable {
+    /// The GRDB database: use it as any other.
+    public let database: Database
+    public let file: StoreFile
+    /// Whether the file is encrypted.
+    public var isEncrypted: Bool { registration != nil }
+    private let registration: StoreVFS.Registration?
+
+    init(database: Database, file: StoreFile, registration: StoreVFS.Registration?) {
+        self.database = database
+        self.file = file
+        self.registration = registration
+    }
+
+    /// Closes the database (GRDB's `close()`: fails while a read or write is running) and forgets the key.
+    public func close() throws {
+        try database.close()
+        registration?.end()
+    }
+
+    /// The ``StoreError`` behind a GRDB error this store's database threw, when a page failed to open (SQLite reports
+    /// those as a disk I/O error); nil for other errors.
+    public func storeError(for error: any Error) -> StoreError? {
+        guard let registration, let error = error as? DatabaseError,
+            error.extendedResultCode.rawValue == StoreFile.ioErrorData
+        else { return nil }
+        return file.pageError(registration.cipher.lastFailure, detail: error.message)
+    }
+}
+
+/// A store's file: open it (encrypted with a key, plain without), inspect, check, re-key, encrypt, export or destroy
+/// it. Its companions (`-wal`, `-shm`, `-journal`) go with it.
+public struct StoreFile: Sendable, Hashable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    static let ioErrorData: Int32 = 10 | (32 << 8)  // SQLITE_IOERR_DATA
+
+    /// Opens a `DatabasePool` (WAL: readers beside one writer). Without a key the file is ordinary SQLite.
+    public func openPool(
+        key: StoreKey?, configuration: Configuration = Configuration()
+    ) throws
+        -> LocalStore<DatabasePool>
+    {
+        try open(key: key, configuration: configuration) { try DatabasePool(path: path, configuration: $0) }
+    }
+
+    /// Opens a `DatabaseQueue` (one connection, rollback journal unless the app chooses WAL).
+    public func openQueue(
+        key: StoreKey?, configuration: Configuration = Configuration()
+    ) throws
+        -> LocalStore<DatabaseQueue>
+    {
+        try open(key: key, configuration: configuration) { try DatabaseQueue(path: path, configuration: $0) }
+    }
+
+    private func open<D: DatabaseWriter & Sendable>(
+        key: StoreKey?, configuration: Configuration, make: (Configuration) throws -> D
+    ) throws -> LocalStore<D> {
+        guard let key else {
+            if case .header = try StoreHeader.read(path: path) { throw StoreError(.keyRequired, path: path) }
+            return LocalStore(database: try make(configuration), file: self, registration: nil)
+        }
+        let registration = try register(cipher(key: key, creating: true))
+        var configuration = configuration
+        configuration.prepareDatabase { db in
+            // A new file gets the cipher's reserve at each page's end; the C VFS refuses to write a page 1 without it.
+            _ = satchel_vfs_request_reserve(UnsafeMutableRawPointer(db.sqliteConnection!), Int32(StoreFormat.reserve))
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        }
+        do {
+            return LocalStore(database: try make(configuration), file: self, registration: registration)
+        } catch {
+            registration.end()
+            throw translate(error, cipher: registration.cipher)
+        }
+    }
+
+    // MARK: Keys and pages
+
+    /// The cipher for this file under `key`, after checking the header, the key and page 1. `creating`: an empty or
+    /// missing file gets a new header (fresh salt).
+    func cipher(key: StoreKey, creating: Bool) throws(StoreError) -> PageCipher {
+        switch try StoreHeader.read(path: path) {
+        case .empty:
+            guard creating else { throw StoreError(.notAStore, path: path, detail: "the file is empty or missing") }
+            var salt = [UInt8](repeating: 0, count: StoreFormat.saltSize)
+            var generator = SystemRandomNumberGenerator()
+            for i in salt.indices { salt[i] = generator.next() }
+            let master = try key.master(
+                salt: salt, derivation: key.derivation, iterations: key.iterations, path: path)
+            let header = StoreHeader(
+                salt: salt, version: StoreFormat.version, derivation: key.derivation, iterations: key.iterations,
+                keyCheck: PageCipher.keyCheck(master: master, salt: salt))
+            return PageCipher(master: master, header: header)
+        case .plaintext: throw StoreError(.notEncrypted, path: path)
+        case .notAStore: throw StoreError(.notAStore, path: path)
+        case .newerFormat(let version): throw StoreError(.newerFormat, path: path, found: Int(version))
+        case .truncated(let bytes):
+            throw StoreError(.truncated, path: path, found: bytes / StoreFormat.pageSize, detail: "\(bytes) bytes")
+        case .header(let header):
+            let master = try key.master(
+                salt: header.salt, derivation: header.derivation, iterations: header.iterations, path: path)
+            let check = PageCipher.keyCheck(master: master, salt: header.salt)
+            guard constantTimeEqual(check, header.keyCheck) else { throw StoreError(.wrongKey, path: path) }
+            let cipher = PageCipher(master: master, header: header)
+            try verifyFirstPage(cipher)
+            return cipher
+        }
+    }
+
+    /// Page 1 opens, and the file holds every page its header counts.
+    private func verifyFirstPage(_ cipher: PageCipher) throws(StoreError) {
+        let pageCount: Int
+        var page: [UInt8]
+        do {
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            pageCount = Int(try handle.seekToEnd()) / StoreFormat.pageSize
+            try handle.seek(toOffset: 0)
+            page = [UInt8](try handle.read(upToCount: StoreFormat.pageSize) ?? Data())
+        } catch {
+            throw StoreError(.io, path: path, detail: "\(error)")
+        }
+        let opened = page.withUnsafeMutableBytes {
+            cipher.open(kind: PageCipher.database, page: $0.baseAddress!, size: $0.count, location: 1)
+        }
+        guard opened else { throw pageError(cipher.lastFailure, detail: nil) }
+        // SQLite's in-header page count (bytes 28–31) is valid when bytes 24–27 equal bytes 92–95.
+        if page[24..<28] == page[92..<96] {
+            let declared = page[28..<32].reduce(0) { $0 << 8 | Int($1) }
+            if declared > pageCount {
+                throw StoreError(.truncated, path: path, page: declared, found: pageCount)
+            }
+        }
+    }
+
+    func register(_ cipher: PageCipher) throws(StoreError) -> StoreVFS.Registration {
+        try StoreVFS.register(cipher, fullPath: try StoreVFS.fullPath(path), path: path)
+    }
+
+    func pageError(_ failure: PageCipher.Failure?, detail: String?) -> StoreError {
+        let kinds = ["", " (journal)", " (WAL)"]
+        switch failure {
+        case .corrupt(let kind, let location):
+            return StoreError(
+                .corruptPage, path: path, page: kind == PageCipher.database ? Int(location) : nil,
+                detail: kind == PageCipher.database ? detail : "at byte \(location)\(kinds[Int(kind)])")
+        case .misplaced(let kind, let location, let found):
+            return StoreError(
+                .misplacedPage, path: path, page: Int(location), found: Int(found),
+                detail: kind == PageCipher.database ? detail : kinds[Int(kind)])
+        case nil:
+            return StoreError(.corruptPage, path: path, detail: detail)
+        }
+    }
+
+    func translate(_ error: any Error, cipher: PageCipher) -> any Error {
+        if let error = error as? DatabaseError, error.extendedResultCode.rawValue == Self.ioErrorData {
+            return pageError(cipher.lastFailure, detail: error.message)
+        }
+        return error
+    }
+}
+
+func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for i in a.indices { difference |= a[i] ^ b[i] }
+    return difference == 0
+}

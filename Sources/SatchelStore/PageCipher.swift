@@ -1,0 +1,224 @@
+import CSatchelStoreVFS
+import Crypto
+import Foundation
+import Synchronization
+
+#if canImport(CCryptoBoringSSL)
+    import CCryptoBoringSSL
+#endif
+
+/// Seals and opens the pages of one store (docs/store-format.md): AES-256-GCM with a random nonce per write, a key
+/// per file kind derived with HKDF from the store's master key and salt, and the file kind, the page's location and
+/// the trailer's clear fields (and for page 1 the salt) as associated data. Pages are sealed in place: no allocation
+/// per page.
+final class PageCipher: Sendable {
+    enum Failure: Equatable, Sendable {
+        case corrupt(kind: Int32, location: Int64)
+        case misplaced(kind: Int32, location: Int64, found: Int64)
+    }
+
+    /// File kinds, as the VFS passes them.
+    static let database = Int32(SATCHEL_VFS_DATABASE)
+    static let journal = Int32(SATCHEL_VFS_JOURNAL)
+    static let wal = Int32(SATCHEL_VFS_WAL)
+
+    let header: StoreHeader
+    private let keys: [AEADKey]
+    private let lastFailureBox = Mutex<Failure?>(nil)
+
+    /// The most recent page that failed to open (for the error that names it).
+    var lastFailure: Failure? { lastFailureBox.withLock { $0 } }
+
+    /// The cipher of a store whose master key is `master`; `header` gives the salt and the trailer's clear fields.
+    init(master: SymmetricKey, header: StoreHeader) {
+        self.header = header
+        keys = ["database", "journal", "wal"].map { name in
+            AEADKey(
+                HKDF<SHA256>.deriveKey(
+                    inputKeyMaterial: master, salt: header.salt, info: Data("satchel-store 1 \(name)".utf8),
+                    outputByteCount: 32))
+        }
+    }
+
+    /// The 12 bytes that show a key is right without opening a page.
+    static func keyCheck(master: SymmetricKey, salt: [UInt8]) -> [UInt8] {
+        let check = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: master, salt: salt, info: Data("satchel-store 1 key check".utf8),
+            outputByteCount: StoreFormat.keyCheckSize)
+        return check.withUnsafeBytes { Array($0) }
+    }
+
+    /// Seals `page` (`size` bytes) in place. Returns false when it cannot.
+    func seal(kind: Int32, page: UnsafeMutableRawPointer, size: Int, location: Int64) -> Bool {
+        guard size == StoreFormat.pageSize, let key = keys[safe: Int(kind)] else { return false }
+        let trailer = page + (size - StoreFormat.reserve)
+        writeClearTrailer(trailer, location: location)
+        let firstPage = kind == PageCipher.database && location == 1
+        let start = firstPage ? StoreFormat.saltSize : 0
+        if firstPage { header.salt.withUnsafeBytes { page.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
+        return withAssociatedData(kind: kind, trailer: trailer, firstPage: firstPage) { associated in
+            key.seal(
+                payload: UnsafeMutableRawBufferPointer(start: page + start, count: size - StoreFormat.reserve - start),
+                nonce: trailer + StoreFormat.nonceOffset, tag: trailer + StoreFormat.tagOffset, associated: associated)
+        }
+    }
+
+    /// Opens `page` in place. Returns false (and records why) when it fails authentication.
+    func open(kind: Int32, page: UnsafeMutableRawPointer, size: Int, location: Int64) -> Bool {
+        guard size == StoreFormat.pageSize, let key = keys[safe: Int(kind)] else { return false }
+        let trailer = page + (size - StoreFormat.reserve)
+        let firstPage = kind == PageCipher.database && location == 1
+        let start = firstPage ? StoreFormat.saltSize : 0
+        let stored = Self.location(in: trailer)
+        var opened = false
+        if stored == location {
+            opened = withAssociatedData(kind: kind, trailer: trailer, firstPage: firstPage) { associated in
+                key.open(
+                    payload: UnsafeMutableRawBufferPointer(
+                        start: page + start, count: size - StoreFormat.reserve - start),
+                    nonce: trailer + StoreFormat.nonceOffset, tag: trailer + StoreFormat.tagOffset,
+                    associated: associated)
+            }
+        }
+        guard opened else {
+            let failure: Failure =
+                stored == location
+                ? .corrupt(kind: kind, location: location)
+                : .misplaced(kind: kind, location: location, found: stored)
+            lastFailureBox.withLock { $0 = failure }
+            return false
+        }
+        if firstPage {
+            StoreFormat.sqliteMagic.withUnsafeBytes { page.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        }
+        return true
+    }
+
+    private func writeClearTrailer(_ trailer: UnsafeMutableRawPointer, location: Int64) {
+        var location = UInt64(bitPattern: location).bigEndian
+        (trailer + StoreFormat.locationOffset).copyMemory(from: &location, byteCount: 8)
+        trailer.storeBytes(of: header.version, toByteOffset: StoreFormat.versionOffset, as: UInt8.self)
+        trailer.storeBytes(
+            of: header.derivation.rawValue, toByteOffset: StoreFormat.derivationOffset, as: UInt8.self)
+        var iterations = header.iterations.bigEndian
+        (trailer + StoreFormat.iterationsOffset).copyMemory(from: &iterations, byteCount: 4)
+        header.keyCheck.withUnsafeBytes {
+            (trailer + StoreFormat.keyCheckOffset).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+        }
+        StoreFormat.marker.withUnsafeBytes {
+            (trailer + StoreFormat.markerOffset).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+        }
+    }
+
+    static func location(in trailer: UnsafeRawPointer) -> Int64 {
+        var value: UInt64 = 0
+        withUnsafeMutableBytes(of: &value) {
+            $0.copyMemory(from: UnsafeRawBufferPointer(start: trailer + StoreFormat.locationOffset, count: 8))
+        }
+        return Int64(bitPattern: UInt64(bigEndian: value))
+    }
+
+    /// Calls `body` with the associated data: kind, trailer bytes 28–63, and the salt for page 1 (at most 53 bytes,
+    /// on the stack).
+    private func withAssociatedData<R>(
+        kind: Int32, trailer: UnsafeRawPointer, firstPage: Bool, _ body: (UnsafeRawBufferPointer) -> R
+    ) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            raw[0] = UInt8(truncatingIfNeeded: kind)
+            let clear = StoreFormat.authenticatedRange
+            raw.baseAddress!.advanced(by: 1).copyMemory(from: trailer + clear.lowerBound, byteCount: clear.count)
+            var count = 1 + clear.count
+            if firstPage {
+                header.salt.withUnsafeBytes {
+                    raw.baseAddress!.advanced(by: count).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+                }
+                count += header.salt.count
+            }
+            return body(UnsafeRawBufferPointer(start: raw.baseAddress, count: count))
+        }
+    }
+}
+
+extension Array {
+    fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
+
+#if canImport(CCryptoBoringSSL)
+    /// An AES-256-GCM key in BoringSSL, sealing and opening in place.
+    final class AEADKey: @unchecked Sendable {
+        // Immutable after init; BoringSSL's seal and open take the context as const and may run concurrently.
+        private let context: UnsafeMutablePointer<EVP_AEAD_CTX>
+
+        init(_ key: SymmetricKey) {
+            context = key.withUnsafeBytes { bytes in
+                CCryptoBoringSSL_EVP_AEAD_CTX_new(
+                    CCryptoBoringSSL_EVP_aead_aes_256_gcm(), bytes.bindMemory(to: UInt8.self).baseAddress, 32,
+                    StoreFormat.tagSize)!
+            }
+        }
+
+        deinit { CCryptoBoringSSL_EVP_AEAD_CTX_free(context) }
+
+        func seal(
+            payload: UnsafeMutableRawBufferPointer, nonce: UnsafeMutableRawPointer, tag: UnsafeMutableRawPointer,
+            associated: UnsafeRawBufferPointer
+        ) -> Bool {
+            let nonceBytes = nonce.assumingMemoryBound(to: UInt8.self)
+            guard CCryptoBoringSSL_RAND_bytes(nonceBytes, StoreFormat.nonceSize) == 1 else { return false }
+            let bytes = payload.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            var tagLength = 0
+            return CCryptoBoringSSL_EVP_AEAD_CTX_seal_scatter(
+                context, bytes, tag.assumingMemoryBound(to: UInt8.self), &tagLength, StoreFormat.tagSize,
+                nonceBytes, StoreFormat.nonceSize, bytes, payload.count, nil, 0,
+                associated.baseAddress!.assumingMemoryBound(to: UInt8.self), associated.count) == 1
+                && tagLength == StoreFormat.tagSize
+        }
+
+        func open(
+            payload: UnsafeMutableRawBufferPointer, nonce: UnsafeMutableRawPointer, tag: UnsafeMutableRawPointer,
+            associated: UnsafeRawBufferPointer
+        ) -> Bool {
+            let bytes = payload.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            return CCryptoBoringSSL_EVP_AEAD_CTX_open_gather(
+                context, bytes, nonce.assumingMemoryBound(to: UInt8.self), StoreFormat.nonceSize, bytes,
+                payload.count, tag.assumingMemoryBound(to: UInt8.self), StoreFormat.tagSize,
+                associated.baseAddress!.assumingMemoryBound(to: UInt8.self), associated.count) == 1
+        }
+    }
+#else
+    /// An AES-256-GCM key through CryptoKit (Apple platforms): one ciphertext copy per page.
+    final class AEADKey: Sendable {
+        private let key: SymmetricKey
+
+        init(_ key: SymmetricKey) { self.key = key }
+
+        func seal(
+            payload: UnsafeMutableRawBufferPointer, nonce: UnsafeMutableRawPointer, tag: UnsafeMutableRawPointer,
+            associated: UnsafeRawBufferPointer
+        ) -> Bool {
+            guard let box = try? AES.GCM.seal(UnsafeRawBufferPointer(payload), using: key, authenticating: associated)
+            else { return false }
+            box.ciphertext.copyBytes(to: payload)
+            box.nonce.withUnsafeBytes { nonce.copyMemory(from: $0.baseAddress!, byteCount: StoreFormat.nonceSize) }
+            box.tag.withUnsafeBytes { tag.copyMemory(from: $0.baseAddress!, byteCount: StoreFormat.tagSize) }
+            return true
+        }
+
+        func open(
+            payload: UnsafeMutableRawBufferPointer, nonce: UnsafeMutableRawPointer, tag: UnsafeMutableRawPointer,
+            associated: UnsafeRawBufferPointer
+        ) -> Bool {
+            guard
+                let nonceValue = try? AES.GCM.Nonce(
+                    data: UnsafeRawBufferPointer(start: nonce, count: StoreFormat.nonceSize)),
+                let box = try? AES.GCM.SealedBox(
+                    nonce: nonceValue, ciphertext: UnsafeRawBufferPointer(payload),
+                    tag: UnsafeRawBufferPointer(start: tag, count: StoreFormat.tagSize)),
+                let plain = try? AES.GCM.open(box, using: key, authenticating: associated)
+            else { return false }
+            plain.copyBytes(to: payload)
+            return true
+        }
+    }
+#endif

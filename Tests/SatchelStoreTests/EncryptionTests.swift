@@ -1,0 +1,124 @@
+import Foundation
+import GRDB
+import SatchelStore
+import Testing
+
+@Suite("Encrypted stores")
+struct EncryptionTests {
+    @Test("no plaintext on disk in WAL mode, and what was written reads back", arguments: [false, true])
+    func walRoundTrip(checkpoint: Bool) async throws {
+        let folder = try TemporaryFolder()
+        let store = try StoreFile(path: folder.path("s.db")).openPool(key: testKey)
+        try await store.database.write { try writeMarkers($0, count: 500) }
+        if checkpoint {
+            try await store.database.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
+        }
+        // While open: the database, -wal and -shm files hold no plaintext.
+        for (name, bytes) in try folder.files() {
+            #expect(!containsMarker(bytes), "\(name) holds plaintext")
+        }
+        try store.close()
+        let again = try StoreFile(path: folder.path("s.db")).openPool(key: testKey)
+        let count = try await again.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item") }
+        #expect(count == 500)
+        let text = try await again.database.read { try String.fetchOne($0, sql: "SELECT text FROM item WHERE id = 7") }
+        #expect(text?.hasPrefix("\(marker) 7 ") == true)
+        try again.close()
+        for (name, bytes) in try folder.files() {
+            #expect(!containsMarker(bytes), "\(name) holds plaintext")
+        }
+    }
+
+    @Test("no plaintext in a rollback journal; a queue round-trips")
+    func journalRoundTrip() async throws {
+        let folder = try TemporaryFolder()
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
+        let store = try StoreFile(path: folder.path("q.db")).openQueue(key: testKey, configuration: configuration)
+        try await store.database.write { try writeMarkers($0, count: 300) }
+        // Keep the journal: PERSIST leaves the page images of the last transaction in it.
+        try await store.database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = PERSIST") }
+        try await store.database.write { db in
+            try db.execute(sql: "UPDATE item SET text = text || ' changed'")
+        }
+        let files = try folder.files()
+        #expect(files.contains { $0.name == "q.db-journal" && $0.bytes.count > 4096 })
+        for (name, bytes) in files { #expect(!containsMarker(bytes), "\(name) holds plaintext") }
+        try store.close()
+        let again = try StoreFile(path: folder.path("q.db")).openQueue(key: testKey)
+        let changed = try await again.database.read {
+            try Int.fetchOne($0, sql: "SELECT count(*) FROM item WHERE text LIKE '% changed'")
+        }
+        #expect(changed == 300)
+        try again.close()
+    }
+
+    @Test("VACUUM, temp tables and big sorts leave nothing in the clear")
+    func vacuumAndTemp() async throws {
+        let folder = try TemporaryFolder()
+        let store = try StoreFile(path: folder.path("v.db")).openPool(key: testKey)
+        try await store.database.write { try writeMarkers($0, count: 2000) }
+        try await store.database.writeWithoutTransaction { db in
+            try db.execute(sql: "DELETE FROM item WHERE id % 2 = 0")
+            try db.execute(sql: "VACUUM")
+            try db.execute(sql: "CREATE TEMP TABLE scratch AS SELECT text FROM item")
+            _ = try String.fetchAll(db, sql: "SELECT text FROM item ORDER BY text DESC, id")
+        }
+        for (name, bytes) in try folder.files() { #expect(!containsMarker(bytes), "\(name) holds plaintext") }
+        let count = try await store.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item") }
+        #expect(count == 1000)
+        try store.close()
+    }
+
+    @Test("the stock sqlite3 shell cannot read a store")
+    func sqliteShellCannotRead() async throws {
+        let folder = try TemporaryFolder()
+        let store = try StoreFile(path: folder.path("s.db")).openPool(key: testKey)
+        try await store.database.write { try writeMarkers($0, count: 10) }
+        try store.close()
+        let shell = try #require(
+            ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }, "the sqlite3 shell is needed (apt-get install sqlite3)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: shell)
+        process.arguments = [folder.path("s.db"), "SELECT count(*) FROM item;"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus != 0)
+        #expect(text.contains("not a database"), "\(text)")
+    }
+
+    @Test("a wrong key, a raw key for a passphrase store, and no key are each refused")
+    func wrongKeys() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("s.db")
+        let store = try StoreFile(path: path).openPool(key: .passphrase("right", iterations: 1000))
+        try await store.database.write { try writeMarkers($0, count: 3) }
+        try store.close()
+        _ = expectStoreError(.wrongKey) {
+            _ = try StoreFile(path: path).openPool(key: .passphrase("wrong", iterations: 1000))
+        }
+        _ = expectStoreError(.wrongKey) { _ = try StoreFile(path: path).openPool(key: testKey) }
+        _ = expectStoreError(.keyRequired) { _ = try StoreFile(path: path).openPool(key: nil) }
+        let reopened = try StoreFile(path: path).openQueue(key: .passphrase("right"))
+        #expect(try await reopened.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item") } == 3)
+        try reopened.close()
+    }
+
+    @Test("a plaintext database opened with a key is refused; opened without, it is ordinary SQLite")
+    func plaintextStores() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("plain.db")
+        let plain = try StoreFile(path: path).openQueue(key: nil)
+        #expect(!plain.isEncrypted)
+        try await plain.database.write { try writeMarkers($0, count: 5) }
+        try plain.close()
+        #expect(containsMarker(try Data(contentsOf: URL(fileURLWithPath: path))))
+        _ = expectStoreError(.notEncrypted) { _ = try StoreFile(path: path).openQueue(key: testKey) }
+    }
+}
