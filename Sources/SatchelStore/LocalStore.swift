@@ -83,7 +83,10 @@ public struct StoreFile: Sendable, Hashable {
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         do {
-            return LocalStore(database: try make(configuration), file: self, registration: registration)
+            let store = LocalStore(database: try make(configuration), file: self, registration: registration)
+            // The owner's alone (SQLite gives its journals the database's permissions).
+            for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o600) }
+            return store
         } catch {
             registration.end()
             throw translate(error, cipher: registration.cipher)
@@ -95,7 +98,19 @@ public struct StoreFile: Sendable, Hashable {
     /// The cipher for this file under `key`, after checking the header, the key and page 1. `creating`: an empty or
     /// missing file gets a new header (fresh salt).
     func cipher(key: StoreKey, creating: Bool) throws(StoreError) -> PageCipher {
-        switch try StoreHeader.read(path: path) {
+        let reading = try StoreHeader.read(path: path)
+        if let open = StoreVFS.registeredCipher(fullPath: try StoreVFS.fullPath(path)) {
+            // Open in this process (perhaps not written yet): the same key shares its cipher.
+            let header = open.header
+            let master = try key.master(
+                salt: header.salt, derivation: header.derivation, iterations: header.iterations, path: path)
+            guard constantTimeEqual(PageCipher.keyCheck(master: master, salt: header.salt), header.keyCheck) else {
+                if case .header = reading { throw StoreError(.wrongKey, path: path) }
+                throw StoreError(.openWithAnotherKey, path: path)
+            }
+            return open
+        }
+        switch reading {
         case .empty:
             guard creating else { throw StoreError(.notAStore, path: path, detail: "the file is empty or missing") }
             var salt = [UInt8](repeating: 0, count: StoreFormat.saltSize)

@@ -62,6 +62,10 @@ enum StoreVFS {
         return Registration(fullPath: fullPath, cipher: registry.withLock { $0[fullPath]!.cipher })
     }
 
+    static func registeredCipher(fullPath: String) -> PageCipher? {
+        registry.withLock { $0[fullPath]?.cipher }
+    }
+
     static func isRegistered(fullPath: String) -> Bool {
         registry.withLock { $0[fullPath] != nil }
     }

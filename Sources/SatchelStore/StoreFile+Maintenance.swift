@@ -1,0 +1,220 @@
+import CSatchelStoreVFS
+import Foundation
+import GRDB
+
+/// What a store's file says about itself, without a key.
+public struct StoreInfo: Sendable, Equatable {
+    /// Whether the file is an encrypted store (false: plaintext SQLite, or empty).
+    public var isEncrypted: Bool
+    public var formatVersion: Int?
+    public var keyDerivation: StoreFormat.KeyDerivation?
+    /// PBKDF2 iterations (passphrase stores).
+    public var iterations: Int?
+    public var pageSize: Int
+    /// Pages in the database file (not counting the WAL).
+    public var pageCount: Int
+    /// Bytes in the `-wal` file, when there is one.
+    public var walBytes: Int
+}
+
+/// The result of ``StoreFile/check(key:)``.
+public struct StoreCheck: Sendable, Equatable {
+    /// Pages of the database file opened and authenticated.
+    public var pages: Int
+    /// WAL frames opened and authenticated.
+    public var walFrames: Int
+    /// `PRAGMA integrity_check`'s answer: `["ok"]` for a sound database.
+    public var integrity: [String]
+
+    public var isSound: Bool { integrity == ["ok"] }
+}
+
+extension StoreFile {
+    private var companions: [String] { ["-wal", "-shm", "-journal"].map { path + $0 } }
+
+    /// The file's format, key derivation and size, read from its header.
+    public func info() throws(StoreError) -> StoreInfo {
+        let size = fileSize(path) ?? 0
+        var info = StoreInfo(
+            isEncrypted: false, pageSize: StoreFormat.pageSize, pageCount: size / StoreFormat.pageSize,
+            walBytes: fileSize(path + "-wal") ?? 0)
+        switch try StoreHeader.read(path: path) {
+        case .empty: info.pageCount = 0
+        case .plaintext:
+            if let page = try? readBytes(path, count: 100), page.count >= 100 {
+                let declared = Int(page[16]) << 8 | Int(page[17])
+                info.pageSize = declared == 1 ? 65536 : declared
+                info.pageCount = size / max(info.pageSize, 512)
+            }
+        case .header(let header):
+            info.isEncrypted = true
+            info.formatVersion = Int(header.version)
+            info.keyDerivation = header.derivation
+            info.iterations = header.derivation == .raw ? nil : Int(header.iterations)
+        case .notAStore: throw StoreError(.notAStore, path: path)
+        case .newerFormat(let version): throw StoreError(.newerFormat, path: path, found: Int(version))
+        case .truncated(let bytes):
+            throw StoreError(.truncated, path: path, found: bytes / StoreFormat.pageSize, detail: "\(bytes) bytes")
+        }
+        return info
+    }
+
+    /// Opens and authenticates every page of the database file and of its WAL, then runs SQLite's integrity check.
+    /// Throws the first page that fails (``StoreError/Code/corruptPage`` or ``StoreError/Code/misplacedPage``).
+    /// Without a key, checks a plaintext database.
+    public func check(key: StoreKey?) throws -> StoreCheck {
+        var result = StoreCheck(pages: 0, walFrames: 0, integrity: [])
+        if let key {
+            let cipher = try cipher(key: key, creating: false)
+            result.pages = try authenticate(path, cipher: cipher, kind: PageCipher.database)
+            if fileSize(path + "-wal") ?? 0 > 0 {
+                result.walFrames = try authenticate(path + "-wal", cipher: cipher, kind: PageCipher.wal)
+            }
+        }
+        let store = try openQueue(key: key)
+        defer { try? store.close() }
+        result.integrity = try store.database.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
+        if key == nil { result.pages = try store.database.read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 } }
+        return result
+    }
+
+    /// Every page of a database (`kind` database) or every frame of a WAL, opened with `cipher`; the count.
+    private func authenticate(_ file: String, cipher: PageCipher, kind: Int32) throws(StoreError) -> Int {
+        guard let handle = FileHandle(forReadingAtPath: file) else {
+            throw StoreError(.io, path: path, detail: "cannot read \(file)")
+        }
+        defer { try? handle.close() }
+        let pageSize = StoreFormat.pageSize
+        var count = 0
+        var offset = kind == PageCipher.wal ? 32 : 0
+        let step = kind == PageCipher.wal ? pageSize + 24 : pageSize
+        do {
+            try handle.seek(toOffset: UInt64(offset))
+            while true {
+                let chunk = try handle.read(upToCount: step) ?? Data()
+                if chunk.isEmpty { break }
+                guard chunk.count == step else {
+                    // A WAL may end inside a frame that was being written when a process died: SQLite ignores it.
+                    if kind == PageCipher.wal { break }
+                    throw StoreError(.truncated, path: path, found: count)
+                }
+                var page = [UInt8](chunk.suffix(pageSize))
+                let location = kind == PageCipher.wal ? Int64(offset + 24) : Int64(count + 1)
+                let opened = page.withUnsafeMutableBytes {
+                    cipher.open(kind: kind, page: $0.baseAddress!, size: pageSize, location: location)
+                }
+                guard opened else { throw pageError(cipher.lastFailure, detail: nil) }
+                count += 1
+                offset += step
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.io, path: path, detail: "\(error)")
+        }
+        return count
+    }
+
+    /// Re-encrypts the store under `newKey` (a new salt, so new page keys): the database is rewritten into a new file
+    /// (`VACUUM INTO`), which then replaces the old one in one rename. Nothing else may have the store open.
+    public func changeKey(from oldKey: StoreKey, to newKey: StoreKey) throws {
+        try rewrite(source: oldKey, target: newKey)
+    }
+
+    /// Encrypts a plaintext SQLite database in place under `key` (rewritten, then renamed over the original).
+    public func encrypt(with key: StoreKey) throws {
+        guard case .plaintext = try StoreHeader.read(path: path) else { throw StoreError(.notAStore, path: path) }
+        try rewrite(source: nil, target: key)
+    }
+
+    /// Writes a plaintext copy of the store to `destination` (a new file), for support cases. The copy keeps the
+    /// store's 64 reserved bytes per page, which any SQLite reads.
+    public func export(key: StoreKey, to destination: String) throws {
+        guard !FileManager.default.fileExists(atPath: destination) else {
+            throw StoreError(.io, path: path, detail: "\(destination) exists")
+        }
+        let source = try openQueue(key: key)
+        defer { try? source.close() }
+        try source.database.writeWithoutTransaction { try $0.execute(sql: "VACUUM INTO ?", arguments: [destination]) }
+        try PrivateFile.protect(destination)
+    }
+
+    /// Removes the store's files. Refused while the store is open in this process.
+    public func destroy() throws(StoreError) {
+        if StoreVFS.isRegistered(fullPath: try StoreVFS.fullPath(path)) {
+            throw StoreError(.io, path: path, detail: "the store is open")
+        }
+        for file in [path] + companions where FileManager.default.fileExists(atPath: file) {
+            do { try FileManager.default.removeItem(atPath: file) } catch {
+                throw StoreError(.io, path: path, detail: "\(error)")
+            }
+        }
+    }
+
+    /// Rewrites the database (opened with `source`, or plain) into a new file encrypted under `target`, then
+    /// renames it over this one. A crash before the rename leaves the original whole.
+    private func rewrite(source: StoreKey?, target: StoreKey) throws {
+        let temporary = path + ".rewrite"
+        let scratch = StoreFile(path: temporary)
+        try? FileManager.default.removeItem(atPath: temporary)
+        let targetRegistration = try scratch.register(scratch.cipher(key: target, creating: true))
+        defer { targetRegistration.end() }
+        do {
+            let store = try openQueue(key: source)
+            try store.database.writeWithoutTransaction { db in
+                // The new file keeps the cipher's reserve at each page's end (the VFS refuses a page 1 without it).
+                _ = satchel_vfs_request_reserve(
+                    UnsafeMutableRawPointer(db.sqliteConnection!), Int32(StoreFormat.reserve))
+                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+                guard pageSize == StoreFormat.pageSize else {
+                    throw StoreError(
+                        .io, path: path,
+                        detail: "pages of \(pageSize) bytes: run VACUUM with PRAGMA page_size = 4096 first")
+                }
+                try db.execute(sql: "VACUUM INTO ?", arguments: [temporary])
+            }
+            try store.close()
+            for file in ["-wal", "-journal"].map({ path + $0 }) where fileSize(file) ?? 0 > 0 {
+                throw StoreError(.io, path: path, detail: "\(file) is in use")
+            }
+            try PrivateFile.protect(temporary)
+            try PrivateFile.synchronize(temporary)
+            for file in companions { try? FileManager.default.removeItem(atPath: file) }
+            guard rename(temporary, path) == 0 else {
+                throw StoreError(.io, path: path, detail: String(cString: strerror(errno)))
+            }
+            try PrivateFile.synchronize(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+    }
+}
+
+private func fileSize(_ path: String) -> Int? {
+    (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+}
+
+private func readBytes(_ path: String, count: Int) throws -> [UInt8] {
+    let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+    defer { try? handle.close() }
+    return [UInt8](try handle.read(upToCount: count) ?? Data())
+}
+
+/// Owner-only permissions and `fsync` for files the store writes itself.
+enum PrivateFile {
+    static func protect(_ path: String) throws(StoreError) {
+        guard chmod(path, 0o600) == 0 else {
+            throw StoreError(.io, path: path, detail: String(cString: strerror(errno)))
+        }
+    }
+
+    static func synchronize(_ path: String) throws(StoreError) {
+        let descriptor = Foundation.open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw StoreError(.io, path: path, detail: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw StoreError(.io, path: path, detail: String(cString: strerror(errno)))
+        }
+    }
+}
