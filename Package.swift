@@ -200,6 +200,13 @@ let package = Package(
             dependencies: ["SatchelStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        // The child process SatchelStoreTests kills while it writes.
+        .executableTarget(
+            name: "satchel-store-crash-writer",
+            dependencies: ["SatchelStore", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/StoreCrashWriter",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SatchelRepositoryTests",
             dependencies: [

@@ -87,7 +87,14 @@ static int encRead(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 o
         if (rc != SQLITE_OK) return rc;
         if (amount == pageSize) return openPage(p, bytes, offset);
         if (p->kind == SATCHEL_VFS_WAL && amount == pageSize + WAL_FRAME_HEADER) {
-            return openPage(p, bytes + WAL_FRAME_HEADER, offset + WAL_FRAME_HEADER);
+            // A whole frame: WAL recovery, which stops at the first frame whose checksum fails (the frame being
+            // written when a process died). A frame that does not open becomes random bytes, so its checksum
+            // fails as a torn frame's would, and no crafted checksum can make SQLite accept it.
+            unsigned char *frame = bytes + WAL_FRAME_HEADER;
+            if (cipher.open(p->context, p->kind, frame, pageSize, offset + WAL_FRAME_HEADER) != 0) {
+                sqlite3_randomness(pageSize, frame);
+            }
+            return SQLITE_OK;
         }
         return SQLITE_OK;
     }
@@ -183,7 +190,9 @@ static int encDeviceCharacteristics(sqlite3_file *file) {
     int flags = real->pMethods->xDeviceCharacteristics(real);
     flags &= ~(SQLITE_IOCAP_ATOMIC | SQLITE_IOCAP_ATOMIC512 | SQLITE_IOCAP_ATOMIC1K | SQLITE_IOCAP_ATOMIC2K
                | SQLITE_IOCAP_ATOMIC4K | SQLITE_IOCAP_ATOMIC8K | SQLITE_IOCAP_ATOMIC16K | SQLITE_IOCAP_ATOMIC32K
-               | SQLITE_IOCAP_ATOMIC64K | SQLITE_IOCAP_BATCH_ATOMIC);
+               | SQLITE_IOCAP_ATOMIC64K | SQLITE_IOCAP_BATCH_ATOMIC | SQLITE_IOCAP_SAFE_APPEND);
+    // (Without SAFE_APPEND a rollback journal's record count is written only after its records are synced, so
+    // SQLite never reads a torn page image, which would not open.)
     // WAL frames are then never padded or split at a sector boundary: each page is written whole.
     return flags | SQLITE_IOCAP_POWERSAFE_OVERWRITE;
 }

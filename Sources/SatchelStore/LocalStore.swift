@@ -155,8 +155,12 @@ public struct StoreFile: Sendable, Hashable {
             cipher.open(kind: PageCipher.database, page: $0.baseAddress!, size: $0.count, location: 1)
         }
         guard opened else { throw pageError(cipher.lastFailure, detail: nil) }
-        // SQLite's in-header page count (bytes 28–31) is valid when bytes 24–27 equal bytes 92–95.
-        if page[24..<28] == page[92..<96] {
+        // SQLite's in-header page count (bytes 28–31) is valid when bytes 24–27 equal bytes 92–95, and the file
+        // should hold that many pages unless a WAL or a hot journal (whose replay completes the file) is present.
+        let replay = [path + "-wal", path + "-journal"].contains { file in
+            ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0) > 0
+        }
+        if !replay, page[24..<28] == page[92..<96] {
             let declared = page[28..<32].reduce(0) { $0 << 8 | Int($1) }
             if declared > pageCount {
                 throw StoreError(.truncated, path: path, page: declared, found: pageCount)

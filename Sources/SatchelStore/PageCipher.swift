@@ -91,6 +91,9 @@ final class PageCipher: Sendable {
         if firstPage {
             StoreFormat.sqliteMagic.withUnsafeBytes { page.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         }
+        // SQLite sees reserved bytes of zeros: what it checksums in a WAL frame when writing it (a page it read, then
+        // changed) is then what recovery finds after opening the frame, whatever trailer the frame was sealed with.
+        trailer.initializeMemory(as: UInt8.self, repeating: 0, count: StoreFormat.reserve)
         return true
     }
 
