@@ -121,6 +121,7 @@ let package = Package(
                 "SatchelServer",
                 "SatchelOData",
                 "SatchelODataGen",
+                "SatchelStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -222,7 +223,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelCLITests",
-            dependencies: ["satchel", "SatchelServer", "SatchelTestSupport"],
+            dependencies: ["satchel", "SatchelServer", "SatchelStore", "SatchelTestSupport"],
             swiftSettings: swiftSettings
         ),
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import SatchelCMIS
 import SatchelHTTP
+import SatchelStore
 
 /// Turns a failure into one readable line on standard error and an exit code.
 enum ErrorReport {
@@ -22,6 +23,8 @@ enum ErrorReport {
                 SatchelExitCode(error),
                 verbose ? verboseText(of: error) : Redaction.text("\(error.code): \(error.message)")
             )
+        case let error as StoreError:
+            return (SatchelExitCode(error.code), error.description)
         case is CancellationError:
             return (.cancelled, "cancelled")
         case let error as CocoaError where error.isFileError:

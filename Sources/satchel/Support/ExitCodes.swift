@@ -1,6 +1,7 @@
 import ArgumentParser
 import SatchelCMIS
 import SatchelHTTP
+import SatchelStore
 
 /// The exit codes `satchel` uses; scripts may rely on them, so a code never changes meaning.
 enum SatchelExitCode: Int32, CaseIterable, Sendable {
@@ -47,6 +48,16 @@ enum SatchelExitCode: Int32, CaseIterable, Sendable {
         }
     }
 
+    /// The exit code for an error from SatchelStore.
+    init(_ code: StoreError.Code) {
+        switch code {
+        case .wrongKey, .keyRequired, .openWithAnotherKey: self = .authentication
+        case .invalidKey: self = .usage
+        case .io: self = .localFile
+        case .notEncrypted, .notAStore, .newerFormat, .truncated, .corruptPage, .misplacedPage: self = .invalidResponse
+        }
+    }
+
     /// What the code means, for `--help` and docs/cli.md.
     var summary: String {
         switch self {
@@ -54,10 +65,10 @@ enum SatchelExitCode: Int32, CaseIterable, Sendable {
         case .failure: "any other failure"
         case .usage: "usage error: bad option, missing argument, unusable URL, no password"
         case .connection: "connection failed, TLS failed or timed out"
-        case .authentication: "not authorised: 401, 403, failed login, refused token"
+        case .authentication: "not authorised: 401, 403, failed login, refused token, a store's wrong key"
         case .notFound: "not found: 404 or 410"
         case .httpStatus: "any other HTTP error status (4xx, 5xx)"
-        case .invalidResponse: "unreadable or unexpected response, too many redirects"
+        case .invalidResponse: "unreadable or unexpected response, too many redirects, a damaged store"
         case .localFile: "a local file could not be read or written"
         case .notAvailable: "the command is not part of this build yet"
         case .cancelled: "cancelled (Ctrl-C)"
