@@ -243,6 +243,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "StoreBenchmark",
+            dependencies: ["SatchelStore", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/StoreBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "ODataBenchmark",
             dependencies: ["SatchelOData", "SatchelHTTP", "SatchelJSON"],
             path: "Benchmarks/ODataBenchmark",

@@ -7,7 +7,7 @@ import Synchronization
     import CCryptoBoringSSL
 #endif
 
-/// Seals and opens the pages of one store (docs/store-format.md): AES-256-GCM with a random nonce per write, a key
+/// Seals and opens the pages of one store (docs/store-format.md): AES-256-GCM with a fresh nonce per write, a key
 /// per file kind derived with HKDF from the store's master key and salt, and the file kind, the page's location and
 /// the trailer's clear fields (and for page 1 the salt) as associated data. Pages are sealed in place: no allocation
 /// per page.
@@ -25,6 +25,11 @@ final class PageCipher: Sendable {
     let header: StoreHeader
     private let keys: [AEADKey]
     private let lastFailureBox = Mutex<Failure?>(nil)
+    /// Nonces: a random 96-bit starting point for this cipher, plus one per page sealed. As unpredictable across
+    /// processes as a random nonce per page (two processes collide only if their ranges overlap), without a call to
+    /// the random generator per page.
+    private let nonceBase: (high: UInt32, low: UInt64)
+    private let sealed = Atomic<UInt64>(0)
 
     /// The most recent page that failed to open (for the error that names it).
     var lastFailure: Failure? { lastFailureBox.withLock { $0 } }
@@ -32,6 +37,8 @@ final class PageCipher: Sendable {
     /// The cipher of a store whose master key is `master`; `header` gives the salt and the trailer's clear fields.
     init(master: SymmetricKey, header: StoreHeader) {
         self.header = header
+        var generator = SystemRandomNumberGenerator()
+        nonceBase = (generator.next(), generator.next())
         keys = ["database", "journal", "wal"].map { name in
             AEADKey(
                 HKDF<SHA256>.deriveKey(
@@ -56,6 +63,7 @@ final class PageCipher: Sendable {
         let firstPage = kind == PageCipher.database && location == 1
         let start = firstPage ? StoreFormat.saltSize : 0
         if firstPage { header.salt.withUnsafeBytes { page.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
+        writeNonce(trailer + StoreFormat.nonceOffset)
         return withAssociatedData(kind: kind, trailer: trailer, firstPage: firstPage) { associated in
             key.seal(
                 payload: UnsafeMutableRawBufferPointer(start: page + start, count: size - StoreFormat.reserve - start),
@@ -95,6 +103,16 @@ final class PageCipher: Sendable {
         // changed) is then what recovery finds after opening the frame, whatever trailer the frame was sealed with.
         trailer.initializeMemory(as: UInt8.self, repeating: 0, count: StoreFormat.reserve)
         return true
+    }
+
+    /// The next nonce: the base plus the number of pages sealed before, big-endian.
+    private func writeNonce(_ nonce: UnsafeMutableRawPointer) {
+        let count = sealed.wrappingAdd(1, ordering: .relaxed).oldValue
+        let (low, carry) = nonceBase.low.addingReportingOverflow(count)
+        var high = (nonceBase.high &+ (carry ? 1 : 0)).bigEndian
+        var lowBytes = low.bigEndian
+        nonce.copyMemory(from: &high, byteCount: 4)
+        (nonce + 4).copyMemory(from: &lowBytes, byteCount: 8)
     }
 
     private func writeClearTrailer(_ trailer: UnsafeMutableRawPointer, location: Int64) {
@@ -163,12 +181,12 @@ extension Array {
 
         deinit { CCryptoBoringSSL_EVP_AEAD_CTX_free(context) }
 
+        /// Seals `payload` in place under the nonce already written at `nonce`.
         func seal(
             payload: UnsafeMutableRawBufferPointer, nonce: UnsafeMutableRawPointer, tag: UnsafeMutableRawPointer,
             associated: UnsafeRawBufferPointer
         ) -> Bool {
             let nonceBytes = nonce.assumingMemoryBound(to: UInt8.self)
-            guard CCryptoBoringSSL_RAND_bytes(nonceBytes, StoreFormat.nonceSize) == 1 else { return false }
             let bytes = payload.baseAddress!.assumingMemoryBound(to: UInt8.self)
             var tagLength = 0
             return CCryptoBoringSSL_EVP_AEAD_CTX_seal_scatter(
@@ -196,14 +214,18 @@ extension Array {
 
         init(_ key: SymmetricKey) { self.key = key }
 
+        /// Seals `payload` in place under the nonce already written at `nonce`.
         func seal(
             payload: UnsafeMutableRawBufferPointer, nonce: UnsafeMutableRawPointer, tag: UnsafeMutableRawPointer,
             associated: UnsafeRawBufferPointer
         ) -> Bool {
-            guard let box = try? AES.GCM.seal(UnsafeRawBufferPointer(payload), using: key, authenticating: associated)
+            guard
+                let nonceValue = try? AES.GCM.Nonce(
+                    data: UnsafeRawBufferPointer(start: nonce, count: StoreFormat.nonceSize)),
+                let box = try? AES.GCM.seal(
+                    UnsafeRawBufferPointer(payload), using: key, nonce: nonceValue, authenticating: associated)
             else { return false }
             box.ciphertext.copyBytes(to: payload)
-            box.nonce.withUnsafeBytes { nonce.copyMemory(from: $0.baseAddress!, byteCount: StoreFormat.nonceSize) }
             box.tag.withUnsafeBytes { tag.copyMemory(from: $0.baseAddress!, byteCount: StoreFormat.tagSize) }
             return true
         }

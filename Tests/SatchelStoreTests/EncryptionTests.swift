@@ -70,6 +70,27 @@ struct EncryptionTests {
         try store.close()
     }
 
+    @Test("every page carries its own nonce, and rewriting a page changes it")
+    func noncesNeverRepeat() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("n.db")
+        func nonces() throws -> [Data] {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return stride(from: 0, to: data.count, by: 4096).map { data.subdata(in: $0 + 4032..<$0 + 4044) }
+        }
+        let store = try StoreFile(path: path).openQueue(key: testKey)
+        try await store.database.write { try writeMarkers($0, count: 200) }
+        let first = try nonces()
+        try await store.database.write { try $0.execute(sql: "UPDATE item SET text = text || '!'") }
+        try store.close()
+        let again = try StoreFile(path: path).openQueue(key: testKey)
+        try await again.database.write { try $0.execute(sql: "UPDATE item SET text = text || '?'") }
+        try again.close()
+        let second = try nonces()
+        #expect(first.count > 10)
+        #expect(Set(first + second).count == first.count + second.count)
+    }
+
     @Test("the stock sqlite3 shell cannot read a store")
     func sqliteShellCannotRead() async throws {
         let folder = try TemporaryFolder()
