@@ -78,11 +78,11 @@ public struct StoreFile: Sendable, Hashable {
         let registration = try register(cipher(key: key, creating: true))
         var configuration = configuration
         configuration.prepareDatabase { db in
-            // A new file gets the cipher's reserve at each page's end; the C VFS refuses to write a page 1 without it.
             _ = satchel_vfs_request_reserve(UnsafeMutableRawPointer(db.sqliteConnection!), Int32(StoreFormat.reserve))
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         do {
+            if case .empty = try StoreHeader.read(path: path) { try createDatabase() }
             let store = LocalStore(database: try make(configuration), file: self, registration: registration)
             // The owner's alone (SQLite gives its journals the database's permissions).
             for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o600) }
@@ -91,6 +91,20 @@ public struct StoreFile: Sendable, Hashable {
             registration.end()
             throw translate(error, cipher: registration.cipher)
         }
+    }
+
+    /// Writes page 1 of a new store with the cipher's reserve at each page's end, before the app's own
+    /// `prepareDatabase` runs (whatever it writes first, say `PRAGMA journal_mode = WAL`, would otherwise create the
+    /// file without the reserve, and the VFS refuses to write such a page 1).
+    private func createDatabase() throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            _ = satchel_vfs_request_reserve(UnsafeMutableRawPointer(db.sqliteConnection!), Int32(StoreFormat.reserve))
+            try db.execute(sql: "PRAGMA page_size = \(StoreFormat.pageSize)")
+        }
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 0") }
+        try queue.close()
     }
 
     // MARK: Keys and pages

@@ -70,6 +70,63 @@ struct EncryptionTests {
         try store.close()
     }
 
+    @Test(
+        "every journal mode round-trips",
+        arguments: ["DELETE", "TRUNCATE", "PERSIST", "WAL"])
+    func journalModes(mode: String) async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("m.db")
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = \(mode)") }
+        let store = try StoreFile(path: path).openQueue(key: testKey, configuration: configuration)
+        try await store.database.write { try writeMarkers($0, count: 400) }
+        try await store.database.write { try $0.execute(sql: "DELETE FROM item WHERE id % 3 = 0") }
+        for (name, bytes) in try folder.files() { #expect(!containsMarker(bytes), "\(name) holds plaintext") }
+        try store.close()
+        let again = try StoreFile(path: path).openQueue(key: testKey)
+        #expect(try await again.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item") } == 266)
+        try again.close()
+        #expect(try StoreFile(path: path).check(key: testKey).isSound)
+    }
+
+    @Test(
+        "every checkpoint mode round-trips",
+        arguments: [
+            Database.CheckpointMode.passive, .full, .restart, .truncate,
+        ])
+    func checkpointModes(mode: Database.CheckpointMode) async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("c.db")
+        let store = try StoreFile(path: path).openPool(key: testKey)
+        for round in 0..<3 {
+            try await store.database.write { try writeMarkers($0, count: 150, from: round * 150) }
+            try await store.database.writeWithoutTransaction { _ = try $0.checkpoint(mode) }
+        }
+        for (name, bytes) in try folder.files() { #expect(!containsMarker(bytes), "\(name) holds plaintext") }
+        #expect(try await store.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item") } == 450)
+        try store.close()
+        let check = try StoreFile(path: path).check(key: testKey)
+        #expect(check.isSound && check.pages > 10)
+    }
+
+    @Test("asking SQLite to memory-map a store reads it through the cipher all the same")
+    func memoryMapping() async throws {
+        let folder = try TemporaryFolder()
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA mmap_size = 268435456") }
+        let path = folder.path("mm.db")
+        let store = try StoreFile(path: path).openPool(key: testKey, configuration: configuration)
+        try await store.database.write { try writeMarkers($0, count: 300) }
+        try await store.database.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
+        try store.close()
+        let again = try StoreFile(path: path).openPool(key: testKey, configuration: configuration)
+        let mapped = try await again.database.read { try Int.fetchOne($0, sql: "PRAGMA mmap_size") }
+        let texts = try await again.database.read { try String.fetchAll($0, sql: "SELECT text FROM item ORDER BY id") }
+        #expect(mapped == 0)
+        #expect(texts.count == 300 && texts.allSatisfy { $0.hasPrefix(marker) })
+        try again.close()
+    }
+
     @Test("every page carries its own nonce, and rewriting a page changes it")
     func noncesNeverRepeat() async throws {
         let folder = try TemporaryFolder()

@@ -158,14 +158,13 @@ struct MaintenanceTests {
         #expect(try folder.files().isEmpty)
     }
 
-    @Test("a new store opened twice shares its key; another key is refused before anything is written")
-    func openTwiceBeforeWriting() async throws {
+    @Test("a store opened twice shares its key; another key is refused while it is open")
+    func openTwice() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("n.db")
-        // A queue writes nothing before its first transaction (a pool would write page 1 to turn WAL on).
         let first = try StoreFile(path: path).openQueue(key: testKey)
         let second = try StoreFile(path: path).openQueue(key: testKey)
-        _ = expectStoreError(.openWithAnotherKey) { _ = try StoreFile(path: path).openQueue(key: otherKey) }
+        _ = expectStoreError(.wrongKey) { _ = try StoreFile(path: path).openQueue(key: otherKey) }
         try await first.database.write { try writeMarkers($0, count: 4) }
         #expect(try await second.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item") } == 4)
         try second.close()
