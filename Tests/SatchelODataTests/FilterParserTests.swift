@@ -1,0 +1,120 @@
+import Foundation
+import SatchelOData
+import Testing
+
+/// `$filter` text → ``ODataExpression``: what parses renders back to the same text, and what does not parse says
+/// where.
+@Suite("Filter parser")
+struct FilterParserTests {
+    static let v4RoundTrips = [
+        "Price gt 10 and startswith(Name,'Ch')",
+        "Name eq 'O''Neil' or not (Stock le 0)",
+        "(Price add 5) mul 2 ge 100.5",
+        "Price sub 1 sub 2 eq 7",
+        "Price sub (1 sub 2) eq 7",
+        "contains(tolower(Name),'tea') and length(Name) lt 20",
+        "Items/any(i:i/Quantity gt 2 and i/Price lt 10)",
+        "Items/all(i:i/Quantity gt 0)",
+        "Items/any()",
+        "Status in ('Active','Backordered')",
+        "Created ge 2026-01-31T10:00:00Z and Day eq 2026-02-01",
+        "Id eq a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+        "Id eq 1a2b3c4d-9c0b-4ef8-bb6d-6bb9bd380a11",
+        "Color eq Satchel.Shop.Color'Red'",
+        "year(Created) eq 2026 and month(Created) eq 1",
+        "Price eq -5 and -Price lt 0",
+        "Address/City eq 'Oxford'",
+        "Value eq null",
+        "Flag eq true and Other ne false",
+        "substring(Name,1,2) eq 'ha' and indexof(Name,'x') eq -1",
+        "Big eq 9223372036854775807",
+    ]
+
+    @Test("V4 text round-trips", arguments: v4RoundTrips)
+    func v4RoundTrip(text: String) throws {
+        let parsed = try ODataExpression.parse(text, version: .v4)
+        #expect(try parsed.text(for: .v4) == text)
+        // And the text it renders parses to the same tree.
+        #expect(try ODataExpression.parse(try parsed.text(for: .v4), version: .v4).text(for: .v4) == text)
+    }
+
+    static let v2RoundTrips = [
+        "Id eq 12L and Price ge 1.5M",
+        "Weight lt 2.5d or Ratio gt 0.5f",
+        "Created lt datetime'2026-01-31T10:00:00' and Changed gt datetimeoffset'2026-01-31T10:00:00Z'",
+        "Id eq guid'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'",
+        "Data eq X'0AFF'",
+        "substringof('Ox',City) and endswith(Name,'n')",
+        "Duration eq time'PT1H30M'",
+    ]
+
+    @Test("V2 text round-trips", arguments: v2RoundTrips)
+    func v2RoundTrip(text: String) throws {
+        let parsed = try ODataExpression.parse(text, version: .v2)
+        #expect(try parsed.text(for: .v2) == text)
+    }
+
+    @Test("V2 substringof becomes contains with its arguments swapped")
+    func substringOf() throws {
+        let parsed = try ODataExpression.parse("substringof('Ox',City)", version: .v2)
+        #expect(try parsed.text(for: .v4) == "contains(City,'Ox')")
+    }
+
+    @Test("literals get their types")
+    func literalTypes() throws {
+        func literal(_ text: String, _ version: ODataVersion = .v4) throws -> ODataLiteral? {
+            if case .binary(_, _, .literal(let value)) = try ODataExpression.parse("X eq \(text)", version: version) {
+                return value
+            }
+            return nil
+        }
+        #expect(try literal("12") == .int(12))
+        #expect(try literal("3000000000") == .int64(3_000_000_000))
+        #expect(try literal("1.5") == .decimal(Decimal(string: "1.5")!))
+        #expect(try literal("1.5E3") == .double(1500))
+        #expect(try literal("12L", .v2) == .int64(12))
+        #expect(try literal("2026-02-01") == .date(year: 2026, month: 2, day: 1))
+        #expect(try literal("10:30:00") == .timeOfDay(hour: 10, minute: 30, second: 0))
+        #expect(try literal("-INF") == .double(-.infinity))
+        #expect(try literal("'it''s'") == .string("it's"))
+    }
+
+    static let malformed: [(String, String)] = [
+        ("Price gt", "expected a value"),
+        ("Price gt 10 and", "expected a value"),
+        ("Name eq 'open", "unterminated string"),
+        ("(Price gt 10", "expected ')'"),
+        ("frobnicate(Name)", "unknown function frobnicate"),
+        ("startswith(Name)", "startswith takes 2…2 arguments"),
+        ("Price gt 10 10", "unexpected text"),
+        ("Price gt 99999999999999999999", "integer out of range"),
+        ("Day eq 2026-13-01", "bad date"),
+        ("Items/any(i i/Q gt 1)", "expected 'variable:'"),
+        ("Status in 'a'", "expected '(' after in"),
+        ("Id eq datetime'yesterday'", "bad datetime literal"),
+    ]
+
+    @Test("malformed filters are invalidArgument errors that say where", arguments: malformed)
+    func malformedFilters(text: String, message: String) {
+        do {
+            let parsed = try ODataExpression.parse(text, version: .v4)
+            Issue.record("parsed: \((try? parsed.text(for: .v4)) ?? "?")")
+        } catch {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains(message), "\(error.message)")
+            #expect(error.location?.hasPrefix("offset ") == true)
+        }
+    }
+
+    @Test("deep nesting and huge input are refused, not a crash")
+    func hostileInput() {
+        let deep = String(repeating: "(", count: 10_000) + "A eq 1" + String(repeating: ")", count: 10_000)
+        #expect(throws: ODataError.self) { try ODataExpression.parse(deep, version: .v4) }
+        let nots = String(repeating: "not ", count: 10_000) + "A"
+        #expect(throws: ODataError.self) { try ODataExpression.parse(nots, version: .v4) }
+        let long = (0..<20_000).map { "A eq \($0)" }.joined(separator: " or ")
+        #expect(throws: ODataError.self) { try ODataExpression.parse(long, version: .v4) }
+        let chain = (0..<3_000).map { "A eq \($0)" }.joined(separator: " or ")
+        #expect((try? ODataExpression.parse(chain, version: .v4)) != nil)
+    }
+}
