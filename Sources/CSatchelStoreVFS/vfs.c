@@ -19,13 +19,48 @@ static long long memoryBytes;
 
 // MARK: - Encrypted files
 
-typedef struct EncryptedFile {
+typedef struct EncryptedFile EncryptedFile;
+
+/// The encrypted database files open now: a journal or WAL takes the cipher of its open database file, so it is
+/// never written in the clear while its database is open encrypted (even if the store's registration has ended).
+static EncryptedFile *openDatabases;
+static pthread_mutex_t openDatabasesLock = PTHREAD_MUTEX_INITIALIZER;
+
+struct EncryptedFile {
     sqlite3_file base;
     sqlite3_file *real;  // the wrapped VFS's file, right after this struct
     void *context;
     int kind;
     unsigned char *scratch;  // one page and a WAL frame header
-} EncryptedFile;
+    const char *name;        // database files: SQLite's name for the file (valid while it is open)
+    EncryptedFile *next;     // database files: the next in openDatabases
+};
+
+/// The context of the open encrypted database file named `name`, retained; NULL when there is none.
+static void *openDatabaseContext(const char *name) {
+    void *context = NULL;
+    pthread_mutex_lock(&openDatabasesLock);
+    for (EncryptedFile *file = openDatabases; file != NULL; file = file->next) {
+        if (strcmp(file->name, name) == 0) {
+            context = file->context;
+            cipher.retainAgain(context);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&openDatabasesLock);
+    return context;
+}
+
+static void forgetOpenDatabase(EncryptedFile *p) {
+    pthread_mutex_lock(&openDatabasesLock);
+    for (EncryptedFile **link = &openDatabases; *link != NULL; link = &(*link)->next) {
+        if (*link == p) {
+            *link = p->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&openDatabasesLock);
+}
 
 static int isZero(const unsigned char *bytes, int count) {
     for (int i = 0; i < count; i++) {
@@ -36,6 +71,7 @@ static int isZero(const unsigned char *bytes, int count) {
 
 static int encClose(sqlite3_file *file) {
     EncryptedFile *p = (EncryptedFile *)file;
+    if (p->kind == SATCHEL_VFS_DATABASE) forgetOpenDatabase(p);
     int rc = p->real->pMethods ? p->real->pMethods->xClose(p->real) : SQLITE_OK;
     if (p->context) cipher.release(p->context);
     p->context = NULL;
@@ -78,15 +114,45 @@ static int encRead(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 o
         }
         if (rc != SQLITE_OK) return rc;
         rc = openPage(p, p->scratch, start / pageSize + 1);
+        if (rc != SQLITE_OK && start == 0) {
+            // Page 1 torn by a crash: SQLite reads its header before replaying a hot journal or opening the WAL,
+            // either of which restores the page. An empty header lets it get that far; reading the whole page
+            // afterwards still fails if nothing restored it.
+            memset(buffer, 0, (size_t)amount);
+            return SQLITE_IOERR_SHORT_READ;
+        }
         memcpy(buffer, p->scratch + (offset - start), (size_t)amount);
         return rc;
     }
-    case SATCHEL_VFS_JOURNAL:
+    case SATCHEL_VFS_JOURNAL: {
+        // Headers and record fields are at most a sector (512 bytes); page images are whole pages.
+        if (amount > 512 && amount != pageSize) return SQLITE_IOERR_READ;
+        int rc = real->pMethods->xRead(real, buffer, amount, offset);
+        if (rc != SQLITE_OK || amount != pageSize) return rc;
+        if (cipher.open(p->context, p->kind, bytes, pageSize, offset) != 0) {
+            // A record torn by a crash (or changed): SQLite ends a rollback at a short read, as it does at a
+            // record whose checksum fails.
+            memset(bytes, 0, (size_t)pageSize);
+            return SQLITE_IOERR_SHORT_READ;
+        }
+        return SQLITE_OK;
+    }
     case SATCHEL_VFS_WAL: {
+        // The WAL header (32 bytes, or 8 of it), a page, or a whole frame: nothing else may be read as data.
+        if (amount != 32 && amount != 8 && amount != pageSize && amount != pageSize + WAL_FRAME_HEADER) {
+            return SQLITE_IOERR_READ;
+        }
         int rc = real->pMethods->xRead(real, buffer, amount, offset);
         if (rc != SQLITE_OK) return rc;
+        if (amount == 32 && offset == 0) {
+            // A header declaring another page size would make SQLite read frames this VFS does not open: such a
+            // WAL is treated as empty (an all-zero header is invalid).
+            int declared = (bytes[8] << 24) | (bytes[9] << 16) | (bytes[10] << 8) | bytes[11];
+            if (declared != pageSize) memset(bytes, 0, 32);
+            return SQLITE_OK;
+        }
         if (amount == pageSize) return openPage(p, bytes, offset);
-        if (p->kind == SATCHEL_VFS_WAL && amount == pageSize + WAL_FRAME_HEADER) {
+        if (amount == pageSize + WAL_FRAME_HEADER) {
             // A whole frame: WAL recovery, which stops at the first frame whose checksum fails (the frame being
             // written when a process died). A frame that does not open becomes random bytes, so its checksum
             // fails as a torn frame's would, and no crafted checksum can make SQLite accept it.
@@ -94,7 +160,6 @@ static int encRead(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 o
             if (cipher.open(p->context, p->kind, frame, pageSize, offset + WAL_FRAME_HEADER) != 0) {
                 sqlite3_randomness(pageSize, frame);
             }
-            return SQLITE_OK;
         }
         return SQLITE_OK;
     }
@@ -103,8 +168,10 @@ static int encRead(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 o
     }
 }
 
-/// Seals a copy of `page` and writes it at `offset`.
+/// Seals a copy of `page` and writes it at `offset`. A page whose reserved bytes are not zero is refused: it comes
+/// from a database without the reserve (a backup from a plaintext database), and sealing would overwrite its data.
 static int writeSealed(EncryptedFile *p, const void *page, sqlite3_int64 offset, long long location) {
+    if (!isZero((const unsigned char *)page + pageSize - reserveBytes, reserveBytes)) return SQLITE_IOERR_WRITE;
     memcpy(p->scratch, page, (size_t)pageSize);
     if (cipher.seal(p->context, p->kind, p->scratch, pageSize, location) != 0) return SQLITE_IOERR_WRITE;
     return p->real->pMethods->xWrite(p->real, p->scratch, pageSize, offset);
@@ -126,7 +193,7 @@ static int encWrite(sqlite3_file *file, const void *buffer, int amount, sqlite3_
     }
     case SATCHEL_VFS_JOURNAL:
         if (amount == pageSize) return writeSealed(p, buffer, offset, offset);
-        if (amount > pageSize) return SQLITE_IOERR_WRITE;
+        if (amount > 512) return SQLITE_IOERR_WRITE;
         return p->real->pMethods->xWrite(p->real, buffer, amount, offset);
     case SATCHEL_VFS_WAL:
         if (amount == pageSize) return writeSealed(p, buffer, offset, offset);
@@ -363,7 +430,9 @@ static int vfsOpen(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file, 
         kind = SATCHEL_VFS_WAL;
         database = sqlite3_filename_database(name);
     }
-    void *context = (kind >= 0 && database != NULL) ? cipher.retain(database) : NULL;
+    void *context = NULL;
+    if (kind > SATCHEL_VFS_DATABASE && database != NULL) context = openDatabaseContext(database);
+    if (context == NULL && kind >= 0 && database != NULL) context = cipher.retain(database);
     if (context == NULL) {
         // Not a registered database: the wrapped VFS's own file, its methods called directly.
         return wrapped->xOpen(wrapped, name, file, flags, outFlags);
@@ -388,6 +457,13 @@ static int vfsOpen(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file, 
         return rc;
     }
     p->base.pMethods = &encryptedMethods;
+    if (kind == SATCHEL_VFS_DATABASE) {
+        p->name = name;
+        pthread_mutex_lock(&openDatabasesLock);
+        p->next = openDatabases;
+        openDatabases = p;
+        pthread_mutex_unlock(&openDatabasesLock);
+    }
     return SQLITE_OK;
 }
 

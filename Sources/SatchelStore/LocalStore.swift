@@ -44,9 +44,27 @@ public final class LocalStore<Database: DatabaseWriter & Sendable>: Sendable {
 /// A store's file: open it (encrypted with a key, plain without), inspect, check, re-key, encrypt, export or destroy
 /// it. Its companions (`-wal`, `-shm`, `-journal`) go with it.
 public struct StoreFile: Sendable, Hashable {
+    /// The absolute path of the database file, symbolic links resolved (for a file not created yet, its folder's).
     public let path: String
 
-    public init(path: String) { self.path = path }
+    public init(path: String) { self.path = Self.resolve(path) }
+
+    private static func resolve(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        if let real = realpath(url.path, nil) {
+            defer { free(real) }
+            return String(
+                decoding: Array(UnsafeBufferPointer(start: real, count: strlen(real))).map { UInt8(bitPattern: $0) },
+                as: UTF8.self)
+        }
+        let folder = url.deletingLastPathComponent()
+        guard let real = realpath(folder.path, nil) else { return url.standardizedFileURL.path }
+        defer { free(real) }
+        let resolved = String(
+            decoding: Array(UnsafeBufferPointer(start: real, count: strlen(real))).map { UInt8(bitPattern: $0) },
+            as: UTF8.self)
+        return (resolved == "/" ? "" : resolved) + "/" + url.lastPathComponent
+    }
 
     static let ioErrorData: Int32 = 10 | (32 << 8)  // SQLITE_IOERR_DATA
 
@@ -78,6 +96,9 @@ public struct StoreFile: Sendable, Hashable {
         let registration = try register(cipher(key: key, creating: true))
         var configuration = configuration
         configuration.prepareDatabase { db in
+            // The closure holds the registration: the key stays known while GRDB can still open a connection (a
+            // pool's readers), even if the app kept only `store.database`.
+            withExtendedLifetime(registration) {}
             _ = satchel_vfs_request_reserve(UnsafeMutableRawPointer(db.sqliteConnection!), Int32(StoreFormat.reserve))
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
@@ -138,6 +159,7 @@ public struct StoreFile: Sendable, Hashable {
             return PageCipher(master: master, header: header)
         case .plaintext: throw StoreError(.notEncrypted, path: path)
         case .notAStore: throw StoreError(.notAStore, path: path)
+        case .implausible: throw StoreError(.corruptPage, path: path, page: 1, detail: "its header fields are damaged")
         case .newerFormat(let version): throw StoreError(.newerFormat, path: path, found: Int(version))
         case .truncated(let bytes):
             throw StoreError(.truncated, path: path, found: bytes / StoreFormat.pageSize, detail: "\(bytes) bytes")
@@ -168,18 +190,29 @@ public struct StoreFile: Sendable, Hashable {
         let opened = page.withUnsafeMutableBytes {
             cipher.open(kind: PageCipher.database, page: $0.baseAddress!, size: $0.count, location: 1)
         }
-        guard opened else { throw pageError(cipher.lastFailure, detail: nil) }
-        // SQLite's in-header page count (bytes 28–31) is valid when bytes 24–27 equal bytes 92–95, and the file
-        // should hold that many pages unless a WAL or a hot journal (whose replay completes the file) is present.
-        let replay = [path + "-wal", path + "-journal"].contains { file in
-            ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0) > 0
-        }
-        if !replay, page[24..<28] == page[92..<96] {
+        // A WAL or a hot journal may restore page 1 and complete the file (a crash during a commit or checkpoint):
+        // SQLite gets to replay it, and reports a page that stays damaged when it reads it.
+        let replay = hasWAL || hasHotJournal
+        guard opened || replay else { throw pageError(cipher.lastFailure, detail: nil) }
+        // SQLite's in-header page count (bytes 28–31) is valid when bytes 24–27 equal bytes 92–95.
+        if opened, !replay, page[24..<28] == page[92..<96] {
             let declared = page[28..<32].reduce(0) { $0 << 8 | Int($1) }
             if declared > pageCount {
                 throw StoreError(.truncated, path: path, page: declared, found: pageCount)
             }
         }
+    }
+
+    /// Whether a non-empty `-wal` is beside the database.
+    var hasWAL: Bool { (fileSize(path + "-wal") ?? 0) > 0 }
+
+    /// Whether a hot rollback journal is beside the database (one that starts with SQLite's journal magic; a
+    /// persisted or truncated journal after a commit does not).
+    var hasHotJournal: Bool {
+        guard let handle = FileHandle(forReadingAtPath: path + "-journal") else { return false }
+        defer { try? handle.close() }
+        let magic: [UInt8] = [0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7]
+        return (try? handle.read(upToCount: 8)).map { [UInt8]($0) == magic } ?? false
     }
 
     func register(_ cipher: PageCipher) throws(StoreError) -> StoreVFS.Registration {
@@ -215,4 +248,8 @@ func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     var difference: UInt8 = 0
     for i in a.indices { difference |= a[i] ^ b[i] }
     return difference == 0
+}
+
+func fileSize(_ path: String) -> Int? {
+    (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
 }

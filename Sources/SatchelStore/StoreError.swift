@@ -11,6 +11,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case wrongKey
         /// The file is an ordinary (plaintext) SQLite database; open it without a key, or encrypt it.
         case notEncrypted
+        /// The file is already an encrypted store (``StoreFile/encrypt(with:)``).
+        case alreadyEncrypted
         /// The file is an encrypted store and no key was given.
         case keyRequired
         /// The file is neither an encrypted store nor an SQLite database.
@@ -57,6 +59,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .wrongKey: text = "the key does not open the store"
         case .notEncrypted: text = "the file is a plaintext SQLite database, not an encrypted store"
         case .keyRequired: text = "the store is encrypted: a key is required"
+        case .alreadyEncrypted: text = "the file is already an encrypted store"
         case .notAStore: text = "the file is neither an encrypted store nor an SQLite database"
         case .newerFormat:
             text = "the store has format version \(found ?? 0); this library reads version \(StoreFormat.version)"

@@ -52,6 +52,7 @@ extension StoreFile {
             info.keyDerivation = header.derivation
             info.iterations = header.derivation == .raw ? nil : Int(header.iterations)
         case .notAStore: throw StoreError(.notAStore, path: path)
+        case .implausible: throw StoreError(.corruptPage, path: path, page: 1, detail: "its header fields are damaged")
         case .newerFormat(let version): throw StoreError(.newerFormat, path: path, found: Int(version))
         case .truncated(let bytes):
             throw StoreError(.truncated, path: path, found: bytes / StoreFormat.pageSize, detail: "\(bytes) bytes")
@@ -123,20 +124,35 @@ extension StoreFile {
 
     /// Encrypts a plaintext SQLite database in place under `key` (rewritten, then renamed over the original).
     public func encrypt(with key: StoreKey) throws {
-        guard case .plaintext = try StoreHeader.read(path: path) else { throw StoreError(.notAStore, path: path) }
-        try rewrite(source: nil, target: key)
+        switch try StoreHeader.read(path: path) {
+        case .plaintext: try rewrite(source: nil, target: key)
+        case .header: throw StoreError(.alreadyEncrypted, path: path)
+        case .empty: throw StoreError(.io, path: path, detail: "no database at this path")
+        default: throw StoreError(.notAStore, path: path)
+        }
     }
 
     /// Writes a plaintext copy of the store to `destination` (a new file), for support cases. The copy keeps the
     /// store's 64 reserved bytes per page, which any SQLite reads.
     public func export(key: StoreKey, to destination: String) throws {
-        guard !FileManager.default.fileExists(atPath: destination) else {
-            throw StoreError(.io, path: path, detail: "\(destination) exists")
+        try requireExisting()
+        try PrivateFile.create(destination)
+        do {
+            let source = try openQueue(key: key)
+            defer { try? source.close() }
+            try source.database.writeWithoutTransaction {
+                try $0.execute(sql: "VACUUM INTO ?", arguments: [destination])
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: destination)
+            throw error
         }
-        let source = try openQueue(key: key)
-        defer { try? source.close() }
-        try source.database.writeWithoutTransaction { try $0.execute(sql: "VACUUM INTO ?", arguments: [destination]) }
-        try PrivateFile.protect(destination)
+    }
+
+    private func requireExisting() throws(StoreError) {
+        if case .empty = try StoreHeader.read(path: path) {
+            throw StoreError(.io, path: path, detail: "no store at this path")
+        }
     }
 
     /// Removes the store's files. Refused while the store is open in this process.
@@ -154,34 +170,37 @@ extension StoreFile {
     /// Rewrites the database (opened with `source`, or plain) into a new file encrypted under `target`, then
     /// renames it over this one. A crash before the rename leaves the original whole.
     private func rewrite(source: StoreKey?, target: StoreKey) throws {
+        try requireExisting()
+        if StoreVFS.isRegistered(fullPath: try StoreVFS.fullPath(path)) {
+            throw StoreError(.io, path: path, detail: "the store is open in this process")
+        }
         let temporary = path + ".rewrite"
-        let scratch = StoreFile(path: temporary)
+        // A leftover from a rewrite that crashed is not a store anyone uses: the original was never replaced.
         try? FileManager.default.removeItem(atPath: temporary)
+        try PrivateFile.create(temporary)
+        let scratch = StoreFile(path: temporary)
         let targetRegistration = try scratch.register(scratch.cipher(key: target, creating: true))
         defer { targetRegistration.end() }
         do {
             let store = try openQueue(key: source)
             try store.database.writeWithoutTransaction { db in
+                // VACUUM INTO writes pages of the requested size (a database with other pages is converted). Asked
+                // first: PRAGMA page_size also resets the requested reserve.
+                try db.execute(sql: "PRAGMA page_size = \(StoreFormat.pageSize)")
                 // The new file keeps the cipher's reserve at each page's end (the VFS refuses a page 1 without it).
                 _ = satchel_vfs_request_reserve(
                     UnsafeMutableRawPointer(db.sqliteConnection!), Int32(StoreFormat.reserve))
-                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
-                guard pageSize == StoreFormat.pageSize else {
-                    throw StoreError(
-                        .io, path: path,
-                        detail: "pages of \(pageSize) bytes: run VACUUM with PRAGMA page_size = 4096 first")
-                }
                 try db.execute(sql: "VACUUM INTO ?", arguments: [temporary])
             }
             try store.close()
-            for file in ["-wal", "-journal"].map({ path + $0 }) where fileSize(file) ?? 0 > 0 {
-                throw StoreError(.io, path: path, detail: "\(file) is in use")
+            if hasWAL || hasHotJournal {
+                throw StoreError(.io, path: path, detail: "its WAL or journal is in use by another process")
             }
             try PrivateFile.protect(temporary)
             try PrivateFile.synchronize(temporary)
             for file in companions { try? FileManager.default.removeItem(atPath: file) }
             guard rename(temporary, path) == 0 else {
-                throw StoreError(.io, path: path, detail: String(cString: strerror(errno)))
+                throw StoreError(.io, path: path, detail: String(decoding: PrivateFile.errorText(), as: UTF8.self))
             }
             try PrivateFile.synchronize(URL(fileURLWithPath: path).deletingLastPathComponent().path)
         } catch {
@@ -189,10 +208,6 @@ extension StoreFile {
             throw error
         }
     }
-}
-
-private func fileSize(_ path: String) -> Int? {
-    (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
 }
 
 private func readBytes(_ path: String, count: Int) throws -> [UInt8] {
@@ -203,18 +218,34 @@ private func readBytes(_ path: String, count: Int) throws -> [UInt8] {
 
 /// Owner-only permissions and `fsync` for files the store writes itself.
 enum PrivateFile {
+    /// Creates an empty file readable by the owner alone; fails if it exists.
+    static func create(_ path: String) throws(StoreError) {
+        let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else {
+            throw StoreError(.io, path: path, detail: String(decoding: errorText(), as: UTF8.self))
+        }
+        close(descriptor)
+    }
+
+    static func errorText() -> [UInt8] {
+        guard let text = strerror(errno) else { return [] }
+        return Array(UnsafeBufferPointer(start: text, count: strlen(text))).map { UInt8(bitPattern: $0) }
+    }
+
     static func protect(_ path: String) throws(StoreError) {
         guard chmod(path, 0o600) == 0 else {
-            throw StoreError(.io, path: path, detail: String(cString: strerror(errno)))
+            throw StoreError(.io, path: path, detail: String(decoding: PrivateFile.errorText(), as: UTF8.self))
         }
     }
 
     static func synchronize(_ path: String) throws(StoreError) {
         let descriptor = Foundation.open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw StoreError(.io, path: path, detail: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else {
+            throw StoreError(.io, path: path, detail: String(decoding: PrivateFile.errorText(), as: UTF8.self))
+        }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else {
-            throw StoreError(.io, path: path, detail: String(cString: strerror(errno)))
+            throw StoreError(.io, path: path, detail: String(decoding: PrivateFile.errorText(), as: UTF8.self))
         }
     }
 }

@@ -28,6 +28,8 @@ public enum StoreFormat {
     static let keyCheckOffset = 42
     static let markerOffset = 54
     static let marker = Array("SATCHELSTR".utf8)
+    /// The largest PBKDF2 iteration count a store may declare.
+    public static let maximumIterations: UInt32 = 10_000_000
     /// The authenticated, clear part of the trailer: location through the marker.
     static let authenticatedRange = 28..<64
 
@@ -57,6 +59,8 @@ struct StoreHeader: Equatable {
         case newerFormat(UInt8)
         case notAStore
         case truncated(bytes: Int)
+        /// A store whose clear header fields cannot be right (page 1 damaged).
+        case implausible
     }
 
     /// Reads the header of the file at `path` (page 1, raw).
@@ -92,6 +96,11 @@ struct StoreHeader: Equatable {
         }
         var iterations: UInt32 = 0
         for i in 0..<4 { iterations = iterations << 8 | UInt32(bytes[trailer + StoreFormat.iterationsOffset + i]) }
+        // Read before it can be authenticated: an implausible count (a damaged header, or one made to stall the key
+        // derivation for minutes) is refused.
+        if derivation == .pbkdf2SHA256, iterations == 0 || iterations > StoreFormat.maximumIterations {
+            return .implausible
+        }
         let check = trailer + StoreFormat.keyCheckOffset
         return .header(
             StoreHeader(

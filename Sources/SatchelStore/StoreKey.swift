@@ -37,7 +37,10 @@ public struct StoreKey: Sendable, CustomStringConvertible, CustomDebugStringConv
 
     /// A passphrase, stretched with `iterations` of PBKDF2-HMAC-SHA256 when a store is created with it.
     public static func passphrase(_ passphrase: String, iterations: Int = defaultIterations) -> StoreKey {
-        StoreKey(material: .passphrase(Data(passphrase.utf8), iterations: UInt32(clamping: max(1, iterations))))
+        StoreKey(
+            material: .passphrase(
+                Data(passphrase.utf8),
+                iterations: min(UInt32(clamping: max(1, iterations)), StoreFormat.maximumIterations)))
     }
 
     /// The raw key's 32 bytes, for an app that made it with ``random()`` and stores it itself; nil for a passphrase.

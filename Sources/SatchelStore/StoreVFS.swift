@@ -21,6 +21,7 @@ enum StoreVFS {
                     registry[key].map { Unmanaged.passRetained($0.cipher).toOpaque() }
                 }
             },
+            retainAgain: { context in _ = Unmanaged<PageCipher>.fromOpaque(context).retain() },
             release: { context in Unmanaged<PageCipher>.fromOpaque(context).release() },
             seal: { context, kind, page, size, location in
                 Unmanaged<PageCipher>.fromOpaque(context).takeUnretainedValue()
@@ -42,7 +43,7 @@ enum StoreVFS {
         guard satchel_vfs_full_path(path, &buffer, Int32(buffer.count)) == 0 else {
             throw StoreError(.io, path: path, detail: "cannot resolve the path")
         }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Registers `cipher` for the database at `fullPath` until the registration ends. A store opened again while

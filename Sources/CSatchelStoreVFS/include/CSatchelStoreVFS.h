@@ -21,7 +21,9 @@ typedef struct satchel_vfs_cipher {
     /// The cipher context of the database at `databasePath` (as the wrapped VFS names it), retained for the file
     /// being opened, or NULL when the database is not registered (the file is then ordinary SQLite).
     void *_Nullable (*_Nonnull retain)(const char *_Nonnull databasePath);
-    /// Releases a context `retain` returned.
+    /// Retains a context once more (a journal or WAL sharing its open database file's cipher).
+    void (*_Nonnull retainAgain)(void *_Nonnull context);
+    /// Releases a context `retain` or `retainAgain` returned.
     void (*_Nonnull release)(void *_Nonnull context);
     /// Seals `page` (`size` bytes, its trailer at the end) in place. `location`: the page number for the database,
     /// the byte offset of the page image for a journal or WAL. Returns 0, or nonzero when the page can't be sealed.

@@ -54,7 +54,8 @@ enum SatchelExitCode: Int32, CaseIterable, Sendable {
         case .wrongKey, .keyRequired, .openWithAnotherKey: self = .authentication
         case .invalidKey: self = .usage
         case .io: self = .localFile
-        case .notEncrypted, .notAStore, .newerFormat, .truncated, .corruptPage, .misplacedPage: self = .invalidResponse
+        case .notEncrypted, .alreadyEncrypted, .notAStore, .newerFormat, .truncated, .corruptPage, .misplacedPage:
+            self = .invalidResponse
         }
     }
 
