@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "SatchelRepository", targets: ["SatchelRepository"]),
         .library(name: "SatchelServer", targets: ["SatchelServer"]),
         .library(name: "SatchelStore", targets: ["SatchelStore"]),
+        .library(name: "SatchelOffline", targets: ["SatchelOffline"]),
         .executable(name: "satchel", targets: ["satchel"]),
         .executable(name: "satchel-odata-gen", targets: ["satchel-odata-gen"]),
         .plugin(name: "SatchelODataGenPlugin", targets: ["SatchelODataGenPlugin"]),
@@ -73,6 +74,16 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The offline OData store over SatchelStore (docs/offline.md).
+        .target(
+            name: "SatchelOffline",
+            dependencies: [
+                "SatchelOData", "SatchelStore", "SatchelJSON", "SatchelHTTP",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -194,6 +205,14 @@ let package = Package(
         .testTarget(
             name: "SatchelCMISQLTests",
             dependencies: ["SatchelCMISQL"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SatchelOfflineTests",
+            dependencies: [
+                "SatchelOffline", "SatchelOData", "SatchelStore", "SatchelHTTP", "SatchelTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -39,12 +39,17 @@ public struct ODataService: Sendable {
     /// The service's `$metadata`, fetched once and cached.
     public func metadata() async throws -> ODataMetadata {
         if let metadata = cache.metadata { return metadata }
+        _ = try await metadataDocument()
+        return cache.metadata!
+    }
+
+    /// Fetches the `$metadata` document itself (for a copy kept offline), parses it and caches the result.
+    public func metadataDocument() async throws -> Data {
         var request = HTTPRequest(.get, url: url(path: "$metadata"), operation: "read $metadata")
         request.headers["Accept"] = "application/xml"
         let response = try await send(request)
-        let metadata = try ODataMetadata.parse(data: response.body)
-        cache.metadata = metadata
-        return metadata
+        cache.metadata = try ODataMetadata.parse(data: response.body)
+        return response.body
     }
 
     /// Uses `metadata` instead of fetching `$metadata` (a bundled copy, or one read earlier).

@@ -1,0 +1,65 @@
+import Foundation
+import SatchelOData
+
+/// Data an app needs offline, named: an OData read request relative to the service (`Products`,
+/// `/Sessions?$filter=EventID eq 10000L`, `Events?$filter=…&$expand=Features`).
+public struct OfflineDefiningQuery: Sendable, Hashable {
+    public var name: String
+    /// The request: an entity set and its query options.
+    public var query: String
+    /// Whether media streams of the entities come along (downloaded with the entities).
+    public var retrievesStreams: Bool
+
+    public init(name: String, query: String, retrievesStreams: Bool = false) {
+        self.name = name
+        self.query = query
+        self.retrievesStreams = retrievesStreams
+    }
+
+    /// The query's entity set and options, its `$filter` parsed for `version`.
+    func parsed(version: ODataVersion) throws(ODataError) -> (entitySet: String, query: ODataQuery) {
+        var text = query.trimmingCharacters(in: .whitespaces)
+        if text.hasPrefix("/") { text.removeFirst() }
+        let parts = text.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let set = String(parts[0])
+        guard !set.isEmpty, set.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }) else {
+            throw ODataError(
+                .invalidArgument, "defining query \(name): '\(set)' is not an entity set (navigation paths come later)")
+        }
+        var result = ODataQuery()
+        guard parts.count > 1 else { return (set, result) }
+        for option in parts[1].split(separator: "&") {
+            let pair = option.split(separator: "=", maxSplits: 1)
+            let key = String(pair[0])
+            let value = pair.count > 1 ? (String(pair[1]).removingPercentEncoding ?? String(pair[1])) : ""
+            switch key {
+            case "$filter": result = result.filter(try ODataExpression.parse(value, version: version))
+            case "$select":
+                result = result.select(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            case "$expand":
+                for path in value.split(separator: ",") {
+                    result = result.expand(path.trimmingCharacters(in: .whitespaces))
+                }
+            case "$orderby":
+                for item in value.split(separator: ",") {
+                    let words = item.split(separator: " ")
+                    result = result.orderBy(
+                        String(words[0]), descending: words.count > 1 && words[1].lowercased() == "desc")
+                }
+            case "$top":
+                guard let count = Int(value), count >= 0 else {
+                    throw ODataError(.invalidArgument, "defining query \(name): bad $top")
+                }
+                result = result.top(count)
+            case "$skip":
+                guard let count = Int(value), count >= 0 else {
+                    throw ODataError(.invalidArgument, "defining query \(name): bad $skip")
+                }
+                result = result.skip(count)
+            default:
+                result.customOptions.append((name: key, value: value))
+            }
+        }
+        return (set, result)
+    }
+}

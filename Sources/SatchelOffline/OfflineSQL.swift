@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+import SatchelOData
+
+/// A `$filter` or `$orderby` expression as SQL over an entity set's table, its literals bound as arguments.
+struct OfflineSQL {
+    var sql: String
+    var arguments: [DatabaseValue]
+    /// The column the expression is (when it is a property): how literals compared with it are stored.
+    var column: OfflineColumn?
+}
+
+/// Translates ``ODataExpression`` trees into SQL over one table (docs/offline.md, "Local queries → SQL").
+struct OfflineSQLTranslator {
+    let table: OfflineTable
+
+    func translate(_ expression: ODataExpression) throws(ODataError) -> OfflineSQL {
+        try translate(expression, near: nil)
+    }
+
+    private func unsupported(_ what: String) -> ODataError {
+        ODataError(.notSupported, "the offline store cannot evaluate \(what) yet")
+    }
+
+    private func translate(
+        _ expression: ODataExpression, near column: OfflineColumn?
+    ) throws(ODataError)
+        -> OfflineSQL
+    {
+        switch expression {
+        case .property(let path):
+            guard let column = table.column(path) else {
+                throw ODataError(.invalidArgument, "\(table.entitySet) has no property \(path) the store can query")
+            }
+            let sql = column.kind == .decimal ? "CAST(\(column.sql) AS REAL)" : column.sql
+            return OfflineSQL(sql: sql, arguments: [], column: column)
+        case .literal(let literal):
+            return OfflineSQL(sql: "?", arguments: [OfflineValues.databaseValue(literal, near: column)], column: nil)
+        case .not(let operand):
+            let inner = try translate(operand, near: nil)
+            return OfflineSQL(sql: "NOT (\(inner.sql))", arguments: inner.arguments)
+        case .negate(let operand):
+            let inner = try translate(operand, near: column)
+            return OfflineSQL(sql: "-(\(inner.sql))", arguments: inner.arguments, column: inner.column)
+        case .binary(let op, let left, let right):
+            return try binary(op, left, right)
+        case .isIn(let operand, let values):
+            let inner = try translate(operand, near: nil)
+            let arguments = values.map { OfflineValues.databaseValue($0, near: inner.column) }
+            let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
+            return OfflineSQL(sql: "(\(inner.sql) IN (\(marks)))", arguments: inner.arguments + arguments)
+        case .call(let name, let arguments):
+            return try call(name, arguments)
+        case .lambda(let kind, let collection, _, _):
+            throw unsupported("\(collection)/\(kind.rawValue)(…)")
+        case .raw(let text):
+            throw unsupported("raw filter text '\(text)'")
+        }
+    }
+
+    private func binary(
+        _ op: ODataOperator, _ left: ODataExpression, _ right: ODataExpression
+    ) throws(ODataError)
+        -> OfflineSQL
+    {
+        switch op {
+        case .and, .or:
+            let lhs = try translate(left, near: nil)
+            let rhs = try translate(right, near: nil)
+            return OfflineSQL(
+                sql: "(\(lhs.sql) \(op == .and ? "AND" : "OR") \(rhs.sql))", arguments: lhs.arguments + rhs.arguments)
+        case .eq, .ne, .gt, .ge, .lt, .le:
+            // Each side's literals are stored as the other side's column stores its values.
+            var lhs = try translate(left, near: nil)
+            let rhs = try translate(right, near: lhs.column)
+            if lhs.column == nil, rhs.column != nil { lhs = try translate(left, near: rhs.column) }
+            if case .literal(.null) = right {
+                return OfflineSQL(sql: "(\(lhs.sql) IS \(op == .eq ? "" : "NOT ")NULL)", arguments: lhs.arguments)
+            }
+            if case .literal(.null) = left {
+                return OfflineSQL(sql: "(\(rhs.sql) IS \(op == .eq ? "" : "NOT ")NULL)", arguments: rhs.arguments)
+            }
+            let symbol = ["eq": "=", "ne": "IS NOT", "gt": ">", "ge": ">=", "lt": "<", "le": "<="][op.rawValue]!
+            // `ne` is true when one side is null and the other not (OData), as SQL's IS NOT is.
+            return OfflineSQL(sql: "(\(lhs.sql) \(symbol) \(rhs.sql))", arguments: lhs.arguments + rhs.arguments)
+        case .add, .sub, .mul, .div, .mod:
+            let lhs = try translate(left, near: nil)
+            let rhs = try translate(right, near: lhs.column)
+            let symbol = ["add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%"][op.rawValue]!
+            return OfflineSQL(
+                sql: "(\(lhs.sql) \(symbol) \(rhs.sql))", arguments: lhs.arguments + rhs.arguments,
+                column: lhs.column ?? rhs.column)
+        case .has:
+            throw unsupported("the has operator")
+        }
+    }
+
+    private func call(_ name: String, _ expressions: [ODataExpression]) throws(ODataError) -> OfflineSQL {
+        var parts: [OfflineSQL] = []
+        for expression in expressions { parts.append(try translate(expression, near: parts.first?.column)) }
+        if case .milliseconds = parts.first?.column?.kind {
+            // SQLite's date functions take seconds since 1970 with the 'unixepoch' modifier.
+            parts[0].sql = "\(parts[0].sql) / 1000.0, 'unixepoch'"
+        }
+        /// The template with `{0}`, `{1}`, `{2}` replaced by the arguments' SQL, their bound values in the order
+        /// they appear (an argument used twice is bound twice).
+        func sql(_ template: String) -> OfflineSQL {
+            var text = ""
+            var arguments: [DatabaseValue] = []
+            var rest = template[...]
+            while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}"),
+                let index = Int(rest[rest.index(after: open)..<close]), parts.indices.contains(index)
+            {
+                text += rest[..<open]
+                text += parts[index].sql
+                arguments += parts[index].arguments
+                rest = rest[rest.index(after: close)...]
+            }
+            text += rest
+            return OfflineSQL(sql: text, arguments: arguments)
+        }
+        switch name {
+        case "contains": return sql("(instr({0}, {1}) > 0)")
+        case "startswith": return sql("(substr({0}, 1, length({1})) = {1})")
+        case "endswith": return sql("(length({1}) = 0 OR substr({0}, -length({1})) = {1})")
+        case "length": return sql("length({0})")
+        case "indexof": return sql("(instr({0}, {1}) - 1)")
+        case "substring": return sql(parts.count > 2 ? "substr({0}, {1} + 1, {2})" : "substr({0}, {1} + 1)")
+        case "tolower": return sql("lower({0})")
+        case "toupper": return sql("upper({0})")
+        case "trim": return sql("trim({0})")
+        case "concat": return sql("({0} || {1})")
+        case "round": return sql("round({0})")
+        case "floor": return sql("(CAST({0} AS INTEGER) - ({0} < CAST({0} AS INTEGER)))")
+        case "ceiling": return sql("(CAST({0} AS INTEGER) + ({0} > CAST({0} AS INTEGER)))")
+        case "year", "month", "day", "hour", "minute", "second":
+            let format = ["year": "%Y", "month": "%m", "day": "%d", "hour": "%H", "minute": "%M", "second": "%S"][name]!
+            return sql("CAST(strftime('\(format)', {0}) AS INTEGER)")
+        case "date": return sql("date({0})")
+        case "now": return sql("CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)")
+        default:
+            throw unsupported("the function \(name)")
+        }
+    }
+
+}

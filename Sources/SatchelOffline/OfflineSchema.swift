@@ -1,0 +1,169 @@
+import Foundation
+import GRDB
+import SatchelOData
+
+/// How a primitive value is kept in its column (docs/offline.md, "The store").
+enum OfflineColumnKind: Sendable, Equatable {
+    /// Int*, Byte, SByte: INTEGER.
+    case integer
+    /// Boolean: INTEGER 0 or 1.
+    case boolean
+    /// Double, Single: REAL.
+    case real
+    /// Decimal: TEXT with its exact digits; compared as a number.
+    case decimal
+    /// String, Guid (lower case), Date (`YYYY-MM-DD`), TimeOfDay, Duration, enum members: TEXT.
+    case text(EDMPrimitiveType?)
+    /// DateTime, DateTimeOffset: INTEGER milliseconds since 1970 (UTC).
+    case milliseconds(EDMPrimitiveType)
+    /// Binary: BLOB.
+    case blob
+    /// Collections, geography, untyped: TEXT (JSON).
+    case json
+}
+
+/// One column of an entity set's table: a primitive property, or one inside a complex property (`Address/City`).
+struct OfflineColumn: Sendable {
+    /// The property path (`Address/City`).
+    let path: String
+    /// The SQL column name, quoted.
+    let sql: String
+    let kind: OfflineColumnKind
+    /// The enum type's qualified name, for enum members.
+    let enumType: String?
+}
+
+/// An entity set's table: the entity type's primitive properties as typed columns, plus `_id` (the internal
+/// entity id), `_etag` and `_state`.
+struct OfflineTable: Sendable {
+    let entitySet: String
+    let entityTypeName: String
+    /// `"e_<EntitySet>"`, quoted.
+    let sql: String
+    let columns: [OfflineColumn]
+    let keyPaths: [String]
+    private let byPath: [String: Int]
+
+    init(entitySet: String, type: CSDLEntityType, metadata: ODataMetadata) {
+        self.entitySet = entitySet
+        entityTypeName = type.qualifiedName
+        sql = quoted("e_" + entitySet)
+        var columns: [OfflineColumn] = []
+        Self.addColumns(
+            of: metadata.allProperties(of: type), prefix: "", metadata: metadata, depth: 0, into: &columns)
+        self.columns = columns
+        keyPaths = metadata.key(of: type)
+        var byPath: [String: Int] = [:]
+        for (index, column) in columns.enumerated() { byPath[column.path] = index }
+        self.byPath = byPath
+    }
+
+    func column(_ path: String) -> OfflineColumn? { byPath[path].map { columns[$0] } }
+
+    /// Primitive properties become columns; complex ones are flattened (up to four levels, cycles cut).
+    private static func addColumns(
+        of properties: [CSDLProperty], prefix: String, metadata: ODataMetadata, depth: Int,
+        into columns: inout [OfflineColumn]
+    ) {
+        for property in properties {
+            let path = prefix + property.name
+            let type = property.type
+            if type.isCollection {
+                columns.append(OfflineColumn(path: path, sql: quoted(path), kind: .json, enumType: nil))
+                continue
+            }
+            if let complex = metadata.complexType(named: type.name) {
+                if depth < 4 {
+                    addColumns(
+                        of: metadata.allProperties(of: complex), prefix: path + "/", metadata: metadata,
+                        depth: depth + 1, into: &columns)
+                }
+                continue
+            }
+            if metadata.enumType(named: type.name) != nil {
+                columns.append(OfflineColumn(path: path, sql: quoted(path), kind: .text(nil), enumType: type.name))
+                continue
+            }
+            let primitive = type.primitive ?? metadata.typeDefinition(named: type.name)?.underlyingType.primitive
+            columns.append(OfflineColumn(path: path, sql: quoted(path), kind: kind(of: primitive), enumType: nil))
+        }
+    }
+
+    static func kind(of primitive: EDMPrimitiveType?) -> OfflineColumnKind {
+        switch primitive {
+        case .byte, .sbyte, .int16, .int32, .int64: .integer
+        case .boolean: .boolean
+        case .single, .double: .real
+        case .decimal: .decimal
+        case .dateTime: .milliseconds(.dateTime)
+        case .dateTimeOffset: .milliseconds(.dateTimeOffset)
+        case .binary, .stream: .blob
+        case .string, .guid, .date, .time, .timeOfDay, .duration: .text(primitive)
+        default: .json
+        }
+    }
+
+    var createStatements: [String] {
+        var definitions = ["_id INTEGER PRIMARY KEY", "_etag TEXT", "_state INTEGER NOT NULL DEFAULT 0"]
+        for column in columns {
+            let affinity: String =
+                switch column.kind {
+                case .integer, .boolean, .milliseconds: "INTEGER"
+                case .real: "REAL"
+                case .blob: "BLOB"
+                case .decimal, .text, .json: "TEXT"
+                }
+            definitions.append("\(column.sql) \(affinity)")
+        }
+        var statements = ["CREATE TABLE IF NOT EXISTS \(sql) (\(definitions.joined(separator: ", ")))"]
+        let keys = keyPaths.compactMap { column($0)?.sql }
+        if !keys.isEmpty, keys.count == keyPaths.count {
+            statements.append(
+                "CREATE UNIQUE INDEX IF NOT EXISTS \(quoted("e_" + entitySet + "_key")) ON \(sql) (\(keys.joined(separator: ", ")))"
+            )
+        }
+        return statements
+    }
+}
+
+/// The tables of every entity set of a service.
+struct OfflineSchema: Sendable {
+    let metadata: ODataMetadata
+    let tables: [String: OfflineTable]
+
+    init(metadata: ODataMetadata) {
+        self.metadata = metadata
+        var tables: [String: OfflineTable] = [:]
+        for set in metadata.entitySets where !set.isSingleton {
+            guard let type = metadata.entityType(named: set.entityType) else { continue }
+            tables[set.name] = OfflineTable(entitySet: set.name, type: type, metadata: metadata)
+        }
+        self.tables = tables
+    }
+
+    func table(_ entitySet: String) throws(ODataError) -> OfflineTable {
+        guard let table = tables[entitySet] else {
+            throw ODataError(.invalidArgument, "the offline store has no entity set \(entitySet)")
+        }
+        return table
+    }
+
+    /// Creates the tables (and their key and foreign-key indexes).
+    func create(in db: Database) throws {
+        for table in tables.values.sorted(by: { $0.entitySet < $1.entitySet }) {
+            for statement in table.createStatements { try db.execute(sql: statement) }
+            // Indexes on the dependent properties of referential constraints: the joins of navigation reads.
+            guard let type = metadata.entityType(named: table.entityTypeName) else { continue }
+            for navigation in metadata.allNavigationProperties(of: type) {
+                for constraint in navigation.referentialConstraints {
+                    guard let column = table.column(constraint.property) else { continue }
+                    let name = quoted("e_\(table.entitySet)_fk_\(constraint.property)")
+                    try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(name) ON \(table.sql) (\(column.sql))")
+                }
+            }
+        }
+    }
+}
+
+/// An SQL identifier in double quotes (inner quotes doubled).
+func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }

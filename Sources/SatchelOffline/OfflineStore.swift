@@ -1,0 +1,284 @@
+import Foundation
+import GRDB
+import SatchelOData
+import SatchelStore
+import Synchronization
+
+/// An offline OData store: the data its defining queries name, downloaded into an encrypted local database, read
+/// with the same queries as online (translated to SQL). See docs/offline.md.
+///
+/// ```swift
+/// let store = OfflineStore(configuration: .init(
+///     service: service, path: folder.appendingPathComponent("alice-shop.store").path,
+///     definingQueries: [.init(name: "products", query: "Products?$filter=Price gt 10")], key: key))
+/// try await store.open()                       // first time: $metadata and the initial download
+/// let cheap = try await store.entities("Products", query: ODataQuery().filter(.property("Price") lt 20))
+/// ```
+public final class OfflineStore: Sendable {
+    public struct Configuration: Sendable {
+        public var service: ODataService
+        /// The store's file (one per user and service endpoint).
+        public var path: String
+        public var definingQueries: [OfflineDefiningQuery]
+        /// Without a key the store is not encrypted.
+        public var key: StoreKey?
+
+        public init(service: ODataService, path: String, definingQueries: [OfflineDefiningQuery], key: StoreKey?) {
+            self.service = service
+            self.path = path
+            self.definingQueries = definingQueries
+            self.key = key
+        }
+    }
+
+    public let configuration: Configuration
+
+    private struct Opened: Sendable {
+        let store: LocalStore<DatabasePool>
+        let schema: OfflineSchema
+        let version: ODataVersion
+    }
+
+    private let opened = Mutex<Opened?>(nil)
+
+    public init(configuration: Configuration) { self.configuration = configuration }
+
+    private func current() throws(ODataError) -> Opened {
+        guard let opened = opened.withLock({ $0 }) else {
+            throw ODataError(.invalidArgument, "the offline store is not open (call open() first)")
+        }
+        return opened
+    }
+
+    // MARK: Open and close
+
+    /// Opens the store. The first time: reads `$metadata`, creates the tables and downloads every defining query
+    /// (the initial download). Later: opens the local database without the network, and downloads only defining
+    /// queries not downloaded completely yet (an interrupted initial download resumes).
+    public func open() async throws {
+        let store = try StoreFile(path: configuration.path).openPool(key: configuration.key)
+        do {
+            try await store.database.write { db in
+                try db.execute(sql: "CREATE TABLE IF NOT EXISTS s_store (name TEXT PRIMARY KEY, value BLOB NOT NULL)")
+                try db.execute(
+                    sql: """
+                        CREATE TABLE IF NOT EXISTS s_defining_queries (
+                            name TEXT PRIMARY KEY, query TEXT NOT NULL, complete INTEGER NOT NULL DEFAULT 0)
+                        """)
+            }
+            let stored = try await store.database.read {
+                try Data.fetchOne($0, sql: "SELECT value FROM s_store WHERE name = 'metadata'")
+            }
+            let document: Data
+            if let stored {
+                document = stored
+            } else {
+                document = try await configuration.service.metadataDocument()
+            }
+            let metadata = try ODataMetadata.parse(data: document)
+            configuration.service.use(metadata)
+            let schema = OfflineSchema(metadata: metadata)
+            let version = configuration.service.configuration.version ?? metadata.version
+            // Check every defining query before anything is stored.
+            for query in configuration.definingQueries {
+                let (set, _) = try query.parsed(version: version)
+                _ = try schema.table(set)
+            }
+            try await store.database.write { [configuration] db in
+                try schema.create(in: db)
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO s_store (name, value) VALUES ('metadata', ?)", arguments: [document])
+                for query in configuration.definingQueries {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO s_defining_queries (name, query) VALUES (?, ?)
+                            ON CONFLICT (name) DO UPDATE SET query = excluded.query,
+                                complete = CASE WHEN query = excluded.query THEN complete ELSE 0 END
+                            """, arguments: [query.name, query.query])
+                }
+            }
+            opened.withLock { $0 = Opened(store: store, schema: schema, version: version) }
+        } catch {
+            try? store.close()
+            throw error
+        }
+        try await download(onlyIncomplete: true)
+    }
+
+    /// Closes the local database.
+    public func close() throws {
+        guard
+            let opened = opened.withLock({ value -> Opened? in
+                defer { value = nil }; return value
+            })
+        else { return }
+        try opened.store.close()
+    }
+
+    /// Whether every defining query has been downloaded completely at least once.
+    public var isInitialDownloadComplete: Bool {
+        get async throws {
+            let opened = try current()
+            return try await opened.store.database.read {
+                try Int.fetchOne($0, sql: "SELECT count(*) FROM s_defining_queries WHERE complete = 0") == 0
+            }
+        }
+    }
+
+    // MARK: Download
+
+    /// Downloads every defining query again (a full refresh in this version; deltas come later).
+    public func download() async throws {
+        try await download(onlyIncomplete: false)
+    }
+
+    private func download(onlyIncomplete: Bool) async throws {
+        let opened = try current()
+        let pending = try await opened.store.database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT name, query FROM s_defining_queries" + (onlyIncomplete ? " WHERE complete = 0" : "")
+                    + " ORDER BY name"
+            ).map { OfflineDefiningQuery(name: $0["name"], query: $0["query"]) }
+        }
+        for query in pending where configuration.definingQueries.contains(where: { $0.name == query.name }) {
+            try Task.checkCancellation()
+            try await download(query, opened: opened)
+        }
+    }
+
+    private func download(_ definingQuery: OfflineDefiningQuery, opened: Opened) async throws {
+        let (set, query) = try definingQuery.parsed(version: opened.version)
+        let table = try opened.schema.table(set)
+        let service = configuration.service
+        var page = try await service.page(ODataPath(set), query: query)
+        while true {
+            let entities = page.entities
+            try await opened.store.database.write { db in
+                let statement = try db.cachedStatement(sql: table.upsertSQL)
+                for entity in entities {
+                    var values: [DatabaseValue] = [entity.etag?.databaseValue ?? .null]
+                    for column in table.columns {
+                        values.append(
+                            OfflineValues.databaseValue(
+                                OfflineValues.value(at: column.path, in: entity.properties), for: column))
+                    }
+                    statement.setUncheckedArguments(StatementArguments(values))
+                    try statement.execute()
+                }
+            }
+            try Task.checkCancellation()
+            guard let next = page.nextLink else { break }
+            page = try await service.page(link: next, entitySet: set)
+        }
+        try await opened.store.database.write { db in
+            try db.execute(
+                sql: "UPDATE s_defining_queries SET complete = 1 WHERE name = ?", arguments: [definingQuery.name])
+        }
+    }
+
+    // MARK: Reads
+
+    /// The entities of `entitySet` that `query` selects, read from the store: `$filter`, `$orderby`, `$top`,
+    /// `$skip` and `$select` run as SQL.
+    public func entities(_ entitySet: String, query: ODataQuery = ODataQuery()) async throws -> [ODataEntity] {
+        let opened = try current()
+        let table = try opened.schema.table(entitySet)
+        let select = try OfflineSelect(table: table, query: query, version: opened.version)
+        return try await opened.store.database.read { db in
+            try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments)).map {
+                select.entity(from: $0)
+            }
+        }
+    }
+
+    /// How many entities of `entitySet` `query`'s `$filter` selects.
+    public func count(_ entitySet: String, query: ODataQuery = ODataQuery()) async throws -> Int {
+        let opened = try current()
+        let table = try opened.schema.table(entitySet)
+        let select = try OfflineSelect(table: table, query: query, version: opened.version, counting: true)
+        return try await opened.store.database.read { db in
+            try Int.fetchOne(db, sql: select.sql, arguments: StatementArguments(select.arguments)) ?? 0
+        }
+    }
+}
+
+extension OfflineTable {
+    /// Inserts or updates one downloaded entity by its key: `_etag`, then every column.
+    var upsertSQL: String {
+        let names = ["_etag"] + columns.map(\.sql)
+        let keys = keyPaths.compactMap { column($0)?.sql }
+        let updates = names.filter { !keys.contains($0) }.map { "\($0) = excluded.\($0)" }
+        return """
+            INSERT INTO \(sql) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
+            ON CONFLICT (\(keys.joined(separator: ", "))) DO UPDATE SET \(updates.joined(separator: ", ")), _state = 0
+            """
+    }
+}
+
+/// A read as one SELECT: the filter, order, paging and projection of an ``ODataQuery``.
+struct OfflineSelect {
+    let table: OfflineTable
+    let sql: String
+    let arguments: [DatabaseValue]
+    /// The top-level properties `$select` keeps (all when empty).
+    let selected: Set<String>
+
+    init(table: OfflineTable, query: ODataQuery, version: ODataVersion, counting: Bool = false) throws(ODataError) {
+        self.table = table
+        let translator = OfflineSQLTranslator(table: table)
+        var text = counting ? "SELECT count(*) FROM \(table.sql)" : "SELECT * FROM \(table.sql)"
+        var arguments: [DatabaseValue] = []
+        text += " WHERE _state <> 3"
+        if let filter = query.filter {
+            let translated = try translator.translate(filter)
+            text += " AND \(translated.sql)"
+            arguments += translated.arguments
+        }
+        if !counting {
+            var orders: [String] = []
+            for order in query.orderBy {
+                let translated = try translator.translate(try ODataExpression.parse(order.expression, version: version))
+                orders.append(translated.sql + (order.descending ? " DESC" : " ASC"))
+                arguments += translated.arguments
+            }
+            // Then by key: pages stay stable.
+            orders += table.keyPaths.compactMap { table.column($0)?.sql }
+            text += " ORDER BY " + orders.joined(separator: ", ")
+            if query.top != nil || query.skip != nil {
+                text += " LIMIT ? OFFSET ?"
+                arguments += [(query.top ?? -1).databaseValue, (query.skip ?? 0).databaseValue]
+            }
+        }
+        sql = text
+        self.arguments = arguments
+        selected = Set(query.select.map { String($0.split(separator: "/").first ?? "") })
+    }
+
+    /// The entity of one row, complex properties rebuilt from their columns.
+    func entity(from row: Row) -> ODataEntity {
+        var entity = ODataEntity(type: table.entityTypeName)
+        entity.etag = row["_etag"]
+        var properties = ODataProperties()
+        for column in table.columns {
+            let top = String(column.path.split(separator: "/").first ?? "")
+            if !selected.isEmpty, !selected.contains(top) { continue }
+            let value = OfflineValues.odataValue(row[column.path] ?? .null, for: column)
+            Self.set(value, at: column.path[...], in: &properties)
+        }
+        entity.properties = properties
+        return entity
+    }
+
+    private static func set(_ value: ODataValue, at path: Substring, in properties: inout ODataProperties) {
+        guard let slash = path.firstIndex(of: "/") else {
+            properties[String(path)] = value
+            return
+        }
+        let name = String(path[..<slash])
+        var inner: ODataProperties
+        if case .complex(let existing) = properties[name] { inner = existing } else { inner = ODataProperties() }
+        set(value, at: path[path.index(after: slash)...], in: &inner)
+        properties[name] = .complex(inner)
+    }
+}

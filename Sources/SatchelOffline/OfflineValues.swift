@@ -1,0 +1,135 @@
+import Foundation
+import GRDB
+import SatchelJSON
+import SatchelOData
+
+/// Values between OData and the store's columns (docs/offline.md, "The store").
+enum OfflineValues {
+    /// The value at `path` (`Address/City`) in `properties`.
+    static func value(at path: String, in properties: ODataProperties) -> ODataValue? {
+        guard let slash = path.firstIndex(of: "/") else { return properties[path] }
+        guard case .complex(let inner) = properties[String(path[..<slash])] else { return nil }
+        return value(at: String(path[path.index(after: slash)...]), in: inner)
+    }
+
+    /// What `value` is stored as in `column`.
+    static func databaseValue(_ value: ODataValue?, for column: OfflineColumn) -> DatabaseValue {
+        guard let value, !value.isNull else { return .null }
+        switch column.kind {
+        case .integer: return value.intValue.map { $0.databaseValue } ?? .null
+        case .boolean:
+            if case .bool(let flag) = value { return (flag ? 1 : 0).databaseValue }
+            return value.jsonBool.map { ($0 ? 1 : 0).databaseValue } ?? .null
+        case .real: return value.doubleValue.map { $0.databaseValue } ?? .null
+        case .decimal: return value.decimalValue.map { "\($0)".databaseValue } ?? .null
+        case .milliseconds:
+            switch value {
+            case .dateTime(let date), .dateTimeOffset(let date, _): return milliseconds(date).databaseValue
+            default:
+                return value.stringValue.flatMap(ODataDateFormat.parseISO8601).map { milliseconds($0).databaseValue }
+                    ?? .null
+            }
+        case .blob:
+            if case .binary(let data) = value { return data.databaseValue }
+            return value.stringValue.flatMap { Data(base64Encoded: $0) }?.databaseValue ?? .null
+        case .text:
+            return value.stringValue?.databaseValue ?? .null
+        case .json:
+            return String(decoding: json(value).serialized(), as: UTF8.self).databaseValue
+        }
+    }
+
+    /// The OData value of a stored column value.
+    static func odataValue(_ stored: DatabaseValue, for column: OfflineColumn) -> ODataValue {
+        if stored.isNull { return .null }
+        switch column.kind {
+        case .integer: return Int64.fromDatabaseValue(stored).map { .int($0) } ?? .null
+        case .boolean: return Int64.fromDatabaseValue(stored).map { .bool($0 != 0) } ?? .null
+        case .real: return Double.fromDatabaseValue(stored).map { .double($0) } ?? .null
+        case .decimal:
+            return String.fromDatabaseValue(stored).flatMap { Decimal(string: $0) }.map { .decimal($0) } ?? .null
+        case .milliseconds(let type):
+            guard let value = Int64.fromDatabaseValue(stored) else { return .null }
+            let date = Date(timeIntervalSince1970: Double(value) / 1000)
+            return type == .dateTime ? .dateTime(date) : .dateTimeOffset(date, offsetMinutes: 0)
+        case .blob: return Data.fromDatabaseValue(stored).map { .binary($0) } ?? .null
+        case .text(let type):
+            guard let text = String.fromDatabaseValue(stored) else { return .null }
+            if column.enumType != nil { return .enumMember(text) }
+            switch type {
+            case .guid: return UUID(uuidString: text).map { .guid($0) } ?? .string(text)
+            case .date: return .date(text)
+            case .timeOfDay, .time: return .timeOfDay(text)
+            case .duration: return .duration(text)
+            default: return .string(text)
+            }
+        case .json:
+            guard let text = String.fromDatabaseValue(stored), let value = try? JSONValue(parsing: Data(text.utf8))
+            else {
+                return .null
+            }
+            return .json(value)
+        }
+    }
+
+    /// A literal of a `$filter`, as the column it is compared with stores it.
+    static func databaseValue(_ literal: ODataLiteral, near column: OfflineColumn?) -> DatabaseValue {
+        switch literal {
+        case .null: return .null
+        case .bool(let flag): return (flag ? 1 : 0).databaseValue
+        case .int(let value): return value.databaseValue
+        case .int64(let value): return value.databaseValue
+        case .decimal(let value):
+            return NSDecimalNumber(decimal: value).doubleValue.databaseValue
+        case .double(let value): return value.databaseValue
+        case .single(let value): return Double(value).databaseValue
+        case .string(let text): return text.databaseValue
+        case .guid(let uuid): return uuid.uuidString.lowercased().databaseValue
+        case .dateTime(let date), .dateTimeOffset(let date): return milliseconds(date).databaseValue
+        case .date(let year, let month, let day):
+            if case .milliseconds = column?.kind {
+                var components = DateComponents(year: year, month: month, day: day)
+                components.timeZone = TimeZone(identifier: "UTC")
+                let date = Calendar(identifier: .gregorian).date(from: components) ?? Date(timeIntervalSince1970: 0)
+                return milliseconds(date).databaseValue
+            }
+            return String(format: "%04d-%02d-%02d", year, month, day).databaseValue
+        case .timeOfDay(let hour, let minute, let second):
+            return String(format: "%02d:%02d:%02d", hour, minute, second).databaseValue
+        case .duration(let text): return text.databaseValue
+        case .binary(let data): return data.databaseValue
+        case .enumMember(_, let member): return member.databaseValue
+        case .raw(let text): return text.databaseValue
+        }
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// An OData value as JSON (collections and untyped values are stored so).
+    static func json(_ value: ODataValue) -> JSONValue {
+        switch value {
+        case .null: return .null
+        case .bool(let flag): return .bool(flag)
+        case .int(let number): return .number(JSONNumber(number))
+        case .decimal(let number): return JSONNumber(number).map { .number($0) } ?? .string("\(number)")
+        case .double(let number): return JSONNumber(number).map { .number($0) } ?? .string("\(number)")
+        case .string(let text), .date(let text), .timeOfDay(let text), .duration(let text), .enumMember(let text):
+            return .string(text)
+        case .guid(let uuid): return .string(uuid.uuidString.lowercased())
+        case .dateTime(let date), .dateTimeOffset(let date, _): return .string(ODataDateFormat.iso8601(date))
+        case .binary(let data): return .string(data.base64EncodedString())
+        case .geo(let json), .json(let json): return json
+        case .complex(let properties):
+            return .object(JSONObject(properties.map { (key: $0.name, value: json($0.value)) }))
+        case .collection(let values): return .array(values.map(json))
+        case .entity, .entities: return .null
+        }
+    }
+}
+
+extension ODataValue {
+    fileprivate var jsonBool: Bool? {
+        if case .json(let value) = self { return value.boolValue }
+        return nil
+    }
+}
