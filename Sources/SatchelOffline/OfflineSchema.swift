@@ -42,6 +42,8 @@ struct OfflineTable: Sendable {
     let sql: String
     let columns: [OfflineColumn]
     let keyPaths: [String]
+    /// The key properties' primitive types (for key predicates in URLs).
+    let keyTypes: [String: EDMPrimitiveType]
     private let byPath: [String: Int]
 
     init(entitySet: String, type: CSDLEntityType, metadata: ODataMetadata) {
@@ -53,6 +55,11 @@ struct OfflineTable: Sendable {
             of: metadata.allProperties(of: type), prefix: "", metadata: metadata, depth: 0, into: &columns)
         self.columns = columns
         keyPaths = metadata.key(of: type)
+        var keyTypes: [String: EDMPrimitiveType] = [:]
+        for property in metadata.allProperties(of: type) where keyPaths.contains(property.name) {
+            keyTypes[property.name] = property.type.primitive
+        }
+        self.keyTypes = keyTypes
         var byPath: [String: Int] = [:]
         for (index, column) in columns.enumerated() { byPath[column.path] = index }
         self.byPath = byPath
@@ -104,7 +111,9 @@ struct OfflineTable: Sendable {
     }
 
     var createStatements: [String] {
-        var definitions = ["_id INTEGER PRIMARY KEY", "_etag TEXT", "_state INTEGER NOT NULL DEFAULT 0"]
+        var definitions = [
+            "_id INTEGER PRIMARY KEY", "_etag TEXT", "_state INTEGER NOT NULL DEFAULT 0", "_server TEXT",
+        ]
         for column in columns {
             let affinity: String =
                 switch column.kind {

@@ -33,17 +33,19 @@ public final class OfflineStore: Sendable {
 
     public let configuration: Configuration
 
-    private struct Opened: Sendable {
+    struct Opened: Sendable {
         let store: LocalStore<DatabasePool>
         let schema: OfflineSchema
         let version: ODataVersion
     }
 
     private let opened = Mutex<Opened?>(nil)
+    /// One upload at a time.
+    let uploading = Mutex<Bool>(false)
 
     public init(configuration: Configuration) { self.configuration = configuration }
 
-    private func current() throws(ODataError) -> Opened {
+    func current() throws(ODataError) -> Opened {
         guard let opened = opened.withLock({ $0 }) else {
             throw ODataError(.invalidArgument, "the offline store is not open (call open() first)")
         }
@@ -65,6 +67,7 @@ public final class OfflineStore: Sendable {
                         CREATE TABLE IF NOT EXISTS s_defining_queries (
                             name TEXT PRIMARY KEY, query TEXT NOT NULL, complete INTEGER NOT NULL DEFAULT 0)
                         """)
+                try OfflineQueue.create(in: db)
             }
             let stored = try await store.database.read {
                 try Data.fetchOne($0, sql: "SELECT value FROM s_store WHERE name = 'metadata'")
@@ -157,13 +160,15 @@ public final class OfflineStore: Sendable {
             try await opened.store.database.write { db in
                 let statement = try db.cachedStatement(sql: table.upsertSQL)
                 for entity in entities {
-                    var values: [DatabaseValue] = [entity.etag?.databaseValue ?? .null]
+                    var values: [DatabaseValue] = []
                     for column in table.columns {
                         values.append(
                             OfflineValues.databaseValue(
                                 OfflineValues.value(at: column.path, in: entity.properties), for: column))
                     }
-                    statement.setUncheckedArguments(StatementArguments(values))
+                    let server = OfflineQueue.encode(values, columns: table.columns)
+                    statement.setUncheckedArguments(
+                        StatementArguments([entity.etag?.databaseValue ?? .null, server.databaseValue] + values))
                     try statement.execute()
                 }
             }
@@ -204,14 +209,15 @@ public final class OfflineStore: Sendable {
 }
 
 extension OfflineTable {
-    /// Inserts or updates one downloaded entity by its key: `_etag`, then every column.
+    /// Inserts or updates one downloaded entity by its key: `_etag`, `_server` (the values as downloaded), then
+    /// every column. A row with local changes not uploaded yet keeps them (its upload then meets the server's ETag).
     var upsertSQL: String {
-        let names = ["_etag"] + columns.map(\.sql)
+        let names = ["_etag", "_server"] + columns.map(\.sql)
         let keys = keyPaths.compactMap { column($0)?.sql }
         let updates = names.filter { !keys.contains($0) }.map { "\($0) = excluded.\($0)" }
         return """
             INSERT INTO \(sql) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
-            ON CONFLICT (\(keys.joined(separator: ", "))) DO UPDATE SET \(updates.joined(separator: ", ")), _state = 0
+            ON CONFLICT (\(keys.joined(separator: ", "))) DO UPDATE SET \(updates.joined(separator: ", ")) WHERE _state = 0
             """
     }
 }
@@ -259,6 +265,7 @@ struct OfflineSelect {
     func entity(from row: Row) -> ODataEntity {
         var entity = ODataEntity(type: table.entityTypeName)
         entity.etag = row["_etag"]
+        entity.offlineEntityID = row["_id"]
         var properties = ODataProperties()
         for column in table.columns {
             let top = String(column.path.split(separator: "/").first ?? "")
@@ -270,7 +277,7 @@ struct OfflineSelect {
         return entity
     }
 
-    private static func set(_ value: ODataValue, at path: Substring, in properties: inout ODataProperties) {
+    static func set(_ value: ODataValue, at path: Substring, in properties: inout ODataProperties) {
         guard let slash = path.firstIndex(of: "/") else {
             properties[String(path)] = value
             return

@@ -33,13 +33,20 @@ extension ODataService {
     /// student["Visits"] = .entities([ODataEntity(properties: ["VisitNo": 1])])
     /// let created = try await service.create("StudentSet", student).entity
     /// ```
+    ///
+    /// `headers` go with this request only (the offline store's `Repeatability-Request-ID`, say).
     @discardableResult
-    public func create(_ path: ODataPath, _ entity: ODataEntity) async throws -> ODataWriteResult {
+    public func create(
+        _ path: ODataPath, _ entity: ODataEntity, headers: HTTPHeaders = [:]
+    ) async throws
+        -> ODataWriteResult
+    {
         let version = try await version()
         let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
         let body = HTTPBody.json(bytes: try writer.data(for: entity))
-        let request = request(
+        var request = request(
             .post, url(path: path.text(for: version)), version: version, operation: "create in \(path)", body: body)
+        for field in headers { request.headers[field.name] = field.value }
         let response = try await send(request)
         var result = ODataWriteResult(etag: response.etag, location: response.headers["Location"])
         if !response.body.isEmpty, response.status != 204 {
@@ -55,7 +62,8 @@ extension ODataService {
     /// entity changed since (``ODataError/Code/preconditionFailed``, carrying the current ETag when sent).
     @discardableResult
     public func update(
-        _ path: ODataPath, with entity: ODataEntity, method: ODataUpdateMethod = .merge, ifMatch etag: String? = nil
+        _ path: ODataPath, with entity: ODataEntity, method: ODataUpdateMethod = .merge, ifMatch etag: String? = nil,
+        headers: HTTPHeaders = [:]
     ) async throws -> ODataWriteResult {
         let version = try await version()
         let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
@@ -64,6 +72,7 @@ extension ODataService {
             httpMethod, url(path: path.text(for: version)), version: version, operation: "update \(path)",
             body: .json(bytes: try writer.data(for: entity)))
         if let etag { request.headers["If-Match"] = etag }
+        for field in headers { request.headers[field.name] = field.value }
         let response = try await send(request)
         var result = ODataWriteResult(etag: response.etag)
         if !response.body.isEmpty, response.status != 204 {
@@ -83,11 +92,12 @@ extension ODataService {
     }
 
     /// Deletes the entity at `path`; `ifMatch` guards it like an update (`"*"` matches any version).
-    public func delete(_ path: ODataPath, ifMatch etag: String? = nil) async throws {
+    public func delete(_ path: ODataPath, ifMatch etag: String? = nil, headers: HTTPHeaders = [:]) async throws {
         let version = try await version()
         var request = request(
             .delete, url(path: path.text(for: version)), version: version, operation: "delete \(path)")
         if let etag { request.headers["If-Match"] = etag }
+        for field in headers { request.headers[field.name] = field.value }
         _ = try await send(request)
     }
 

@@ -1,0 +1,181 @@
+import Foundation
+import GRDB
+import SatchelOData
+
+extension OfflineStore {
+    /// An entity in the store: by its key, or by the store's entity id (``SatchelOData/ODataEntity/offlineEntityID``,
+    /// which also names entities created offline, before the server gives them a key).
+    public enum EntityReference: Sendable {
+        case key(ODataKey)
+        case id(Int64)
+    }
+
+    /// Creates an entity locally and queues its creation: reads see it at once. Returns its entity id.
+    @discardableResult
+    public func create(_ entitySet: String, _ entity: ODataEntity) async throws -> Int64 {
+        let opened = try current()
+        let table = try opened.schema.table(entitySet)
+        let values = table.columns.map {
+            OfflineValues.databaseValue(OfflineValues.value(at: $0.path, in: entity.properties), for: $0)
+        }
+        return try await opened.store.database.write { db in
+            let names = ["_state"] + table.columns.map(\.sql)
+            try db.execute(
+                sql:
+                    "INSERT INTO \(table.sql) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
+                arguments: StatementArguments([OfflineState.created.rawValue.databaseValue] + values))
+            let id = db.lastInsertedRowID
+            try Self.enqueue(
+                db, set: entitySet, id: id, method: "POST", body: OfflineQueue.encode(values, columns: table.columns),
+                ifMatch: nil)
+            return id
+        }
+    }
+
+    /// Changes properties of an entity locally (merge: the properties given; replace: every property, the others
+    /// reset) and queues the change. Changes to an entity created or changed offline and not uploaded yet are merged
+    /// into the request already queued; a change to an entity whose request failed is merged into that request,
+    /// which is sent again at the next upload.
+    public func update(
+        _ entitySet: String, _ reference: EntityReference, with changes: ODataEntity,
+        method: ODataUpdateMethod = .merge
+    ) async throws {
+        let opened = try current()
+        let table = try opened.schema.table(entitySet)
+        let changed = table.columns.filter { column in
+            method == .replace || OfflineValues.value(at: column.path, in: changes.properties) != nil
+                || changes.properties[String(column.path.split(separator: "/").first ?? "")] != nil
+        }
+        let values = changed.map {
+            OfflineValues.databaseValue(OfflineValues.value(at: $0.path, in: changes.properties), for: $0)
+        }
+        try await opened.store.database.write { db in
+            let row = try Self.row(db, table: table, reference)
+            let id: Int64 = row["_id"]
+            if !changed.isEmpty {
+                try db.execute(
+                    sql:
+                        "UPDATE \(table.sql) SET \(changed.map { "\($0.sql) = ?" }.joined(separator: ", ")) WHERE _id = ?",
+                    arguments: StatementArguments(values + [id.databaseValue]))
+            }
+            let state = OfflineState(rawValue: row["_state"]) ?? .downloaded
+            let body = OfflineQueue.encode(values, columns: changed, only: Set(changed.map(\.path)))
+            // The latest request for this entity, if it can take the change.
+            if let last = try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT id, method, body, failed FROM q_requests WHERE entity_set = ? AND entity_id = ? ORDER BY id DESC LIMIT 1",
+                arguments: [entitySet, id]),
+                ["POST", "PATCH"].contains(last["method"] as String), method == .merge
+            {
+                var merged = OfflineQueue.decode(last["body"], table: table)
+                for (column, value) in zip(changed, values) {
+                    if let index = merged.firstIndex(where: { $0.column.path == column.path }) {
+                        merged[index].value = value
+                    } else {
+                        merged.append((column, value))
+                    }
+                }
+                let text = OfflineQueue.encode(
+                    merged.map(\.value), columns: merged.map(\.column), only: Set(merged.map(\.column.path)))
+                try db.execute(
+                    sql: "UPDATE q_requests SET body = ?, failed = 0 WHERE id = ?",
+                    arguments: [text, last["id"] as Int64])
+                // A fix for a failed request: its error is settled, the request goes again.
+                try db.execute(sql: "DELETE FROM q_errors WHERE request_id = ?", arguments: [last["id"] as Int64])
+                let next: OfflineState = last["method"] as String == "POST" ? .created : .changed
+                try db.execute(sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?", arguments: [next.rawValue, id])
+                return
+            }
+            try Self.enqueue(
+                db, set: entitySet, id: id, method: method == .merge ? "PATCH" : "PUT", body: body,
+                ifMatch: row["_etag"])
+            if state == .downloaded {
+                try db.execute(
+                    sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?",
+                    arguments: [OfflineState.changed.rawValue, id])
+            }
+        }
+    }
+
+    /// Deletes an entity locally and queues its deletion. An entity created offline and never uploaded simply
+    /// disappears with its queued requests; pending changes of a downloaded entity are dropped with it.
+    public func delete(_ entitySet: String, _ reference: EntityReference) async throws {
+        let opened = try current()
+        let table = try opened.schema.table(entitySet)
+        try await opened.store.database.write { db in
+            let row = try Self.row(db, table: table, reference)
+            let id: Int64 = row["_id"]
+            let sentCreate =
+                try Bool.fetchOne(
+                    db,
+                    sql:
+                        "SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND method = 'POST'",
+                    arguments: [entitySet, id]) ?? false
+            let requests = try Int64.fetchAll(
+                db, sql: "SELECT id FROM q_requests WHERE entity_set = ? AND entity_id = ?", arguments: [entitySet, id])
+            for request in requests {
+                try db.execute(sql: "DELETE FROM q_errors WHERE request_id = ?", arguments: [request])
+            }
+            try db.execute(
+                sql: "DELETE FROM q_requests WHERE entity_set = ? AND entity_id = ?", arguments: [entitySet, id])
+            if sentCreate {
+                // Created offline: nothing reached the server.
+                try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [id])
+                return
+            }
+            // The server's ETag as downloaded (not one a local change would have).
+            try Self.enqueue(db, set: entitySet, id: id, method: "DELETE", body: nil, ifMatch: row["_etag"])
+            try db.execute(
+                sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?", arguments: [OfflineState.deleted.rawValue, id])
+        }
+    }
+
+    static func row(_ db: Database, table: OfflineTable, _ reference: EntityReference) throws -> Row {
+        let row: Row?
+        switch reference {
+        case .id(let id):
+            row = try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql) WHERE _id = ? AND _state <> 3", arguments: [id])
+        case .key(let key):
+            let parts = key.parts
+            var conditions: [String] = []
+            var arguments: [DatabaseValue] = []
+            for (index, part) in parts.enumerated() {
+                let name = part.name.isEmpty && parts.count == 1 ? table.keyPaths.first ?? "" : part.name
+                guard let column = table.column(name), index < table.keyPaths.count || !part.name.isEmpty else {
+                    throw ODataError(.invalidArgument, "\(table.entitySet) has no key property \(name)")
+                }
+                conditions.append("\(column.sql) = ?")
+                arguments.append(OfflineValues.databaseValue(part.value, near: column))
+            }
+            row = try Row.fetchOne(
+                db,
+                sql: "SELECT * FROM \(table.sql) WHERE \(conditions.joined(separator: " AND ")) AND _state <> 3",
+                arguments: StatementArguments(arguments))
+        }
+        guard let row else { throw ODataError(.notFound, "no such entity in the offline store's \(table.entitySet)") }
+        return row
+    }
+
+    static func enqueue(
+        _ db: Database, set: String, id: Int64, method: String, body: String?, ifMatch: String?
+    ) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO q_requests (entity_set, entity_id, method, body, if_match, repeatability_id, first_sent)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                set, id, method, body, ifMatch, UUID().uuidString.lowercased(), OfflineQueue.imfDate(Date()),
+            ])
+    }
+}
+
+/// A row's state (`_state`).
+enum OfflineState: Int {
+    case downloaded = 0
+    case created = 1
+    case changed = 2
+    case deleted = 3
+    case failed = 4
+}

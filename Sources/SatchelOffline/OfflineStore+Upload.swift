@@ -1,0 +1,340 @@
+import Foundation
+import GRDB
+import SatchelHTTP
+import SatchelJSON
+import SatchelOData
+
+/// A queued request (SAP's `RequestQueue` entity).
+public struct OfflineRequest: Sendable, Hashable {
+    public var requestID: Int64
+    public var entitySet: String
+    /// The affected entity's id in the store.
+    public var entityID: Int64
+    /// POST, PATCH, PUT or DELETE.
+    public var method: String
+    public var repeatabilityRequestID: String
+    public var repeatabilityFirstSent: String
+    /// Whether it failed and waits in the ErrorArchive.
+    public var failed: Bool
+}
+
+/// A request the service refused during an upload (SAP's `ErrorArchive` entity).
+public struct OfflineError: Sendable, Hashable {
+    public var errorID: Int64
+    public var requestID: Int64
+    public var entitySet: String
+    /// The affected entity's id in the store.
+    public var entityID: Int64
+    public var httpStatus: Int?
+    /// The service's error code.
+    public var code: String?
+    public var message: String
+    public var innerError: String?
+    public var requestMethod: String
+    public var requestURL: String
+    public var requestBody: String?
+    /// On a 412: the entity's current ETag on the server, when it said.
+    public var currentETag: String?
+}
+
+/// What an upload did.
+public struct OfflineUploadResult: Sendable, Hashable {
+    /// Requests the service accepted.
+    public var sent: Int
+    /// Requests the service refused (now in the ErrorArchive).
+    public var failed: Int
+    /// Requests held because an earlier request on the same entity failed.
+    public var held: Int
+
+    public init(sent: Int, failed: Int, held: Int) {
+        self.sent = sent
+        self.failed = failed
+        self.held = held
+    }
+}
+
+extension OfflineStore {
+    /// The queued requests, oldest first.
+    public func requests() async throws -> [OfflineRequest] {
+        let opened = try current()
+        return try await opened.store.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM q_requests ORDER BY id").map {
+                OfflineRequest(
+                    requestID: $0["id"], entitySet: $0["entity_set"], entityID: $0["entity_id"], method: $0["method"],
+                    repeatabilityRequestID: $0["repeatability_id"], repeatabilityFirstSent: $0["first_sent"],
+                    failed: $0["failed"])
+            }
+        }
+    }
+
+    /// The ErrorArchive: requests the service refused, oldest first.
+    public func errors() async throws -> [OfflineError] {
+        let opened = try current()
+        return try await opened.store.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM q_errors ORDER BY id").map {
+                OfflineError(
+                    errorID: $0["id"], requestID: $0["request_id"], entitySet: $0["entity_set"],
+                    entityID: $0["entity_id"], httpStatus: $0["http_status"], code: $0["code"],
+                    message: $0["message"], innerError: $0["inner_error"], requestMethod: $0["method"],
+                    requestURL: $0["url"], requestBody: $0["body"], currentETag: $0["current_etag"])
+            }
+        }
+    }
+
+    /// Sends the queued requests, oldest first, each with its `Repeatability-Request-ID` and
+    /// `Repeatability-First-Sent` (the same on every attempt, across restarts). A request the service refuses goes
+    /// to the ErrorArchive and holds the later requests on its entity; the others go on. A failure to reach the
+    /// service stops the upload and keeps the request queued.
+    @discardableResult
+    public func upload() async throws -> OfflineUploadResult {
+        let opened = try current()
+        guard
+            uploading.withLock({ busy in
+                defer { busy = true }; return !busy
+            })
+        else {
+            throw ODataError(.invalidArgument, "an upload of this offline store is already running")
+        }
+        defer { uploading.withLock { $0 = false } }
+        var result = OfflineUploadResult(sent: 0, failed: 0, held: 0)
+        var after: Int64 = 0
+        while true {
+            try Task.checkCancellation()
+            guard
+                let request = try await opened.store.database.read({ db in
+                    try Row.fetchOne(
+                        db, sql: "SELECT * FROM q_requests WHERE id > ? AND failed = 0 ORDER BY id LIMIT 1",
+                        arguments: [after])
+                })
+            else { break }
+            let id: Int64 = request["id"]
+            after = id
+            let set: String = request["entity_set"]
+            let entityID: Int64 = request["entity_id"]
+            let table = try opened.schema.table(set)
+            // Held: an earlier request on this entity is in the ErrorArchive.
+            let held = try await opened.store.database.read { db in
+                try Bool.fetchOne(
+                    db,
+                    sql:
+                        "SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND failed = 1 AND id < ?",
+                    arguments: [set, entityID, id]) ?? false
+            }
+            if held {
+                result.held += 1
+                continue
+            }
+            do {
+                try await send(request, table: table, opened: opened)
+                result.sent += 1
+            } catch let error as ODataError where error.status != nil {
+                try await archive(error, request: request, table: table, opened: opened)
+                result.failed += 1
+            }
+        }
+        return result
+    }
+
+    private func send(_ request: Row, table: OfflineTable, opened: Opened) async throws {
+        let id: Int64 = request["id"]
+        let entityID: Int64 = request["entity_id"]
+        let method: String = request["method"]
+        let headers: HTTPHeaders = [
+            "Repeatability-Request-ID": request["repeatability_id"],
+            "Repeatability-First-Sent": request["first_sent"],
+        ]
+        let properties = OfflineQueue.properties(OfflineQueue.decode(request["body"], table: table))
+        let service = configuration.service
+        let entity = ODataEntity(type: table.entityTypeName, properties: properties)
+        switch method {
+        case "POST":
+            let created = try await service.create(ODataPath(table.entitySet), entity, headers: headers)
+            try await opened.store.database.write { db in
+                // The server's entity: its key and values replace the local ones.
+                var assignments = ["_state = 0", "_etag = ?"]
+                var values: [DatabaseValue] = [created.etag?.databaseValue ?? .null]
+                if let returned = created.entity {
+                    let stored = table.columns.map {
+                        OfflineValues.databaseValue(OfflineValues.value(at: $0.path, in: returned.properties), for: $0)
+                    }
+                    assignments += table.columns.map { "\($0.sql) = ?" } + ["_server = ?"]
+                    values += stored + [OfflineQueue.encode(stored, columns: table.columns).databaseValue]
+                }
+                try db.execute(
+                    sql: "UPDATE \(table.sql) SET \(assignments.joined(separator: ", ")) WHERE _id = ?",
+                    arguments: StatementArguments(values + [entityID.databaseValue]))
+                try Self.finish(db, request: id, table: table, entityID: entityID)
+            }
+        case "PATCH", "PUT":
+            let path = try await keyPath(table: table, entityID: entityID, opened: opened)
+            let ifMatch = try await etag(
+                request["if_match"], path: path, table: table, entityID: entityID, opened: opened)
+            let updated = try await service.update(
+                path, with: entity, method: method == "PUT" ? .replace : .merge, ifMatch: ifMatch, headers: headers)
+            try await opened.store.database.write { db in
+                if let etag = updated.etag {
+                    try db.execute(sql: "UPDATE \(table.sql) SET _etag = ? WHERE _id = ?", arguments: [etag, entityID])
+                    // Later queued changes of this entity go with the new ETag.
+                    try db.execute(
+                        sql: "UPDATE q_requests SET if_match = ? WHERE entity_set = ? AND entity_id = ? AND id > ?",
+                        arguments: [etag, table.entitySet, entityID, id])
+                }
+                try Self.finish(db, request: id, table: table, entityID: entityID)
+            }
+        case "DELETE":
+            let path = try await keyPath(table: table, entityID: entityID, opened: opened)
+            do {
+                let ifMatch = try await etag(
+                    request["if_match"], path: path, table: table, entityID: entityID, opened: opened)
+                try await service.delete(path, ifMatch: ifMatch, headers: headers)
+            } catch let error as ODataError where error.code == .notFound {
+                // Already gone (a retry after the first attempt was applied, or deleted by someone else).
+            }
+            try await opened.store.database.write { db in
+                try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
+                try Self.finish(db, request: id, table: table, entityID: entityID)
+            }
+        default:
+            throw ODataError(.invalidArgument, "the queued request \(id) has an unknown method \(method)")
+        }
+    }
+
+    /// The `If-Match` for a change: the ETag downloaded with the entity. When the service sent none with its
+    /// collections (some send ETags only for single entities), the entity is read now: if it still has the values
+    /// that were downloaded, its current ETag is used; if it changed since, the change is a conflict (412), as it
+    /// would have been with an ETag.
+    private func etag(
+        _ stored: String?, path: ODataPath, table: OfflineTable, entityID: Int64, opened: Opened
+    ) async throws -> String? {
+        if let stored { return stored }
+        let server = try await opened.store.database.read { db in
+            try String.fetchOne(db, sql: "SELECT _server FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
+        }
+        let current = try await configuration.service.entity(path)
+        let downloaded = OfflineQueue.decode(server, table: table)
+        for (column, value) in downloaded {
+            let now = OfflineValues.databaseValue(
+                OfflineValues.value(at: column.path, in: current.properties), for: column)
+            guard now == value else {
+                throw ODataError(
+                    .preconditionFailed,
+                    "\(table.entitySet): the entity changed on the server since it was downloaded (\(column.path))",
+                    status: 412, url: nil, operation: "update \(path)", currentETag: current.etag)
+            }
+        }
+        return current.etag
+    }
+
+    /// Removes a sent request; the entity is back to `downloaded` when nothing else is queued for it.
+    private static func finish(_ db: Database, request: Int64, table: OfflineTable, entityID: Int64) throws {
+        try db.execute(sql: "DELETE FROM q_requests WHERE id = ?", arguments: [request])
+        let pending =
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM q_requests WHERE entity_set = ? AND entity_id = ?",
+                arguments: [table.entitySet, entityID]) ?? 0
+        if pending == 0 {
+            try db.execute(
+                sql: "UPDATE \(table.sql) SET _state = 0 WHERE _id = ? AND _state <> 3", arguments: [entityID])
+        }
+    }
+
+    /// The entity's path by its key as the store has it now (a created entity's key is the server's once its
+    /// creation was uploaded).
+    private func keyPath(table: OfflineTable, entityID: Int64, opened: Opened) async throws -> ODataPath {
+        let row = try await opened.store.database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
+        }
+        guard let row else {
+            throw ODataError(.notFound, "entity \(entityID) of \(table.entitySet) is not in the store")
+        }
+        var parts: [(String, ODataLiteral)] = []
+        for path in table.keyPaths {
+            guard let column = table.column(path) else { continue }
+            let literal = OfflineSelect.literal(row[column.path] ?? .null, column: column, type: table.keyTypes[path])
+            parts.append((table.keyPaths.count == 1 ? "" : path, literal))
+        }
+        let key = parts.count == 1 ? ODataKey.single(parts[0].1) : ODataKey(parts: parts)
+        return ODataPath(table.entitySet).key(key)
+    }
+
+    /// Puts a refused request in the ErrorArchive and its entity in error state.
+    private func archive(_ error: ODataError, request: Row, table: OfflineTable, opened: Opened) async throws {
+        let id: Int64 = request["id"]
+        let entityID: Int64 = request["entity_id"]
+        let inner = error.innerError.map { String(decoding: $0.serialized(), as: UTF8.self) }
+        let method: String = request["method"]
+        let body: String? = request["body"]
+        try await opened.store.database.write { db in
+            try db.execute(sql: "UPDATE q_requests SET failed = 1 WHERE id = ?", arguments: [id])
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO q_errors (request_id, entity_set, entity_id, http_status, code, message,
+                        inner_error, method, url, body, current_etag)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    id, table.entitySet, entityID, error.status, error.serviceCode, error.message, inner,
+                    method, error.url?.absoluteString ?? table.entitySet, body,
+                    error.currentETag,
+                ])
+            try db.execute(
+                sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?",
+                arguments: [OfflineState.failed.rawValue, entityID])
+        }
+    }
+
+    /// Settles an ErrorArchive entry by giving up the change: the failed request and the later requests on its
+    /// entity are dropped, and the entity returns to what was last downloaded (an entity created offline is
+    /// removed).
+    public func revert(errorID: Int64) async throws {
+        let opened = try current()
+        try await opened.store.database.write { db in
+            guard let error = try Row.fetchOne(db, sql: "SELECT * FROM q_errors WHERE id = ?", arguments: [errorID])
+            else {
+                throw ODataError(.notFound, "no ErrorArchive entry \(errorID)")
+            }
+            let set: String = error["entity_set"]
+            let entityID: Int64 = error["entity_id"]
+            let table = try opened.schema.table(set)
+            try db.execute(
+                sql: "DELETE FROM q_errors WHERE entity_set = ? AND entity_id = ?", arguments: [set, entityID])
+            try db.execute(
+                sql: "DELETE FROM q_requests WHERE entity_set = ? AND entity_id = ?", arguments: [set, entityID])
+            let server = try String.fetchOne(
+                db, sql: "SELECT _server FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
+            guard let server else {
+                try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
+                return
+            }
+            let values = OfflineQueue.decode(server, table: table)
+            let restored = table.columns.map { column in
+                values.first(where: { $0.column.path == column.path })?.value ?? .null
+            }
+            try db.execute(
+                sql:
+                    "UPDATE \(table.sql) SET \(table.columns.map { "\($0.sql) = ?" }.joined(separator: ", ")), _state = 0 WHERE _id = ?",
+                arguments: StatementArguments(restored + [entityID.databaseValue]))
+        }
+    }
+}
+
+extension OfflineSelect {
+    /// A key literal of a stored value.
+    static func literal(_ stored: DatabaseValue, column: OfflineColumn, type: EDMPrimitiveType?) -> ODataLiteral {
+        switch OfflineValues.odataValue(stored, for: column) {
+        case .int(let value):
+            return type == .int64 ? .int64(value) : .int(Int(value))
+        case .bool(let flag): return .bool(flag)
+        case .decimal(let value): return .decimal(value)
+        case .double(let value): return .double(value)
+        case .guid(let uuid): return .guid(uuid)
+        case .dateTime(let date): return .dateTime(date)
+        case .dateTimeOffset(let date, _): return .dateTimeOffset(date)
+        case .date(let text):
+            let parts = text.split(separator: "-").compactMap { Int($0) }
+            return parts.count == 3 ? .date(year: parts[0], month: parts[1], day: parts[2]) : .string(text)
+        case .string(let text): return .string(text)
+        default: return .null
+        }
+    }
+}
