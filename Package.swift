@@ -198,7 +198,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelODataGenConsumerTests",
-            dependencies: ["SatchelOData", "SatchelJSON", "SatchelHTTP", "SatchelTestSupport"],
+            dependencies: ["SatchelOData", "SatchelJSON", "SatchelHTTP", "SatchelOffline", "SatchelStore", "SatchelTestSupport"],
             swiftSettings: swiftSettings,
             plugins: ["SatchelODataGenPlugin"]
         ),

@@ -274,25 +274,42 @@ struct ProxyRenderer {
         out.doc("")
         out.doc("```swift")
         out.doc("let api = \(service.swiftName)(service: ODataService(configuration: configuration))")
+        out.doc("let offline = \(service.swiftName)(provider: offlineStore)   // the same calls, answered locally")
         if let set = service.sets.first(where: { !$0.isSingleton }) {
             out.doc("for try await entity in api.\(set.swiftName).list(ODataQuery().top(10)) { print(entity) }")
         }
         out.doc("```")
         out.block("\(access)struct \(service.swiftName): Sendable") { out in
-            out.line("\(access)let service: ODataService")
+            out.doc("An `ODataService` online, an offline store offline.")
+            out.line("\(access)let provider: any ODataProvider")
             out.line("")
-            out.line("\(access)init(service: ODataService) { self.service = service }")
+            out.line("\(access)init(provider: any ODataProvider) { self.provider = provider }")
+            out.line("")
+            out.line("\(access)init(service: ODataService) { self.provider = service }")
+            out.line("")
+            out.doc("The online service (nil offline): operations are calls to the service.")
+            out.line("\(access)var service: ODataService? { provider as? ODataService }")
+            if !service.operations.isEmpty {
+                out.line("")
+                out.block("private func online() throws -> ODataService") { out in
+                    out.line("guard let service else {")
+                    out.line(
+                        "    throw ODataError(.notSupported, \"operations are calls to the service: not offline\")")
+                    out.line("}")
+                    out.line("return service")
+                }
+            }
             for set in service.sets {
                 out.line("")
                 if set.isSingleton {
                     out.doc("Singleton `\(set.wireName)`.")
                     out.block("\(access)var \(set.swiftName): ODataTypedEntity<\(set.entity)>") { out in
-                        out.line("ODataTypedEntity(service: service, path: ODataPath(\"\(set.wireName)\"))")
+                        out.line("ODataTypedEntity(provider: provider, path: ODataPath(\"\(set.wireName)\"))")
                     }
                 } else {
                     out.doc("Entity set `\(set.wireName)`.")
                     out.block("\(access)var \(set.swiftName): ODataTypedCollection<\(set.entity)>") { out in
-                        out.line("ODataTypedCollection(service: service, path: ODataPath(\"\(set.wireName)\"))")
+                        out.line("ODataTypedCollection(provider: provider, path: ODataPath(\"\(set.wireName)\"))")
                     }
                 }
             }
@@ -326,16 +343,16 @@ struct ProxyRenderer {
             return "\"\(parameter.wireName)\": \(optional)"
         }
         let single =
-            "    try await service.call(\"\(operation.wireName)\", parameters: [\(arguments.joined(separator: ", "))])"
+            "    try await online().call(\"\(operation.wireName)\", parameters: [\(arguments.joined(separator: ", "))])"
         if arguments.isEmpty {
-            out.line("    try await service.call(\"\(operation.wireName)\")")
+            out.line("    try await online().call(\"\(operation.wireName)\")")
         } else if out.fits(single) {
             out.line(single)
         } else if arguments.count == 1 {
-            out.line("    try await service.call(")
+            out.line("    try await online().call(")
             out.line("        \"\(operation.wireName)\", parameters: [\(arguments[0])])")
         } else {
-            out.line("    try await service.call(")
+            out.line("    try await online().call(")
             out.line("        \"\(operation.wireName)\",")
             out.line("        parameters: [")
             for argument in arguments { out.line("            \(argument),") }

@@ -244,8 +244,15 @@ struct OfflineSelect {
         if !counting {
             var orders: [String] = []
             for order in query.orderBy {
-                let translated = try translator.translate(try ODataExpression.parse(order.expression, version: version))
-                orders.append(translated.sql + (order.descending ? " DESC" : " ASC"))
+                // `Price desc` may come as one expression (a typed field's `ordering(descending:)`).
+                var text = order.expression.trimmingCharacters(in: .whitespaces)
+                var descending = order.descending
+                for (suffix, value) in [(" desc", true), (" asc", false)] where text.lowercased().hasSuffix(suffix) {
+                    text = String(text.dropLast(suffix.count))
+                    descending = value
+                }
+                let translated = try translator.translate(try ODataExpression.parse(text, version: version))
+                orders.append(translated.sql + (descending ? " DESC" : " ASC"))
                 arguments += translated.arguments
             }
             // Then by key: pages stay stable.

@@ -9,17 +9,20 @@ import Foundation
 /// let partner = try await api.businessPartnerSet.get(.init(businessPartnerID: "0100000000"))
 /// ```
 public struct ODataTypedCollection<Entity: ODataEntityProxy>: Sendable {
-    public let service: ODataService
+    /// An ``ODataService`` online, an offline store offline.
+    public let provider: any ODataProvider
     public let path: ODataPath
 
-    public init(service: ODataService, path: ODataPath) {
-        self.service = service
+    public init(provider: any ODataProvider, path: ODataPath) {
+        self.provider = provider
         self.path = path
     }
 
+    public init(service: ODataService, path: ODataPath) { self.init(provider: service, path: path) }
+
     /// The entities matching `query`, page after page (pull-decoded).
     public func list(_ query: ODataQuery = ODataQuery()) -> AsyncThrowingStream<Entity, any Error> {
-        service.entities(path, query: query, pullDecoding: Entity.self)
+        provider.entities(path, query: query, pullDecoding: Entity.self)
     }
 
     /// All entities matching `query`, collected.
@@ -31,12 +34,12 @@ public struct ODataTypedCollection<Entity: ODataEntityProxy>: Sendable {
 
     /// The number of entities matching the query's filter.
     public func count(_ query: ODataQuery = ODataQuery()) async throws -> Int64 {
-        try await service.count(path, query: query)
+        try await provider.count(path, query: query)
     }
 
     /// The entity with this key, as a path to read, change or navigate from.
     public subscript(key: Entity.Key) -> ODataTypedEntity<Entity> {
-        ODataTypedEntity(service: service, path: path.key(key.odataKey))
+        ODataTypedEntity(provider: provider, path: path.key(key.odataKey))
     }
 
     /// Reads the entity with this key.
@@ -47,7 +50,7 @@ public struct ODataTypedCollection<Entity: ODataEntityProxy>: Sendable {
     /// Creates an entity; returns the entity the server created, when it sends it back.
     @discardableResult
     public func create(_ entity: Entity) async throws -> Entity? {
-        try await service.create(path, entity)
+        try await provider.create(path, entity)
     }
 
     /// Updates the entity with this key (merge by default: `nil` properties are left alone).
@@ -65,17 +68,20 @@ public struct ODataTypedCollection<Entity: ODataEntityProxy>: Sendable {
 
 /// A typed single entity: an entity by key, a singleton, or a to-one navigation path.
 public struct ODataTypedEntity<Entity: ODataEntityProxy>: Sendable {
-    public let service: ODataService
+    /// An ``ODataService`` online, an offline store offline.
+    public let provider: any ODataProvider
     public let path: ODataPath
 
-    public init(service: ODataService, path: ODataPath) {
-        self.service = service
+    public init(provider: any ODataProvider, path: ODataPath) {
+        self.provider = provider
         self.path = path
     }
 
+    public init(service: ODataService, path: ODataPath) { self.init(provider: service, path: path) }
+
     /// Reads the entity.
     public func get(_ query: ODataQuery = ODataQuery()) async throws -> Entity {
-        try await service.entity(path, query: query, pullDecoding: Entity.self)
+        try await provider.entity(path, query: query, pullDecoding: Entity.self)
     }
 
     /// Updates the entity (merge by default: `nil` properties are left alone).
@@ -84,12 +90,12 @@ public struct ODataTypedEntity<Entity: ODataEntityProxy>: Sendable {
     )
         async throws
     {
-        try await service.update(path, with: entity, method: method, ifMatch: etag)
+        try await provider.update(path, with: entity, method: method, ifMatch: etag)
     }
 
     /// Deletes the entity.
     public func delete(ifMatch etag: String? = nil) async throws {
-        try await service.delete(path, ifMatch: etag)
+        try await provider.delete(path, ifMatch: etag)
     }
 
     /// A to-many navigation property of this entity (generated accessors call this).
@@ -98,11 +104,11 @@ public struct ODataTypedEntity<Entity: ODataEntityProxy>: Sendable {
     )
         -> ODataTypedCollection<Target>
     {
-        ODataTypedCollection<Target>(service: service, path: path.navigate(navigation))
+        ODataTypedCollection<Target>(provider: provider, path: path.navigate(navigation))
     }
 
     /// A to-one navigation property of this entity (generated accessors call this).
     public func entity<Target>(_ navigation: String, of type: Target.Type = Target.self) -> ODataTypedEntity<Target> {
-        ODataTypedEntity<Target>(service: service, path: path.navigate(navigation))
+        ODataTypedEntity<Target>(provider: provider, path: path.navigate(navigation))
     }
 }

@@ -1108,35 +1108,42 @@ extension ODataTypedEntity where Entity == SalesOrderLineItem {
 ///
 /// ```swift
 /// let api = GWSAMPLEBASICEntitiesService(service: ODataService(configuration: configuration))
+/// let offline = GWSAMPLEBASICEntitiesService(provider: offlineStore)   // the same calls, answered locally
 /// for try await entity in api.businessPartnerSet.list(ODataQuery().top(10)) { print(entity) }
 /// ```
 public struct GWSAMPLEBASICEntitiesService: Sendable {
-    public let service: ODataService
+    /// An `ODataService` online, an offline store offline.
+    public let provider: any ODataProvider
 
-    public init(service: ODataService) { self.service = service }
+    public init(provider: any ODataProvider) { self.provider = provider }
+
+    public init(service: ODataService) { self.provider = service }
+
+    /// The online service (nil offline): operations are calls to the service.
+    public var service: ODataService? { provider as? ODataService }
 
     /// Entity set `BusinessPartnerSet`.
     public var businessPartnerSet: ODataTypedCollection<BusinessPartner> {
-        ODataTypedCollection(service: service, path: ODataPath("BusinessPartnerSet"))
+        ODataTypedCollection(provider: provider, path: ODataPath("BusinessPartnerSet"))
     }
 
     /// Entity set `ContactSet`.
     public var contactSet: ODataTypedCollection<Contact> {
-        ODataTypedCollection(service: service, path: ODataPath("ContactSet"))
+        ODataTypedCollection(provider: provider, path: ODataPath("ContactSet"))
     }
 
     /// Entity set `ProductSet`.
     public var productSet: ODataTypedCollection<Product> {
-        ODataTypedCollection(service: service, path: ODataPath("ProductSet"))
+        ODataTypedCollection(provider: provider, path: ODataPath("ProductSet"))
     }
 
     /// Entity set `SalesOrderLineItemSet`.
     public var salesOrderLineItemSet: ODataTypedCollection<SalesOrderLineItem> {
-        ODataTypedCollection(service: service, path: ODataPath("SalesOrderLineItemSet"))
+        ODataTypedCollection(provider: provider, path: ODataPath("SalesOrderLineItemSet"))
     }
 
     /// Entity set `SalesOrderSet`.
     public var salesOrderSet: ODataTypedCollection<SalesOrder> {
-        ODataTypedCollection(service: service, path: ODataPath("SalesOrderSet"))
+        ODataTypedCollection(provider: provider, path: ODataPath("SalesOrderSet"))
     }
 }

@@ -1818,45 +1818,52 @@ extension ODataTypedEntity where Entity == SalesOrderType {
 ///
 /// ```swift
 /// let api = ApiSalesorderContainerService(service: ODataService(configuration: configuration))
+/// let offline = ApiSalesorderContainerService(provider: offlineStore)   // the same calls, answered locally
 /// for try await entity in api.salesOrder.list(ODataQuery().top(10)) { print(entity) }
 /// ```
 public struct ApiSalesorderContainerService: Sendable {
-    public let service: ODataService
+    /// An `ODataService` online, an offline store offline.
+    public let provider: any ODataProvider
 
-    public init(service: ODataService) { self.service = service }
+    public init(provider: any ODataProvider) { self.provider = provider }
+
+    public init(service: ODataService) { self.provider = service }
+
+    /// The online service (nil offline): operations are calls to the service.
+    public var service: ODataService? { provider as? ODataService }
 
     /// Entity set `SalesOrder`.
     public var salesOrder: ODataTypedCollection<SalesOrderType> {
-        ODataTypedCollection(service: service, path: ODataPath("SalesOrder"))
+        ODataTypedCollection(provider: provider, path: ODataPath("SalesOrder"))
     }
 
     /// Entity set `SalesOrderHeaderPartner`.
     public var salesOrderHeaderPartner: ODataTypedCollection<SalesOrderHeaderPartnerType> {
-        ODataTypedCollection(service: service, path: ODataPath("SalesOrderHeaderPartner"))
+        ODataTypedCollection(provider: provider, path: ODataPath("SalesOrderHeaderPartner"))
     }
 
     /// Entity set `SalesOrderHeaderPrElement`.
     public var salesOrderHeaderPrElement: ODataTypedCollection<SalesOrderHeaderPrElementType> {
-        ODataTypedCollection(service: service, path: ODataPath("SalesOrderHeaderPrElement"))
+        ODataTypedCollection(provider: provider, path: ODataPath("SalesOrderHeaderPrElement"))
     }
 
     /// Entity set `SalesOrderItem`.
     public var salesOrderItem: ODataTypedCollection<SalesOrderItemType> {
-        ODataTypedCollection(service: service, path: ODataPath("SalesOrderItem"))
+        ODataTypedCollection(provider: provider, path: ODataPath("SalesOrderItem"))
     }
 
     /// Entity set `SalesOrderItemPrElement`.
     public var salesOrderItemPrElement: ODataTypedCollection<SalesOrderItemPrElementType> {
-        ODataTypedCollection(service: service, path: ODataPath("SalesOrderItemPrElement"))
+        ODataTypedCollection(provider: provider, path: ODataPath("SalesOrderItemPrElement"))
     }
 
     /// Entity set `SalesOrderPartnerAddress`.
     public var salesOrderPartnerAddress: ODataTypedCollection<SalesOrderPartnerAddressType> {
-        ODataTypedCollection(service: service, path: ODataPath("SalesOrderPartnerAddress"))
+        ODataTypedCollection(provider: provider, path: ODataPath("SalesOrderPartnerAddress"))
     }
 
     /// Entity set `SalesOrderText`.
     public var salesOrderText: ODataTypedCollection<SalesOrderTextType> {
-        ODataTypedCollection(service: service, path: ODataPath("SalesOrderText"))
+        ODataTypedCollection(provider: provider, path: ODataPath("SalesOrderText"))
     }
 }

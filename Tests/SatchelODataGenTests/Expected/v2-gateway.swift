@@ -587,42 +587,56 @@ extension Visit {
 ///
 /// ```swift
 /// let api = ZADMISSIONSSRVEntitiesService(service: ODataService(configuration: configuration))
+/// let offline = ZADMISSIONSSRVEntitiesService(provider: offlineStore)   // the same calls, answered locally
 /// for try await entity in api.attachmentSet.list(ODataQuery().top(10)) { print(entity) }
 /// ```
 public struct ZADMISSIONSSRVEntitiesService: Sendable {
-    public let service: ODataService
+    /// An `ODataService` online, an offline store offline.
+    public let provider: any ODataProvider
 
-    public init(service: ODataService) { self.service = service }
+    public init(provider: any ODataProvider) { self.provider = provider }
+
+    public init(service: ODataService) { self.provider = service }
+
+    /// The online service (nil offline): operations are calls to the service.
+    public var service: ODataService? { provider as? ODataService }
+
+    private func online() throws -> ODataService {
+        guard let service else {
+            throw ODataError(.notSupported, "operations are calls to the service: not offline")
+        }
+        return service
+    }
 
     /// Entity set `AttachmentSet`.
     public var attachmentSet: ODataTypedCollection<Attachment> {
-        ODataTypedCollection(service: service, path: ODataPath("AttachmentSet"))
+        ODataTypedCollection(provider: provider, path: ODataPath("AttachmentSet"))
     }
 
     /// Entity set `SchoolSet`.
     public var schoolSet: ODataTypedCollection<School> {
-        ODataTypedCollection(service: service, path: ODataPath("SchoolSet"))
+        ODataTypedCollection(provider: provider, path: ODataPath("SchoolSet"))
     }
 
     /// Entity set `StateSet`.
     public var stateSet: ODataTypedCollection<State> {
-        ODataTypedCollection(service: service, path: ODataPath("StateSet"))
+        ODataTypedCollection(provider: provider, path: ODataPath("StateSet"))
     }
 
     /// Entity set `StudentSet`.
     public var studentSet: ODataTypedCollection<Student> {
-        ODataTypedCollection(service: service, path: ODataPath("StudentSet"))
+        ODataTypedCollection(provider: provider, path: ODataPath("StudentSet"))
     }
 
     /// Entity set `VisitSet`.
     public var visitSet: ODataTypedCollection<Visit> {
-        ODataTypedCollection(service: service, path: ODataPath("VisitSet"))
+        ODataTypedCollection(provider: provider, path: ODataPath("VisitSet"))
     }
 
     /// Action import `ApproveStudent` (POST); returns `ZADMISSIONS_SRV.Student` as an `ODataValue`.
     @discardableResult
     public func approveStudent(studentId: String? = nil, comment: String? = nil) async throws -> ODataValue {
-        try await service.call(
+        try await online().call(
             "ApproveStudent",
             parameters: [
                 "StudentId": studentId.map { ODataValue.string($0) } ?? .null,
@@ -633,7 +647,7 @@ public struct ZADMISSIONSSRVEntitiesService: Sendable {
     /// Function import `CountByState` (GET); returns `Edm.Int32` as an `ODataValue`.
     @discardableResult
     public func countByState(stateCode: String? = nil) async throws -> ODataValue {
-        try await service.call(
+        try await online().call(
             "CountByState", parameters: ["StateCode": stateCode.map { ODataValue.string($0) } ?? .null])
     }
 }

@@ -874,38 +874,52 @@ extension ODataTypedEntity where Entity == Trip {
 ///
 /// ```swift
 /// let api = ContainerService(service: ODataService(configuration: configuration))
+/// let offline = ContainerService(provider: offlineStore)   // the same calls, answered locally
 /// for try await entity in api.airports.list(ODataQuery().top(10)) { print(entity) }
 /// ```
 public struct ContainerService: Sendable {
-    public let service: ODataService
+    /// An `ODataService` online, an offline store offline.
+    public let provider: any ODataProvider
 
-    public init(service: ODataService) { self.service = service }
+    public init(provider: any ODataProvider) { self.provider = provider }
+
+    public init(service: ODataService) { self.provider = service }
+
+    /// The online service (nil offline): operations are calls to the service.
+    public var service: ODataService? { provider as? ODataService }
+
+    private func online() throws -> ODataService {
+        guard let service else {
+            throw ODataError(.notSupported, "operations are calls to the service: not offline")
+        }
+        return service
+    }
 
     /// Entity set `Airports`.
     public var airports: ODataTypedCollection<Airport> {
-        ODataTypedCollection(service: service, path: ODataPath("Airports"))
+        ODataTypedCollection(provider: provider, path: ODataPath("Airports"))
     }
 
     /// Singleton `Me`.
     public var me: ODataTypedEntity<Person> {
-        ODataTypedEntity(service: service, path: ODataPath("Me"))
+        ODataTypedEntity(provider: provider, path: ODataPath("Me"))
     }
 
     /// Entity set `People`.
     public var people: ODataTypedCollection<Person> {
-        ODataTypedCollection(service: service, path: ODataPath("People"))
+        ODataTypedCollection(provider: provider, path: ODataPath("People"))
     }
 
     /// Function import `GetNearestAirport`; returns `Satchel.Trippin.Airport` as an `ODataValue`.
     @discardableResult
     public func getNearestAirport(lat: Double, lon: Double) async throws -> ODataValue {
-        try await service.call("GetNearestAirport", parameters: ["lat": .double(lat), "lon": .double(lon)])
+        try await online().call("GetNearestAirport", parameters: ["lat": .double(lat), "lon": .double(lon)])
     }
 
     /// Action import `ResetDataSource`; returns nothing as an `ODataValue`.
     @discardableResult
     public func resetDataSource() async throws -> ODataValue {
-        try await service.call("ResetDataSource")
+        try await online().call("ResetDataSource")
     }
 
     // Not generated: Satchel.Trippin.GetFavoriteAirline (see the generator's diagnostics).

@@ -1,0 +1,57 @@
+import Foundation
+import SatchelJSON
+
+/// What typed code (and the generated proxies) reads and writes through: an ``ODataService`` online, or an
+/// offline store (SatchelOffline's `OfflineStore`) answering the same calls from its local database. Code written
+/// against `any ODataProvider` runs unchanged against either.
+///
+/// ```swift
+/// let online = GWSAMPLEBASICEntitiesService(provider: service)
+/// let offline = GWSAMPLEBASICEntitiesService(provider: store)
+/// let cheap = try await offline.productSet.all(ODataQuery().filter(Product.Fields.price < 100))
+/// ```
+public protocol ODataProvider: Sendable {
+    /// The OData version whose JSON the typed values decode from.
+    func version() async throws -> ODataVersion
+    /// The entities at `path` that `query` selects, each pulled into `T`.
+    func entities<T: JSONDecodable & Sendable>(
+        _ path: ODataPath, query: ODataQuery, pullDecoding type: T.Type
+    ) -> AsyncThrowingStream<T, any Error>
+    /// The entity at `path` (a set and a key), pulled into `T`.
+    func entity<T: JSONDecodable>(_ path: ODataPath, query: ODataQuery, pullDecoding type: T.Type) async throws -> T
+    /// How many entities at `path` `query`'s filter selects.
+    func count(_ path: ODataPath, query: ODataQuery) async throws -> Int64
+    /// Creates an entity from a typed value; the created entity when the provider returns one.
+    func create<T: ODataStructuredProxy>(_ path: ODataPath, _ value: T) async throws -> T?
+    /// Changes the entity at `path` (merge: the value's non-nil properties).
+    func update<T: ODataStructuredProxy>(
+        _ path: ODataPath, with value: T, method: ODataUpdateMethod, ifMatch etag: String?
+    ) async throws
+    /// Deletes the entity at `path`.
+    func delete(_ path: ODataPath, ifMatch etag: String?) async throws
+}
+
+extension ODataService: ODataProvider {
+    public func delete(_ path: ODataPath, ifMatch etag: String?) async throws {
+        try await delete(path, ifMatch: etag, headers: [:])
+    }
+}
+
+extension ODataPath {
+    /// The path's parts: entity set or navigation names, key predicates, and raw text.
+    public enum Part: Sendable, Hashable {
+        case name(String)
+        case key(ODataKey)
+        case raw(String)
+    }
+
+    public var parts: [Part] {
+        segments.map { segment in
+            switch segment {
+            case .name(let name): .name(name)
+            case .key(let key): .key(key)
+            case .raw(let text): .raw(text)
+            }
+        }
+    }
+}

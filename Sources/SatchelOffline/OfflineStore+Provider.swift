@@ -1,0 +1,103 @@
+import Foundation
+import SatchelJSON
+import SatchelOData
+
+/// The offline store answers the typed calls the generated proxies make, as the service would (docs/offline.md,
+/// "The seam"): rows are written in the service's JSON for its version and pulled into the proxy types with their
+/// own decoders. `ifMatch` is not needed offline: the store keeps each entity's ETag for the upload.
+extension OfflineStore: ODataProvider {
+    public func version() async throws -> ODataVersion { try current().version }
+
+    public func entities<T: JSONDecodable & Sendable>(
+        _ path: ODataPath, query: ODataQuery, pullDecoding type: T.Type
+    ) -> AsyncThrowingStream<T, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    let (set, key) = try Self.address(path)
+                    guard key == nil else {
+                        throw ODataError(.invalidArgument, "\(path) is one entity, not a collection")
+                    }
+                    let writer = try writer()
+                    for entity in try await entities(set, query: query) {
+                        continuation.yield(try T(json: try writer.data(for: entity)))
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    public func entity<T: JSONDecodable>(
+        _ path: ODataPath, query: ODataQuery, pullDecoding type: T.Type
+    )
+        async throws -> T
+    {
+        let (set, key) = try Self.address(path)
+        guard let key else { throw ODataError(.invalidArgument, "\(path) names no entity (no key)") }
+        return try T(json: try writer().data(for: try await entity(set, .key(key), query: query)))
+    }
+
+    public func count(_ path: ODataPath, query: ODataQuery) async throws -> Int64 {
+        let (set, _) = try Self.address(path)
+        return Int64(try await count(set, query: query))
+    }
+
+    public func create<T: ODataStructuredProxy>(_ path: ODataPath, _ value: T) async throws -> T? {
+        let (set, _) = try Self.address(path)
+        let id = try await create(set, ODataEntity(type: T.odataTypeName, properties: value.odataProperties))
+        return try T(json: try writer().data(for: try await entity(set, .id(id), query: ODataQuery())))
+    }
+
+    public func update<T: ODataStructuredProxy>(
+        _ path: ODataPath, with value: T, method: ODataUpdateMethod, ifMatch etag: String?
+    ) async throws {
+        let (set, key) = try Self.address(path)
+        guard let key else { throw ODataError(.invalidArgument, "\(path) names no entity (no key)") }
+        try await update(set, .key(key), with: ODataEntity(properties: value.odataProperties), method: method)
+    }
+
+    public func delete(_ path: ODataPath, ifMatch etag: String?) async throws {
+        let (set, key) = try Self.address(path)
+        guard let key else { throw ODataError(.invalidArgument, "\(path) names no entity (no key)") }
+        try await delete(set, .key(key))
+    }
+
+    /// One entity of the store, by key or id, with `query`'s `$select`.
+    public func entity(
+        _ entitySet: String, _ reference: EntityReference, query: ODataQuery = ODataQuery()
+    )
+        async throws -> ODataEntity
+    {
+        let opened = try current()
+        let table = try opened.schema.table(entitySet)
+        let select = try OfflineSelect(table: table, query: ODataQuery().select(query.select), version: opened.version)
+        return try await opened.store.database.read { db in
+            select.entity(from: try Self.row(db, table: table, reference))
+        }
+    }
+
+    private func writer() throws -> ODataPayloadWriter {
+        let opened = try current()
+        return ODataPayloadWriter(version: opened.version, serviceURL: configuration.service.configuration.serviceURL)
+    }
+
+    /// The entity set and key a path names: `Set` or `Set(key)` (navigation paths come later).
+    static func address(_ path: ODataPath) throws(ODataError) -> (set: String, key: ODataKey?) {
+        let parts = path.parts
+        func name(_ part: ODataPath.Part) -> String? {
+            switch part {
+            case .name(let name): name
+            // `ODataPath("Set")` with a literal is a raw segment.
+            case .raw(let text) where !text.contains("(") && !text.contains("/"): text
+            default: nil
+            }
+        }
+        if parts.count == 1, let set = name(parts[0]) { return (set, nil) }
+        if parts.count == 2, let set = name(parts[0]), case .key(let key) = parts[1] { return (set, key) }
+        throw ODataError(.notSupported, "the offline store reads entity sets and entities by key; not \(path) yet")
+    }
+}
