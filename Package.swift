@@ -132,6 +132,7 @@ let package = Package(
                 "SatchelServer",
                 "SatchelOData",
                 "SatchelODataGen",
+                "SatchelOffline",
                 "SatchelStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -242,7 +243,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelCLITests",
-            dependencies: ["satchel", "SatchelServer", "SatchelStore", "SatchelTestSupport"],
+            dependencies: ["satchel", "SatchelServer", "SatchelStore", "SatchelOData", "SatchelTestSupport"],
             swiftSettings: swiftSettings
         ),
 

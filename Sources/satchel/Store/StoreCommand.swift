@@ -42,9 +42,15 @@ struct StoreKeyOptions: ParsableArguments {
     /// The key: from standard input when asked, else from the environment (`prefix` SATCHEL_STORE_ or
     /// SATCHEL_STORE_NEW_); nil when none is given.
     func key(prefix: String = "SATCHEL_STORE_", fromStandardInput: Bool? = nil) throws -> StoreKey? {
+        try Self.key(
+            prefix: prefix, passphraseStdin: fromStandardInput ?? passphraseStdin,
+            keyStdin: fromStandardInput == nil && keyStdin)
+    }
+
+    /// The key from standard input when asked, else from the environment; nil when none is given.
+    static func key(prefix: String = "SATCHEL_STORE_", passphraseStdin: Bool, keyStdin: Bool) throws -> StoreKey? {
         let environment = ProcessInfo.processInfo.environment
-        let stdin = fromStandardInput ?? (passphraseStdin || keyStdin)
-        if stdin {
+        if passphraseStdin || keyStdin {
             guard let line = Terminal.readLine(), !line.isEmpty else {
                 throw CLIError(.usage, "no key on standard input")
             }
@@ -177,7 +183,8 @@ struct StoreRekeyCommand: ParsableCommand {
         try runStoreCommand {
             let old = try key.required()
             let environment = ProcessInfo.processInfo.environment
-            let fromEnvironment = try StoreKeyOptions().key(prefix: "SATCHEL_STORE_NEW_", fromStandardInput: false)
+            let fromEnvironment = try StoreKeyOptions.key(
+                prefix: "SATCHEL_STORE_NEW_", passphraseStdin: false, keyStdin: false)
             let new: StoreKey
             if let fromEnvironment,
                 environment["SATCHEL_STORE_NEW_PASSPHRASE"] != nil

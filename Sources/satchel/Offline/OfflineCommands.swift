@@ -1,0 +1,333 @@
+import ArgumentParser
+import Foundation
+import SatchelHTTP
+import SatchelJSON
+import SatchelOData
+import SatchelOffline
+import SatchelStore
+
+/// `satchel offline`: an offline OData store from the shell, configured by an `.ini` file.
+struct OfflineCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "offline",
+        abstract: "Work with offline OData stores: download, query and change locally, upload.",
+        discussion: """
+            CONFIG is an .ini file: an [endpoint] section (url, sap_client, store, user, csrf) and one section per \
+            defining query (query, streams). See docs/offline.md. The store is encrypted with a passphrase from \
+            SATCHEL_STORE_PASSPHRASE (or --passphrase-stdin), or a raw key (64 hex digits) from SATCHEL_STORE_KEY; \
+            --unencrypted makes a plain one. The service password comes from SATCHEL_PASSWORD.
+
+            Examples:
+              satchel offline open shop.ini                  # the initial download (later: resumes it)
+              satchel offline query shop.ini Products --filter "Price gt 10" --orderby Name --top 5
+              satchel offline update shop.ini Products 3 --json '{"Stock": 7}'
+              satchel offline upload shop.ini && satchel offline errors shop.ini
+            """,
+        subcommands: [
+            OfflineOpenCommand.self, OfflineStatusCommand.self, OfflineQueryCommand.self, OfflineCreateCommand.self,
+            OfflineUpdateCommand.self, OfflineDeleteCommand.self, OfflineUploadCommand.self,
+            OfflineDownloadCommand.self, OfflineRequestsCommand.self, OfflineErrorsCommand.self,
+            OfflineRevertCommand.self, OfflineRemoveCommand.self,
+        ]
+    )
+}
+
+/// The configuration file and the store's key, shared by every `satchel offline` command.
+struct OfflineOptions: ParsableArguments {
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The store's configuration (.ini).")
+    var config: String
+
+    @Flag(help: "Read the store passphrase from the first line of standard input.")
+    var passphraseStdin = false
+
+    @Flag(help: "Make (or open) a store that is not encrypted.")
+    var unencrypted = false
+
+    func file() throws -> OfflineConfigurationFile { try OfflineConfigurationFile(contentsOf: config) }
+
+    func key() throws -> StoreKey? {
+        if unencrypted { return nil }
+        if let key = try StoreKeyOptions.key(passphraseStdin: passphraseStdin, keyStdin: false) { return key }
+        throw CLIError(
+            .usage,
+            "no store key: set SATCHEL_STORE_PASSPHRASE or SATCHEL_STORE_KEY, use --passphrase-stdin, or --unencrypted")
+    }
+
+    /// The store, not yet opened.
+    func store() throws -> OfflineStore {
+        let file = try file()
+        var auth: [any HTTPAuthProvider] = []
+        if let user = file.user {
+            guard let password = Terminal.environment("SATCHEL_PASSWORD") else {
+                throw CLIError(.usage, "no password for \(user): set SATCHEL_PASSWORD")
+            }
+            auth.append(BasicAuth(user: user, password: password))
+        }
+        if file.csrf { auth.append(CSRFTokenAuth()) }
+        let service = ODataService(
+            configuration: .init(
+                serviceURL: file.serviceURL, sapClient: file.sapClient,
+                http: HTTPClient.Configuration(timeout: .seconds(60)), auth: auth))
+        return OfflineStore(
+            configuration: .init(
+                service: service, path: file.storePath, definingQueries: file.definingQueries, key: try key()))
+    }
+
+    /// Opens the store, runs `body`, closes it; failures become one line and an exit code.
+    func run(_ body: @escaping @Sendable (OfflineStore) async throws -> Void) async throws {
+        try await CommandRunner.run(global) {
+            let store = try store()
+            try await store.open()
+            defer { try? store.close() }
+            try await body(store)
+        }
+    }
+}
+
+/// One entity as a line of JSON (V4 shape).
+func jsonLine(_ entity: ODataEntity, serviceURL: URL) throws -> String {
+    var plain = entity
+    plain.annotations = [:]
+    if let id = entity.offlineEntityID { plain.annotations["@satchel.entityID"] = .number(JSONNumber(id)) }
+    return String(
+        decoding: try ODataPayloadWriter(version: .v4, serviceURL: serviceURL).data(for: plain), as: UTF8.self)
+}
+
+/// An entity from a JSON object given on the command line.
+func entity(fromJSON text: String) throws -> ODataEntity {
+    guard case .object(let object)? = try? JSONValue(parsing: Data(text.utf8)) else {
+        throw CLIError(.usage, "--json needs a JSON object")
+    }
+    func value(_ json: JSONValue) -> ODataValue {
+        switch json {
+        case .object(let members): .complex(properties(members.map { ($0.key, $0.value) }))
+        case .array(let items): .collection(items.map(value))
+        case .null: .null
+        default: .json(json)
+        }
+    }
+    func properties(_ members: [(String, JSONValue)]) -> ODataProperties {
+        var result = ODataProperties()
+        for (name, member) in members { result[name] = value(member) }
+        return result
+    }
+    return ODataEntity(properties: properties(object.map { ($0.key, $0.value) }))
+}
+
+/// A key given on the command line: `3`, `'HT-1000'`, or `OrderID=1,LineNumber=2`.
+func entityKey(_ text: String) throws -> OfflineStore.EntityReference {
+    if text.hasPrefix("#"), let id = Int64(text.dropFirst()) { return .id(id) }
+    let parts = text.split(separator: ",")
+    var pairs: [(String, ODataLiteral)] = []
+    for part in parts {
+        let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+        let valueText = pair.count == 2 ? pair[1] : pair[0]
+        guard case .literal(let literal) = try ODataExpression.parse(valueText, version: .v4) else {
+            throw CLIError(.usage, "a key is a literal: 3, 'HT-1000', or Name=value,Name=value")
+        }
+        pairs.append((pair.count == 2 ? pair[0] : "", literal))
+    }
+    return .key(pairs.count == 1 && pairs[0].0.isEmpty ? .single(pairs[0].1) : ODataKey(parts: pairs))
+}
+
+struct OfflineOpenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open", abstract: "Open the store; the first time, download every defining query.")
+    @OptionGroup var options: OfflineOptions
+
+    func run() async throws {
+        let file = try options.file()
+        try await options.run { store in
+            for query in file.definingQueries {
+                let (set, _) = try Self.set(of: query)
+                print("\(query.name): \(try await store.count(set)) \(set)")
+            }
+        }
+    }
+
+    static func set(of query: OfflineDefiningQuery) throws -> (String, Void) {
+        var text = query.query
+        if text.hasPrefix("/") { text.removeFirst() }
+        return (String(text.prefix { $0 != "?" && $0 != "(" && $0 != "/" }), ())
+    }
+}
+
+struct OfflineStatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Print the store's state.")
+    @OptionGroup var options: OfflineOptions
+
+    func run() async throws {
+        let file = try options.file()
+        try await options.run { store in
+            print("store: \(file.storePath)")
+            print("encrypted: \(try StoreFile(path: file.storePath).info().isEncrypted ? "yes" : "no")")
+            print("initial download complete: \(try await store.isInitialDownloadComplete ? "yes" : "no")")
+            print("pending requests: \(try await store.requests().count)")
+            print("errors: \(try await store.errors().count)")
+            var seen = Set<String>()
+            for query in file.definingQueries {
+                let (set, _) = try OfflineOpenCommand.set(of: query)
+                if seen.insert(set).inserted { print("\(set): \(try await store.count(set))") }
+            }
+        }
+    }
+}
+
+struct OfflineQueryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query", abstract: "Query the store (no network): entities as JSON lines, or a count.")
+    @OptionGroup var options: OfflineOptions
+    @Argument(help: "The entity set.") var entitySet: String
+    @Option(help: "A $filter expression.") var filter: String?
+    @Option(help: "Properties to keep, comma separated.") var select: String?
+    @Option(help: "Order, comma separated (Name desc, ID).") var orderby: String?
+    @Option(help: "At most this many.") var top: Int?
+    @Option(help: "Skip this many.") var skip: Int?
+    @Flag(help: "Print only how many match.") var count = false
+
+    func run() async throws {
+        let file = try options.file()
+        try await options.run { [self] store in
+            let version = try await store.version()
+            var query = ODataQuery()
+            if let filter { query = query.filter(try ODataExpression.parse(filter, version: version)) }
+            if let select {
+                query = query.select(select.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            }
+            for item in (orderby ?? "").split(separator: ",") {
+                let words = item.split(separator: " ")
+                query = query.orderBy(String(words[0]), descending: words.count > 1 && words[1].lowercased() == "desc")
+            }
+            if let top { query = query.top(top) }
+            if let skip { query = query.skip(skip) }
+            if count {
+                print(try await store.count(entitySet, query: query))
+                return
+            }
+            for entity in try await store.entities(entitySet, query: query) {
+                print(try jsonLine(entity, serviceURL: file.serviceURL))
+            }
+        }
+    }
+}
+
+struct OfflineCreateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create", abstract: "Create an entity locally (queued for upload); prints its entity id.")
+    @OptionGroup var options: OfflineOptions
+    @Argument(help: "The entity set.") var entitySet: String
+    @Option(help: "The entity's properties as a JSON object.") var json: String
+
+    func run() async throws {
+        try await options.run { [self] store in
+            print("#\(try await store.create(entitySet, try entity(fromJSON: json)))")
+        }
+    }
+}
+
+struct OfflineUpdateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update", abstract: "Change an entity locally (merge; queued for upload).")
+    @OptionGroup var options: OfflineOptions
+    @Argument(help: "The entity set.") var entitySet: String
+    @Argument(help: "The key (3, 'HT-1000', A=1,B=2) or #entity-id.") var key: String
+    @Option(help: "The changed properties as a JSON object.") var json: String
+
+    func run() async throws {
+        try await options.run { [self] store in
+            try await store.update(entitySet, try entityKey(key), with: try entity(fromJSON: json))
+        }
+    }
+}
+
+struct OfflineDeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete an entity locally (queued for upload).")
+    @OptionGroup var options: OfflineOptions
+    @Argument(help: "The entity set.") var entitySet: String
+    @Argument(help: "The key (3, 'HT-1000', A=1,B=2) or #entity-id.") var key: String
+
+    func run() async throws {
+        try await options.run { [self] store in try await store.delete(entitySet, try entityKey(key)) }
+    }
+}
+
+struct OfflineUploadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "upload", abstract: "Send the queued requests; refused ones go to the ErrorArchive.")
+    @OptionGroup var options: OfflineOptions
+
+    func run() async throws {
+        try await options.run { store in
+            let result = try await store.upload()
+            print("sent: \(result.sent), failed: \(result.failed), held: \(result.held)")
+        }
+    }
+}
+
+struct OfflineDownloadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "download", abstract: "Download every defining query again (local changes are kept).")
+    @OptionGroup var options: OfflineOptions
+
+    func run() async throws {
+        try await options.run { store in try await store.download() }
+    }
+}
+
+struct OfflineRequestsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "requests", abstract: "List the queued requests, oldest first.")
+    @OptionGroup var options: OfflineOptions
+
+    func run() async throws {
+        try await options.run { store in
+            for request in try await store.requests() {
+                print(
+                    "\(request.requestID)\t\(request.method)\t\(request.entitySet) #\(request.entityID)"
+                        + (request.failed ? "\tfailed" : "") + "\t\(request.repeatabilityRequestID)")
+            }
+        }
+    }
+}
+
+struct OfflineErrorsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "errors", abstract: "List the ErrorArchive: requests the service refused.")
+    @OptionGroup var options: OfflineOptions
+
+    func run() async throws {
+        try await options.run { store in
+            for error in try await store.errors() {
+                print(
+                    "\(error.errorID)\t\(error.httpStatus.map(String.init) ?? "-")\t\(error.requestMethod) \(error.requestURL)\t\(error.message)"
+                )
+            }
+        }
+    }
+}
+
+struct OfflineRevertCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revert", abstract: "Give up a refused change: drop it and restore the entity as downloaded.")
+    @OptionGroup var options: OfflineOptions
+    @Argument(help: "The ErrorArchive entry (from `errors`).") var errorID: Int64
+
+    func run() async throws {
+        try await options.run { [self] store in try await store.revert(errorID: errorID) }
+    }
+}
+
+struct OfflineRemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Delete the store's files (pending changes are lost).")
+    @OptionGroup var options: OfflineOptions
+
+    func run() async throws {
+        try await CommandRunner.run(options.global) {
+            try StoreFile(path: try options.file().storePath).destroy()
+        }
+    }
+}
