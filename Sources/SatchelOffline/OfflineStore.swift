@@ -65,7 +65,16 @@ public final class OfflineStore: Sendable {
                 try db.execute(
                     sql: """
                         CREATE TABLE IF NOT EXISTS s_defining_queries (
-                            name TEXT PRIMARY KEY, query TEXT NOT NULL, complete INTEGER NOT NULL DEFAULT 0)
+                            name TEXT PRIMARY KEY, query TEXT NOT NULL, complete INTEGER NOT NULL DEFAULT 0,
+                            delta_link TEXT, generation INTEGER NOT NULL DEFAULT 0)
+                        """)
+                // Which defining query brought which entity, in which full download (rows no query names any
+                // more are removed after a full refresh).
+                try db.execute(
+                    sql: """
+                        CREATE TABLE IF NOT EXISTS s_members (
+                            query TEXT NOT NULL, entity_set TEXT NOT NULL, entity_id INTEGER NOT NULL,
+                            generation INTEGER NOT NULL, PRIMARY KEY (query, entity_set, entity_id))
                         """)
                 try OfflineQueue.create(in: db)
             }
@@ -96,7 +105,8 @@ public final class OfflineStore: Sendable {
                         sql: """
                             INSERT INTO s_defining_queries (name, query) VALUES (?, ?)
                             ON CONFLICT (name) DO UPDATE SET query = excluded.query,
-                                complete = CASE WHEN query = excluded.query THEN complete ELSE 0 END
+                                complete = CASE WHEN query = excluded.query THEN complete ELSE 0 END,
+                                delta_link = CASE WHEN query = excluded.query THEN delta_link ELSE NULL END
                             """, arguments: [query.name, query.query])
                 }
             }
@@ -150,36 +160,140 @@ public final class OfflineStore: Sendable {
         }
     }
 
+    /// Downloads one defining query: the changes since its delta link when it has one (V4 change tracking), else
+    /// every page again; a full download removes the entities no defining query names any more. Entities with local
+    /// changes not uploaded yet keep them.
     private func download(_ definingQuery: OfflineDefiningQuery, opened: Opened) async throws {
         let (set, query) = try definingQuery.parsed(version: opened.version)
         let table = try opened.schema.table(set)
         let service = configuration.service
-        var page = try await service.page(ODataPath(set), query: query)
+        let name = definingQuery.name
+        let (deltaLink, previous) = try await opened.store.database.read { db in
+            let row = try Row.fetchOne(
+                db, sql: "SELECT delta_link, generation FROM s_defining_queries WHERE name = ?", arguments: [name])
+            return (row?["delta_link"] as String?, row?["generation"] as Int64? ?? 0)
+        }
+        var page: ODataPage
+        var full = true
+        if let deltaLink {
+            do {
+                page = try await service.page(link: deltaLink, entitySet: set)
+                full = false
+            } catch let error as ODataError where (400..<500).contains(error.status ?? 0) {
+                // An expired or refused delta link: read everything again.
+                page = try await service.page(ODataPath(set), query: query, trackingChanges: true)
+            }
+        } else {
+            page = try await service.page(ODataPath(set), query: query, trackingChanges: true)
+        }
+        let generation = full ? previous + 1 : previous
+        var newDeltaLink: String?
         while true {
             let entities = page.entities
             try await opened.store.database.write { db in
-                let statement = try db.cachedStatement(sql: table.upsertSQL)
-                for entity in entities {
-                    var values: [DatabaseValue] = []
-                    for column in table.columns {
-                        values.append(
-                            OfflineValues.databaseValue(
-                                OfflineValues.value(at: column.path, in: entity.properties), for: column))
-                    }
-                    let server = OfflineQueue.encode(values, columns: table.columns)
-                    statement.setUncheckedArguments(
-                        StatementArguments([entity.etag?.databaseValue ?? .null, server.databaseValue] + values))
-                    try statement.execute()
-                }
+                try Self.apply(entities, table: table, query: name, generation: generation, db: db)
             }
+            if let link = page.deltaLink { newDeltaLink = link }
             try Task.checkCancellation()
             guard let next = page.nextLink else { break }
             page = try await service.page(link: next, entitySet: set)
         }
+        let wasFull = full
+        let link = newDeltaLink
         try await opened.store.database.write { db in
+            if wasFull {
+                // What this query no longer brings: its membership goes; rows nobody names (and not changed here)
+                // go too.
+                try db.execute(
+                    sql: "DELETE FROM s_members WHERE query = ? AND entity_set = ? AND generation < ?",
+                    arguments: [name, set, generation])
+                try db.execute(
+                    sql: """
+                        DELETE FROM \(table.sql) WHERE _state = 0 AND NOT EXISTS (
+                            SELECT 1 FROM s_members m WHERE m.entity_set = ? AND m.entity_id = \(table.sql)._id)
+                        """, arguments: [set])
+            }
             try db.execute(
-                sql: "UPDATE s_defining_queries SET complete = 1 WHERE name = ?", arguments: [definingQuery.name])
+                sql: "UPDATE s_defining_queries SET complete = 1, delta_link = ?, generation = ? WHERE name = ?",
+                arguments: [link, generation, name])
         }
+    }
+
+    /// One page: upserts (a row with local changes keeps them) and removals (`@removed`, `__deleted`).
+    private static func apply(
+        _ entities: [ODataEntity], table: OfflineTable, query: String, generation: Int64, db: Database
+    ) throws {
+        let statement = try db.cachedStatement(sql: table.upsertSQL)
+        for entity in entities {
+            if entity.isRemoved {
+                guard let id = try rowID(of: entity, table: table, db: db) else { continue }
+                try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ? AND _state = 0", arguments: [id])
+                if db.changesCount > 0 {
+                    try db.execute(
+                        sql: "DELETE FROM s_members WHERE entity_set = ? AND entity_id = ?",
+                        arguments: [table.entitySet, id])
+                }
+                continue
+            }
+            var values: [DatabaseValue] = []
+            for column in table.columns {
+                values.append(
+                    OfflineValues.databaseValue(
+                        OfflineValues.value(at: column.path, in: entity.properties), for: column))
+            }
+            let server = OfflineQueue.encode(values, columns: table.columns)
+            statement.setUncheckedArguments(
+                StatementArguments([entity.etag?.databaseValue ?? .null, server.databaseValue] + values))
+            try statement.execute()
+            guard let id = try rowID(of: entity, table: table, db: db) else { continue }
+            try db.execute(
+                sql: """
+                    INSERT INTO s_members (query, entity_set, entity_id, generation) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (query, entity_set, entity_id) DO UPDATE SET generation = excluded.generation
+                    """, arguments: [query, table.entitySet, id, generation])
+        }
+    }
+
+    /// The row of a downloaded entity, by its key properties, or by the key in its id (`Products(3)`).
+    private static func rowID(of entity: ODataEntity, table: OfflineTable, db: Database) throws -> Int64? {
+        var conditions: [String] = []
+        var arguments: [DatabaseValue] = []
+        var fromID: [String: ODataLiteral] = [:]
+        if table.keyPaths.contains(where: { entity.properties[$0] == nil }), let id = entity.id {
+            fromID = keyValues(inID: id, keyPaths: table.keyPaths)
+        }
+        for path in table.keyPaths {
+            guard let column = table.column(path) else { return nil }
+            if let value = entity.properties[path] {
+                arguments.append(OfflineValues.databaseValue(value, for: column))
+            } else if let literal = fromID[path] {
+                arguments.append(OfflineValues.databaseValue(literal, near: column))
+            } else {
+                return nil
+            }
+            conditions.append("\(column.sql) = ?")
+        }
+        return try Int64.fetchOne(
+            db, sql: "SELECT _id FROM \(table.sql) WHERE \(conditions.joined(separator: " AND "))",
+            arguments: StatementArguments(arguments))
+    }
+
+    /// Key values in an entity id such as `…/Products(3)` or `OrderItems(OrderID=1,LineNumber=2)`.
+    static func keyValues(inID id: String, keyPaths: [String]) -> [String: ODataLiteral] {
+        guard let open = id.lastIndex(of: "("), let close = id.lastIndex(of: ")"), open < close else { return [:] }
+        let inside =
+            id[id.index(after: open)..<close].removingPercentEncoding ?? String(id[id.index(after: open)..<close])
+        var result: [String: ODataLiteral] = [:]
+        for part in inside.split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+            let name = pair.count == 2 ? pair[0] : (keyPaths.count == 1 ? keyPaths[0] : "")
+            guard
+                case .literal(let literal)? = try? ODataExpression.parse(
+                    pair.count == 2 ? pair[1] : pair[0], version: .v4)
+            else { continue }
+            result[name] = literal
+        }
+        return result
     }
 
     // MARK: Reads

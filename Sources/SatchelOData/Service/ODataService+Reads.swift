@@ -19,12 +19,21 @@ extension ODataService {
     }
 
     /// One page: the first page of `path` with `query`, or the page a next or delta link points at.
-    public func page(_ path: ODataPath, query: ODataQuery = ODataQuery()) async throws -> ODataPage {
+    ///
+    /// With `trackingChanges`, V4 services are asked to track changes (`Prefer: odata.track-changes`): the last page
+    /// then carries a delta link (``ODataPage/deltaLink``) to read what changed since, page by page, with
+    /// ``page(link:entitySet:)``.
+    public func page(
+        _ path: ODataPath, query: ODataQuery = ODataQuery(), trackingChanges: Bool = false
+    )
+        async throws -> ODataPage
+    {
         let version = try await version()
         return try await page(
             at: url(path: path.text(for: version), query: try query.queryString(for: version)),
             type: entityType(of: path),
-            operation: "read \(path)")
+            operation: "read \(path)",
+            extraHeaders: trackingChanges && version == .v4 ? ["Prefer": "odata.track-changes"] : [:])
     }
 
     /// The page at an absolute or service-relative link (`@odata.nextLink`, `__next`, a delta link).
