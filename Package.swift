@@ -221,6 +221,13 @@ let package = Package(
             dependencies: ["SatchelStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        // The child process SatchelOfflineTests kills while it changes and uploads.
+        .executableTarget(
+            name: "satchel-offline-crash-writer",
+            dependencies: ["SatchelOffline", "SatchelOData", "SatchelStore", "SatchelHTTP"],
+            path: "Tests/OfflineCrashWriter",
+            swiftSettings: swiftSettings
+        ),
         // The child process SatchelStoreTests kills while it writes.
         .executableTarget(
             name: "satchel-store-crash-writer",

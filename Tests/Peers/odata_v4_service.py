@@ -211,6 +211,51 @@ def serialized(app):
     return wrapped
 
 
+def repeatable(app):
+    """OASIS Repeatable Requests 1.0 for modifying requests: the first request with a Repeatability-Request-ID is
+    applied and its response kept; a repeat of that id gets the kept response, not a second application. Both carry
+    Repeatability-Result: accepted. GET /_repeatability reports how many were applied and how many replayed.
+    """
+    lock = threading.Lock()
+    kept = {}
+    counts = {"applied": 0, "replayed": 0}
+
+    def wrapped(environ, start_response):
+        if environ.get("PATH_INFO") == "/_repeatability":
+            with lock:
+                body = json.dumps(counts).encode()
+            start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+            return [body]
+        method = environ.get("REQUEST_METHOD", "GET")
+        request_id = environ.get("HTTP_REPEATABILITY_REQUEST_ID")
+        if method not in ("POST", "PATCH", "PUT", "DELETE", "MERGE") or not request_id:
+            return app(environ, start_response)
+        if not environ.get("HTTP_REPEATABILITY_FIRST_SENT"):
+            body = b'{"error":{"code":"400","message":"Repeatability-First-Sent is required"}}'
+            start_response("400 Bad Request", [("Content-Type", "application/json")])
+            return [body]
+        with lock:
+            if request_id in kept:
+                counts["replayed"] += 1
+                status, headers, body = kept[request_id]
+                start_response(status, headers + [("Repeatability-Result", "accepted")])
+                return [body]
+            captured = {}
+
+            def capture(status, headers, exc_info=None):
+                captured["status"] = status
+                captured["headers"] = list(headers)
+                return lambda data: None
+
+            body = b"".join(app(environ, capture))
+            kept[request_id] = (captured["status"], captured["headers"], body)
+            counts["applied"] += 1
+        start_response(captured["status"], captured["headers"] + [("Repeatability-Result", "accepted")])
+        return [body]
+
+    return wrapped
+
+
 def build_app(page_size):
     here = os.path.dirname(os.path.abspath(__file__))
     provider = XmlEdmProvider.from_file(os.path.join(here, "odata_v4_service.xml"))
@@ -230,8 +275,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--page-size", type=int, default=20)
+    parser.add_argument("--repeatable", action="store_true", help="honour Repeatability-Request-ID (OASIS)")
     arguments = parser.parse_args(argv)
     app = build_app(arguments.page_size)
+    if arguments.repeatable:
+        app = repeatable(app)
     server = make_server("127.0.0.1", arguments.port, app, server_class=ThreadingWSGIServer,
                          handler_class=QuietHandler)
     print(f"odata_v4_service: http://127.0.0.1:{arguments.port}/odata", file=sys.stderr, flush=True)

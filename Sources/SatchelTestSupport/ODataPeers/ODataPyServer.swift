@@ -24,11 +24,13 @@ public final class ODataPyServer: Sendable {
     ///
     /// - Parameters:
     ///   - maxPageSize: the server's page size for collections (`--page-size`).
+    ///   - repeatable: honour `Repeatability-Request-ID` (OASIS Repeatable Requests; `GET /_repeatability` counts
+    ///     applied and replayed requests).
     ///   - script: the service script; the committed `Tests/Peers/odata_v4_service.py` by default.
     /// - Throws: ``ODataPeerError`` when the virtual environment is missing (run `scripts/test`), or the script
     ///   exits or does not answer in time (its standard error is in the message).
     public static func start(
-        maxPageSize: Int = 20, script: URL? = nil, timeout: Duration = .seconds(20)
+        maxPageSize: Int = 20, repeatable: Bool = false, script: URL? = nil, timeout: Duration = .seconds(20)
     )
         async throws -> ODataPyServer
     {
@@ -40,7 +42,9 @@ public final class ODataPyServer: Sendable {
         let peer = try await PeerProcess.start(
             name: "odatapy",
             body: "import runpy\nsys.argv[0] = \(pythonString(path))\nrunpy.run_path(sys.argv[0], run_name='__main__')",
-            arguments: { port in ["--port", String(port), "--page-size", String(maxPageSize)] },
+            arguments: { port in
+                ["--port", String(port), "--page-size", String(maxPageSize)] + (repeatable ? ["--repeatable"] : [])
+            },
             readyPath: "/odata/$metadata", timeout: timeout)
         return ODataPyServer(peer: peer, maxPageSize: maxPageSize)
     }
