@@ -13,9 +13,35 @@ struct OfflineSQL {
 /// Translates ``ODataExpression`` trees into SQL over one table (docs/offline.md, "Local queries → SQL").
 struct OfflineSQLTranslator {
     let table: OfflineTable
+    /// The main table's alias in the statement.
+    var alias = "t0"
+    /// The schema, for lambdas over related entities.
+    var schema: OfflineSchema?
+    /// Lambda variables in scope: name → table and alias.
+    var variables: [String: (table: OfflineTable, alias: String)] = [:]
+
+    init(table: OfflineTable, schema: OfflineSchema? = nil) {
+        self.table = table
+        self.schema = schema
+    }
 
     func translate(_ expression: ODataExpression) throws(ODataError) -> OfflineSQL {
         try translate(expression, near: nil)
+    }
+
+    /// A property path's column, in the main table or a lambda variable's.
+    private func column(_ path: String) throws(ODataError) -> (column: OfflineColumn, sql: String) {
+        var owner = (table: table, alias: alias)
+        var rest = path
+        if let slash = path.firstIndex(of: "/"), let variable = variables[String(path[..<slash])] {
+            owner = variable
+            rest = String(path[path.index(after: slash)...])
+        }
+        guard let column = owner.table.column(rest) else {
+            throw ODataError(
+                .invalidArgument, "\(owner.table.entitySet) has no property \(rest) the store can query")
+        }
+        return (column, "\(owner.alias).\(column.sql)")
     }
 
     private func unsupported(_ what: String) -> ODataError {
@@ -29,10 +55,8 @@ struct OfflineSQLTranslator {
     {
         switch expression {
         case .property(let path):
-            guard let column = table.column(path) else {
-                throw ODataError(.invalidArgument, "\(table.entitySet) has no property \(path) the store can query")
-            }
-            let sql = column.kind == .decimal ? "CAST(\(column.sql) AS REAL)" : column.sql
+            let (column, qualified) = try self.column(path)
+            let sql = column.kind == .decimal ? "CAST(\(qualified) AS REAL)" : qualified
             return OfflineSQL(sql: sql, arguments: [], column: column)
         case .literal(let literal):
             return OfflineSQL(sql: "?", arguments: [OfflineValues.databaseValue(literal, near: column)], column: nil)
@@ -51,11 +75,39 @@ struct OfflineSQLTranslator {
             return OfflineSQL(sql: "(\(inner.sql) IN (\(marks)))", arguments: inner.arguments + arguments)
         case .call(let name, let arguments):
             return try call(name, arguments)
-        case .lambda(let kind, let collection, _, _):
-            throw unsupported("\(collection)/\(kind.rawValue)(…)")
+        case .lambda(let kind, let collection, let variable, let predicate):
+            return try lambda(kind, collection, variable, predicate)
         case .raw(let text):
             throw unsupported("raw filter text '\(text)'")
         }
+    }
+
+    /// `Items/any(i: …)` as `EXISTS` over the related table (joined on the referential constraint), `all` as
+    /// `NOT EXISTS … AND NOT (…)`.
+    private func lambda(
+        _ kind: ODataLambda, _ collection: String, _ variable: String, _ predicate: ODataExpression?
+    ) throws(ODataError) -> OfflineSQL {
+        guard let schema else { throw unsupported("\(collection)/\(kind.rawValue)(…)") }
+        var owner = (table: table, alias: alias)
+        var navigation = collection
+        if let slash = collection.firstIndex(of: "/"), let outer = variables[String(collection[..<slash])] {
+            owner = outer
+            navigation = String(collection[collection.index(after: slash)...])
+        }
+        let relationship = try schema.relationship(from: owner.table, navigation: navigation)
+        let inner = "t\(variables.count + 1)"
+        var nested = self
+        nested.variables[variable] = (relationship.target, inner)
+        let join = relationship.pairs.map { "\(inner).\($0.remote.sql) = \(owner.alias).\($0.local.sql)" }
+            .joined(separator: " AND ")
+        var sql = "SELECT 1 FROM \(relationship.target.sql) AS \(inner) WHERE \(join) AND \(inner)._state <> 3"
+        var arguments: [DatabaseValue] = []
+        if let predicate {
+            let condition = try nested.translate(predicate, near: nil)
+            sql += kind == .any ? " AND (\(condition.sql))" : " AND NOT (\(condition.sql))"
+            arguments = condition.arguments
+        }
+        return OfflineSQL(sql: kind == .any ? "EXISTS (\(sql))" : "NOT EXISTS (\(sql))", arguments: arguments)
     }
 
     private func binary(

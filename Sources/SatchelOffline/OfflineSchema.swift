@@ -174,5 +174,54 @@ struct OfflineSchema: Sendable {
     }
 }
 
+/// How two entity sets' rows relate: the columns equal on both sides (from a referential constraint).
+struct OfflineRelationship {
+    let target: OfflineTable
+    let pairs: [(local: OfflineColumn, remote: OfflineColumn)]
+    let isCollection: Bool
+}
+
+extension OfflineSchema {
+    /// The related entity set of `navigation` and the columns that join them: the navigation's own referential
+    /// constraint, or its partner's read the other way. Navigations without either are not joinable yet (their
+    /// links would come from `$expand` in a defining query).
+    func relationship(from table: OfflineTable, navigation: String) throws(ODataError) -> OfflineRelationship {
+        guard let type = metadata.entityType(named: table.entityTypeName),
+            let property = metadata.allNavigationProperties(of: type).first(where: { $0.name == navigation })
+        else { throw ODataError(.invalidArgument, "\(table.entitySet) has no navigation property \(navigation)") }
+        let targetSet =
+            metadata.entitySet(named: table.entitySet)?.navigationBindings[navigation]
+            ?? metadata.entitySets.first(where: { $0.entityType == property.type.name })?.name
+        guard let targetSet, let target = tables[targetSet] else {
+            throw ODataError(.notSupported, "\(table.entitySet)/\(navigation) leads to no entity set in the store")
+        }
+        var pairs: [(local: OfflineColumn, remote: OfflineColumn)] = []
+        if !property.referentialConstraints.isEmpty {
+            for constraint in property.referentialConstraints {
+                guard let local = table.column(constraint.property),
+                    let remote = target.column(constraint.referencedProperty)
+                else { continue }
+                pairs.append((local, remote))
+            }
+        } else if let partnerName = property.partner,
+            let targetType = metadata.entityType(named: target.entityTypeName),
+            let partner = metadata.allNavigationProperties(of: targetType).first(where: { $0.name == partnerName })
+        {
+            for constraint in partner.referentialConstraints {
+                guard let local = table.column(constraint.referencedProperty),
+                    let remote = target.column(constraint.property)
+                else { continue }
+                pairs.append((local, remote))
+            }
+        }
+        guard !pairs.isEmpty else {
+            throw ODataError(
+                .notSupported,
+                "\(table.entitySet)/\(navigation) has no referential constraint: the offline store cannot join it yet")
+        }
+        return OfflineRelationship(target: target, pairs: pairs, isCollection: property.type.isCollection)
+    }
+}
+
 /// An SQL identifier in double quotes (inner quotes doubled).
 func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }

@@ -14,12 +14,8 @@ extension OfflineStore: ODataProvider {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    let (set, key) = try Self.address(path)
-                    guard key == nil else {
-                        throw ODataError(.invalidArgument, "\(path) is one entity, not a collection")
-                    }
                     let writer = try writer()
-                    for entity in try await entities(set, query: query) {
+                    for entity in try await entities(path, query: query) {
                         continuation.yield(try T(json: try writer.data(for: entity)))
                     }
                     continuation.finish()
@@ -42,8 +38,7 @@ extension OfflineStore: ODataProvider {
     }
 
     public func count(_ path: ODataPath, query: ODataQuery) async throws -> Int64 {
-        let (set, _) = try Self.address(path)
-        return Int64(try await count(set, query: query))
+        Int64(try await countEntities(at: path, query: query))
     }
 
     public func create<T: ODataStructuredProxy>(_ path: ODataPath, _ value: T) async throws -> T? {

@@ -301,23 +301,65 @@ public final class OfflineStore: Sendable {
     /// The entities of `entitySet` that `query` selects, read from the store: `$filter`, `$orderby`, `$top`,
     /// `$skip` and `$select` run as SQL.
     public func entities(_ entitySet: String, query: ODataQuery = ODataQuery()) async throws -> [ODataEntity] {
+        try await entities(ODataPath(entitySet), query: query)
+    }
+
+    /// The entities at `path` that `query` selects: an entity set, or a navigation from one entity
+    /// (`Categories(1)/Products`, joined on the referential constraint). `$expand` of navigation properties (with
+    /// their own `$filter`, `$select`, `$orderby`, `$top`) adds the related entities to each.
+    public func entities(_ path: ODataPath, query: ODataQuery) async throws -> [ODataEntity] {
         let opened = try current()
-        let table = try opened.schema.table(entitySet)
-        let select = try OfflineSelect(table: table, query: query, version: opened.version)
+        let target = try OfflineTarget(path: path, schema: opened.schema)
         return try await opened.store.database.read { db in
-            try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments)).map {
-                select.entity(from: $0)
+            let restriction = try target.restriction(db: db)
+            let select = try OfflineSelect(
+                table: target.table, query: query, version: opened.version, schema: opened.schema,
+                restriction: restriction)
+            let rows = try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments))
+            var entities = rows.map { select.entity(from: $0) }
+            for expand in query.expand {
+                let navigation = String(expand.path.split(separator: "/").first ?? "")
+                let relationship = try opened.schema.relationship(from: target.table, navigation: navigation)
+                for (index, row) in rows.enumerated() {
+                    let related = try Self.related(
+                        row, relationship: relationship, query: expand.options ?? ODataQuery(), opened: opened, db: db)
+                    entities[index][navigation] =
+                        relationship.isCollection ? .entities(related) : (related.first.map { .entity($0) } ?? .null)
+                }
             }
+            return entities
+        }
+    }
+
+    /// The entities related to `row` through `relationship`.
+    static func related(
+        _ row: Row, relationship: OfflineRelationship, query: ODataQuery, opened: Opened, db: Database
+    ) throws -> [ODataEntity] {
+        let restriction = OfflineSQL(
+            sql: relationship.pairs.map { "t0.\($0.remote.sql) = ?" }.joined(separator: " AND "),
+            arguments: relationship.pairs.map { row[$0.local.path] ?? .null })
+        let select = try OfflineSelect(
+            table: relationship.target, query: query, version: opened.version, schema: opened.schema,
+            restriction: restriction)
+        return try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments)).map {
+            select.entity(from: $0)
         }
     }
 
     /// How many entities of `entitySet` `query`'s `$filter` selects.
     public func count(_ entitySet: String, query: ODataQuery = ODataQuery()) async throws -> Int {
+        try await countEntities(at: ODataPath(entitySet), query: query)
+    }
+
+    /// How many entities at `path` (a set, or a navigation from one entity) `query`'s `$filter` selects.
+    func countEntities(at path: ODataPath, query: ODataQuery) async throws -> Int {
         let opened = try current()
-        let table = try opened.schema.table(entitySet)
-        let select = try OfflineSelect(table: table, query: query, version: opened.version, counting: true)
+        let target = try OfflineTarget(path: path, schema: opened.schema)
         return try await opened.store.database.read { db in
-            try Int.fetchOne(db, sql: select.sql, arguments: StatementArguments(select.arguments)) ?? 0
+            let select = try OfflineSelect(
+                table: target.table, query: query, version: opened.version, schema: opened.schema, counting: true,
+                restriction: try target.restriction(db: db))
+            return try Int.fetchOne(db, sql: select.sql, arguments: StatementArguments(select.arguments)) ?? 0
         }
     }
 }
@@ -344,12 +386,19 @@ struct OfflineSelect {
     /// The top-level properties `$select` keeps (all when empty).
     let selected: Set<String>
 
-    init(table: OfflineTable, query: ODataQuery, version: ODataVersion, counting: Bool = false) throws(ODataError) {
+    init(
+        table: OfflineTable, query: ODataQuery, version: ODataVersion, schema: OfflineSchema? = nil,
+        counting: Bool = false, restriction: OfflineSQL? = nil
+    ) throws(ODataError) {
         self.table = table
-        let translator = OfflineSQLTranslator(table: table)
-        var text = counting ? "SELECT count(*) FROM \(table.sql)" : "SELECT * FROM \(table.sql)"
+        let translator = OfflineSQLTranslator(table: table, schema: schema)
+        var text = counting ? "SELECT count(*) FROM \(table.sql) AS t0" : "SELECT t0.* FROM \(table.sql) AS t0"
         var arguments: [DatabaseValue] = []
-        text += " WHERE _state <> 3"
+        text += " WHERE t0._state <> 3"
+        if let restriction {
+            text += " AND \(restriction.sql)"
+            arguments += restriction.arguments
+        }
         if let filter = query.filter {
             let translated = try translator.translate(filter)
             text += " AND \(translated.sql)"
@@ -370,7 +419,7 @@ struct OfflineSelect {
                 arguments += translated.arguments
             }
             // Then by key: pages stay stable.
-            orders += table.keyPaths.compactMap { table.column($0)?.sql }
+            orders += table.keyPaths.compactMap { table.column($0).map { "t0.\($0.sql)" } }
             text += " ORDER BY " + orders.joined(separator: ", ")
             if query.top != nil || query.skip != nil {
                 text += " LIMIT ? OFFSET ?"
@@ -408,5 +457,45 @@ struct OfflineSelect {
         if case .complex(let existing) = properties[name] { inner = existing } else { inner = ODataProperties() }
         set(value, at: path[path.index(after: slash)...], in: &inner)
         properties[name] = .complex(inner)
+    }
+}
+
+/// What a read path names: an entity set, or the related entities of one entity (`Set(key)/Navigation`).
+struct OfflineTarget {
+    let table: OfflineTable
+    /// For a navigation: the entity it starts from, and how it relates.
+    let source: (table: OfflineTable, key: ODataKey, relationship: OfflineRelationship)?
+
+    init(path: ODataPath, schema: OfflineSchema) throws(ODataError) {
+        let parts = path.parts
+        func name(_ part: ODataPath.Part) -> String? {
+            switch part {
+            case .name(let name): name
+            case .raw(let text) where !text.contains("(") && !text.contains("/"): text
+            default: nil
+            }
+        }
+        if parts.count == 1, let set = name(parts[0]) {
+            table = try schema.table(set)
+            source = nil
+            return
+        }
+        if parts.count == 3, let set = name(parts[0]), case .key(let key) = parts[1], let navigation = name(parts[2]) {
+            let from = try schema.table(set)
+            let relationship = try schema.relationship(from: from, navigation: navigation)
+            table = relationship.target
+            source = (from, key, relationship)
+            return
+        }
+        throw ODataError(.notSupported, "the offline store reads entity sets and Set(key)/Navigation; not \(path)")
+    }
+
+    /// The condition a navigation puts on the target's rows (none for an entity set).
+    func restriction(db: Database) throws -> OfflineSQL? {
+        guard let source else { return nil }
+        let row = try OfflineStore.row(db, table: source.table, .key(source.key))
+        return OfflineSQL(
+            sql: source.relationship.pairs.map { "t0.\($0.remote.sql) = ?" }.joined(separator: " AND "),
+            arguments: source.relationship.pairs.map { row[$0.local.path] ?? .null })
     }
 }

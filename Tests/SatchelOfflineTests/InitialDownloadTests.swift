@@ -85,6 +85,41 @@ struct InitialDownloadTests {
             ODataQuery().filter(.property("ShipTo/City") == "Oxford" && .property("ID") <= 10),
             keys: ["ID", "CustomerName"])
 
+        // Related entities, joined on the referential constraint (in either direction).
+        try await Self.expectSame(
+            store, service, "Categories",
+            ODataQuery().filter(.any("Products", "p", .property("p/Price") > .literal(.decimal(90)))),
+            keys: ["ID", "Name"])
+        try await Self.expectSame(
+            store, service, "Categories",
+            ODataQuery().filter(.all("Products", "p", .property("p/Stock") > 3)), keys: ["ID", "Name"])
+        let navigation = ODataPath("Categories").key(.single(.int(2))).navigate("Products")
+        let filter = ODataQuery().filter(.property("Price") > .literal(.decimal(20))).orderBy("ID")
+        let localRelated = try await store.entities(navigation, query: filter)
+        let onlineRelated = try await service.entities(navigation, query: filter).collect()
+        #expect(localRelated.map { $0["ID"]?.intValue } == onlineRelated.map { $0["ID"]?.intValue })
+        #expect(!localRelated.isEmpty)
+        let expanded = try await store.entities(
+            "Products", query: ODataQuery().filter(.property("ID") <= 3).expand("Category"))
+        #expect(expanded.count == 3)
+        for product in expanded {
+            guard case .entity(let category) = product["Category"] else {
+                Issue.record("Category not expanded: \(product)")
+                continue
+            }
+            #expect(category["ID"]?.intValue == product["CategoryID"]?.intValue && category["Name"] != nil)
+        }
+        let withProducts = try await store.entities(
+            "Categories", query: ODataQuery().expand("Products", ODataQuery().filter(.property("Stock") < 10)))
+        for category in withProducts {
+            let expected = try await store.count(
+                "Products",
+                query: ODataQuery().filter(
+                    .property("CategoryID") == .literal(.int(Int(category["ID"]?.intValue ?? 0)))
+                        && .property("Stock") < 10))
+            #expect(category["Products"]?.entitiesValue?.count == expected)
+        }
+
         // A complex property comes back whole; the store is encrypted.
         let order = try #require(try await store.entities("Orders", query: ODataQuery().top(1)).first)
         if case .complex(let address) = order["ShipTo"] {
