@@ -131,11 +131,14 @@ extension OfflineStore {
         }
     }
 
-    static func row(_ db: Database, table: OfflineTable, _ reference: EntityReference) throws -> Row {
+    static func row(
+        _ db: Database, table: OfflineTable, _ reference: EntityReference, includingDeleted: Bool = false
+    ) throws -> Row {
         let row: Row?
+        let visible = includingDeleted ? "" : " AND _state <> 3"
         switch reference {
         case .id(let id):
-            row = try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql) WHERE _id = ? AND _state <> 3", arguments: [id])
+            row = try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql) WHERE _id = ?\(visible)", arguments: [id])
         case .key(let key):
             let parts = key.parts
             var conditions: [String] = []
@@ -150,7 +153,7 @@ extension OfflineStore {
             }
             row = try Row.fetchOne(
                 db,
-                sql: "SELECT * FROM \(table.sql) WHERE \(conditions.joined(separator: " AND ")) AND _state <> 3",
+                sql: "SELECT * FROM \(table.sql) WHERE \(conditions.joined(separator: " AND "))\(visible)",
                 arguments: StatementArguments(arguments))
         }
         guard let row else { throw ODataError(.notFound, "no such entity in the offline store's \(table.entitySet)") }

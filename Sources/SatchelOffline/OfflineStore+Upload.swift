@@ -293,27 +293,8 @@ extension OfflineStore {
             else {
                 throw ODataError(.notFound, "no ErrorArchive entry \(errorID)")
             }
-            let set: String = error["entity_set"]
-            let entityID: Int64 = error["entity_id"]
-            let table = try opened.schema.table(set)
-            try db.execute(
-                sql: "DELETE FROM q_errors WHERE entity_set = ? AND entity_id = ?", arguments: [set, entityID])
-            try db.execute(
-                sql: "DELETE FROM q_requests WHERE entity_set = ? AND entity_id = ?", arguments: [set, entityID])
-            let server = try String.fetchOne(
-                db, sql: "SELECT _server FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
-            guard let server else {
-                try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
-                return
-            }
-            let values = OfflineQueue.decode(server, table: table)
-            let restored = table.columns.map { column in
-                values.first(where: { $0.column.path == column.path })?.value ?? .null
-            }
-            try db.execute(
-                sql:
-                    "UPDATE \(table.sql) SET \(table.columns.map { "\($0.sql) = ?" }.joined(separator: ", ")), _state = 0 WHERE _id = ?",
-                arguments: StatementArguments(restored + [entityID.databaseValue]))
+            let table = try opened.schema.table(error["entity_set"])
+            try Self.restore(db, table: table, entityID: error["entity_id"])
         }
     }
 }

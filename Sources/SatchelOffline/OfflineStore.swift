@@ -43,7 +43,13 @@ public final class OfflineStore: Sendable {
     /// One upload at a time.
     let uploading = Mutex<Bool>(false)
 
-    public init(configuration: Configuration) { self.configuration = configuration }
+    /// The defining queries in effect: the configuration's, then those added or removed since.
+    let definingQueries: Mutex<[OfflineDefiningQuery]>
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        definingQueries = Mutex(configuration.definingQueries)
+    }
 
     func current() throws(ODataError) -> Opened {
         guard let opened = opened.withLock({ $0 }) else {
@@ -154,7 +160,8 @@ public final class OfflineStore: Sendable {
                     + " ORDER BY name"
             ).map { OfflineDefiningQuery(name: $0["name"], query: $0["query"]) }
         }
-        for query in pending where configuration.definingQueries.contains(where: { $0.name == query.name }) {
+        let names = Set(definingQueries.withLock { $0.map(\.name) })
+        for query in pending where names.contains(query.name) {
             try Task.checkCancellation()
             try await download(query, opened: opened)
         }

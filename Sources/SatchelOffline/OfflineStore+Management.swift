@@ -1,0 +1,86 @@
+import Foundation
+import GRDB
+import SatchelOData
+import SatchelStore
+
+extension OfflineStore {
+    /// Gives up the pending changes of one entity: its queued requests (and their ErrorArchive entries) are dropped
+    /// and it returns to what was last downloaded (an entity created offline is removed).
+    public func undoPendingChanges(_ entitySet: String, _ reference: EntityReference) async throws {
+        let opened = try current()
+        let table = try opened.schema.table(entitySet)
+        try await opened.store.database.write { db in
+            let row: Row
+            switch reference {
+            case .id(let id):
+                guard let found = try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql) WHERE _id = ?", arguments: [id])
+                else { throw ODataError(.notFound, "no entity \(id) in the offline store's \(entitySet)") }
+                row = found
+            case .key:
+                row = try Self.row(db, table: table, reference, includingDeleted: true)
+            }
+            try Self.restore(db, table: table, entityID: row["_id"])
+        }
+    }
+
+    /// Drops an entity's queued requests and errors and restores its downloaded values (or removes it when it
+    /// was created offline).
+    static func restore(_ db: Database, table: OfflineTable, entityID: Int64) throws {
+        try db.execute(
+            sql: "DELETE FROM q_errors WHERE entity_set = ? AND entity_id = ?", arguments: [table.entitySet, entityID])
+        try db.execute(
+            sql: "DELETE FROM q_requests WHERE entity_set = ? AND entity_id = ?",
+            arguments: [table.entitySet, entityID])
+        let server = try String.fetchOne(
+            db, sql: "SELECT _server FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
+        guard let server else {
+            try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
+            return
+        }
+        let values = OfflineQueue.decode(server, table: table)
+        let restored = table.columns.map { column in
+            values.first(where: { $0.column.path == column.path })?.value ?? .null
+        }
+        try db.execute(
+            sql: """
+                UPDATE \(table.sql) SET \(table.columns.map { "\($0.sql) = ?" }.joined(separator: ", ")), _state = 0
+                WHERE _id = ?
+                """,
+            arguments: StatementArguments(restored + [entityID.databaseValue]))
+    }
+
+    /// Adds a defining query to an open store; its data arrives with the next ``download()``.
+    public func addDefiningQuery(_ query: OfflineDefiningQuery) async throws {
+        let opened = try current()
+        let (set, _) = try query.parsed(version: opened.version)
+        _ = try opened.schema.table(set)
+        try await opened.store.database.write { db in
+            try db.execute(
+                sql: "INSERT INTO s_defining_queries (name, query) VALUES (?, ?)", arguments: [query.name, query.query])
+        }
+        definingQueries.withLock { $0.append(query) }
+    }
+
+    /// Removes a defining query: the entities only it brought (and without local changes) leave the store.
+    public func removeDefiningQuery(named name: String) async throws {
+        let opened = try current()
+        try await opened.store.database.write { db in
+            try db.execute(sql: "DELETE FROM s_defining_queries WHERE name = ?", arguments: [name])
+            try db.execute(sql: "DELETE FROM s_members WHERE query = ?", arguments: [name])
+            for table in opened.schema.tables.values {
+                try db.execute(
+                    sql: """
+                        DELETE FROM \(table.sql) WHERE _state = 0 AND NOT EXISTS (
+                            SELECT 1 FROM s_members m WHERE m.entity_set = ? AND m.entity_id = \(table.sql)._id)
+                        """, arguments: [table.entitySet])
+            }
+        }
+        definingQueries.withLock { $0.removeAll { $0.name == name } }
+    }
+
+    /// Closes the store and deletes its local database, pending changes included (no server call).
+    public func clear() throws {
+        try close()
+        try StoreFile(path: configuration.path).destroy()
+    }
+}
