@@ -127,7 +127,7 @@ extension OfflineStore {
             do {
                 try await send(request, table: table, opened: opened)
                 result.sent += 1
-            } catch let error as ODataError where error.status != nil {
+            } catch let error as ODataError where (400..<600).contains(error.status ?? 0) && error.code != .connection {
                 try await archive(error, request: request, table: table, opened: opened)
                 result.failed += 1
             }
@@ -168,7 +168,8 @@ extension OfflineStore {
         case "PATCH", "PUT":
             let path = try await keyPath(table: table, entityID: entityID, opened: opened)
             let ifMatch = try await etag(
-                request["if_match"], path: path, table: table, entityID: entityID, opened: opened)
+                request["if_match"], path: path, table: table, entityID: entityID, change: request["body"],
+                opened: opened)
             let updated = try await service.update(
                 path, with: entity, method: method == "PUT" ? .replace : .merge, ifMatch: ifMatch, headers: headers)
             try await opened.store.database.write { db in
@@ -185,7 +186,7 @@ extension OfflineStore {
             let path = try await keyPath(table: table, entityID: entityID, opened: opened)
             do {
                 let ifMatch = try await etag(
-                    request["if_match"], path: path, table: table, entityID: entityID, opened: opened)
+                    request["if_match"], path: path, table: table, entityID: entityID, change: nil, opened: opened)
                 try await service.delete(path, ifMatch: ifMatch, headers: headers)
             } catch let error as ODataError where error.code == .notFound {
                 // Already gone (a retry after the first attempt was applied, or deleted by someone else).
@@ -201,10 +202,11 @@ extension OfflineStore {
 
     /// The `If-Match` for a change: the ETag downloaded with the entity. When the service sent none with its
     /// collections (some send ETags only for single entities), the entity is read now: if it still has the values
-    /// that were downloaded, its current ETag is used; if it changed since, the change is a conflict (412), as it
-    /// would have been with an ETag.
+    /// that were downloaded, or those values with this very change applied (an earlier attempt reached the server
+    /// and its answer was lost), its current ETag is used; if someone else changed it, the change is a conflict
+    /// (412), as it would have been with an ETag.
     private func etag(
-        _ stored: String?, path: ODataPath, table: OfflineTable, entityID: Int64, opened: Opened
+        _ stored: String?, path: ODataPath, table: OfflineTable, entityID: Int64, change: String?, opened: Opened
     ) async throws -> String? {
         if let stored { return stored }
         let server = try await opened.store.database.read { db in
@@ -212,15 +214,27 @@ extension OfflineStore {
         }
         let current = try await configuration.service.entity(path)
         let downloaded = OfflineQueue.decode(server, table: table)
-        for (column, value) in downloaded {
-            let now = OfflineValues.databaseValue(
-                OfflineValues.value(at: column.path, in: current.properties), for: column)
-            guard now == value else {
-                throw ODataError(
-                    .preconditionFailed,
-                    "\(table.entitySet): the entity changed on the server since it was downloaded (\(column.path))",
-                    status: 412, url: nil, operation: "update \(path)", currentETag: current.etag)
+        var changed = downloaded
+        for (column, value) in OfflineQueue.decode(change, table: table) {
+            if let index = changed.firstIndex(where: { $0.column.path == column.path }) {
+                changed[index].value = value
+            } else {
+                changed.append((column, value))
             }
+        }
+        func difference(_ expected: [(column: OfflineColumn, value: DatabaseValue)]) -> String? {
+            for (column, value) in expected {
+                let now = OfflineValues.databaseValue(
+                    OfflineValues.value(at: column.path, in: current.properties), for: column)
+                if now != value { return column.path }
+            }
+            return nil
+        }
+        if let property = difference(downloaded), difference(changed) != nil {
+            throw ODataError(
+                .preconditionFailed,
+                "\(table.entitySet): the entity changed on the server since it was downloaded (\(property))",
+                status: 412, url: nil, operation: "update \(path)", currentETag: current.etag)
         }
         return current.etag
     }

@@ -1,0 +1,168 @@
+import Foundation
+import Synchronization
+
+/// A TCP proxy on `127.0.0.1` in front of a loopback server, for the network faults a test needs (the kernel here
+/// has no `netem`): latency on every chunk, connections cut at a random byte of a response, and a request whose
+/// response never arrives although the server handled it (the client sees the connection close).
+///
+/// ```swift
+/// let proxy = try FaultyTCPProxy(upstreamPort: server.port, faults: .init(latency: .milliseconds(200)))
+/// proxy.dropResponse(toNext: "PATCH")      // applied by the server, lost on the way back
+/// ```
+public final class FaultyTCPProxy: Sendable {
+    public struct Faults: Sendable {
+        /// Delay before each chunk is forwarded, both ways.
+        public var latency: Duration
+        /// The chance that a connection's response is cut at a random byte.
+        public var cutProbability: Double
+        public init(latency: Duration = .zero, cutProbability: Double = 0) {
+            self.latency = latency
+            self.cutProbability = cutProbability
+        }
+    }
+
+    public let port: Int
+    private let listener: Int32
+    private let state: Mutex<State>
+
+    private struct State {
+        var faults: Faults
+        var dropMethods: [String] = []
+        var cuts = 0
+        var dropped = 0
+    }
+
+    /// Connections cut at a random byte so far.
+    public var cuts: Int { state.withLock { $0.cuts } }
+    /// Responses dropped after the server handled the request.
+    public var droppedResponses: Int { state.withLock { $0.dropped } }
+
+    public init(upstreamPort: Int, faults: Faults = Faults()) throws {
+        state = Mutex(State(faults: faults))
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && listen(fd, 32) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else {
+            close(fd)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread { [self] in
+            while true {
+                let client = accept(fd, nil, nil)
+                guard client >= 0 else {
+                    close(fd)
+                    return
+                }
+                Thread { self.serve(client, upstreamPort: upstreamPort) }.start()
+            }
+        }.start()
+    }
+
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// The response to the next request with `method` is read from the server and thrown away, and the client's
+    /// connection closed: the server applied it, the client does not know.
+    public func dropResponse(toNext method: String) { state.withLock { $0.dropMethods.append(method) } }
+
+    public func setFaults(_ faults: Faults) { state.withLock { $0.faults = faults } }
+
+    public func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+
+    private func serve(_ client: Int32, upstreamPort: Int) {
+        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(upstreamPort).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard connected else {
+            close(upstream)
+            close(client)
+            return
+        }
+        let dropping = Atomic<Bool>(false)
+        let closed = Atomic<Bool>(false)
+        let finish: @Sendable () -> Void = {
+            if !closed.exchange(true, ordering: .relaxed) {
+                shutdown(client, Int32(SHUT_RDWR))
+                shutdown(upstream, Int32(SHUT_RDWR))
+            }
+        }
+        let faults = state.withLock { $0.faults }
+        let cutAt: Int? = Double.random(in: 0..<1) < faults.cutProbability ? Int.random(in: 1...6000) : nil
+        let done = DispatchSemaphore(value: 0)
+        // Client → server: forwarded; a request whose method is marked makes its response vanish.
+        Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = read(client, &buffer, buffer.count)
+                if count <= 0 { break }
+                let text = String(decoding: buffer[0..<min(count, 16)], as: UTF8.self)
+                let marked = state.withLock { state -> Bool in
+                    guard let index = state.dropMethods.firstIndex(where: { text.hasPrefix($0 + " ") }) else {
+                        return false
+                    }
+                    state.dropMethods.remove(at: index)
+                    return true
+                }
+                if marked { dropping.store(true, ordering: .relaxed) }
+                if faults.latency > .zero { Thread.sleep(forTimeInterval: faults.latency.seconds) }
+                if !Self.writeAll(upstream, buffer, count) { break }
+            }
+            finish()
+            done.signal()
+        }.start()
+        // Server → client: forwarded with latency; cut at a random byte, or thrown away when dropping.
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var forwarded = 0
+        while true {
+            let count = read(upstream, &buffer, buffer.count)
+            if count <= 0 { break }
+            if dropping.load(ordering: .relaxed) {
+                state.withLock { $0.dropped += 1 }
+                break
+            }
+            if faults.latency > .zero { Thread.sleep(forTimeInterval: faults.latency.seconds) }
+            if let cutAt, forwarded + count >= cutAt {
+                _ = Self.writeAll(client, buffer, max(0, cutAt - forwarded))
+                state.withLock { $0.cuts += 1 }
+                break
+            }
+            if !Self.writeAll(client, buffer, count) { break }
+            forwarded += count
+        }
+        finish()
+        done.wait()
+        close(client)
+        close(upstream)
+    }
+
+    private static func writeAll(_ fd: Int32, _ buffer: [UInt8], _ count: Int) -> Bool {
+        var offset = 0
+        while offset < count {
+            let written = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + offset, count - offset) }
+            if written <= 0 { return false }
+            offset += written
+        }
+        return true
+    }
+}
+
+extension Duration {
+    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

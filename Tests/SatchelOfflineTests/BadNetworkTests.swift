@@ -1,0 +1,107 @@
+import Foundation
+import SatchelHTTP
+import SatchelOData
+import SatchelOffline
+import SatchelStore
+import SatchelTestSupport
+import Testing
+
+/// One open/upload/download cycle through a fault-injecting proxy (200 ms latency, responses cut at random bytes,
+/// one change whose response is lost after the server applied it), retried the way an app retries: the server
+/// and the store end as in a clean run.
+@Suite("Offline store: a bad network")
+struct BadNetworkTests {
+    /// Runs `operation` until it succeeds, at most `attempts` times; only connection failures are retried.
+    static func retrying<T>(_ attempts: Int = 25, _ operation: () async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do { return try await operation() } catch let error as ODataError
+                where error.code == .connection || error.code == .invalidPayload
+            {
+                guard attempt < attempts else { throw error }
+                attempt += 1
+            }
+        }
+    }
+
+    @Test func cycleThroughFaults() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 25, repeatable: true, timeout: .seconds(60))
+        defer { server.stop() }
+        let proxy = try FaultyTCPProxy(
+            upstreamPort: server.port, faults: .init(latency: .milliseconds(200), cutProbability: 0.25))
+        defer { proxy.stop() }
+        let through = ODataService(
+            configuration: .init(
+                serviceURL: proxy.url.appendingPathComponent("odata"),
+                http: HTTPClient.Configuration(timeout: .seconds(30), retry: .never)))
+        let direct = ODataService(configuration: .init(serviceURL: server.serviceURL))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-offline-net-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let configuration = OfflineStore.Configuration(
+            service: through, path: folder.appendingPathComponent("net.store").path,
+            definingQueries: [.init(name: "some", query: "Products?$filter=ID le 60")], key: StoreKey.random())
+
+        // Open: an interrupted initial download never leaves a store that claims to be complete.
+        var store = OfflineStore(configuration: configuration)
+        try await Self.retrying {
+            store = OfflineStore(configuration: configuration)
+            do {
+                try await store.open()
+            } catch {
+                if let complete = try? await store.isInitialDownloadComplete { #expect(!complete) }
+                try? store.close()
+                throw error
+            }
+        }
+        #expect(try await store.count("Products") == 60)
+
+        // Local changes; the first PATCH's response is lost after the server applied it.
+        try await store.update("Products", .key(.single(.int(7))), with: ODataEntity(properties: ["Stock": .int(707)]))
+        try await store.update("Products", .key(.single(.int(8))), with: ODataEntity(properties: ["Stock": .int(808)]))
+        try await store.create(
+            "Products",
+            ODataEntity(properties: ["ID": .int(9100), "Name": .string("through faults"), "CategoryID": .int(1)]))
+        try await store.delete("Products", .key(.single(.int(9))))
+        proxy.dropResponse(toNext: "PATCH")
+        try await Self.retrying {
+            _ = try await store.upload()
+            let errors = try await store.errors()
+            #expect(errors.isEmpty, "\(errors)")
+            guard errors.isEmpty else { return }
+            guard try await store.requests().isEmpty else { throw ODataError(.connection, "requests left") }
+        }
+        #expect(try await store.errors().isEmpty)
+        #expect(proxy.droppedResponses == 1)
+
+        // A change on the server, downloaded through the faults.
+        let current = try await direct.entity("Products", key: .single(.int(10)))
+        try await direct.update(
+            "Products", key: .single(.int(10)), with: ODataEntity(properties: ["Name": .string("server side")]),
+            ifMatch: current.etag)
+        try await Self.retrying { try await store.download() }
+
+        // The server as a clean run leaves it: each change once.
+        #expect(try await direct.entity("Products", key: .single(.int(7)))["Stock"]?.intValue == 707)
+        #expect(try await direct.entity("Products", key: .single(.int(8)))["Stock"]?.intValue == 808)
+        #expect(try await direct.entity("Products", key: .single(.int(9100)))["Name"]?.stringValue == "through faults")
+        await #expect(throws: ODataError.self) { try await direct.entity("Products", key: .single(.int(9))) }
+        // The store equals the server for its defining query.
+        let query = ODataQuery().filter(.property("ID") <= 60 || .property("ID") == 9100).orderBy("ID")
+        let online = try await direct.entities("Products", query: query).collect()
+        let local = try await store.entities("Products", query: query)
+        func rows(_ entities: [ODataEntity]) -> [String] {
+            entities.map {
+                "\($0["ID"]?.intValue ?? 0) \($0["Name"]?.stringValue ?? "") \($0["Stock"]?.intValue ?? -1)"
+            }
+        }
+        #expect(rows(local).filter { !$0.hasPrefix("9100 ") } == rows(online).filter { !$0.hasPrefix("9100 ") })
+        #expect(rows(local).contains { $0.hasPrefix("9100 ") })
+        let report = String(
+            decoding: try await HTTPClient(configuration: .init()).send(
+                HTTPRequest(.get, url: server.baseURL.appendingPathComponent("_repeatability"))
+            ).body, as: UTF8.self)
+        #expect(!report.contains("\"replayed\": 0"), "the lost PATCH was sent again and answered: \(report)")
+        try store.close()
+    }
+}
