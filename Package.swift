@@ -277,7 +277,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ODataBenchmark",
-            dependencies: ["SatchelOData", "SatchelHTTP", "SatchelJSON"],
+            dependencies: ["SatchelOData", "SatchelHTTP", "SatchelJSON", "SatchelOffline", "SatchelStore"],
             path: "Benchmarks/ODataBenchmark",
             exclude: ["baseline.py"],
             swiftSettings: swiftSettings,

@@ -85,7 +85,18 @@ final class LoopbackServer: Sendable {
         return nil
     }
 
+    /// The service's `$metadata` (the committed Bench.odata.xml), for clients that read it (the offline store).
+    static let metadata: [UInt8] = Array(
+        (try? Data(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "Bench.odata.xml"))) ?? Data())
+
     private func response(for target: String) -> [[UInt8]] {
+        if target.hasSuffix("/$metadata") {
+            let head =
+                "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\nContent-Length: \(Self.metadata.count)\r\n\r\n"
+            return [Array(head.utf8), Self.metadata]
+        }
         let components = URLComponents(string: target)
         let items = components?.queryItems ?? []
         let segments = (components?.path ?? "").split(separator: "/")

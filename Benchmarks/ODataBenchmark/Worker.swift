@@ -2,6 +2,8 @@ import Foundation
 import SatchelHTTP
 import SatchelJSON
 import SatchelOData
+import SatchelOffline
+import SatchelStore
 
 /// One row measured in a process of its own, so that its peak RSS is its own: prints
 /// `{"seconds": median, "entities": n, "rssMB": VmHWM}` on stdout.
@@ -44,6 +46,30 @@ enum Worker {
             seconds = try await Measure.median(runs: runs) {
                 entities = try decodeInMemory(kind, bodies)
             }
+        case "offline-encrypted", "offline-plain":
+            // The offline store's initial download: $metadata, every page, rows into the store (one secondary index).
+            var storeBytes = 0
+            seconds = try await Measure.median(runs: runs) {
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-bench-\(UUID())")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let path = folder.appendingPathComponent("bench.store").path
+                let store = OfflineStore(
+                    configuration: .init(
+                        service: makeService(url), path: path, definingQueries: [.init(name: "all", query: "Products")],
+                        key: kind == "offline-encrypted" ? StoreKey.random() : nil, indexes: ["Products": ["Name"]]))
+                try await store.open()
+                entities = try await store.count("Products")
+                try store.close()
+                storeBytes = ["", "-wal"].reduce(0) { total, suffix in
+                    total + ((try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? Int) ?? 0)
+                }
+            }
+            print(
+                String(
+                    format: #"{"seconds": %.6f, "entities": %d, "rssMB": %.1f, "storeMB": %.1f}"#, seconds, entities,
+                    Measure.peakRSSMegabytes() ?? 0, Double(storeBytes) / 1e6))
+            return
         default:
             throw BenchmarkError("unknown worker kind \(kind)")
         }

@@ -104,6 +104,12 @@ var rows: [Row] = [
     workerRow("curl: bytes over loopback, no decoding", "loopback-bytes", pages: pageCount, note: "transfer only"),
     workerRow("Foundation JSONDecoder", "foundation-decoder", pages: pageCount, note: "decode only"),
     workerRow("Foundation JSONSerialization", "foundation-serialization", pages: pageCount, note: "decode only"),
+    workerRow(
+        "Satchel offline store, encrypted", "offline-encrypted", pages: pageCount,
+        note: "initial download into a store, one secondary index"),
+    workerRow(
+        "Satchel offline store, plaintext", "offline-plain", pages: pageCount,
+        note: "initial download into a store, one secondary index"),
 ]
 if runPython {
     rows += [
@@ -118,6 +124,7 @@ struct Outcome {
     var seconds: Double
     var entities: Int
     var rss: Double
+    var storeMB: Double?
 }
 
 @MainActor func runChild(_ command: [String]) -> Outcome? {
@@ -143,7 +150,7 @@ struct Outcome {
         print("  \(command.dropFirst(1).prefix(3).joined(separator: " ")) failed (status \(process.terminationStatus))")
         return nil
     }
-    return Outcome(seconds: seconds, entities: Int(entities), rss: rss)
+    return Outcome(seconds: seconds, entities: Int(entities), rss: rss, storeMB: json["storeMB"]?.doubleValue)
 }
 
 var table: [(Row, Outcome)] = []
@@ -153,7 +160,11 @@ for row in rows {
     print(
         String(
             format: "  %-44@ %4d pages %10.0f entities/s %7.1f MB peak RSS", row.name as NSString, row.pages,
-            Double(outcome.entities) / outcome.seconds, outcome.rss))
+            Double(outcome.entities) / outcome.seconds, outcome.rss)
+            + (outcome.storeMB.map {
+                String(format: ", store %.1f MB for %.1f MB of JSON", $0, Double(pageBytes) / 1e6)
+            }
+                ?? ""))
 }
 
 print("")

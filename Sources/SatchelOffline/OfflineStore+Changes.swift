@@ -52,6 +52,7 @@ extension OfflineStore {
         try await opened.store.database.write { db in
             let row = try Self.row(db, table: table, reference)
             let id: Int64 = row["_id"]
+            try Self.keepServerValues(db, table: table, row: row)
             if !changed.isEmpty {
                 try db.execute(
                     sql:
@@ -106,6 +107,7 @@ extension OfflineStore {
         try await opened.store.database.write { db in
             let row = try Self.row(db, table: table, reference)
             let id: Int64 = row["_id"]
+            try Self.keepServerValues(db, table: table, row: row)
             let sentCreate =
                 try Bool.fetchOne(
                     db,
@@ -158,6 +160,16 @@ extension OfflineStore {
         }
         guard let row else { throw ODataError(.notFound, "no such entity in the offline store's \(table.entitySet)") }
         return row
+    }
+
+    /// Before the first local change of a downloaded row (which holds the server's values), keeps those values in
+    /// `_server`: what a revert restores and what an upload without an ETag compares with.
+    static func keepServerValues(_ db: Database, table: OfflineTable, row: Row) throws {
+        guard row["_state"] as Int == OfflineState.downloaded.rawValue else { return }
+        let values: [DatabaseValue] = table.columns.map { (row[$0.path] as DatabaseValue?) ?? .null }
+        try db.execute(
+            sql: "UPDATE \(table.sql) SET _server = ? WHERE _id = ?",
+            arguments: [OfflineQueue.encode(values, columns: table.columns), row["_id"] as Int64])
     }
 
     static func enqueue(

@@ -31,9 +31,14 @@ extension OfflineStore {
         try db.execute(
             sql: "DELETE FROM q_requests WHERE entity_set = ? AND entity_id = ?",
             arguments: [table.entitySet, entityID])
-        let server = try String.fetchOne(
-            db, sql: "SELECT _server FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
-        guard let server else {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT _state, _server FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
+        else { return }
+        // A downloaded row without changes holds the server's values already.
+        if row["_state"] as Int == OfflineState.downloaded.rawValue { return }
+        guard let server = row["_server"] as String? else {
+            // Created offline: nothing on the server to go back to.
             try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
             return
         }
@@ -43,7 +48,7 @@ extension OfflineStore {
         }
         try db.execute(
             sql: """
-                UPDATE \(table.sql) SET \(table.columns.map { "\($0.sql) = ?" }.joined(separator: ", ")), _state = 0
+                UPDATE \(table.sql) SET \(table.columns.map { "\($0.sql) = ?" }.joined(separator: ", ")), _state = 0, _server = NULL
                 WHERE _id = ?
                 """,
             arguments: StatementArguments(restored + [entityID.databaseValue]))

@@ -157,8 +157,8 @@ extension OfflineStore {
                     let stored = table.columns.map {
                         OfflineValues.databaseValue(OfflineValues.value(at: $0.path, in: returned.properties), for: $0)
                     }
-                    assignments += table.columns.map { "\($0.sql) = ?" } + ["_server = ?"]
-                    values += stored + [OfflineQueue.encode(stored, columns: table.columns).databaseValue]
+                    assignments += table.columns.map { "\($0.sql) = ?" }
+                    values += stored
                 }
                 try db.execute(
                     sql: "UPDATE \(table.sql) SET \(assignments.joined(separator: ", ")) WHERE _id = ?",
@@ -247,8 +247,10 @@ extension OfflineStore {
                 db, sql: "SELECT count(*) FROM q_requests WHERE entity_set = ? AND entity_id = ?",
                 arguments: [table.entitySet, entityID]) ?? 0
         if pending == 0 {
+            // The row holds the server's values again.
             try db.execute(
-                sql: "UPDATE \(table.sql) SET _state = 0 WHERE _id = ? AND _state <> 3", arguments: [entityID])
+                sql: "UPDATE \(table.sql) SET _state = 0, _server = NULL WHERE _id = ? AND _state <> 3",
+                arguments: [entityID])
         }
     }
 

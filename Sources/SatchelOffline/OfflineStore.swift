@@ -22,12 +22,18 @@ public final class OfflineStore: Sendable {
         public var definingQueries: [OfflineDefiningQuery]
         /// Without a key the store is not encrypted.
         public var key: StoreKey?
+        /// Secondary indexes: entity set → property paths, one index each (SAP's `indexed_type`).
+        public var indexes: [String: [String]]
 
-        public init(service: ODataService, path: String, definingQueries: [OfflineDefiningQuery], key: StoreKey?) {
+        public init(
+            service: ODataService, path: String, definingQueries: [OfflineDefiningQuery], key: StoreKey?,
+            indexes: [String: [String]] = [:]
+        ) {
             self.service = service
             self.path = path
             self.definingQueries = definingQueries
             self.key = key
+            self.indexes = indexes
         }
     }
 
@@ -82,6 +88,8 @@ public final class OfflineStore: Sendable {
                             query TEXT NOT NULL, entity_set TEXT NOT NULL, entity_id INTEGER NOT NULL,
                             generation INTEGER NOT NULL, PRIMARY KEY (query, entity_set, entity_id))
                         """)
+                // Whether anything still names a row (the check after a full refresh, one lookup per row).
+                try db.execute(sql: "CREATE INDEX IF NOT EXISTS s_members_entity ON s_members (entity_set, entity_id)")
                 try OfflineQueue.create(in: db)
             }
             let stored = try await store.database.read {
@@ -104,6 +112,18 @@ public final class OfflineStore: Sendable {
             }
             try await store.database.write { [configuration] db in
                 try schema.create(in: db)
+                for (set, paths) in configuration.indexes {
+                    let table = try schema.table(set)
+                    for path in paths {
+                        guard let column = table.column(path) else {
+                            throw ODataError(.invalidArgument, "\(set) has no property \(path) to index")
+                        }
+                        try db.execute(
+                            sql:
+                                "CREATE INDEX IF NOT EXISTS \(quoted("e_\(set)_i_\(path)")) ON \(table.sql) (\(column.sql))"
+                        )
+                    }
+                }
                 try db.execute(
                     sql: "INSERT OR IGNORE INTO s_store (name, value) VALUES ('metadata', ?)", arguments: [document])
                 for query in configuration.definingQueries {
@@ -248,16 +268,16 @@ public final class OfflineStore: Sendable {
                     OfflineValues.databaseValue(
                         OfflineValues.value(at: column.path, in: entity.properties), for: column))
             }
-            let server = OfflineQueue.encode(values, columns: table.columns)
-            statement.setUncheckedArguments(
-                StatementArguments([entity.etag?.databaseValue ?? .null, server.databaseValue] + values))
-            try statement.execute()
-            guard let id = try rowID(of: entity, table: table, db: db) else { continue }
-            try db.execute(
+            statement.setUncheckedArguments(StatementArguments([entity.etag?.databaseValue ?? .null] + values))
+            // The row's id; none when the row has local changes (then found by its key).
+            guard let id = try Int64.fetchOne(statement) ?? rowID(of: entity, table: table, db: db) else { continue }
+            let member = try db.cachedStatement(
                 sql: """
                     INSERT INTO s_members (query, entity_set, entity_id, generation) VALUES (?, ?, ?, ?)
                     ON CONFLICT (query, entity_set, entity_id) DO UPDATE SET generation = excluded.generation
-                    """, arguments: [query, table.entitySet, id, generation])
+                    """)
+            member.setUncheckedArguments([query, table.entitySet, id, generation])
+            try member.execute()
         }
     }
 
@@ -372,15 +392,16 @@ public final class OfflineStore: Sendable {
 }
 
 extension OfflineTable {
-    /// Inserts or updates one downloaded entity by its key: `_etag`, `_server` (the values as downloaded), then
-    /// every column. A row with local changes not uploaded yet keeps them (its upload then meets the server's ETag).
+    /// Inserts or updates one downloaded entity by its key: `_etag`, then every column; returns the row's id. A row
+    /// with local changes not uploaded yet keeps them (its upload then meets the server's ETag) and returns nothing.
     var upsertSQL: String {
-        let names = ["_etag", "_server"] + columns.map(\.sql)
+        let names = ["_etag"] + columns.map(\.sql)
         let keys = keyPaths.compactMap { column($0)?.sql }
         let updates = names.filter { !keys.contains($0) }.map { "\($0) = excluded.\($0)" }
         return """
             INSERT INTO \(sql) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
             ON CONFLICT (\(keys.joined(separator: ", "))) DO UPDATE SET \(updates.joined(separator: ", ")) WHERE _state = 0
+            RETURNING _id
             """
     }
 }
