@@ -26,6 +26,16 @@ enum OfflineColumnKind: Sendable, Equatable {
 struct OfflineColumn: Sendable {
     /// The property path (`Address/City`).
     let path: String
+    /// Whether the path goes into a complex property.
+    let isNested: Bool
+
+    init(path: String, sql: String, kind: OfflineColumnKind, enumType: String?) {
+        self.path = path
+        self.sql = sql
+        self.kind = kind
+        self.enumType = enumType
+        isNested = path.utf8.contains(UInt8(ascii: "/"))
+    }
     /// The SQL column name, quoted.
     let sql: String
     let kind: OfflineColumnKind

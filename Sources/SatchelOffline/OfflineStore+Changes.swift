@@ -16,7 +16,7 @@ extension OfflineStore {
         let opened = try current()
         let table = try opened.schema.table(entitySet)
         let values = table.columns.map {
-            OfflineValues.databaseValue(OfflineValues.value(at: $0.path, in: entity.properties), for: $0)
+            OfflineValues.databaseValue(OfflineValues.value(of: $0, in: entity.properties), for: $0)
         }
         return try await opened.store.database.write { db in
             let names = ["_state"] + table.columns.map(\.sql)

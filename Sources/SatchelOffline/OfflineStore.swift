@@ -266,7 +266,7 @@ public final class OfflineStore: Sendable {
             for column in table.columns {
                 values.append(
                     OfflineValues.databaseValue(
-                        OfflineValues.value(at: column.path, in: entity.properties), for: column))
+                        OfflineValues.value(of: column, in: entity.properties), for: column))
             }
             statement.setUncheckedArguments(StatementArguments([entity.etag?.databaseValue ?? .null] + values))
             // The row's id; none when the row has local changes (then found by its key).

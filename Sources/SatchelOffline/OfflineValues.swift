@@ -5,6 +5,12 @@ import SatchelOData
 
 /// Values between OData and the store's columns (docs/offline.md, "The store").
 enum OfflineValues {
+    /// The value of `column` in `properties` (a complex property's part for `Address/City`).
+    static func value(of column: OfflineColumn, in properties: ODataProperties) -> ODataValue? {
+        guard column.isNested else { return properties[column.path] }
+        return value(at: column.path, in: properties)
+    }
+
     /// The value at `path` (`Address/City`) in `properties`.
     static func value(at path: String, in properties: ODataProperties) -> ODataValue? {
         guard let slash = path.firstIndex(of: "/") else { return properties[path] }

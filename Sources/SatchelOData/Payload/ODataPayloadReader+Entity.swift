@@ -32,7 +32,8 @@ extension ODataPayloadReader {
         let navigations = type.map { metadata?.allNavigationProperties(of: $0) ?? $0.navigationProperties } ?? []
         for (key, value) in object {
             if version == .v2 && key == "__metadata" { continue }
-            if version == .v4 && key.contains("@") { continue }
+            // (A byte search: `String.contains(_:)` with a string goes through Foundation's slow path.)
+            if version == .v4 && key.utf8.contains(UInt8(ascii: "@")) { continue }
             let here = location + "." + key
             if let navigation = navigations.first(where: { $0.name == key }) {
                 if let link = value["__deferred"]?["uri"]?.stringValue {
@@ -53,7 +54,7 @@ extension ODataPayloadReader {
 
     private func readV4Annotations(_ object: JSONObject, into entity: inout ODataEntity) {
         for (key, value) in object {
-            guard let at = key.firstIndex(of: "@") else { continue }
+            guard let at = key.utf8.firstIndex(of: UInt8(ascii: "@")) else { continue }
             let target = String(key[..<at])
             var term = String(key[key.index(after: at)...])
             if term.hasPrefix("odata.") { term.removeFirst(6) }

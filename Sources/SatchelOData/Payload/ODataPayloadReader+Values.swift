@@ -50,7 +50,7 @@ extension ODataPayloadReader {
         }
         let properties = metadata?.allProperties(of: actual) ?? actual.properties
         var result = ODataProperties()
-        for (key, value) in object where key != "__metadata" && !key.contains("@") {
+        for (key, value) in object where key != "__metadata" && !key.utf8.contains(UInt8(ascii: "@")) {
             let declared = properties.first { $0.name == key }
             result[key] = try self.value(from: value, type: declared?.type, at: location + "." + key)
         }
