@@ -18,6 +18,7 @@ enum OfflineQueue {
                     repeatability_id TEXT NOT NULL,
                     first_sent TEXT NOT NULL,
                     failed INTEGER NOT NULL DEFAULT 0,
+                    attempted INTEGER NOT NULL DEFAULT 0,
                     custom_tag TEXT)
                 """)
         try db.execute(sql: "CREATE INDEX IF NOT EXISTS q_requests_entity ON q_requests (entity_set, entity_id)")

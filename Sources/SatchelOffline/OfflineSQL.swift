@@ -72,7 +72,7 @@ struct OfflineSQLTranslator {
             let inner = try translate(operand, near: nil)
             let arguments = values.map { OfflineValues.databaseValue($0, near: inner.column) }
             let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
-            return OfflineSQL(sql: "(\(inner.sql) IN (\(marks)))", arguments: inner.arguments + arguments)
+            return OfflineSQL(sql: "COALESCE(\(inner.sql) IN (\(marks)), 0)", arguments: inner.arguments + arguments)
         case .call(let name, let arguments):
             return try call(name, arguments)
         case .lambda(let kind, let collection, let variable, let predicate):
@@ -132,9 +132,16 @@ struct OfflineSQLTranslator {
             if case .literal(.null) = left {
                 return OfflineSQL(sql: "(\(rhs.sql) IS \(op == .eq ? "" : "NOT ")NULL)", arguments: rhs.arguments)
             }
-            let symbol = ["eq": "=", "ne": "IS NOT", "gt": ">", "ge": ">=", "lt": "<", "le": "<="][op.rawValue]!
-            // `ne` is true when one side is null and the other not (OData), as SQL's IS NOT is.
-            return OfflineSQL(sql: "(\(lhs.sql) \(symbol) \(rhs.sql))", arguments: lhs.arguments + rhs.arguments)
+            // OData's comparisons are true or false, never null: `eq`/`ne` compare nulls as values (IS, IS NOT), and an
+            // ordering with a null is false, so `not (Price gt 10)` keeps the rows without a price.
+            let sql: String =
+                switch op {
+                case .eq: "(\(lhs.sql) IS \(rhs.sql))"
+                case .ne: "(\(lhs.sql) IS NOT \(rhs.sql))"
+                default:
+                    "COALESCE(\(lhs.sql) \(["gt": ">", "ge": ">=", "lt": "<", "le": "<="][op.rawValue]!) \(rhs.sql), 0)"
+                }
+            return OfflineSQL(sql: sql, arguments: lhs.arguments + rhs.arguments)
         case .add, .sub, .mul, .div, .mod:
             let lhs = try translate(left, near: nil)
             let rhs = try translate(right, near: lhs.column)

@@ -43,7 +43,9 @@ extension OfflineStore {
         let opened = try current()
         let table = try opened.schema.table(entitySet)
         let changed = table.columns.filter { column in
-            method == .replace || OfflineValues.value(at: column.path, in: changes.properties) != nil
+            // A replacement resets every property but the key, which addresses the entity.
+            (method == .replace && !table.keyPaths.contains(column.path))
+                || OfflineValues.value(at: column.path, in: changes.properties) != nil
                 || changes.properties[String(column.path.split(separator: "/").first ?? "")] != nil
         }
         let values = changed.map {
@@ -65,9 +67,11 @@ extension OfflineStore {
             if let last = try Row.fetchOne(
                 db,
                 sql:
-                    "SELECT id, method, body, failed FROM q_requests WHERE entity_set = ? AND entity_id = ? ORDER BY id DESC LIMIT 1",
+                    "SELECT id, method, body, failed, attempted FROM q_requests WHERE entity_set = ? AND entity_id = ? ORDER BY id DESC LIMIT 1",
                 arguments: [entitySet, id]),
-                ["POST", "PATCH"].contains(last["method"] as String), method == .merge
+                ["POST", "PATCH"].contains(last["method"] as String), method == .merge,
+                // A request sent (or being sent) and not refused may have reached the server: never changed after.
+                last["attempted"] as Bool == false || last["failed"] as Bool == true
             {
                 var merged = OfflineQueue.decode(last["body"], table: table)
                 for (column, value) in zip(changed, values) {
@@ -79,9 +83,18 @@ extension OfflineStore {
                 }
                 let text = OfflineQueue.encode(
                     merged.map(\.value), columns: merged.map(\.column), only: Set(merged.map(\.column.path)))
+                // A refused request fixed is a new request for the server: a new repeatability id, so a server that
+                // kept the refusal does not answer the fix with it.
                 try db.execute(
-                    sql: "UPDATE q_requests SET body = ?, failed = 0 WHERE id = ?",
-                    arguments: [text, last["id"] as Int64])
+                    sql: """
+                        UPDATE q_requests SET body = ?, attempted = 0,
+                            repeatability_id = CASE WHEN failed = 1 THEN ? ELSE repeatability_id END,
+                            first_sent = CASE WHEN failed = 1 THEN ? ELSE first_sent END, failed = 0
+                        WHERE id = ?
+                        """,
+                    arguments: [
+                        text, UUID().uuidString.lowercased(), OfflineQueue.imfDate(Date()), last["id"] as Int64,
+                    ])
                 // A fix for a failed request: its error is settled, the request goes again.
                 try db.execute(sql: "DELETE FROM q_errors WHERE request_id = ?", arguments: [last["id"] as Int64])
                 let next: OfflineState = last["method"] as String == "POST" ? .created : .changed
@@ -108,20 +121,26 @@ extension OfflineStore {
             let row = try Self.row(db, table: table, reference)
             let id: Int64 = row["_id"]
             try Self.keepServerValues(db, table: table, row: row)
-            let sentCreate =
+            // Created offline and never sent (or refused): nothing reached the server.
+            let localOnly =
                 try Bool.fetchOne(
                     db,
-                    sql:
-                        "SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND method = 'POST'",
+                    sql: """
+                        SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND method = 'POST'
+                            AND (attempted = 0 OR failed = 1)
+                        """,
                     arguments: [entitySet, id]) ?? false
+            // Requests that may have reached the server stay (the DELETE follows them); the others go.
             let requests = try Int64.fetchAll(
-                db, sql: "SELECT id FROM q_requests WHERE entity_set = ? AND entity_id = ?", arguments: [entitySet, id])
+                db,
+                sql:
+                    "SELECT id FROM q_requests WHERE entity_set = ? AND entity_id = ? AND (attempted = 0 OR failed = 1)",
+                arguments: [entitySet, id])
             for request in requests {
                 try db.execute(sql: "DELETE FROM q_errors WHERE request_id = ?", arguments: [request])
+                try db.execute(sql: "DELETE FROM q_requests WHERE id = ?", arguments: [request])
             }
-            try db.execute(
-                sql: "DELETE FROM q_requests WHERE entity_set = ? AND entity_id = ?", arguments: [entitySet, id])
-            if sentCreate {
+            if localOnly {
                 // Created offline: nothing reached the server.
                 try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [id])
                 return

@@ -124,10 +124,14 @@ extension OfflineStore {
                 result.held += 1
                 continue
             }
+            // From now on the request may reach the server: it is never merged into or dropped locally again.
+            try await opened.store.database.write { db in
+                try db.execute(sql: "UPDATE q_requests SET attempted = 1 WHERE id = ?", arguments: [id])
+            }
             do {
                 try await send(request, table: table, opened: opened)
                 result.sent += 1
-            } catch let error as ODataError where (400..<600).contains(error.status ?? 0) && error.code != .connection {
+            } catch let error as ODataError where Self.isRefusal(error) {
                 try await archive(error, request: request, table: table, opened: opened)
                 result.failed += 1
             }
@@ -135,10 +139,18 @@ extension OfflineStore {
         return result
     }
 
+    /// A definite refusal (most 4xx): the request goes to the ErrorArchive. Failures that may pass or may have
+    /// been applied (401, 408, 429, 5xx, no answer) stop the upload and keep the request queued.
+    static func isRefusal(_ error: ODataError) -> Bool {
+        guard let status = error.status, error.code != .connection else { return false }
+        return (400..<500).contains(status) && ![401, 408, 429].contains(status)
+    }
+
     private func send(_ request: Row, table: OfflineTable, opened: Opened) async throws {
         let id: Int64 = request["id"]
         let entityID: Int64 = request["entity_id"]
         let method: String = request["method"]
+        let body: String? = request["body"]
         let headers: HTTPHeaders = [
             "Repeatability-Request-ID": request["repeatability_id"],
             "Repeatability-First-Sent": request["first_sent"],
@@ -150,15 +162,29 @@ extension OfflineStore {
         case "POST":
             let created = try await service.create(ODataPath(table.entitySet), entity, headers: headers)
             try await opened.store.database.write { db in
-                // The server's entity: its key and values replace the local ones.
-                var assignments = ["_state = 0", "_etag = ?"]
+                // The server's entity replaces the local one: its key always, its other values when no later change
+                // of it is queued (that change's values stay visible until it is sent).
+                let later =
+                    try Int.fetchOne(
+                        db, sql: "SELECT count(*) FROM q_requests WHERE entity_set = ? AND entity_id = ? AND id > ?",
+                        arguments: [table.entitySet, entityID, id]) ?? 0
+                var assignments = ["_etag = ?"]
                 var values: [DatabaseValue] = [created.etag?.databaseValue ?? .null]
                 if let returned = created.entity {
-                    let stored = table.columns.map {
+                    let columns = later == 0 ? table.columns : table.columns.filter { table.keyPaths.contains($0.path) }
+                    assignments += columns.map { "\($0.sql) = ?" }
+                    values += columns.map {
                         OfflineValues.databaseValue(OfflineValues.value(at: $0.path, in: returned.properties), for: $0)
                     }
-                    assignments += table.columns.map { "\($0.sql) = ?" }
-                    values += stored
+                    if later > 0 {
+                        // What the server holds now, for the later change's comparison.
+                        let all = table.columns.map {
+                            OfflineValues.databaseValue(
+                                OfflineValues.value(at: $0.path, in: returned.properties), for: $0)
+                        }
+                        assignments.append("_server = ?")
+                        values.append(OfflineQueue.encode(all, columns: table.columns).databaseValue)
+                    }
                 }
                 try db.execute(
                     sql: "UPDATE \(table.sql) SET \(assignments.joined(separator: ", ")) WHERE _id = ?",
@@ -173,13 +199,35 @@ extension OfflineStore {
             let updated = try await service.update(
                 path, with: entity, method: method == "PUT" ? .replace : .merge, ifMatch: ifMatch, headers: headers)
             try await opened.store.database.write { db in
-                if let etag = updated.etag {
-                    try db.execute(sql: "UPDATE \(table.sql) SET _etag = ? WHERE _id = ?", arguments: [etag, entityID])
-                    // Later queued changes of this entity go with the new ETag.
+                // The entity's new ETag (none known when the service sent none: a later change reads it first), for
+                // this row and the changes of it still queued.
+                try db.execute(
+                    sql: "UPDATE \(table.sql) SET _etag = ? WHERE _id = ?", arguments: [updated.etag, entityID])
+                // The server now has the downloaded values with this change: what a later change without an ETag is
+                // compared with.
+                if let server = try String.fetchOne(
+                    db, sql: "SELECT _server FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
+                {
+                    var values = OfflineQueue.decode(server, table: table)
+                    for (column, value) in OfflineQueue.decode(body, table: table) {
+                        if let index = values.firstIndex(where: { $0.column.path == column.path }) {
+                            values[index].value = value
+                        } else {
+                            values.append((column, value))
+                        }
+                    }
                     try db.execute(
-                        sql: "UPDATE q_requests SET if_match = ? WHERE entity_set = ? AND entity_id = ? AND id > ?",
-                        arguments: [etag, table.entitySet, entityID, id])
+                        sql: "UPDATE \(table.sql) SET _server = ? WHERE _id = ?",
+                        arguments: [
+                            OfflineQueue.encode(
+                                values.map(\.value), columns: values.map(\.column), only: Set(values.map(\.column.path))
+                            ),
+                            entityID,
+                        ])
                 }
+                try db.execute(
+                    sql: "UPDATE q_requests SET if_match = ? WHERE entity_set = ? AND entity_id = ? AND id > ?",
+                    arguments: [updated.etag, table.entitySet, entityID, id])
                 try Self.finish(db, request: id, table: table, entityID: entityID)
             }
         case "DELETE":

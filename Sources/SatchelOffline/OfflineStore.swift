@@ -70,6 +70,9 @@ public final class OfflineStore: Sendable {
     /// (the initial download). Later: opens the local database without the network, and downloads only defining
     /// queries not downloaded completely yet (an interrupted initial download resumes).
     public func open() async throws {
+        if opened.withLock({ $0 != nil }) {
+            throw ODataError(.invalidArgument, "the offline store is open already")
+        }
         let store = try StoreFile(path: configuration.path).openPool(key: configuration.key)
         do {
             try await store.database.write { db in
@@ -173,6 +176,15 @@ public final class OfflineStore: Sendable {
 
     private func download(onlyIncomplete: Bool) async throws {
         let opened = try current()
+        // One exchange with the service at a time: a page read before an upload must not be written after it.
+        guard
+            uploading.withLock({ busy in
+                defer { busy = true }; return !busy
+            })
+        else {
+            throw ODataError(.invalidArgument, "an upload or download of this offline store is already running")
+        }
+        defer { uploading.withLock { $0 = false } }
         let pending = try await opened.store.database.read { db in
             try Row.fetchAll(
                 db,

@@ -28,6 +28,7 @@ struct FilterParserTests {
         "Flag eq true and Other ne false",
         "substring(Name,1,2) eq 'ha' and indexof(Name,'x') eq -1",
         "Big eq 9223372036854775807",
+        "-Income lt 0 and Value eq -INF",
     ]
 
     @Test("V4 text round-trips", arguments: v4RoundTrips)
@@ -44,6 +45,7 @@ struct FilterParserTests {
         "Created lt datetime'2026-01-31T10:00:00' and Changed gt datetimeoffset'2026-01-31T10:00:00Z'",
         "Id eq guid'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'",
         "Data eq X'0AFF'",
+        "Data eq X'0A0B'",
         "substringof('Ox',City) and endswith(Name,'n')",
         "Duration eq time'PT1H30M'",
     ]
@@ -52,6 +54,18 @@ struct FilterParserTests {
     func v2RoundTrip(text: String) throws {
         let parsed = try ODataExpression.parse(text, version: .v2)
         #expect(try parsed.text(for: .v2) == text)
+    }
+
+    @Test("V2 binary'…' is hex, V4 binary'…' is base64url")
+    func binaryLiterals() throws {
+        guard
+            case .binary(_, _, .literal(.binary(let v2))) = try ODataExpression.parse("D eq binary'0A0B'", version: .v2)
+        else { throw ODataError(.invalidArgument, "not a binary literal") }
+        #expect(v2 == Data([0x0A, 0x0B]))
+        guard
+            case .binary(_, _, .literal(.binary(let v4))) = try ODataExpression.parse("D eq binary'Cgs'", version: .v4)
+        else { throw ODataError(.invalidArgument, "not a binary literal") }
+        #expect(v4 == Data([0x0A, 0x0B]))
     }
 
     @Test("V2 substringof becomes contains with its arguments swapped")

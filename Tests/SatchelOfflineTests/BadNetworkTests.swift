@@ -24,6 +24,41 @@ struct BadNetworkTests {
         }
     }
 
+    @Test("a creation whose answer was lost, then deleted offline: the server does not keep it")
+    func deleteAfterLostCreate() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 50, repeatable: true, timeout: .seconds(60))
+        defer { server.stop() }
+        let proxy = try FaultyTCPProxy(upstreamPort: server.port)
+        defer { proxy.stop() }
+        let through = ODataService(
+            configuration: .init(
+                serviceURL: proxy.url.appendingPathComponent("odata"),
+                http: HTTPClient.Configuration(timeout: .seconds(30), retry: .never)))
+        let direct = ODataService(configuration: .init(serviceURL: server.serviceURL))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-offline-lost-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = OfflineStore(
+            configuration: .init(
+                service: through, path: folder.appendingPathComponent("lost.store").path,
+                definingQueries: [.init(name: "few", query: "Products?$filter=ID le 5")], key: StoreKey.random()))
+        try await store.open()
+        let id = try await store.create(
+            "Products",
+            ODataEntity(properties: ["ID": .int(9300), "Name": .string("lost answer"), "CategoryID": .int(1)]))
+        proxy.dropResponse(toNext: "POST")
+        await #expect(throws: (any Error).self) { try await store.upload() }
+        // The server has it; the store does not know. Deleting it offline must delete it there too.
+        #expect(try await direct.entity("Products", key: .single(.int(9300)))["Name"]?.stringValue == "lost answer")
+        try await store.delete("Products", .id(id))
+        #expect(try await store.requests().map(\.method) == ["POST", "DELETE"])
+        let result = try await store.upload()
+        #expect(result.sent == 2 && result.failed == 0)
+        await #expect(throws: ODataError.self) { try await direct.entity("Products", key: .single(.int(9300))) }
+        #expect(try await store.count("Products", query: ODataQuery().filter(.property("ID") == 9300)) == 0)
+        try store.close()
+    }
+
     @Test func cycleThroughFaults() async throws {
         let server = try await ODataPyServer.start(maxPageSize: 25, repeatable: true, timeout: .seconds(60))
         defer { server.stop() }

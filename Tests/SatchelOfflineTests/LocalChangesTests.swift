@@ -103,6 +103,26 @@ struct LocalChangesTests {
         try store.close()
     }
 
+    @Test("comparisons with null are false, as in OData: not (Price gt 10) keeps a product without a price")
+    func nullComparisons() async throws {
+        let server = try await Self.peer.value
+        let (store, folder) = try await Self.openStore(Self.service(server))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await store.create("Products", ODataEntity(properties: ["ID": .int(6100), "Name": .string("no price")]))
+        func ids(_ filter: ODataExpression) async throws -> [Int64] {
+            try await store.entities("Products", query: ODataQuery().filter(filter && .property("ID") == 6100))
+                .compactMap { $0["ID"]?.intValue }
+        }
+        #expect(try await ids(!(.property("Price") > .literal(.decimal(10)))) == [6100])
+        #expect(try await ids(.property("Price") == .literal(.null)) == [6100])
+        #expect(try await ids(.property("Price") != .literal(.decimal(5))) == [6100])
+        #expect(
+            try await ids(.property("Price") > .literal(.decimal(0)) || .property("Price") < .literal(.decimal(0)))
+                == [])
+        #expect(try await ids(!(.property("Price").isIn([1, 2]))) == [6100])
+        try store.close()
+    }
+
     static let mockSAP = Task { try await MockSAPServer.start(.init(csrf: true), timeout: .seconds(60)) }
 
     @Test("V2 (mock-sap, CSRF, MERGE with If-Match): an offline change and deletion reach the server")

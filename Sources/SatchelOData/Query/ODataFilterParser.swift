@@ -134,12 +134,18 @@ private struct FilterParser {
         guard depth < Self.maximumDepth else { throw failure("nested more than \(Self.maximumDepth) deep") }
         if word("not") { return .not(try unary(depth: depth + 1)) }
         if index < bytes.count, bytes[index] == 0x2D, index + 1 < bytes.count, !isDigit(bytes[index + 1]),
-            bytes[index + 1] != 0x49  // -INF is a literal
+            !negativeInfinityAhead  // -INF is a literal
         {
             index += 1
             return .negate(try unary(depth: depth + 1))
         }
         return try primary(depth: depth)
+    }
+
+    /// `-INF` as a whole word (not the start of `-Income`).
+    var negativeInfinityAhead: Bool {
+        guard index + 4 <= bytes.count, Array(bytes[index..<index + 4]) == Array("-INF".utf8) else { return false }
+        return index + 4 == bytes.count || !(isNameStart(bytes[index + 4]) || isDigit(bytes[index + 4]))
     }
 
     // MARK: Operands
@@ -257,7 +263,7 @@ private struct FilterParser {
 
     /// A number with an optional V2 suffix (`L`, `M`, `D`, `F`); V4 GUIDs, dates, date-times and times of day.
     mutating func number() throws(ODataError) -> ODataLiteral {
-        if match("-INF") != nil { return .double(-.infinity) }
+        if negativeInfinityAhead, match("-INF") != nil { return .double(-.infinity) }
         if version == .v4 {
             let hex = "[0-9a-fA-F]"
             if let text = match("\(hex){8}-\(hex){4}-\(hex){4}-\(hex){4}-\(hex){12}"), let uuid = UUID(uuidString: text)
@@ -362,7 +368,8 @@ private struct FilterParser {
             guard let uuid = UUID(uuidString: body) else { throw failure("bad GUID literal") }
             return .guid(uuid)
         case "x", "binary":
-            if prefix == "binary" {
+            // V4 `binary'…'` is base64url; V2 `X'…'` and `binary'…'` are hex.
+            if prefix == "binary", version == .v4 {
                 var base64 = body.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
                 while base64.count % 4 != 0 { base64 += "=" }
                 guard let data = Data(base64Encoded: base64) else { throw failure("bad binary literal") }
