@@ -88,14 +88,8 @@ extension OfflineStore {
     @discardableResult
     public func upload() async throws -> OfflineUploadResult {
         let opened = try current()
-        guard
-            uploading.withLock({ busy in
-                defer { busy = true }; return !busy
-            })
-        else {
-            throw ODataError(.invalidArgument, "an upload of this offline store is already running")
-        }
-        defer { uploading.withLock { $0 = false } }
+        try beginExchange()
+        defer { endExchange() }
         var result = OfflineUploadResult(sent: 0, failed: 0, held: 0)
         var after: Int64 = 0
         while true {

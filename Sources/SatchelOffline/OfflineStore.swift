@@ -46,8 +46,22 @@ public final class OfflineStore: Sendable {
     }
 
     private let opened = Mutex<Opened?>(nil)
-    /// One upload at a time.
-    let uploading = Mutex<Bool>(false)
+    /// Whether a download or an upload is running: one exchange with the service at a time, so a page read before
+    /// an upload is never written after it.
+    private let exchanging = Mutex<Bool>(false)
+
+    func beginExchange() throws(ODataError) {
+        let started = exchanging.withLock { busy -> Bool in
+            if busy { return false }
+            busy = true
+            return true
+        }
+        guard started else {
+            throw ODataError(.invalidArgument, "a download or upload of this offline store is already running")
+        }
+    }
+
+    func endExchange() { exchanging.withLock { $0 = false } }
 
     /// The defining queries in effect: the configuration's, then those added or removed since.
     let definingQueries: Mutex<[OfflineDefiningQuery]>
@@ -176,15 +190,8 @@ public final class OfflineStore: Sendable {
 
     private func download(onlyIncomplete: Bool) async throws {
         let opened = try current()
-        // One exchange with the service at a time: a page read before an upload must not be written after it.
-        guard
-            uploading.withLock({ busy in
-                defer { busy = true }; return !busy
-            })
-        else {
-            throw ODataError(.invalidArgument, "an upload or download of this offline store is already running")
-        }
-        defer { uploading.withLock { $0 = false } }
+        try beginExchange()
+        defer { endExchange() }
         let pending = try await opened.store.database.read { db in
             try Row.fetchAll(
                 db,
