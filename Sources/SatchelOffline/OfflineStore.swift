@@ -82,8 +82,9 @@ public final class OfflineStore: Sendable {
 
     /// Opens the store. The first time: reads `$metadata`, creates the tables and downloads every defining query
     /// (the initial download). Later: opens the local database without the network, and downloads only defining
-    /// queries not downloaded completely yet (an interrupted initial download resumes).
-    public func open() async throws {
+    /// queries not downloaded completely yet (an interrupted initial download resumes) unless `resuming` is false
+    /// (then nothing is sent once the store has its `$metadata`: reads, local changes and the queue work offline).
+    public func open(resuming: Bool = true) async throws {
         if opened.withLock({ $0 != nil }) {
             throw ODataError(.invalidArgument, "the offline store is open already")
         }
@@ -158,7 +159,7 @@ public final class OfflineStore: Sendable {
             try? store.close()
             throw error
         }
-        try await download(onlyIncomplete: true)
+        if resuming { try await download(onlyIncomplete: true) }
     }
 
     /// Closes the local database.

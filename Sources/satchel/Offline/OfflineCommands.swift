@@ -55,15 +55,16 @@ struct OfflineOptions: ParsableArguments {
             "no store key: set SATCHEL_STORE_PASSPHRASE or SATCHEL_STORE_KEY, use --passphrase-stdin, or --unencrypted")
     }
 
-    /// The store, not yet opened.
-    func store() throws -> OfflineStore {
+    /// The store, not yet opened. `local`: the command works on the store alone (no password needed).
+    func store(local: Bool = false) throws -> OfflineStore {
         let file = try file()
         var auth: [any HTTPAuthProvider] = []
         if let user = file.user {
-            guard let password = Terminal.environment("SATCHEL_PASSWORD") else {
+            if let password = Terminal.environment("SATCHEL_PASSWORD") {
+                auth.append(BasicAuth(user: user, password: password))
+            } else if !local {
                 throw CLIError(.usage, "no password for \(user): set SATCHEL_PASSWORD")
             }
-            auth.append(BasicAuth(user: user, password: password))
         }
         if file.csrf { auth.append(CSRFTokenAuth()) }
         let service = ODataService(
@@ -75,11 +76,12 @@ struct OfflineOptions: ParsableArguments {
                 service: service, path: file.storePath, definingQueries: file.definingQueries, key: try key()))
     }
 
-    /// Opens the store, runs `body`, closes it; failures become one line and an exit code.
-    func run(_ body: @escaping @Sendable (OfflineStore) async throws -> Void) async throws {
+    /// Opens the store, runs `body`, closes it; failures become one line and an exit code. `local`: nothing is
+    /// sent to the service (a store already opened once answers from its database).
+    func run(local: Bool = false, _ body: @escaping @Sendable (OfflineStore) async throws -> Void) async throws {
         try await CommandRunner.run(global) {
-            let store = try store()
-            try await store.open()
+            let store = try store(local: local)
+            try await store.open(resuming: !local)
             defer { try? store.close() }
             try await body(store)
         }
@@ -160,7 +162,7 @@ struct OfflineStatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let file = try options.file()
-        try await options.run { store in
+        try await options.run(local: true) { store in
             print("store: \(file.storePath)")
             print("encrypted: \(try StoreFile(path: file.storePath).info().isEncrypted ? "yes" : "no")")
             print("initial download complete: \(try await store.isInitialDownloadComplete ? "yes" : "no")")
@@ -189,7 +191,7 @@ struct OfflineQueryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let file = try options.file()
-        try await options.run { [self] store in
+        try await options.run(local: true) { [self] store in
             let version = try await store.version()
             var query = ODataQuery()
             if let filter { query = query.filter(try ODataExpression.parse(filter, version: version)) }
@@ -221,7 +223,7 @@ struct OfflineCreateCommand: AsyncParsableCommand {
     @Option(help: "The entity's properties as a JSON object.") var json: String
 
     func run() async throws {
-        try await options.run { [self] store in
+        try await options.run(local: true) { [self] store in
             print("#\(try await store.create(entitySet, try entity(fromJSON: json)))")
         }
     }
@@ -236,7 +238,7 @@ struct OfflineUpdateCommand: AsyncParsableCommand {
     @Option(help: "The changed properties as a JSON object.") var json: String
 
     func run() async throws {
-        try await options.run { [self] store in
+        try await options.run(local: true) { [self] store in
             try await store.update(entitySet, try entityKey(key), with: try entity(fromJSON: json))
         }
     }
@@ -250,7 +252,7 @@ struct OfflineDeleteCommand: AsyncParsableCommand {
     @Argument(help: "The key (3, 'HT-1000', A=1,B=2) or #entity-id.") var key: String
 
     func run() async throws {
-        try await options.run { [self] store in try await store.delete(entitySet, try entityKey(key)) }
+        try await options.run(local: true) { [self] store in try await store.delete(entitySet, try entityKey(key)) }
     }
 }
 
@@ -283,7 +285,7 @@ struct OfflineRequestsCommand: AsyncParsableCommand {
     @OptionGroup var options: OfflineOptions
 
     func run() async throws {
-        try await options.run { store in
+        try await options.run(local: true) { store in
             for request in try await store.requests() {
                 print(
                     "\(request.requestID)\t\(request.method)\t\(request.entitySet) #\(request.entityID)"
@@ -299,7 +301,7 @@ struct OfflineErrorsCommand: AsyncParsableCommand {
     @OptionGroup var options: OfflineOptions
 
     func run() async throws {
-        try await options.run { store in
+        try await options.run(local: true) { store in
             for error in try await store.errors() {
                 print(
                     "\(error.errorID)\t\(error.httpStatus.map(String.init) ?? "-")\t\(error.requestMethod) \(error.requestURL)\t\(error.message)"
@@ -316,7 +318,7 @@ struct OfflineRevertCommand: AsyncParsableCommand {
     @Argument(help: "The ErrorArchive entry (from `errors`).") var errorID: Int64
 
     func run() async throws {
-        try await options.run { [self] store in try await store.revert(errorID: errorID) }
+        try await options.run(local: true) { [self] store in try await store.revert(errorID: errorID) }
     }
 }
 
