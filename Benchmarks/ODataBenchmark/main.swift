@@ -8,6 +8,7 @@ import SatchelJSON
 //   swift run -c release ODataBenchmark [--entities N] [--page-size N] [--runs N] [--large-pages N]
 //                                       [--python PATH] [--no-python] [--only TEXT]
 //   ODataBenchmark --serve                      (only the server, for profiling; prints its base URL)
+//   ODataBenchmark --offline-query --entities 1000000   (local queries on an encrypted offline store)
 //   ODataBenchmark --worker KIND --url URL --pages N --page-size N --runs N
 
 var entityCount = 100_000
@@ -23,6 +24,7 @@ var worker: String?
 var workerURL = ""
 var workerPages = 100
 var serveOnly = false
+var offlineQuery = false
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -37,6 +39,7 @@ while let argument = arguments.next() {
     case "--url": workerURL = arguments.next() ?? ""
     case "--pages": workerPages = Int(arguments.next() ?? "") ?? workerPages
     case "--serve": serveOnly = true
+    case "--offline-query": offlineQuery = true
     default:
         print(
             "usage: ODataBenchmark [--entities N] [--page-size N] [--runs N] [--large-pages N] [--python PATH]"
@@ -59,6 +62,10 @@ let pageCount = max(1, entityCount / pageSize)
 let pages = Pages(distinctPages: pageCount, pageSize: pageSize)
 let server = try LoopbackServer(pages: pages)
 let pageBytes = pages.entityBlocks.reduce(0) { $0 + $1.count }
+if offlineQuery {
+    try await OfflineQueryBenchmark.run(baseURL: server.baseURL, pages: pageCount, pageSize: pageSize)
+    exit(0)
+}
 if serveOnly {
     // Unbuffered, so that a script reading the pipe gets it at once.
     FileHandle.standardOutput.write(Data((server.baseURL + "\n").utf8))
