@@ -213,6 +213,7 @@ let package = Package(
             dependencies: [
                 "SatchelOffline", "SatchelOData", "SatchelStore", "SatchelHTTP", "SatchelTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,106 @@
+import Foundation
+import Hummingbird
+import SatchelHTTP
+import SatchelOData
+import SatchelOffline
+import SatchelStore
+import SatchelTestSupport
+import Synchronization
+import Testing
+
+/// A service that answers badly: malformed `$metadata`, a page cut inside an entity. Each gives a clear error; the
+/// store stays usable and never claims a download it did not finish; once the service mends, the download resumes.
+@Suite("Offline store: a service that answers badly")
+struct HostileServiceTests {
+    /// The peer's own model, served by a Hummingbird server whose pages can be broken on purpose.
+    static let model = try! String(
+        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Peers/odata_v4_service.xml"), encoding: .utf8)
+
+    final class Behaviour: Sendable {
+        let metadataBroken = Mutex(false)
+        let secondPageCut = Mutex(true)
+    }
+
+    static func page(_ ids: ClosedRange<Int>, next: String?) -> String {
+        let items = ids.map { #"{"ID":\#($0),"Name":"Product \#($0)","CategoryID":1}"# }.joined(separator: ",")
+        return #"{"@odata.context":"$metadata#Products","value":[\#(items)]"#
+            + (next.map { #","@odata.nextLink":"\#($0)""# } ?? "") + "}"
+    }
+
+    static func start(_ behaviour: Behaviour) async throws -> TestHTTPServer {
+        try await TestHTTPServer.start { router in
+            router.get("/odata/**") { request, _ -> Response in
+                let path = request.uri.path
+                func answer(_ text: String, type: String = "application/json") -> Response {
+                    Response(
+                        status: .ok, headers: [.contentType: type],
+                        body: .init(byteBuffer: ByteBuffer(string: text)))
+                }
+                if path.hasSuffix("$metadata") {
+                    return answer(
+                        behaviour.metadataBroken.withLock { $0 } ? "<edmx:Edmx Version=\"4.0\"><oops" : Self.model,
+                        type: "application/xml")
+                }
+                guard path.hasSuffix("/Products") else { return Response(status: .notFound) }
+                if request.uri.query?.contains("page=2") == true {
+                    let full = Self.page(11...20, next: nil)
+                    // Cut inside the fifth entity of the page.
+                    return answer(behaviour.secondPageCut.withLock { $0 } ? String(full.prefix(250)) : full)
+                }
+                return answer(Self.page(1...10, next: "Products?page=2"))
+            }
+        }
+    }
+
+    @Test func malformedMetadataAndCutPages() async throws {
+        let behaviour = Behaviour()
+        let server = try await Self.start(behaviour)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-offline-hostile-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let configuration = OfflineStore.Configuration(
+            service: ODataService(
+                configuration: .init(serviceURL: server.url("/odata"), http: HTTPClient.Configuration(retry: .never))),
+            path: folder.appendingPathComponent("h.store").path,
+            definingQueries: [.init(name: "products", query: "Products")], key: StoreKey.random())
+
+        // Malformed $metadata: a clear error, nothing stored.
+        behaviour.metadataBroken.withLock { $0 = true }
+        let first = OfflineStore(configuration: configuration)
+        do {
+            try await first.open()
+            Issue.record("a malformed $metadata was accepted")
+        } catch let error as ODataError {
+            #expect(error.code == .invalidMetadata, "\(error)")
+        }
+        try? first.close()
+
+        // A page cut inside an entity: a clear error; the store keeps the first page and does not claim completeness.
+        behaviour.metadataBroken.withLock { $0 = false }
+        let second = OfflineStore(configuration: configuration)
+        do {
+            try await second.open()
+            Issue.record("a page cut inside an entity was accepted")
+        } catch let error as ODataError {
+            #expect([.invalidPayload, .connection].contains(error.code), "\(error)")
+        }
+        #expect(try await second.isInitialDownloadComplete == false)
+        #expect(try await second.count("Products") == 10)
+        // Usable meanwhile: local reads and changes.
+        try await second.update(
+            "Products", .key(.single(.int(3))), with: ODataEntity(properties: ["Name": .string("kept")]))
+        try second.close()
+
+        // The service mends: the next open resumes the download; the local change is still there.
+        behaviour.secondPageCut.withLock { $0 = false }
+        let third = OfflineStore(configuration: configuration)
+        try await third.open()
+        #expect(try await third.isInitialDownloadComplete)
+        #expect(try await third.count("Products") == 20)
+        let kept = try await third.entities("Products", query: ODataQuery().filter(.property("ID") == 3))
+        #expect(kept.first?["Name"]?.stringValue == "kept")
+        try third.close()
+        await server.stop()
+    }
+}
