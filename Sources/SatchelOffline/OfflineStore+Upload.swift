@@ -164,6 +164,15 @@ extension OfflineStore {
                         arguments: [table.entitySet, entityID, id]) ?? 0
                 var assignments = ["_etag = ?"]
                 var values: [DatabaseValue] = [created.etag?.databaseValue ?? .null]
+                if created.entity == nil, let location = created.location {
+                    // No entity in the answer (204): the key comes from the Location header.
+                    let key = Self.keyValues(inID: location, keyPaths: table.keyPaths)
+                    for path in table.keyPaths {
+                        guard let column = table.column(path), let literal = key[path] else { continue }
+                        assignments.append("\(column.sql) = ?")
+                        values.append(OfflineValues.databaseValue(literal, near: column))
+                    }
+                }
                 if let returned = created.entity {
                     let columns = later == 0 ? table.columns : table.columns.filter { table.keyPaths.contains($0.path) }
                     assignments += columns.map { "\($0.sql) = ?" }

@@ -104,3 +104,59 @@ struct HostileServiceTests {
         await server.stop()
     }
 }
+
+/// A service that creates entities with server-generated keys and answers `204 No Content` with a `Location`.
+@Suite("Offline store: keys the server gives")
+struct ServerKeyTests {
+    @Test func createdWithoutBodyTakesTheKeyFromLocation() async throws {
+        let requests = Mutex<[String]>([])
+        let server = try await TestHTTPServer.start { router in
+            router.get("/odata/**") { request, _ -> Response in
+                if request.uri.path.hasSuffix("$metadata") {
+                    return Response(
+                        status: .ok, headers: [.contentType: "application/xml"],
+                        body: .init(byteBuffer: ByteBuffer(string: HostileServiceTests.model)))
+                }
+                // One entity: the one the server created.
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: #"{"ID":77,"Name":"keyless"}"#)))
+            }
+            router.get("/odata/Products") { _, _ -> Response in
+                Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: HostileServiceTests.page(1...2, next: nil))))
+            }
+            router.post("/odata/Products") { request, _ -> Response in
+                requests.withLock { $0.append("POST \(request.uri.path)") }
+                return Response(status: .noContent, headers: [.location: "http://127.0.0.1/odata/Products(77)"])
+            }
+            router.patch("/odata/**") { request, _ -> Response in
+                requests.withLock { $0.append("PATCH \(request.uri.path)") }
+                return Response(status: .noContent)
+            }
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-offline-keys-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = OfflineStore(
+            configuration: .init(
+                service: ODataService(
+                    configuration: .init(
+                        serviceURL: server.url("/odata"), http: HTTPClient.Configuration(retry: .never))),
+                path: folder.appendingPathComponent("k.store").path,
+                definingQueries: [.init(name: "products", query: "Products")], key: nil))
+        try await store.open()
+        // Created without a key: the server chooses it.
+        let id = try await store.create("Products", ODataEntity(properties: ["Name": .string("keyless")]))
+        #expect(try await store.upload().sent == 1)
+        let created = try #require(
+            try await store.entities("Products", query: ODataQuery().filter(.property("ID") == 77)).first)
+        #expect(created.offlineEntityID == id)
+        try await store.update("Products", .id(id), with: ODataEntity(properties: ["Name": .string("renamed")]))
+        #expect(try await store.upload().sent == 1)
+        #expect(requests.withLock { $0 } == ["POST /odata/Products", "PATCH /odata/Products(77)"])
+        try store.close()
+        await server.stop()
+    }
+}
