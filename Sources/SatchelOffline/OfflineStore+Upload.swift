@@ -92,8 +92,12 @@ extension OfflineStore {
         defer { endExchange() }
         var result = OfflineUploadResult(sent: 0, failed: 0, held: 0)
         var after: Int64 = 0
+        let total = try await opened.store.database.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM q_requests WHERE failed = 0") ?? 0
+        }
+        signals.emit(.processedRequests(done: 0, of: total))
         while true {
-            try Task.checkCancellation()
+            try signals.check()
             guard
                 let request = try await opened.store.database.read({ db in
                     try Row.fetchOne(
@@ -125,11 +129,13 @@ extension OfflineStore {
             do {
                 try await send(request, table: table, opened: opened)
                 result.sent += 1
+                signals.emit(.processedRequests(done: result.sent + result.failed + result.held, of: total))
             } catch let error as ODataError where Self.isRefusal(error) {
                 try await archive(error, request: request, table: table, opened: opened)
                 result.failed += 1
             }
         }
+        signals.emit(.processedRequests(done: result.sent + result.failed + result.held, of: total))
         return result
     }
 

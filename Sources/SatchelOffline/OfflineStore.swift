@@ -50,6 +50,9 @@ public final class OfflineStore: Sendable {
     /// an upload is never written after it.
     private let exchanging = Mutex<Bool>(false)
 
+    /// Progress subscribers and the cancel flag.
+    let signals = OfflineSignals()
+
     func beginExchange() throws(ODataError) {
         let started = exchanging.withLock { busy -> Bool in
             if busy { return false }
@@ -59,9 +62,13 @@ public final class OfflineStore: Sendable {
         guard started else {
             throw ODataError(.invalidArgument, "a download or upload of this offline store is already running")
         }
+        signals.reset()
     }
 
-    func endExchange() { exchanging.withLock { $0 = false } }
+    func endExchange() {
+        exchanging.withLock { $0 = false }
+        signals.emit(.finished)
+    }
 
     /// The defining queries in effect: the configuration's, then those added or removed since.
     let definingQueries: Mutex<[OfflineDefiningQuery]>
@@ -117,6 +124,7 @@ public final class OfflineStore: Sendable {
             if let stored {
                 document = stored
             } else {
+                signals.emit(.loadingMetadata)
                 document = try await configuration.service.metadataDocument()
             }
             let metadata = try ODataMetadata.parse(data: document)
@@ -201,8 +209,10 @@ public final class OfflineStore: Sendable {
             ).map { OfflineDefiningQuery(name: $0["name"], query: $0["query"]) }
         }
         let names = Set(definingQueries.withLock { $0.map(\.name) })
-        for query in pending where names.contains(query.name) {
-            try Task.checkCancellation()
+        let queries = pending.filter { names.contains($0.name) }
+        for (index, query) in queries.enumerated() {
+            try signals.check()
+            signals.emit(.definingQuery(name: query.name, index: index + 1, count: queries.count))
             try await download(query, opened: opened)
         }
     }
@@ -235,13 +245,16 @@ public final class OfflineStore: Sendable {
         }
         let generation = full ? previous + 1 : previous
         var newDeltaLink: String?
+        var received = 0
         while true {
             let entities = page.entities
             try await opened.store.database.write { db in
                 try Self.apply(entities, table: table, query: name, generation: generation, db: db)
             }
+            received += entities.count
+            signals.emit(.received(definingQuery: name, entities: received))
             if let link = page.deltaLink { newDeltaLink = link }
-            try Task.checkCancellation()
+            try signals.check()
             guard let next = page.nextLink else { break }
             page = try await service.page(link: next, entitySet: set)
         }

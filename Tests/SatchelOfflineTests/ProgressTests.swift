@@ -1,0 +1,75 @@
+import Foundation
+import SatchelHTTP
+import SatchelOData
+import SatchelOffline
+import SatchelStore
+import SatchelTestSupport
+import Synchronization
+import Testing
+
+/// Progress steps of a download and an upload, and cancelling an upload half way.
+@Suite("Offline store: progress and cancel")
+struct ProgressTests {
+    final class Steps: Sendable {
+        private let value = Mutex<[OfflineProgress]>([])
+        func withLock<R>(_ body: (inout [OfflineProgress]) -> R) -> R { value.withLock { body(&$0) } }
+    }
+
+    @Test func progressThenCancel() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 20, repeatable: true, timeout: .seconds(60))
+        defer { server.stop() }
+        let proxy = try FaultyTCPProxy(upstreamPort: server.port)
+        defer { proxy.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-offline-progress-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = OfflineStore(
+            configuration: .init(
+                service: ODataService(
+                    configuration: .init(
+                        serviceURL: proxy.url.appendingPathComponent("odata"),
+                        http: HTTPClient.Configuration(timeout: .seconds(30), retry: .never))),
+                path: folder.appendingPathComponent("p.store").path,
+                definingQueries: [
+                    .init(name: "a", query: "Products?$filter=ID le 50"), .init(name: "b", query: "Categories"),
+                ], key: StoreKey.random()))
+        let steps = Steps()
+        let stream = store.progress()
+        let collector = Task { for await step in stream { steps.withLock { $0.append(step) } } }
+        /// Waits (at most 5 s) until the collector has received what `done` looks for.
+        func settle(_ done: ([OfflineProgress]) -> Bool) async throws {
+            for _ in 0..<100 where !steps.withLock({ done($0) }) { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try await store.open()
+        try await settle { $0.last == .finished }
+        let opening = steps.withLock { $0 }
+        #expect(opening.first == .loadingMetadata)
+        #expect(opening.contains(.definingQuery(name: "a", index: 1, count: 2)))
+        #expect(opening.contains(.definingQuery(name: "b", index: 2, count: 2)))
+        #expect(opening.contains(.received(definingQuery: "a", entities: 50)))
+        #expect(opening.last == .finished)
+
+        // Six changes, sent slowly; cancelled after the first few.
+        for id in 1...6 {
+            try await store.update(
+                "Products", .key(.single(.int(id))), with: ODataEntity(properties: ["Stock": .int(Int64(900 + id))]))
+        }
+        steps.withLock { $0.removeAll() }
+        proxy.setFaults(.init(latency: .milliseconds(150)))
+        let upload = Task { try await store.upload() }
+        try await Task.sleep(for: .milliseconds(700))
+        store.cancel()
+        await #expect(throws: CancellationError.self) { try await upload.value }
+        let left = try await store.requests().count
+        #expect(left > 0 && left < 6, "\(left) requests left")
+        proxy.setFaults(.init())
+        let rest = try await store.upload()
+        #expect(rest.sent == left)
+        try await settle { $0.contains(.processedRequests(done: left, of: left)) }
+        let uploading = steps.withLock { $0 }
+        #expect(uploading.contains(.processedRequests(done: 0, of: 6)))
+        #expect(uploading.contains(.processedRequests(done: left, of: left)))
+        collector.cancel()
+        try store.close()
+    }
+}
