@@ -136,16 +136,11 @@ struct ServerKeyTests {
                 return Response(status: .noContent)
             }
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-offline-keys-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try offlineTestFolder("keys")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = OfflineStore(
-            configuration: .init(
-                service: ODataService(
-                    configuration: .init(
-                        serviceURL: server.url("/odata"), http: HTTPClient.Configuration(retry: .never))),
-                path: folder.appendingPathComponent("k.store").path,
-                definingQueries: [.init(name: "products", query: "Products")], key: nil))
+        let store = offlineTestStore(
+            serviceURL: server.url("/odata"), folder: folder, queries: [.init(name: "products", query: "Products")],
+            key: nil)
         try await store.open()
         // Created without a key: the server chooses it.
         let id = try await store.create("Products", ODataEntity(properties: ["Name": .string("keyless")]))

@@ -20,19 +20,11 @@ struct ProgressTests {
         defer { server.stop() }
         let proxy = try FaultyTCPProxy(upstreamPort: server.port)
         defer { proxy.stop() }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-offline-progress-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try offlineTestFolder("progress")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = OfflineStore(
-            configuration: .init(
-                service: ODataService(
-                    configuration: .init(
-                        serviceURL: proxy.url.appendingPathComponent("odata"),
-                        http: HTTPClient.Configuration(timeout: .seconds(30), retry: .never))),
-                path: folder.appendingPathComponent("p.store").path,
-                definingQueries: [
-                    .init(name: "a", query: "Products?$filter=ID le 50"), .init(name: "b", query: "Categories"),
-                ], key: StoreKey.random()))
+        let store = offlineTestStore(
+            serviceURL: proxy.url.appendingPathComponent("odata"), folder: folder,
+            queries: [.init(name: "a", query: "Products?$filter=ID le 50"), .init(name: "b", query: "Categories")])
         let steps = Steps()
         let stream = store.progress()
         let collector = Task { for await step in stream { steps.withLock { $0.append(step) } } }

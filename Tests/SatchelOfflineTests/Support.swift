@@ -1,0 +1,24 @@
+import Foundation
+import SatchelHTTP
+import SatchelOData
+import SatchelOffline
+import SatchelStore
+
+/// A new folder under the system's temporary folder (the caller removes it).
+func offlineTestFolder(_ name: String) throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-offline-\(name)-\(UUID())")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+}
+
+/// An offline store of the service at `url` (no retries: a failure must show at once), in `folder`.
+func offlineTestStore(
+    serviceURL url: URL, folder: URL, queries: [OfflineDefiningQuery], key: StoreKey? = StoreKey.random()
+) -> OfflineStore {
+    OfflineStore(
+        configuration: .init(
+            service: ODataService(
+                configuration: .init(
+                    serviceURL: url, http: HTTPClient.Configuration(timeout: .seconds(30), retry: .never))),
+            path: folder.appendingPathComponent("test.store").path, definingQueries: queries, key: key))
+}
