@@ -28,16 +28,20 @@ struct OfflineColumn: Sendable {
     let path: String
     /// Whether the path goes into a complex property.
     let isNested: Bool
+    /// The SQL column name: the path, unless SQLite would confuse it with another column (SQLite compares names
+    /// without case: `ID` and `Id`) or an internal one (`_id`, `_state`…), then the path and a number.
+    let name: String
+    /// The SQL column name, quoted.
+    let sql: String
 
-    init(path: String, sql: String, kind: OfflineColumnKind, enumType: String?) {
+    init(path: String, name: String, kind: OfflineColumnKind, enumType: String?) {
         self.path = path
-        self.sql = sql
+        self.name = name
+        sql = quoted(name)
         self.kind = kind
         self.enumType = enumType
         isNested = path.utf8.contains(UInt8(ascii: "/"))
     }
-    /// The SQL column name, quoted.
-    let sql: String
     let kind: OfflineColumnKind
     /// The enum type's qualified name, for enum members.
     let enumType: String?
@@ -63,7 +67,17 @@ struct OfflineTable: Sendable {
         var columns: [OfflineColumn] = []
         Self.addColumns(
             of: metadata.allProperties(of: type), prefix: "", metadata: metadata, depth: 0, into: &columns)
-        self.columns = columns
+        // Names SQLite would take for the same column get a number.
+        var taken: Set<String> = ["_id", "_etag", "_state", "_server"]
+        self.columns = columns.map { column in
+            var name = column.path
+            var number = 2
+            while !taken.insert(name.lowercased()).inserted {
+                name = "\(column.path)#\(number)"
+                number += 1
+            }
+            return OfflineColumn(path: column.path, name: name, kind: column.kind, enumType: column.enumType)
+        }
         keyPaths = metadata.key(of: type)
         var keyTypes: [String: EDMPrimitiveType] = [:]
         for property in metadata.allProperties(of: type) where keyPaths.contains(property.name) {
@@ -86,7 +100,7 @@ struct OfflineTable: Sendable {
             let path = prefix + property.name
             let type = property.type
             if type.isCollection {
-                columns.append(OfflineColumn(path: path, sql: quoted(path), kind: .json, enumType: nil))
+                columns.append(OfflineColumn(path: path, name: path, kind: .json, enumType: nil))
                 continue
             }
             if let complex = metadata.complexType(named: type.name) {
@@ -98,11 +112,11 @@ struct OfflineTable: Sendable {
                 continue
             }
             if metadata.enumType(named: type.name) != nil {
-                columns.append(OfflineColumn(path: path, sql: quoted(path), kind: .text(nil), enumType: type.name))
+                columns.append(OfflineColumn(path: path, name: path, kind: .text(nil), enumType: type.name))
                 continue
             }
             let primitive = type.primitive ?? metadata.typeDefinition(named: type.name)?.underlyingType.primitive
-            columns.append(OfflineColumn(path: path, sql: quoted(path), kind: kind(of: primitive), enumType: nil))
+            columns.append(OfflineColumn(path: path, name: path, kind: kind(of: primitive), enumType: nil))
         }
     }
 
@@ -176,7 +190,7 @@ struct OfflineSchema: Sendable {
             for navigation in metadata.allNavigationProperties(of: type) {
                 for constraint in navigation.referentialConstraints {
                     guard let column = table.column(constraint.property) else { continue }
-                    let name = quoted("e_\(table.entitySet)_fk_\(constraint.property)")
+                    let name = quoted("e_\(table.entitySet)_fk_\(column.name)")
                     try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(name) ON \(table.sql) (\(column.sql))")
                 }
             }

@@ -185,7 +185,7 @@ extension OfflineStore {
     /// `_server`: what a revert restores and what an upload without an ETag compares with.
     static func keepServerValues(_ db: Database, table: OfflineTable, row: Row) throws {
         guard row["_state"] as Int == OfflineState.downloaded.rawValue else { return }
-        let values: [DatabaseValue] = table.columns.map { (row[$0.path] as DatabaseValue?) ?? .null }
+        let values: [DatabaseValue] = table.columns.map { (row[$0.name] as DatabaseValue?) ?? .null }
         try db.execute(
             sql: "UPDATE \(table.sql) SET _server = ? WHERE _id = ?",
             arguments: [OfflineQueue.encode(values, columns: table.columns), row["_id"] as Int64])

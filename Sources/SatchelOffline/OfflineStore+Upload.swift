@@ -323,7 +323,7 @@ extension OfflineStore {
         var parts: [(String, ODataLiteral)] = []
         for path in table.keyPaths {
             guard let column = table.column(path) else { continue }
-            let literal = OfflineSelect.literal(row[column.path] ?? .null, column: column, type: table.keyTypes[path])
+            let literal = OfflineSelect.literal(row[column.name] ?? .null, column: column, type: table.keyTypes[path])
             parts.append((table.keyPaths.count == 1 ? "" : path, literal))
         }
         let key = parts.count == 1 ? ODataKey.single(parts[0].1) : ODataKey(parts: parts)

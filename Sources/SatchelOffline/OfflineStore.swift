@@ -146,7 +146,7 @@ public final class OfflineStore: Sendable {
                         }
                         try db.execute(
                             sql:
-                                "CREATE INDEX IF NOT EXISTS \(quoted("e_\(set)_i_\(path)")) ON \(table.sql) (\(column.sql))"
+                                "CREATE INDEX IF NOT EXISTS \(quoted("e_\(set)_i_\(column.name)")) ON \(table.sql) (\(column.sql))"
                         )
                     }
                 }
@@ -397,7 +397,7 @@ public final class OfflineStore: Sendable {
     ) throws -> [ODataEntity] {
         let restriction = OfflineSQL(
             sql: relationship.pairs.map { "t0.\($0.remote.sql) = ?" }.joined(separator: " AND "),
-            arguments: relationship.pairs.map { row[$0.local.path] ?? .null })
+            arguments: relationship.pairs.map { row[$0.local.name] ?? .null })
         let select = try OfflineSelect(
             table: relationship.target, query: query, version: opened.version, schema: opened.schema,
             restriction: restriction)
@@ -501,7 +501,7 @@ struct OfflineSelect {
         for column in table.columns {
             let top = String(column.path.split(separator: "/").first ?? "")
             if !selected.isEmpty, !selected.contains(top) { continue }
-            let value = OfflineValues.odataValue(row[column.path] ?? .null, for: column)
+            let value = OfflineValues.odataValue(row[column.name] ?? .null, for: column)
             Self.set(value, at: column.path[...], in: &properties)
         }
         entity.properties = properties
@@ -557,6 +557,6 @@ struct OfflineTarget {
         let row = try OfflineStore.row(db, table: source.table, .key(source.key))
         return OfflineSQL(
             sql: source.relationship.pairs.map { "t0.\($0.remote.sql) = ?" }.joined(separator: " AND "),
-            arguments: source.relationship.pairs.map { row[$0.local.path] ?? .null })
+            arguments: source.relationship.pairs.map { row[$0.local.name] ?? .null })
     }
 }

@@ -1,0 +1,48 @@
+import Foundation
+import GRDB
+import SatchelOData
+import Testing
+
+@testable import SatchelOffline
+
+/// Tables from `$metadata` whose names SQLite would confuse.
+@Suite("Offline schema")
+struct SchemaTests {
+    static let metadata = """
+        <edmx:Edmx xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx" Version="4.0">
+          <edmx:DataServices>
+            <Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="Odd">
+              <EntityType Name="Thing">
+                <Key><PropertyRef Name="ID"/></Key>
+                <Property Name="ID" Type="Edm.Int32" Nullable="false"/>
+                <Property Name="Id" Type="Edm.String"/>
+                <Property Name="_state" Type="Edm.String"/>
+                <Property Name="name" Type="Edm.String"/>
+                <Property Name="Name" Type="Edm.String"/>
+              </EntityType>
+              <EntityContainer Name="C"><EntitySet Name="Things" EntityType="Odd.Thing"/></EntityContainer>
+            </Schema>
+          </edmx:DataServices>
+        </edmx:Edmx>
+        """
+
+    @Test("properties differing only by case, and one named like an internal column, get columns of their own")
+    func caseInsensitiveNames() throws {
+        let schema = OfflineSchema(metadata: try ODataMetadata.parse(data: Data(Self.metadata.utf8)))
+        let table = try schema.table("Things")
+        let names = table.columns.map { $0.name.lowercased() }
+        #expect(Set(names).count == names.count)
+        #expect(!names.contains("_state"))
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try schema.create(in: db)
+            let values: [DatabaseValue] = [
+                1.databaseValue, "a".databaseValue, "b".databaseValue, "c".databaseValue, "d".databaseValue,
+            ]
+            try db.execute(sql: table.upsertSQL, arguments: StatementArguments([DatabaseValue.null] + values))
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql)"))
+            for (column, value) in zip(table.columns, values) { #expect(row[column.name] as DatabaseValue? == value) }
+            #expect(row["_state"] as Int? == 0)
+        }
+    }
+}
