@@ -6,8 +6,9 @@ struct ODataCommand: AsyncParsableCommand {
         commandName: "odata",
         abstract: "Query OData V2 and V4 services and generate Swift proxies.",
         discussion: """
+            query, get, count: read a live service (V2 or V4), entities as JSON lines.
             generate: typed Swift proxies from a service's $metadata (a file or a URL).
             """,
-        subcommands: [ODataGenerateCommand.self]
+        subcommands: [ODataQueryCommand.self, ODataGetCommand.self, ODataCountCommand.self, ODataGenerateCommand.self]
     )
 }

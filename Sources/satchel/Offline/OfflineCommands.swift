@@ -121,17 +121,7 @@ func entity(fromJSON text: String) throws -> ODataEntity {
 /// A key given on the command line: `3`, `'HT-1000'`, or `OrderID=1,LineNumber=2`.
 func entityKey(_ text: String) throws -> OfflineStore.EntityReference {
     if text.hasPrefix("#"), let id = Int64(text.dropFirst()) { return .id(id) }
-    let parts = text.split(separator: ",")
-    var pairs: [(String, ODataLiteral)] = []
-    for part in parts {
-        let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-        let valueText = pair.count == 2 ? pair[1] : pair[0]
-        guard case .literal(let literal) = try ODataExpression.parse(valueText, version: .v4) else {
-            throw CLIError(.usage, "a key is a literal: 3, 'HT-1000', or Name=value,Name=value")
-        }
-        pairs.append((pair.count == 2 ? pair[0] : "", literal))
-    }
-    return .key(pairs.count == 1 && pairs[0].0.isEmpty ? .single(pairs[0].1) : ODataKey(parts: pairs))
+    return .key(try odataKey(text))
 }
 
 struct OfflineOpenCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import SatchelCMIS
 import SatchelHTTP
+import SatchelOData
 import SatchelStore
 
 /// Turns a failure into one readable line on standard error and an exit code.
@@ -25,6 +26,8 @@ enum ErrorReport {
             )
         case let error as StoreError:
             return (SatchelExitCode(error.code), error.description)
+        case let error as ODataError:
+            return (SatchelExitCode(error.code), Redaction.text(error.description))
         case is CancellationError:
             return (.cancelled, "cancelled")
         case let error as CocoaError where error.isFileError:

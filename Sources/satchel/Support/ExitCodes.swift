@@ -1,6 +1,7 @@
 import ArgumentParser
 import SatchelCMIS
 import SatchelHTTP
+import SatchelOData
 import SatchelStore
 
 /// The exit codes `satchel` uses; scripts may rely on them, so a code never changes meaning.
@@ -45,6 +46,18 @@ enum SatchelExitCode: Int32, CaseIterable, Sendable {
             } else {
                 self = .httpStatus  // every other CMIS exception: invalidArgument, constraint, runtime …
             }
+        }
+    }
+
+    /// The exit code for an error from SatchelOData (and the offline store).
+    init(_ code: ODataError.Code) {
+        switch code {
+        case .notFound: self = .notFound
+        case .unauthorized, .forbidden: self = .authentication
+        case .connection: self = .connection
+        case .invalidPayload, .invalidMetadata: self = .invalidResponse
+        case .invalidArgument: self = .usage
+        default: self = .httpStatus
         }
     }
 
