@@ -31,6 +31,26 @@ extension SatchelCLITests {
             #expect(missing.status == 5, "\(missing.stderr)")
             let badFilter = try await SatchelProcess.run(["odata", "count", url, "Products", "--filter", "Price gt"])
             #expect(badFilter.status == 2, "\(badFilter.stderr)")
+
+            // Writes.
+            let create = try await SatchelProcess.run(
+                [
+                    "odata", "create", url, "Products", "--json",
+                    #"{"ID": 8100, "Name": "from the shell", "CategoryID": 1}"#,
+                ])
+            #expect(create.status == 0 && create.stdoutText.contains("from the shell"), "\(create.stderr)")
+            let current = try await SatchelProcess.run(["odata", "get", url, "Products", "8100"])
+            #expect(current.stdoutText.contains("\"Name\":\"from the shell\""))
+            let update = try await SatchelProcess.run(
+                ["odata", "update", url, "Products", "8100", "--json", #"{"Stock": 12}"#, "--if-match", "*"])
+            #expect(update.status == 0, "\(update.stderr)")
+            let stale = try await SatchelProcess.run(
+                ["odata", "update", url, "Products", "8100", "--json", #"{"Stock": 13}"#, "--if-match", #"W/"0""#])
+            #expect(stale.status == 6, "\(stale.stderr)")
+            let delete = try await SatchelProcess.run(["odata", "delete", url, "Products", "8100", "--if-match", "*"])
+            #expect(delete.status == 0, "\(delete.stderr)")
+            let gone = try await SatchelProcess.run(["odata", "get", url, "Products", "8100"])
+            #expect(gone.status == 5)
         }
     }
 }

@@ -7,8 +7,12 @@ struct ODataCommand: AsyncParsableCommand {
         abstract: "Query OData V2 and V4 services and generate Swift proxies.",
         discussion: """
             query, get, count: read a live service (V2 or V4), entities as JSON lines.
+            create, update, delete: change it (--json as the service's JSON for its version).
             generate: typed Swift proxies from a service's $metadata (a file or a URL).
             """,
-        subcommands: [ODataQueryCommand.self, ODataGetCommand.self, ODataCountCommand.self, ODataGenerateCommand.self]
+        subcommands: [
+            ODataQueryCommand.self, ODataGetCommand.self, ODataCountCommand.self, ODataCreateCommand.self,
+            ODataUpdateCommand.self, ODataDeleteCommand.self, ODataGenerateCommand.self,
+        ]
     )
 }
