@@ -3,17 +3,10 @@ import Foundation
 import SatchelHTTP
 import SatchelOData
 
-/// The service and the query options every read command shares.
-struct ODataReadOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("The service root URL.", valueName: "service-url"))
-    var service: String
-
-    @Argument(help: "The entity set.")
-    var entitySet: String
-
-    @Option(help: "A $filter expression (in the service's OData version).")
-    var filter: String?
-
+/// The service and entity set every `satchel odata` read and write names, and the connection options.
+struct ODataTarget: ParsableArguments {
+    @Argument(help: ArgumentHelp("The service root URL.", valueName: "service-url")) var service: String
+    @Argument(help: "The entity set.") var entitySet: String
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var global: GlobalOptions
 
@@ -21,6 +14,18 @@ struct ODataReadOptions: ParsableArguments {
         let url = try ConnectionOptions.url(service, option: "service-url")
         return ODataService(configuration: .init(serviceURL: url), client: try connection.makeClient())
     }
+}
+
+/// A target and the `$filter` the collection reads share.
+struct ODataReadOptions: ParsableArguments {
+    @OptionGroup var target: ODataTarget
+
+    @Option(help: "A $filter expression (in the service's OData version).")
+    var filter: String?
+
+    var global: GlobalOptions { target.global }
+    var entitySet: String { target.entitySet }
+    func makeService() throws -> ODataService { try target.makeService() }
 
     func query(_ service: ODataService) async throws -> ODataQuery {
         guard let filter else { return ODataQuery() }
@@ -76,23 +81,20 @@ struct ODataGetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get", abstract: "Read one entity by key as JSON (keys: 3, 'HT-1000', A=1,B=2).")
 
-    @Argument(help: ArgumentHelp("The service root URL.", valueName: "service-url")) var service: String
-    @Argument(help: "The entity set.") var entitySet: String
+    @OptionGroup var target: ODataTarget
     @Argument(help: "The key.") var key: String
     @Option(help: "Properties to keep, comma separated.") var select: String?
-    @OptionGroup var connection: ConnectionOptions
-    @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         let command = self
-        try await CommandRunner.run(global) {
-            let url = try ConnectionOptions.url(command.service, option: "service-url")
-            let service = ODataService(
-                configuration: .init(serviceURL: url), client: try command.connection.makeClient())
+        try await CommandRunner.run(target.global) {
+            let service = try command.target.makeService()
             var query = ODataQuery()
             if let select = command.select { query = query.select(ODataQueryCommand.list(select)) }
-            var entity = try await service.entity(command.entitySet, key: try odataKey(command.key), query: query)
+            var entity = try await service.entity(
+                command.target.entitySet, key: try odataKey(command.key), query: query)
             entity.annotations = [:]
+            let url = service.configuration.serviceURL
             let writer = ODataPayloadWriter(version: .v4, serviceURL: url)
             print(String(decoding: try writer.data(for: entity), as: UTF8.self))
         }

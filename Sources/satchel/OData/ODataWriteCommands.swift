@@ -3,25 +3,12 @@ import Foundation
 import SatchelHTTP
 import SatchelOData
 
-/// The service and entity set every write command names.
-struct ODataWriteTarget: ParsableArguments {
-    @Argument(help: ArgumentHelp("The service root URL.", valueName: "service-url")) var service: String
-    @Argument(help: "The entity set.") var entitySet: String
-    @OptionGroup var connection: ConnectionOptions
-    @OptionGroup var global: GlobalOptions
-
-    func makeService() throws -> ODataService {
-        let url = try ConnectionOptions.url(service, option: "service-url")
-        return ODataService(configuration: .init(serviceURL: url), client: try connection.makeClient())
-    }
-}
-
 /// `satchel odata create SERVICE SET --json '{…}'`: prints the created entity.
 struct ODataCreateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: "Create an entity; --json is its properties in the service's JSON (as the version writes them).")
-    @OptionGroup var target: ODataWriteTarget
+    @OptionGroup var target: ODataTarget
     @Option(help: "The entity's properties as a JSON object.") var json: String
 
     func run() async throws {
@@ -45,7 +32,7 @@ struct ODataCreateCommand: AsyncParsableCommand {
 struct ODataUpdateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "update", abstract: "Change an entity: merge the given properties, or --replace it.")
-    @OptionGroup var target: ODataWriteTarget
+    @OptionGroup var target: ODataTarget
     @Argument(help: "The key (3, 'HT-1000', A=1,B=2).") var key: String
     @Option(help: "The properties as a JSON object.") var json: String
     @Flag(help: "Replace the entity (PUT): properties not given are reset.") var replace = false
@@ -67,7 +54,7 @@ struct ODataUpdateCommand: AsyncParsableCommand {
 /// `satchel odata delete SERVICE SET KEY`.
 struct ODataDeleteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an entity.")
-    @OptionGroup var target: ODataWriteTarget
+    @OptionGroup var target: ODataTarget
     @Argument(help: "The key (3, 'HT-1000', A=1,B=2).") var key: String
     @Option(help: "Refuse unless the entity still has this ETag (If-Match; * for any).") var ifMatch: String?
 
