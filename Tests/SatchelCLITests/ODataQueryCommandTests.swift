@@ -51,6 +51,15 @@ extension SatchelCLITests {
             #expect(delete.status == 0, "\(delete.stderr)")
             let gone = try await SatchelProcess.run(["odata", "get", url, "Products", "8100"])
             #expect(gone.status == 5)
+
+            // An operation: TotalStock, a function of the peer.
+            let total = try await SatchelProcess.run(["odata", "call", url, "TotalStock"])
+            #expect(total.status == 0, "\(total.stderr)")
+            #expect(Int(total.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)) != nil, "\(total.stdoutText)")
+            let byCategory = try await SatchelProcess.run(
+                ["odata", "call", url, "ProductsByCategory", "--param", "CategoryID=2"])
+            #expect(byCategory.status == 0, "\(byCategory.stderr)")
+            #expect(byCategory.stdoutText.contains("\"CategoryID\":2"), "\(byCategory.stdoutText.prefix(300))")
         }
     }
 }

@@ -17,9 +17,16 @@ extension ODataService {
     public func call(
         _ name: String, parameters: KeyValuePairs<String, ODataValue> = [:], boundTo path: ODataPath? = nil
     ) async throws -> ODataValue {
+        try await call(name, parameterList: parameters.map { ($0.key, $0.value) }, boundTo: path)
+    }
+
+    /// ``call(_:parameters:boundTo:)`` with parameters built at run time (a command line, a form).
+    @discardableResult
+    public func call(
+        _ name: String, parameterList parameters: [(String, ODataValue)], boundTo path: ODataPath? = nil
+    ) async throws -> ODataValue {
         let version = try await version()
-        let call = try operationCall(
-            name, parameters: parameters.map { ($0.key, $0.value) }, boundTo: path, version: version)
+        let call = try operationCall(name, parameters: parameters, boundTo: path, version: version)
         let request = self.request(
             call.method, url(path: call.path, query: call.query), version: version, operation: "call \(name)",
             body: call.body.map { HTTPBody.json($0) })

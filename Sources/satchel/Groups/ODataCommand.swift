@@ -8,11 +8,12 @@ struct ODataCommand: AsyncParsableCommand {
         discussion: """
             query, get, count: read a live service (V2 or V4), entities as JSON lines.
             create, update, delete: change it (--json as the service's JSON for its version).
+            call: a function import, function or action, with --param Name=literal.
             generate: typed Swift proxies from a service's $metadata (a file or a URL).
             """,
         subcommands: [
             ODataQueryCommand.self, ODataGetCommand.self, ODataCountCommand.self, ODataCreateCommand.self,
-            ODataUpdateCommand.self, ODataDeleteCommand.self, ODataGenerateCommand.self,
+            ODataUpdateCommand.self, ODataDeleteCommand.self, ODataCallCommand.self, ODataGenerateCommand.self,
         ]
     )
 }
