@@ -219,7 +219,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelStoreTests",
-            dependencies: ["SatchelStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SatchelStore", "SatchelTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         // The child process SatchelOfflineTests kills while it changes and uploads.

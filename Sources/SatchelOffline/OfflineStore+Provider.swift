@@ -83,16 +83,20 @@ extension OfflineStore: ODataProvider {
     /// The entity set and key a path names: `Set` or `Set(key)` (navigation paths come later).
     static func address(_ path: ODataPath) throws(ODataError) -> (set: String, key: ODataKey?) {
         let parts = path.parts
-        func name(_ part: ODataPath.Part) -> String? {
-            switch part {
-            case .name(let name): name
-            // `ODataPath("Set")` with a literal is a raw segment.
-            case .raw(let text) where !text.contains("(") && !text.contains("/"): text
-            default: nil
-            }
-        }
-        if parts.count == 1, let set = name(parts[0]) { return (set, nil) }
-        if parts.count == 2, let set = name(parts[0]), case .key(let key) = parts[1] { return (set, key) }
+        if parts.count == 1, let set = parts[0].entitySetName { return (set, nil) }
+        if parts.count == 2, let set = parts[0].entitySetName, case .key(let key) = parts[1] { return (set, key) }
         throw ODataError(.notSupported, "the offline store reads entity sets and entities by key; not \(path) yet")
+    }
+}
+
+extension ODataPath.Part {
+    /// The name this part gives when it names an entity set or a navigation property (`ODataPath("Set")` with a
+    /// literal is a raw segment).
+    var entitySetName: String? {
+        switch self {
+        case .name(let name): name
+        case .raw(let text) where !text.contains("(") && !text.contains("/"): text
+        default: nil
+        }
     }
 }

@@ -529,19 +529,14 @@ struct OfflineTarget {
 
     init(path: ODataPath, schema: OfflineSchema) throws(ODataError) {
         let parts = path.parts
-        func name(_ part: ODataPath.Part) -> String? {
-            switch part {
-            case .name(let name): name
-            case .raw(let text) where !text.contains("(") && !text.contains("/"): text
-            default: nil
-            }
-        }
-        if parts.count == 1, let set = name(parts[0]) {
+        if parts.count == 1, let set = parts[0].entitySetName {
             table = try schema.table(set)
             source = nil
             return
         }
-        if parts.count == 3, let set = name(parts[0]), case .key(let key) = parts[1], let navigation = name(parts[2]) {
+        if parts.count == 3, let set = parts[0].entitySetName, case .key(let key) = parts[1],
+            let navigation = parts[2].entitySetName
+        {
             let from = try schema.table(set)
             let relationship = try schema.relationship(from: from, navigation: navigation)
             table = relationship.target

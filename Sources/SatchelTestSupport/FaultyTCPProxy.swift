@@ -39,24 +39,9 @@ public final class FaultyTCPProxy: Sendable {
 
     public init(upstreamPort: Int, faults: Faults = Faults()) throws {
         state = Mutex(State(faults: faults))
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var on: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && listen(fd, 32) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else {
-            close(fd)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
+        let (fd, port) = try LoopbackPort.listen(backlog: 32)
         listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         Thread { [self] in
             while true {
                 let client = accept(fd, nil, nil)
@@ -80,18 +65,8 @@ public final class FaultyTCPProxy: Sendable {
     public func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
 
     private func serve(_ client: Int32, upstreamPort: Int) {
-        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(upstreamPort).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        guard connected else {
-            close(upstream)
+        let upstream = LoopbackPort.connect(upstreamPort)
+        guard upstream >= 0 else {
             close(client)
             return
         }

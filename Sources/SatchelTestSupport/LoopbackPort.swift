@@ -38,6 +38,36 @@ public enum LoopbackPort {
 }
 
 extension LoopbackPort {
+    /// A TCP socket listening on 127.0.0.1, on a port the kernel chose: the descriptor and the port. For the test
+    /// servers that accept connections themselves.
+    public static func listen(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
+        #if canImport(Glibc) || canImport(Musl)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw LoopbackPortError(message: "socket() failed: errno \(errno)") }
+        var on: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && systemListen(descriptor, backlog) == 0
+                    && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard listening else {
+            let failure = errno
+            close(descriptor)
+            throw LoopbackPortError(message: "bind/listen failed: errno \(failure)")
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
     /// A TCP socket connected to 127.0.0.1:`port`, or -1 (with `errno` set) when nothing accepts there.
     public static func connect(_ port: Int) -> Int32 {
         #if canImport(Glibc) || canImport(Musl)
@@ -64,6 +94,9 @@ extension LoopbackPort {
         return descriptor
     }
 }
+
+/// `listen(2)`, named apart from ``LoopbackPort/listen(backlog:)``.
+private func systemListen(_ descriptor: Int32, _ backlog: Int32) -> Int32 { listen(descriptor, backlog) }
 
 /// `connect(2)`, named apart from ``LoopbackPort/connect(_:)``.
 private func systemConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {

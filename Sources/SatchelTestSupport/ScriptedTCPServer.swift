@@ -25,25 +25,9 @@ public final class ScriptedTCPServer: Sendable {
     public var acceptedConnections: Int { accepted.withLock { $0 } }
 
     public init(script: @escaping @Sendable (ScriptedConnection) -> Void) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var on: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else {
-            close(fd)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
+        let (fd, port) = try LoopbackPort.listen(backlog: 16)
         listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         Thread { [self] in
             // Only this thread closes the listener: closing it in stop() could let the number be reused by another
             // test's socket while this loop still calls accept on it.

@@ -30,18 +30,12 @@ struct BadNetworkTests {
         defer { server.stop() }
         let proxy = try FaultyTCPProxy(upstreamPort: server.port)
         defer { proxy.stop() }
-        let through = ODataService(
-            configuration: .init(
-                serviceURL: proxy.url.appendingPathComponent("odata"),
-                http: HTTPClient.Configuration(timeout: .seconds(30), retry: .never)))
         let direct = ODataService(configuration: .init(serviceURL: server.serviceURL))
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-offline-lost-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try offlineTestFolder("lost")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = OfflineStore(
-            configuration: .init(
-                service: through, path: folder.appendingPathComponent("lost.store").path,
-                definingQueries: [.init(name: "few", query: "Products?$filter=ID le 5")], key: StoreKey.random()))
+        let store = offlineTestStore(
+            serviceURL: proxy.url.appendingPathComponent("odata"), folder: folder,
+            queries: [.init(name: "few", query: "Products?$filter=ID le 5")])
         try await store.open()
         let id = try await store.create(
             "Products",
@@ -65,16 +59,12 @@ struct BadNetworkTests {
         let proxy = try FaultyTCPProxy(
             upstreamPort: server.port, faults: .init(latency: .milliseconds(200), cutProbability: 0.25))
         defer { proxy.stop() }
-        let through = ODataService(
-            configuration: .init(
-                serviceURL: proxy.url.appendingPathComponent("odata"),
-                http: HTTPClient.Configuration(timeout: .seconds(30), retry: .never)))
         let direct = ODataService(configuration: .init(serviceURL: server.serviceURL))
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-offline-net-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try offlineTestFolder("net")
         defer { try? FileManager.default.removeItem(at: folder) }
         let configuration = OfflineStore.Configuration(
-            service: through, path: folder.appendingPathComponent("net.store").path,
+            service: offlineTestService(proxy.url.appendingPathComponent("odata")),
+            path: folder.appendingPathComponent("net.store").path,
             definingQueries: [.init(name: "some", query: "Products?$filter=ID le 60")], key: StoreKey.random())
 
         // Open: an interrupted initial download never leaves a store that claims to be complete.

@@ -11,16 +11,7 @@ import Testing
 /// repeatable requests: nothing queued is lost, nothing is applied twice, the repeats are answered.
 @Suite("Offline store: killed while changing and uploading")
 struct KillLoopTests {
-    static let writer: URL? = {
-        var directories = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            directories.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        return directories.map { $0.appendingPathComponent("satchel-offline-crash-writer") }.first {
-            FileManager.default.isExecutableFile(atPath: $0.path)
-        }
-    }()
+    static let writer = BuiltExecutable.find("satchel-offline-crash-writer")
 
     @Test("100 kills: every queued creation reaches the server exactly once")
     func killedWhileUploading() async throws {

@@ -11,14 +11,18 @@ func offlineTestFolder(_ name: String) throws -> URL {
     return folder
 }
 
-/// An offline store of the service at `url` (no retries: a failure must show at once), in `folder`.
+/// The service at `url`, without retries (a failure must show at once).
+func offlineTestService(_ url: URL) -> ODataService {
+    ODataService(
+        configuration: .init(serviceURL: url, http: HTTPClient.Configuration(timeout: .seconds(30), retry: .never)))
+}
+
+/// An offline store of the service at `url`, in `folder`.
 func offlineTestStore(
     serviceURL url: URL, folder: URL, queries: [OfflineDefiningQuery], key: StoreKey? = StoreKey.random()
 ) -> OfflineStore {
     OfflineStore(
         configuration: .init(
-            service: ODataService(
-                configuration: .init(
-                    serviceURL: url, http: HTTPClient.Configuration(timeout: .seconds(30), retry: .never))),
-            path: folder.appendingPathComponent("test.store").path, definingQueries: queries, key: key))
+            service: offlineTestService(url), path: folder.appendingPathComponent("test.store").path,
+            definingQueries: queries, key: key))
 }

@@ -134,16 +134,7 @@ struct ServerProcess {
 
     /// The `satchel` executable built beside the tests.
     static func satchelBinary() throws -> URL {
-        var folders = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-        folders.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            folders.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        guard
-            let binary = folders.map({ $0.appendingPathComponent("satchel") }).first(where: {
-                FileManager.default.isExecutableFile(atPath: $0.path)
-            })
-        else {
+        guard let binary = BuiltExecutable.find("satchel") else {
             throw ServerError("the satchel binary is not built next to the tests: run swift build --build-tests")
         }
         return binary

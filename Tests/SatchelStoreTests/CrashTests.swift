@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SatchelStore
+import SatchelTestSupport
 import Testing
 
 /// A real process writes transactions into an encrypted store and is killed with SIGKILL at random moments; after
@@ -8,16 +9,7 @@ import Testing
 /// nothing in the clear.
 @Suite("Killed while writing")
 struct CrashTests {
-    static let writer: URL? = {
-        var directories = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            directories.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        return directories.map { $0.appendingPathComponent("satchel-store-crash-writer") }.first {
-            FileManager.default.isExecutableFile(atPath: $0.path)
-        }
-    }()
+    static let writer = BuiltExecutable.find("satchel-store-crash-writer")
 
     @Test("60 kills per journal mode, each followed by a check", arguments: ["wal", "delete"])
     func killedWhileWriting(mode: String) async throws {

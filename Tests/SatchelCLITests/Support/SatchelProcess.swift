@@ -1,4 +1,5 @@
 import Foundation
+import SatchelTestSupport
 import Testing
 
 /// What a run of the `satchel` binary produced.
@@ -14,20 +15,12 @@ struct SatchelResult: Sendable {
 enum SatchelProcess {
     /// The binary next to the test bundle (`.build/debug/satchel`), or `SATCHEL_BINARY` when set.
     static let binary: URL? = {
-        let fileManager = FileManager.default
-        var candidates: [URL] = []
-        if let path = ProcessInfo.processInfo.environment["SATCHEL_BINARY"] {
-            candidates.append(URL(fileURLWithPath: path))
+        if let path = ProcessInfo.processInfo.environment["SATCHEL_BINARY"],
+            FileManager.default.isExecutableFile(atPath: path)
+        {
+            return URL(fileURLWithPath: path)
         }
-        var directories = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
-        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            // macOS: .build/debug/SatchelPackageTests.xctest/Contents/MacOS → .build/debug
-            directories.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        candidates += directories.map { $0.appendingPathComponent("satchel") }
-        return candidates.first { fileManager.isExecutableFile(atPath: $0.path) }
+        return BuiltExecutable.find("satchel")
     }()
 
     /// Runs `satchel` with `arguments`; `environment` adds to a copy of this process's environment without any
