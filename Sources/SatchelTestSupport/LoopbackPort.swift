@@ -13,27 +13,9 @@ public enum LoopbackPort {
     /// A TCP port nobody listens on right now on 127.0.0.1: bind port 0, read what the kernel chose, close.
     /// Another process may take it before the caller's server binds it; callers retry on a clash.
     public static func free() throws -> Int {
-        #if canImport(Glibc) || canImport(Musl)
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw LoopbackPortError(message: "socket() failed: errno \(errno)") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-        }
-        guard bound == 0 else { throw LoopbackPortError(message: "bind() failed: errno \(errno)") }
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard named == 0 else { throw LoopbackPortError(message: "getsockname() failed: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let (descriptor, port) = try listen(backlog: 1)
+        close(descriptor)
+        return port
     }
 }
 
