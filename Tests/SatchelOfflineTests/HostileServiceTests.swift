@@ -155,3 +155,47 @@ struct ServerKeyTests {
         await server.stop()
     }
 }
+
+/// A server that fails for a while (503): the upload stops and keeps the change; it is no refusal to archive.
+@Suite("Offline store: a server that fails for a while")
+struct TransientFailureTests {
+    @Test func unavailableThenBack() async throws {
+        let unavailable = Mutex(true)
+        let patches = Mutex(0)
+        let server = try await TestHTTPServer.start { router in
+            router.get("/odata/**") { request, _ -> Response in
+                let path = request.uri.path
+                let body =
+                    path.hasSuffix("$metadata")
+                    ? HostileServiceTests.model
+                        // Products(2): the entity as downloaded (the upload reads it for want of an ETag).
+                    : path.hasSuffix(")")
+                        ? #"{"ID":2,"Name":"Product 2","CategoryID":1}"#
+                        : HostileServiceTests.page(1...3, next: nil)
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: body)))
+            }
+            router.patch("/odata/**") { _, _ -> Response in
+                if unavailable.withLock({ $0 }) { return Response(status: .serviceUnavailable) }
+                patches.withLock { $0 += 1 }
+                return Response(status: .noContent)
+            }
+        }
+        let folder = try offlineTestFolder("transient")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = offlineTestStore(
+            serviceURL: server.url("/odata"), folder: folder, queries: [.init(name: "p", query: "Products")])
+        try await store.open()
+        try await store.update(
+            "Products", .key(.single(.int(2))), with: ODataEntity(properties: ["Name": .string("x")]))
+        await #expect(throws: ODataError.self) { try await store.upload() }
+        #expect(try await store.errors().isEmpty)
+        #expect(try await store.requests().count == 1)
+        unavailable.withLock { $0 = false }
+        #expect(try await store.upload().sent == 1)
+        #expect(patches.withLock { $0 } == 1)
+        try store.close()
+        await server.stop()
+    }
+}
