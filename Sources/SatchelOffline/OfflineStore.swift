@@ -106,15 +106,14 @@ public final class OfflineStore: Sendable {
                             delta_link TEXT, generation INTEGER NOT NULL DEFAULT 0)
                         """)
                 // Which defining query brought which entity, in which full download (rows no query names any
-                // more are removed after a full refresh).
+                // more are removed after a full refresh). Keyed by the row first: whether anything still names a
+                // row is one lookup, and a download adds to one b-tree.
                 try db.execute(
                     sql: """
                         CREATE TABLE IF NOT EXISTS s_members (
-                            query TEXT NOT NULL, entity_set TEXT NOT NULL, entity_id INTEGER NOT NULL,
-                            generation INTEGER NOT NULL, PRIMARY KEY (query, entity_set, entity_id))
+                            entity_set TEXT NOT NULL, entity_id INTEGER NOT NULL, query TEXT NOT NULL,
+                            generation INTEGER NOT NULL, PRIMARY KEY (entity_set, entity_id, query)) WITHOUT ROWID
                         """)
-                // Whether anything still names a row (the check after a full refresh, one lookup per row).
-                try db.execute(sql: "CREATE INDEX IF NOT EXISTS s_members_entity ON s_members (entity_set, entity_id)")
                 try OfflineQueue.create(in: db)
             }
             let stored = try await store.database.read {
@@ -248,15 +247,18 @@ public final class OfflineStore: Sendable {
         var received = 0
         while true {
             let entities = page.entities
+            // The next page is read and decoded while this one is stored.
+            let nextLink = page.nextLink
+            async let following = Self.page(at: nextLink, service: service, entitySet: set)
             try await opened.store.database.write { db in
-                try Self.apply(entities, table: table, query: name, generation: generation, db: db)
+                try OfflinePageWriter(table: table, query: name, generation: generation).write(entities, db: db)
             }
             received += entities.count
             signals.emit(.received(definingQuery: name, entities: received))
             if let link = page.deltaLink { newDeltaLink = link }
             try signals.check()
-            guard let next = page.nextLink else { break }
-            page = try await service.page(link: next, entitySet: set)
+            guard let next = try await following else { break }
+            page = next
         }
         let wasFull = full
         let link = newDeltaLink
@@ -279,43 +281,13 @@ public final class OfflineStore: Sendable {
         }
     }
 
-    /// One page: upserts (a row with local changes keeps them) and removals (`@removed`, `__deleted`).
-    private static func apply(
-        _ entities: [ODataEntity], table: OfflineTable, query: String, generation: Int64, db: Database
-    ) throws {
-        let statement = try db.cachedStatement(sql: table.upsertSQL)
-        for entity in entities {
-            if entity.isRemoved {
-                guard let id = try rowID(of: entity, table: table, db: db) else { continue }
-                try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ? AND _state = 0", arguments: [id])
-                if db.changesCount > 0 {
-                    try db.execute(
-                        sql: "DELETE FROM s_members WHERE entity_set = ? AND entity_id = ?",
-                        arguments: [table.entitySet, id])
-                }
-                continue
-            }
-            var values: [DatabaseValue] = []
-            for column in table.columns {
-                values.append(
-                    OfflineValues.databaseValue(
-                        OfflineValues.value(of: column, in: entity.properties), for: column))
-            }
-            statement.setUncheckedArguments(StatementArguments([entity.etag?.databaseValue ?? .null] + values))
-            // The row's id; none when the row has local changes (then found by its key).
-            guard let id = try Int64.fetchOne(statement) ?? rowID(of: entity, table: table, db: db) else { continue }
-            let member = try db.cachedStatement(
-                sql: """
-                    INSERT INTO s_members (query, entity_set, entity_id, generation) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (query, entity_set, entity_id) DO UPDATE SET generation = excluded.generation
-                    """)
-            member.setUncheckedArguments([query, table.entitySet, id, generation])
-            try member.execute()
-        }
+    private static func page(at link: String?, service: ODataService, entitySet: String) async throws -> ODataPage? {
+        guard let link else { return nil }
+        return try await service.page(link: link, entitySet: entitySet)
     }
 
     /// The row of a downloaded entity, by its key properties, or by the key in its id (`Products(3)`).
-    private static func rowID(of entity: ODataEntity, table: OfflineTable, db: Database) throws -> Int64? {
+    static func rowID(of entity: ODataEntity, table: OfflineTable, db: Database) throws -> Int64? {
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []
         var fromID: [String: ODataLiteral] = [:]

@@ -2,7 +2,9 @@
 /// collection of one (`Collection(NS.Item)`), with its facets.
 public struct CSDLTypeReference: Sendable, Hashable, CustomStringConvertible {
     /// The element type's qualified name (`Edm.Decimal`, `GWSAMPLE_BASIC.BusinessPartner`), alias resolved.
-    public var name: String
+    public var name: String { didSet { primitive = EDMPrimitiveType(qualifiedName: name) } }
+    /// The primitive type, when the element type is one (read once per name: payload readers ask per value).
+    public private(set) var primitive: EDMPrimitiveType?
     public var isCollection: Bool
     public var nullable: Bool
     public var maxLength: String?
@@ -16,6 +18,7 @@ public struct CSDLTypeReference: Sendable, Hashable, CustomStringConvertible {
         precision: Int? = nil, scale: String? = nil, srid: String? = nil
     ) {
         self.name = name
+        self.primitive = EDMPrimitiveType(qualifiedName: name)
         self.isCollection = isCollection
         self.nullable = nullable
         self.maxLength = maxLength
@@ -32,9 +35,6 @@ public struct CSDLTypeReference: Sendable, Hashable, CustomStringConvertible {
             self.init(name: text, nullable: nullable)
         }
     }
-
-    /// The primitive type, when the element type is one.
-    public var primitive: EDMPrimitiveType? { EDMPrimitiveType(qualifiedName: name) }
 
     public var description: String { isCollection ? "Collection(\(name))" : name }
 }
