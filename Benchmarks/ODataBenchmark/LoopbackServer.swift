@@ -4,9 +4,10 @@ import Foundation
     import Glibc
 #endif
 
-/// A minimal HTTP/1.1 server on 127.0.0.1 (keep-alive, GET only, a thread per connection) serving the pages:
-/// `GET /odata/pN/Products` is page 0 of N, `…/pN/Products?$skiptoken=K` page K. Kept in the benchmark so the
-/// server costs next to nothing and needs no other library.
+/// A minimal HTTP/1.1 server on 127.0.0.1 (keep-alive, a thread per connection) serving the pages:
+/// `GET /odata/pN/Products` is page 0 of N, `…/pN/Products?$skiptoken=K` page K; and accepting creations
+/// (`POST …/Products`, `POST …/$batch`, see ``LoopbackWrites``). Kept in the benchmark so the server costs next to
+/// nothing and needs no other library.
 final class LoopbackServer: Sendable {
     let port: Int
     private let listener: Int32
@@ -71,9 +72,34 @@ final class LoopbackServer: Sendable {
             guard let end else { return }
             let head = String(decoding: pending[0..<end], as: UTF8.self)
             pending.removeFirst(end + 4)
-            let target = head.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
-            guard write(fd, response(for: target)) else { return }
+            let words = head.split(separator: " ", maxSplits: 2)
+            let target = words.dropFirst().first.map(String.init) ?? "/"
+            guard words.first == "POST" else {
+                guard write(fd, response(for: target)) else { return }
+                continue
+            }
+            let fields = Self.fields(head)
+            let length = Int(fields["content-length"] ?? "") ?? 0
+            while pending.count < length {
+                let count = recv(fd, &buffer, buffer.count, 0)
+                guard count > 0 else { return }
+                pending.append(contentsOf: buffer[0..<count])
+            }
+            let body = Array(pending[0..<length])
+            pending.removeFirst(length)
+            guard write(fd, LoopbackWrites.response(to: target, body: body, contentType: fields["content-type"] ?? ""))
+            else { return }
         }
+    }
+
+    /// Header fields by lower-cased name.
+    private static func fields(_ head: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for line in head.split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return fields
     }
 
     private static func headEnd(_ bytes: [UInt8]) -> Int? {

@@ -9,6 +9,8 @@ import SatchelJSON
 //                                       [--python PATH] [--no-python] [--only TEXT]
 //   ODataBenchmark --serve                      (only the server, for profiling; prints its base URL)
 //   ODataBenchmark --offline-query --entities 1000000   (local queries on an encrypted offline store)
+//   ODataBenchmark --offline-upload --changes 10000 --runs 3   (the offline upload, $batch and one by one,
+//                                              beside the same creations sent online one by one)
 //   ODataBenchmark --worker KIND --url URL --pages N --page-size N --runs N
 
 var entityCount = 100_000
@@ -25,6 +27,8 @@ var workerURL = ""
 var workerPages = 100
 var serveOnly = false
 var offlineQuery = false
+var offlineUpload = false
+var changeCount = 10_000
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -40,6 +44,8 @@ while let argument = arguments.next() {
     case "--pages": workerPages = Int(arguments.next() ?? "") ?? workerPages
     case "--serve": serveOnly = true
     case "--offline-query": offlineQuery = true
+    case "--offline-upload": offlineUpload = true
+    case "--changes": changeCount = Int(arguments.next() ?? "") ?? changeCount
     default:
         print(
             "usage: ODataBenchmark [--entities N] [--page-size N] [--runs N] [--large-pages N] [--python PATH]"
@@ -56,6 +62,11 @@ if let worker {
         FileHandle.standardError.write(Data("worker \(worker) failed: \(error)\n".utf8))
         exit(1)
     }
+}
+
+if offlineUpload {
+    try await OfflineUploadBenchmark.run(changes: changeCount, runs: runs, only: only)
+    exit(0)
 }
 
 let pageCount = max(1, entityCount / pageSize)

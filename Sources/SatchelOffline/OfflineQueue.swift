@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SatchelHTTP
 import SatchelJSON
 import SatchelOData
 
@@ -21,6 +22,17 @@ enum OfflineQueue {
                     attempted INTEGER NOT NULL DEFAULT 0,
                     custom_tag TEXT)
                 """)
+        // Added since the first stores were made: transactions, unmodifiable requests, the `$batch` a request went
+        // in.
+        let existing = Set(try Row.fetchAll(db, sql: "PRAGMA table_info(q_requests)").map { $0["name"] as String })
+        for (name, definition) in [
+            ("transaction_id", "TEXT"), ("unmodifiable", "INTEGER NOT NULL DEFAULT 0"), ("batch_id", "TEXT"),
+            ("batch_first_sent", "TEXT"),
+        ] where !existing.contains(name) {
+            try db.execute(sql: "ALTER TABLE q_requests ADD COLUMN \(name) \(definition)")
+        }
+        try db.execute(
+            sql: "CREATE INDEX IF NOT EXISTS q_requests_batch ON q_requests (batch_id) WHERE batch_id IS NOT NULL")
         try db.execute(sql: "CREATE INDEX IF NOT EXISTS q_requests_entity ON q_requests (entity_set, entity_id)")
         try db.execute(
             sql: """
@@ -92,13 +104,7 @@ enum OfflineQueue {
     }
 
     /// `Repeatability-First-Sent`: an IMF-fixdate.
-    static func imfDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
-    }
+    static func imfDate(_ date: Date) -> String { HTTPDate.format(date) }
 }
 
 extension ODataEntity {

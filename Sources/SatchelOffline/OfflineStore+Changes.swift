@@ -12,7 +12,9 @@ extension OfflineStore {
 
     /// Creates an entity locally and queues its creation: reads see it at once. Returns its entity id.
     @discardableResult
-    public func create(_ entitySet: String, _ entity: ODataEntity) async throws -> Int64 {
+    public func create(
+        _ entitySet: String, _ entity: ODataEntity, options: OfflineChangeOptions = OfflineChangeOptions()
+    ) async throws -> Int64 {
         let opened = try current()
         let table = try opened.schema.table(entitySet)
         let values = table.columns.map {
@@ -27,18 +29,18 @@ extension OfflineStore {
             let id = db.lastInsertedRowID
             try Self.enqueue(
                 db, set: entitySet, id: id, method: "POST", body: OfflineQueue.encode(values, columns: table.columns),
-                ifMatch: nil)
+                ifMatch: nil, options: options)
             return id
         }
     }
 
     /// Changes properties of an entity locally (merge: the properties given; replace: every property, the others
     /// reset) and queues the change. Changes to an entity created or changed offline and not uploaded yet are merged
-    /// into the request already queued; a change to an entity whose request failed is merged into that request,
-    /// which is sent again at the next upload.
+    /// into the request already queued (unless it is unmodifiable, or of another transaction or upload category); a
+    /// change to an entity whose request failed is merged into that request, which is sent again at the next upload.
     public func update(
         _ entitySet: String, _ reference: EntityReference, with changes: ODataEntity,
-        method: ODataUpdateMethod = .merge
+        method: ODataUpdateMethod = .merge, options: OfflineChangeOptions = OfflineChangeOptions()
     ) async throws {
         let opened = try current()
         let table = try opened.schema.table(entitySet)
@@ -67,9 +69,11 @@ extension OfflineStore {
             if let last = try Row.fetchOne(
                 db,
                 sql:
-                    "SELECT id, method, body, failed, attempted FROM q_requests WHERE entity_set = ? AND entity_id = ? ORDER BY id DESC LIMIT 1",
+                    "SELECT id, method, body, failed, attempted, unmodifiable, transaction_id, custom_tag FROM q_requests WHERE entity_set = ? AND entity_id = ? ORDER BY id DESC LIMIT 1",
                 arguments: [entitySet, id]),
-                ["POST", "PATCH"].contains(last["method"] as String), method == .merge,
+                ["POST", "PATCH"].contains(last["method"] as String), method == .merge, !options.unmodifiable,
+                last["unmodifiable"] as Bool == false, last["transaction_id"] as String? == options.transactionID,
+                last["custom_tag"] as String? == options.uploadCategory,
                 // A request sent (or being sent) and not refused may have reached the server: never changed after.
                 last["attempted"] as Bool == false || last["failed"] as Bool == true
             {
@@ -103,7 +107,7 @@ extension OfflineStore {
             }
             try Self.enqueue(
                 db, set: entitySet, id: id, method: method == .merge ? "PATCH" : "PUT", body: body,
-                ifMatch: row["_etag"])
+                ifMatch: row["_etag"], options: options)
             if state == .downloaded {
                 try db.execute(
                     sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?",
@@ -113,8 +117,11 @@ extension OfflineStore {
     }
 
     /// Deletes an entity locally and queues its deletion. An entity created offline and never uploaded simply
-    /// disappears with its queued requests; pending changes of a downloaded entity are dropped with it.
-    public func delete(_ entitySet: String, _ reference: EntityReference) async throws {
+    /// disappears with its queued requests; pending changes of a downloaded entity are dropped with it. Unmodifiable
+    /// requests stay: the deletion is sent after them.
+    public func delete(
+        _ entitySet: String, _ reference: EntityReference, options: OfflineChangeOptions = OfflineChangeOptions()
+    ) async throws {
         let opened = try current()
         let table = try opened.schema.table(entitySet)
         try await opened.store.database.write { db in
@@ -127,14 +134,14 @@ extension OfflineStore {
                     db,
                     sql: """
                         SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND method = 'POST'
-                            AND (attempted = 0 OR failed = 1)
+                            AND (attempted = 0 OR failed = 1) AND unmodifiable = 0
                         """,
                     arguments: [entitySet, id]) ?? false
             // Requests that may have reached the server stay (the DELETE follows them); the others go.
             let requests = try Int64.fetchAll(
                 db,
                 sql:
-                    "SELECT id FROM q_requests WHERE entity_set = ? AND entity_id = ? AND (attempted = 0 OR failed = 1)",
+                    "SELECT id FROM q_requests WHERE entity_set = ? AND entity_id = ? AND (attempted = 0 OR failed = 1) AND unmodifiable = 0",
                 arguments: [entitySet, id])
             for request in requests {
                 try db.execute(sql: "DELETE FROM q_errors WHERE request_id = ?", arguments: [request])
@@ -146,7 +153,8 @@ extension OfflineStore {
                 return
             }
             // The server's ETag as downloaded (not one a local change would have).
-            try Self.enqueue(db, set: entitySet, id: id, method: "DELETE", body: nil, ifMatch: row["_etag"])
+            try Self.enqueue(
+                db, set: entitySet, id: id, method: "DELETE", body: nil, ifMatch: row["_etag"], options: options)
             try db.execute(
                 sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?", arguments: [OfflineState.deleted.rawValue, id])
         }
@@ -192,15 +200,18 @@ extension OfflineStore {
     }
 
     static func enqueue(
-        _ db: Database, set: String, id: Int64, method: String, body: String?, ifMatch: String?
+        _ db: Database, set: String, id: Int64, method: String, body: String?, ifMatch: String?,
+        options: OfflineChangeOptions
     ) throws {
         try db.execute(
             sql: """
-                INSERT INTO q_requests (entity_set, entity_id, method, body, if_match, repeatability_id, first_sent)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO q_requests (entity_set, entity_id, method, body, if_match, repeatability_id, first_sent,
+                    transaction_id, custom_tag, unmodifiable)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 set, id, method, body, ifMatch, UUID().uuidString.lowercased(), OfflineQueue.imfDate(Date()),
+                options.transactionID, options.uploadCategory, options.unmodifiable,
             ])
     }
 }

@@ -16,6 +16,11 @@ public struct OfflineRequest: Sendable, Hashable {
     public var repeatabilityFirstSent: String
     /// Whether it failed and waits in the ErrorArchive.
     public var failed: Bool
+    /// Requests of one transaction are uploaded in one changeset.
+    public var transactionID: String?
+    public var uploadCategory: String?
+    /// Never merged with later changes.
+    public var unmodifiable: Bool
 }
 
 /// A request the service refused during an upload (SAP's `ErrorArchive` entity).
@@ -62,7 +67,8 @@ extension OfflineStore {
                 OfflineRequest(
                     requestID: $0["id"], entitySet: $0["entity_set"], entityID: $0["entity_id"], method: $0["method"],
                     repeatabilityRequestID: $0["repeatability_id"], repeatabilityFirstSent: $0["first_sent"],
-                    failed: $0["failed"])
+                    failed: $0["failed"], transactionID: $0["transaction_id"], uploadCategory: $0["custom_tag"],
+                    unmodifiable: $0["unmodifiable"])
             }
         }
     }
@@ -81,62 +87,55 @@ extension OfflineStore {
         }
     }
 
-    /// Sends the queued requests, oldest first, each with its `Repeatability-Request-ID` and
-    /// `Repeatability-First-Sent` (the same on every attempt, across restarts). A request the service refuses goes
-    /// to the ErrorArchive and holds the later requests on its entity; the others go on. A failure to reach the
-    /// service stops the upload and keeps the request queued.
+    /// Sends the queued requests, oldest first (``Configuration/upload``: in `$batch` requests, each request its own
+    /// changeset and the requests of one transaction together in one; or one by one). Every request carries its
+    /// `Repeatability-Request-ID` and `Repeatability-First-Sent`, and a `$batch` its own, the same on every attempt
+    /// and across restarts. A request the service refuses goes to the ErrorArchive and holds the later requests on
+    /// its entity; the others go on. A failure to reach the service (or a request it may not have applied: 5xx,
+    /// 408, 429, 401) stops the upload and keeps the request queued.
+    ///
+    /// With `categories`, only the requests of those upload categories are sent (and a request waits while an
+    /// earlier request on its entity is in another category).
     @discardableResult
-    public func upload() async throws -> OfflineUploadResult {
+    public func upload(categories: Set<String>? = nil) async throws -> OfflineUploadResult {
         let opened = try current()
         try beginExchange()
         defer { endExchange() }
         var result = OfflineUploadResult(sent: 0, failed: 0, held: 0)
-        var after: Int64 = 0
-        let total = try await opened.store.database.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM q_requests WHERE failed = 0") ?? 0
-        }
+        let selection = OfflineUploadSelection(categories: categories)
+        let total = try await opened.store.database.read { db in try selection.pendingCount(db) }
         signals.emit(.processedRequests(done: 0, of: total))
+        var held: Set<Int64> = []
         while true {
             try signals.check()
-            guard
-                let request = try await opened.store.database.read({ db in
-                    try Row.fetchOne(
-                        db, sql: "SELECT * FROM q_requests WHERE id > ? AND failed = 0 ORDER BY id LIMIT 1",
-                        arguments: [after])
-                })
-            else { break }
-            let id: Int64 = request["id"]
-            after = id
-            let set: String = request["entity_set"]
-            let entityID: Int64 = request["entity_id"]
-            let table = try opened.schema.table(set)
-            // Held: an earlier request on this entity is in the ErrorArchive.
-            let held = try await opened.store.database.read { db in
-                try Bool.fetchOne(
-                    db,
-                    sql:
-                        "SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND failed = 1 AND id < ?",
-                    arguments: [set, entityID, id]) ?? false
+            let batching = uploadBatchSize
+            let passed = held
+            let round = try await opened.store.database.write { db in
+                try selection.nextRound(db, skipping: passed, maximum: batching)
             }
-            if held {
-                result.held += 1
-                continue
+            held.formUnion(round.held)
+            result.held += round.held.count
+            guard !round.requests.isEmpty else { break }
+            // A request once sent in a `$batch` goes in a `$batch` again (the service may know that batch's id).
+            if round.requests.count == 1, round.batchID.isEmpty {
+                try await sendAlone(round.requests[0], opened: opened, result: &result)
+            } else {
+                try await sendBatch(round, opened: opened, result: &result)
             }
-            // From now on the request may reach the server: it is never merged into or dropped locally again.
-            try await opened.store.database.write { db in
-                try db.execute(sql: "UPDATE q_requests SET attempted = 1 WHERE id = ?", arguments: [id])
-            }
-            do {
-                try await send(request, table: table, opened: opened)
-                result.sent += 1
-                signals.emit(.processedRequests(done: result.sent + result.failed + result.held, of: total))
-            } catch let error as ODataError where Self.isRefusal(error) {
-                try await archive(error, request: request, table: table, opened: opened)
-                result.failed += 1
-            }
+            signals.emit(.processedRequests(done: result.sent + result.failed + result.held, of: total))
         }
         signals.emit(.processedRequests(done: result.sent + result.failed + result.held, of: total))
         return result
+    }
+
+    /// How many requests one `$batch` may carry now: 1 when the configuration says one by one, or once the service
+    /// answered a `$batch` with 404, 405 or 501.
+    private var uploadBatchSize: Int {
+        if batchUnsupported.withLock({ $0 }) { return 1 }
+        switch configuration.upload {
+        case .oneByOne: return 1
+        case .batch(let maximum): return max(1, maximum)
+        }
     }
 
     /// A definite refusal (most 4xx): the request goes to the ErrorArchive. Failures that may pass or may have
@@ -146,115 +145,254 @@ extension OfflineStore {
         return (400..<500).contains(status) && ![401, 408, 429].contains(status)
     }
 
-    private func send(_ request: Row, table: OfflineTable, opened: Opened) async throws {
-        let id: Int64 = request["id"]
-        let entityID: Int64 = request["entity_id"]
-        let method: String = request["method"]
-        let body: String? = request["body"]
-        let headers: HTTPHeaders = [
-            "Repeatability-Request-ID": request["repeatability_id"],
-            "Repeatability-First-Sent": request["first_sent"],
-        ]
-        let properties = OfflineQueue.properties(OfflineQueue.decode(request["body"], table: table))
+    /// One request on its own (a transaction of several always goes as a `$batch` changeset).
+    private func sendAlone(
+        _ request: OfflineQueuedRequest, opened: Opened, result: inout OfflineUploadResult
+    )
+        async throws
+    {
         let service = configuration.service
-        let entity = ODataEntity(type: table.entityTypeName, properties: properties)
-        switch method {
+        do {
+            let written: ODataWriteResult
+            switch try await operation(for: request, opened: opened) {
+            case .create(let path, let entity):
+                written = try await service.create(path, entity, headers: request.repeatabilityHeaders)
+            case .update(let path, let entity, let method, let ifMatch):
+                written = try await service.update(
+                    path, with: entity, method: method, ifMatch: ifMatch, headers: request.repeatabilityHeaders)
+            case .delete(let path, let ifMatch):
+                do {
+                    try await service.delete(path, ifMatch: ifMatch, headers: request.repeatabilityHeaders)
+                } catch let error as ODataError where error.code == .notFound {
+                    // Already gone (a retry after the first attempt was applied, or deleted by someone else).
+                }
+                written = ODataWriteResult()
+            }
+            try await opened.store.database.write { db in
+                try Self.complete(request, with: written, schema: opened.schema, db: db)
+            }
+            result.sent += 1
+        } catch let error as ODataError where Self.isRefusal(error) {
+            try await opened.store.database.write { db in
+                try Self.archive(error, request: request, schema: opened.schema, db: db)
+            }
+            result.failed += 1
+        }
+    }
+
+    /// Several requests in one `$batch`: each its own changeset, a transaction's requests in one. The answers are
+    /// written in one transaction; a request the service may not have applied stays queued and stops the upload.
+    private func sendBatch(
+        _ round: OfflineUploadRound, opened: Opened, result: inout OfflineUploadResult
+    )
+        async throws
+    {
+        var batch = ODataBatch(continueOnError: true)
+        batch.headers = ["Repeatability-Request-ID": round.batchID, "Repeatability-First-Sent": round.batchFirstSent]
+        var sent: [(request: OfflineQueuedRequest, reference: ODataBatchReference)] = []
+        var refused: [(OfflineQueuedRequest, ODataError)] = []
+        for group in round.changesets {
+            // Prepared before the changeset is built: a change whose ETag must be read first may turn out a conflict.
+            var operations: [(OfflineQueuedRequest, OfflineOperation)] = []
+            var groupRefusal: ODataError?
+            for request in group {
+                do {
+                    operations.append((request, try await operation(for: request, opened: opened)))
+                } catch let error as ODataError where Self.isRefusal(error) {
+                    refused.append((request, error))
+                    groupRefusal = groupRefusal ?? error
+                }
+            }
+            if let groupRefusal, group.count > 1 {
+                // A transaction goes all or none: the rest of it is refused with it.
+                refused += operations.map { ($0.0, groupRefusal) }
+                continue
+            }
+            batch.changeset { changes in
+                // An entity created earlier in the same changeset is addressed by its Content-ID.
+                var created: [OfflineEntityRef: ODataBatchReference] = [:]
+                for (request, operation) in operations {
+                    let headers = request.repeatabilityHeaders
+                    let reference: ODataBatchReference
+                    switch operation {
+                    case .create(let path, let entity):
+                        reference = changes.create(path, entity, headers: headers)
+                        created[request.entity] = reference
+                    case .update(let path, let entity, let method, let ifMatch):
+                        let target = created[request.entity]
+                        reference = changes.update(
+                            target?.path ?? path, with: entity, method: method,
+                            ifMatch: target == nil ? ifMatch : nil, headers: headers)
+                    case .delete(let path, let ifMatch):
+                        let target = created[request.entity]
+                        reference = changes.delete(
+                            target?.path ?? path, ifMatch: target == nil ? ifMatch : nil, headers: headers)
+                    }
+                    sent.append((request, reference))
+                }
+            }
+        }
+        if sent.isEmpty {
+            try await opened.store.database.write { [refused] db in
+                for (request, error) in refused {
+                    try Self.archive(error, request: request, schema: opened.schema, db: db)
+                }
+                try OfflineUploadSelection.forgetBatch(round.batchID, db: db)
+            }
+            result.failed += refused.count
+            return
+        }
+        let response: ODataBatchResponse
+        do {
+            response = try await configuration.service.send(batch)
+        } catch let error as ODataError where [404, 405, 501].contains(error.status ?? 0) {
+            // No `$batch` here: one by one from now on; these requests were not applied.
+            batchUnsupported.withLock { $0 = true }
+            try await opened.store.database.write { db in
+                try OfflineUploadSelection.forgetBatch(round.batchID, db: db)
+            }
+            return
+        }
+        let outcome = try await opened.store.database.write { [refused, sent] db in
+            var outcome = (sent: 0, failed: refused.count, stop: ODataError?.none)
+            for (request, error) in refused {
+                try Self.archive(error, request: request, schema: opened.schema, db: db)
+            }
+            for (request, reference) in sent {
+                let part = response[reference]
+                if part.succeeded || (request.method == "DELETE" && part.status == 404) {
+                    let written = ODataWriteResult(
+                        entity: try? part.entity(), etag: part.etag, location: part.location)
+                    try Self.complete(request, with: written, schema: opened.schema, db: db)
+                    outcome.sent += 1
+                    continue
+                }
+                var error = part.error ?? ODataError(.notExecuted, "no answer for \(part.operation)")
+                if error.status == nil { error.status = part.status }
+                if Self.isRefusal(error) {
+                    try Self.archive(error, request: request, schema: opened.schema, db: db)
+                    outcome.failed += 1
+                } else if outcome.stop == nil {
+                    outcome.stop = error
+                }
+            }
+            // What stays queued goes in a new `$batch` next time: this one's answer is known now.
+            try OfflineUploadSelection.forgetBatch(round.batchID, db: db)
+            return outcome
+        }
+        result.sent += outcome.sent
+        result.failed += outcome.failed
+        if let stop = outcome.stop { throw stop }
+    }
+
+    /// What goes on the wire for a queued request: its path by the key the store has now (a created entity's is the
+    /// server's once its creation was uploaded), its body, its `If-Match`.
+    private func operation(for request: OfflineQueuedRequest, opened: Opened) async throws -> OfflineOperation {
+        let table = try opened.schema.table(request.entitySet)
+        let entity = ODataEntity(
+            type: table.entityTypeName,
+            properties: OfflineQueue.properties(OfflineQueue.decode(request.body, table: table)))
+        switch request.method {
         case "POST":
-            let created = try await service.create(ODataPath(table.entitySet), entity, headers: headers)
-            try await opened.store.database.write { db in
-                // The server's entity replaces the local one: its key always, its other values when no later change
-                // of it is queued (that change's values stay visible until it is sent).
-                let later =
-                    try Int.fetchOne(
-                        db, sql: "SELECT count(*) FROM q_requests WHERE entity_set = ? AND entity_id = ? AND id > ?",
-                        arguments: [table.entitySet, entityID, id]) ?? 0
-                var assignments = ["_etag = ?"]
-                var values: [DatabaseValue] = [created.etag?.databaseValue ?? .null]
-                if created.entity == nil, let location = created.location {
-                    // No entity in the answer (204): the key comes from the Location header.
-                    let key = Self.keyValues(inID: location, keyPaths: table.keyPaths)
-                    for path in table.keyPaths {
-                        guard let column = table.column(path), let literal = key[path] else { continue }
-                        assignments.append("\(column.sql) = ?")
-                        values.append(OfflineValues.databaseValue(literal, near: column))
-                    }
-                }
-                if let returned = created.entity {
-                    let columns = later == 0 ? table.columns : table.columns.filter { table.keyPaths.contains($0.path) }
-                    assignments += columns.map { "\($0.sql) = ?" }
-                    values += columns.map {
-                        OfflineValues.databaseValue(OfflineValues.value(at: $0.path, in: returned.properties), for: $0)
-                    }
-                    if later > 0 {
-                        // What the server holds now, for the later change's comparison.
-                        let all = table.columns.map {
-                            OfflineValues.databaseValue(
-                                OfflineValues.value(at: $0.path, in: returned.properties), for: $0)
-                        }
-                        assignments.append("_server = ?")
-                        values.append(OfflineQueue.encode(all, columns: table.columns).databaseValue)
-                    }
-                }
-                try db.execute(
-                    sql: "UPDATE \(table.sql) SET \(assignments.joined(separator: ", ")) WHERE _id = ?",
-                    arguments: StatementArguments(values + [entityID.databaseValue]))
-                try Self.finish(db, request: id, table: table, entityID: entityID)
-            }
+            return .create(ODataPath(table.entitySet), entity)
         case "PATCH", "PUT":
-            let path = try await keyPath(table: table, entityID: entityID, opened: opened)
+            let path = try await keyPath(table: table, entityID: request.entityID, opened: opened)
             let ifMatch = try await etag(
-                request["if_match"], path: path, table: table, entityID: entityID, change: request["body"],
+                request.ifMatch, path: path, table: table, entityID: request.entityID, change: request.body,
                 opened: opened)
-            let updated = try await service.update(
-                path, with: entity, method: method == "PUT" ? .replace : .merge, ifMatch: ifMatch, headers: headers)
-            try await opened.store.database.write { db in
-                // The entity's new ETag (none known when the service sent none: a later change reads it first), for
-                // this row and the changes of it still queued.
-                try db.execute(
-                    sql: "UPDATE \(table.sql) SET _etag = ? WHERE _id = ?", arguments: [updated.etag, entityID])
-                // The server now has the downloaded values with this change: what a later change without an ETag is
-                // compared with.
-                if let server = try String.fetchOne(
-                    db, sql: "SELECT _server FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
-                {
-                    var values = OfflineQueue.decode(server, table: table)
-                    for (column, value) in OfflineQueue.decode(body, table: table) {
-                        if let index = values.firstIndex(where: { $0.column.path == column.path }) {
-                            values[index].value = value
-                        } else {
-                            values.append((column, value))
-                        }
-                    }
-                    try db.execute(
-                        sql: "UPDATE \(table.sql) SET _server = ? WHERE _id = ?",
-                        arguments: [
-                            OfflineQueue.encode(
-                                values.map(\.value), columns: values.map(\.column), only: Set(values.map(\.column.path))
-                            ),
-                            entityID,
-                        ])
-                }
-                try db.execute(
-                    sql: "UPDATE q_requests SET if_match = ? WHERE entity_set = ? AND entity_id = ? AND id > ?",
-                    arguments: [updated.etag, table.entitySet, entityID, id])
-                try Self.finish(db, request: id, table: table, entityID: entityID)
-            }
+            return .update(path, entity, request.method == "PUT" ? .replace : .merge, ifMatch: ifMatch)
         case "DELETE":
-            let path = try await keyPath(table: table, entityID: entityID, opened: opened)
+            let path = try await keyPath(table: table, entityID: request.entityID, opened: opened)
             do {
                 let ifMatch = try await etag(
-                    request["if_match"], path: path, table: table, entityID: entityID, change: nil, opened: opened)
-                try await service.delete(path, ifMatch: ifMatch, headers: headers)
+                    request.ifMatch, path: path, table: table, entityID: request.entityID, change: nil,
+                    opened: opened)
+                return .delete(path, ifMatch: ifMatch)
             } catch let error as ODataError where error.code == .notFound {
-                // Already gone (a retry after the first attempt was applied, or deleted by someone else).
-            }
-            try await opened.store.database.write { db in
-                try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
-                try Self.finish(db, request: id, table: table, entityID: entityID)
+                // Gone on the server already: the DELETE finds nothing and is settled.
+                return .delete(path, ifMatch: nil)
             }
         default:
-            throw ODataError(.invalidArgument, "the queued request \(id) has an unknown method \(method)")
+            throw ODataError(
+                .invalidArgument, "the queued request \(request.id) has an unknown method \(request.method)")
         }
+    }
+
+    /// Writes what the server answered to a request that succeeded, and removes it from the queue.
+    static func complete(
+        _ request: OfflineQueuedRequest, with written: ODataWriteResult, schema: OfflineSchema, db: Database
+    ) throws {
+        let table = try schema.table(request.entitySet)
+        let entityID = request.entityID
+        switch request.method {
+        case "POST":
+            // The server's entity replaces the local one: its key always, its other values when no later change
+            // of it is queued (that change's values stay visible until it is sent).
+            let later =
+                try Int.fetchOne(
+                    try db.cachedStatement(
+                        sql: "SELECT count(*) FROM q_requests WHERE entity_set = ? AND entity_id = ? AND id > ?"),
+                    arguments: [table.entitySet, entityID, request.id]) ?? 0
+            var assignments = ["_etag = ?"]
+            var values: [DatabaseValue] = [written.etag?.databaseValue ?? .null]
+            if written.entity == nil, let location = written.location {
+                // No entity in the answer (204): the key comes from the Location header.
+                let key = keyValues(inID: location, keyPaths: table.keyPaths)
+                for path in table.keyPaths {
+                    guard let column = table.column(path), let literal = key[path] else { continue }
+                    assignments.append("\(column.sql) = ?")
+                    values.append(OfflineValues.databaseValue(literal, near: column))
+                }
+            }
+            if let returned = written.entity {
+                let columns = later == 0 ? table.columns : table.columns.filter { table.keyPaths.contains($0.path) }
+                assignments += columns.map { "\($0.sql) = ?" }
+                values += columns.map {
+                    OfflineValues.databaseValue(OfflineValues.value(at: $0.path, in: returned.properties), for: $0)
+                }
+                if later > 0 {
+                    // What the server holds now, for the later change's comparison.
+                    let all = table.columns.map {
+                        OfflineValues.databaseValue(OfflineValues.value(at: $0.path, in: returned.properties), for: $0)
+                    }
+                    assignments.append("_server = ?")
+                    values.append(OfflineQueue.encode(all, columns: table.columns).databaseValue)
+                }
+            }
+            try db.cachedStatement(sql: "UPDATE \(table.sql) SET \(assignments.joined(separator: ", ")) WHERE _id = ?")
+                .execute(arguments: StatementArguments(values + [entityID.databaseValue]))
+        case "PATCH", "PUT":
+            // The entity's new ETag (none known when the service sent none: a later change reads it first), for
+            // this row and the changes of it still queued.
+            try db.cachedStatement(sql: "UPDATE \(table.sql) SET _etag = ? WHERE _id = ?").execute(arguments: [
+                written.etag, entityID,
+            ])
+            // The server now has the downloaded values with this change: what a later change without an ETag is
+            // compared with.
+            if let server = try String.fetchOne(
+                try db.cachedStatement(sql: "SELECT _server FROM \(table.sql) WHERE _id = ?"), arguments: [entityID])
+            {
+                var values = OfflineQueue.decode(server, table: table)
+                for (column, value) in OfflineQueue.decode(request.body, table: table) {
+                    if let index = values.firstIndex(where: { $0.column.path == column.path }) {
+                        values[index].value = value
+                    } else {
+                        values.append((column, value))
+                    }
+                }
+                try db.cachedStatement(sql: "UPDATE \(table.sql) SET _server = ? WHERE _id = ?").execute(arguments: [
+                    OfflineQueue.encode(
+                        values.map(\.value), columns: values.map(\.column), only: Set(values.map(\.column.path))),
+                    entityID,
+                ])
+            }
+            try db.cachedStatement(
+                sql: "UPDATE q_requests SET if_match = ? WHERE entity_set = ? AND entity_id = ? AND id > ?"
+            ).execute(arguments: [written.etag, table.entitySet, entityID, request.id])
+        default:
+            try db.cachedStatement(sql: "DELETE FROM \(table.sql) WHERE _id = ?").execute(arguments: [entityID])
+        }
+        try finish(db, request: request.id, table: table, entityID: entityID)
     }
 
     /// The `If-Match` for a change: the ETag downloaded with the entity. When the service sent none with its
@@ -267,7 +405,8 @@ extension OfflineStore {
     ) async throws -> String? {
         if let stored { return stored }
         let server = try await opened.store.database.read { db in
-            try String.fetchOne(db, sql: "SELECT _server FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
+            try String.fetchOne(
+                try db.cachedStatement(sql: "SELECT _server FROM \(table.sql) WHERE _id = ?"), arguments: [entityID])
         }
         let current = try await configuration.service.entity(path)
         let downloaded = OfflineQueue.decode(server, table: table)
@@ -298,16 +437,16 @@ extension OfflineStore {
 
     /// Removes a sent request; the entity is back to `downloaded` when nothing else is queued for it.
     private static func finish(_ db: Database, request: Int64, table: OfflineTable, entityID: Int64) throws {
-        try db.execute(sql: "DELETE FROM q_requests WHERE id = ?", arguments: [request])
+        try db.cachedStatement(sql: "DELETE FROM q_requests WHERE id = ?").execute(arguments: [request])
         let pending =
             try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM q_requests WHERE entity_set = ? AND entity_id = ?",
+                try db.cachedStatement(sql: "SELECT count(*) FROM q_requests WHERE entity_set = ? AND entity_id = ?"),
                 arguments: [table.entitySet, entityID]) ?? 0
         if pending == 0 {
             // The row holds the server's values again.
-            try db.execute(
-                sql: "UPDATE \(table.sql) SET _state = 0, _server = NULL WHERE _id = ? AND _state <> 3",
-                arguments: [entityID])
+            try db.cachedStatement(
+                sql: "UPDATE \(table.sql) SET _state = 0, _server = NULL WHERE _id = ? AND _state <> 3"
+            ).execute(arguments: [entityID])
         }
     }
 
@@ -331,29 +470,23 @@ extension OfflineStore {
     }
 
     /// Puts a refused request in the ErrorArchive and its entity in error state.
-    private func archive(_ error: ODataError, request: Row, table: OfflineTable, opened: Opened) async throws {
-        let id: Int64 = request["id"]
-        let entityID: Int64 = request["entity_id"]
+    static func archive(_ error: ODataError, request: OfflineQueuedRequest, schema: OfflineSchema, db: Database) throws
+    {
         let inner = error.innerError.map { String(decoding: $0.serialized(), as: UTF8.self) }
-        let method: String = request["method"]
-        let body: String? = request["body"]
-        try await opened.store.database.write { db in
-            try db.execute(sql: "UPDATE q_requests SET failed = 1 WHERE id = ?", arguments: [id])
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO q_errors (request_id, entity_set, entity_id, http_status, code, message,
-                        inner_error, method, url, body, current_etag)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    id, table.entitySet, entityID, error.status, error.serviceCode, error.message, inner,
-                    method, error.url?.absoluteString ?? table.entitySet, body,
-                    error.currentETag,
-                ])
-            try db.execute(
-                sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?",
-                arguments: [OfflineState.failed.rawValue, entityID])
-        }
+        try db.execute(sql: "UPDATE q_requests SET failed = 1, batch_id = NULL WHERE id = ?", arguments: [request.id])
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO q_errors (request_id, entity_set, entity_id, http_status, code, message,
+                    inner_error, method, url, body, current_etag)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                request.id, request.entitySet, request.entityID, error.status, error.serviceCode, error.message, inner,
+                request.method, error.url?.absoluteString ?? request.entitySet, request.body, error.currentETag,
+            ])
+        try db.execute(
+            sql: "UPDATE \(try schema.table(request.entitySet).sql) SET _state = ? WHERE _id = ?",
+            arguments: [OfflineState.failed.rawValue, request.entityID])
     }
 
     /// Settles an ErrorArchive entry by giving up the change: the failed request and the later requests on its

@@ -24,16 +24,19 @@ public final class OfflineStore: Sendable {
         public var key: StoreKey?
         /// Secondary indexes: entity set → property paths, one index each (SAP's `indexed_type`).
         public var indexes: [String: [String]]
+        /// How the queue is sent: `$batch` requests of up to 100 requests unless told otherwise.
+        public var upload: OfflineUploadMode
 
         public init(
             service: ODataService, path: String, definingQueries: [OfflineDefiningQuery], key: StoreKey?,
-            indexes: [String: [String]] = [:]
+            indexes: [String: [String]] = [:], upload: OfflineUploadMode = .batch(maximumRequests: 100)
         ) {
             self.service = service
             self.path = path
             self.definingQueries = definingQueries
             self.key = key
             self.indexes = indexes
+            self.upload = upload
         }
     }
 
@@ -49,6 +52,8 @@ public final class OfflineStore: Sendable {
     /// Whether a download or an upload is running: one exchange with the service at a time, so a page read before
     /// an upload is never written after it.
     private let exchanging = Mutex<Bool>(false)
+    /// Whether the service answered a `$batch` with 404, 405 or 501: uploads go one by one then.
+    let batchUnsupported = Mutex<Bool>(false)
 
     /// Progress subscribers and the cancel flag.
     let signals = OfflineSignals()

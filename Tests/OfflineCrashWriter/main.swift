@@ -1,5 +1,5 @@
 // A child process for the offline store's kill loop: opens an offline store of odatapy's Products (ID ≥ 100000),
-// then creates products locally (every third also changed) and uploads them, forever, printing "queued N" and
+// then creates products locally (every third also changed) and uploads them in batches, forever, printing "queued N" and
 // "updated N" once a change is committed to the store and "uploaded" after each upload. SatchelOfflineTests kills it at random moments.
 //
 //   satchel-offline-crash-writer SERVICE-URL STORE-PATH
@@ -37,7 +37,10 @@ while true {
             "Products", .key(.single(.int(next))), with: ODataEntity(properties: ["Stock": .int(Int64(next))]))
         say("updated \(next)")
     }
-    try await store.upload()
-    say("uploaded")
+    // Every third product an upload: up to three creations (or more after a kill) go in one `$batch`.
+    if next % 3 == 2 {
+        try await store.upload()
+        say("uploaded")
+    }
     next += 1
 }

@@ -74,6 +74,22 @@ struct UnitTests {
         #expect(HTTPMethod.post.isIdempotent == false && HTTPMethod.put.isIdempotent)
     }
 
+    @Test("IMF-fixdates equal the date formatter's, before and after 1970, on leap days")
+    func imfFixdates() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        var dates = [-86_400.5, 0, 951_782_400, 951_868_799, 4_107_542_399, 1_795_000_000.9].map {
+            Date(timeIntervalSince1970: $0)
+        }
+        dates += (0..<500).map { _ in Date(timeIntervalSince1970: Double.random(in: -2e9...5e9)) }
+        for date in dates {
+            #expect(HTTPDate.format(date) == formatter.string(from: date), "\(date.timeIntervalSince1970)")
+        }
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
+    }
+
     @Test("ranges and form encoding")
     func rangesAndForms() {
         #expect(ByteRange.bytes(0...99).headerValue == "bytes=0-99")

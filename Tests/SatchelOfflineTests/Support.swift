@@ -19,10 +19,11 @@ func offlineTestService(_ url: URL) -> ODataService {
 
 /// An offline store of the service at `url`, in `folder`.
 func offlineTestStore(
-    serviceURL url: URL, folder: URL, queries: [OfflineDefiningQuery], key: StoreKey? = StoreKey.random()
+    serviceURL url: URL, folder: URL, queries: [OfflineDefiningQuery], key: StoreKey? = StoreKey.random(),
+    upload: OfflineUploadMode = .batch(maximumRequests: 100)
 ) -> OfflineStore {
     OfflineStore(
         configuration: .init(
             service: offlineTestService(url), path: folder.appendingPathComponent("test.store").path,
-            definingQueries: queries, key: key))
+            definingQueries: queries, key: key, upload: upload))
 }

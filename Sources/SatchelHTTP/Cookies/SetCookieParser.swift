@@ -77,7 +77,8 @@ enum SetCookieParser {
 }
 
 /// HTTP dates (RFC 9110 §5.6.7), as used by `Expires`, `Retry-After` and `Last-Modified`.
-enum HTTPDate {
+/// HTTP dates: parsed in the forms servers send, formatted as IMF-fixdates.
+public enum HTTPDate {
     private static let formats = [
         "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
         "EEE, dd-MMM-yyyy HH:mm:ss zzz", "EEE, dd MMM yyyy HH:mm:ss Z",

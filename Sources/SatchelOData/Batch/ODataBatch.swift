@@ -1,3 +1,5 @@
+import SatchelHTTP
+
 /// Requests sent together in one `$batch` request: reads, and changesets whose changes succeed or fail as one.
 ///
 /// Every part gets a number in request order, sent as its `Content-ID` (JSON batch: `id`); a later change
@@ -20,6 +22,8 @@ public struct ODataBatch: Sendable {
     /// service may stop at the first failure, and the parts after it come back as
     /// ``ODataError/Code/notExecuted``. SAP Gateway (V2) always goes on.
     public var continueOnError: Bool
+    /// Headers of the outer `POST $batch` (for instance `Repeatability-Request-ID` for the batch as a whole).
+    public var headers: HTTPHeaders = [:]
 
     /// The parts: single requests and changesets, in request order.
     public private(set) var entries: [Entry] = []
@@ -134,17 +138,19 @@ public struct ODataBatch: Sendable {
         /// Creates an entity (deep insert and bindings as in ``ODataService/create(_:_:)``). A later change
         /// in the batch addresses it through the reference's ``ODataBatchReference/path``.
         @discardableResult
-        public mutating func create(_ path: ODataPath, _ entity: ODataEntity) -> ODataBatchReference {
-            append(.create(path, entity))
+        public mutating func create(
+            _ path: ODataPath, _ entity: ODataEntity, headers: HTTPHeaders = [:]
+        ) -> ODataBatchReference {
+            append(.create(path, entity), headers: headers)
         }
 
         /// Updates the entity at `path` (or at a reference's path): MERGE/PATCH or PUT, guarded by `ifMatch`.
         @discardableResult
         public mutating func update(
             _ path: ODataPath, with entity: ODataEntity, method: ODataUpdateMethod = .merge,
-            ifMatch etag: String? = nil
+            ifMatch etag: String? = nil, headers: HTTPHeaders = [:]
         ) -> ODataBatchReference {
-            append(.update(path, entity, method, ifMatch: etag))
+            append(.update(path, entity, method, ifMatch: etag), headers: headers)
         }
 
         /// Updates one entity by key.
@@ -158,8 +164,10 @@ public struct ODataBatch: Sendable {
 
         /// Deletes the entity at `path`, guarded by `ifMatch` (`"*"` matches any version).
         @discardableResult
-        public mutating func delete(_ path: ODataPath, ifMatch etag: String? = nil) -> ODataBatchReference {
-            append(.delete(path, ifMatch: etag))
+        public mutating func delete(
+            _ path: ODataPath, ifMatch etag: String? = nil, headers: HTTPHeaders = [:]
+        ) -> ODataBatchReference {
+            append(.delete(path, ifMatch: etag), headers: headers)
         }
 
         /// Links `source` to `target` through a navigation property (V4 `$ref`, V2 `$links`); either may be a
@@ -187,9 +195,12 @@ public struct ODataBatch: Sendable {
             append(.call(name, parameters.map { ($0.key, $0.value) }, boundTo: path))
         }
 
-        private mutating func append(_ operation: ODataBatchRequest.Operation) -> ODataBatchReference {
+        private mutating func append(
+            _ operation: ODataBatchRequest.Operation, headers: HTTPHeaders = [:]
+        ) -> ODataBatchReference {
             let reference = ODataBatchReference(index: firstIndex + requests.count)
-            requests.append(ODataBatchRequest(reference: reference, operation: operation, changeset: number))
+            requests.append(
+                ODataBatchRequest(reference: reference, operation: operation, changeset: number, headers: headers))
             return reference
         }
     }
@@ -219,6 +230,8 @@ public struct ODataBatchRequest: Sendable {
     public let operation: Operation
     /// The changeset's number (1, 2, …) for a change; `nil` for a request outside changesets.
     public let changeset: Int?
+    /// Headers of this part, besides the ones the request's kind sets (`Repeatability-Request-ID`, …).
+    public var headers: HTTPHeaders = [:]
 }
 
 /// A part of a batch: its position in request order and its `Content-ID`.

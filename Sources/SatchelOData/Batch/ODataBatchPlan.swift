@@ -39,6 +39,8 @@ struct ODataBatchPlan: Sendable {
     var version: ODataVersion
     var format: ODataBatchFormat
     var continueOnError: Bool
+    /// Headers of the outer request.
+    var headers: HTTPHeaders = [:]
     var parts: [Part]
     var entries: [Entry]
 }
@@ -68,7 +70,8 @@ extension ODataService {
             }
         }
         return ODataBatchPlan(
-            version: version, format: format, continueOnError: batch.continueOnError, parts: parts, entries: entries)
+            version: version, format: format, continueOnError: batch.continueOnError, headers: batch.headers,
+            parts: parts, entries: entries)
     }
 
     private func plan(_ request: ODataBatchRequest, version: ODataVersion) throws -> ODataBatchPlan.Part {
@@ -174,6 +177,7 @@ extension ODataService {
             if let path { references.append(path.text(for: version)) }
         }
         if part.body != nil { part.headers["Content-Type"] = "application/json" }
+        for field in request.headers { part.headers[field.name] = field.value }
         part.dependsOn = Self.referencedIDs(in: references, before: request.reference.index)
         return part
     }

@@ -67,6 +67,7 @@ extension ODataService {
             .post, url(path: "$batch"), version: plan.version, operation: "batch of \(plan.parts.count) requests",
             body: .data(body, contentType: contentType))
         request.headers["Accept"] = plan.format == .json ? "application/json" : "multipart/mixed"
+        for field in plan.headers { request.headers[field.name] = field.value }
         if plan.version == .v4, plan.continueOnError { request.headers["Prefer"] = "odata.continue-on-error" }
         return request
     }

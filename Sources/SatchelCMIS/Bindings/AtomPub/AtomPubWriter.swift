@@ -1,4 +1,5 @@
 import Foundation
+import SatchelHTTP
 import SatchelXML
 
 /// Model values to AtomPub (CMIS RestAtom 1.1) XML, the inverse of ``AtomPubParser``: what the client posts and
@@ -196,18 +197,8 @@ public enum AtomPubWriter {
         let total = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let milliseconds = Int((total % 1000 + 1000) % 1000)
         let seconds = (total - Int64(milliseconds)) / 1000
-        let days = Int((seconds - ((seconds % 86_400 + 86_400) % 86_400)) / 86_400)
-        let secondOfDay = Int(seconds - Int64(days) * 86_400)
-        // Civil date from days since 1970-01-01 (proleptic Gregorian; H. Hinnant's days-to-civil algorithm).
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (civil, secondOfDay) = CivilDate.split(secondsSince1970: seconds)
+        let (year, month, day) = (Int(civil.year), civil.month, civil.day)
         func pad(_ value: Int, _ width: Int) -> String {
             let digits = String(value)
             return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits

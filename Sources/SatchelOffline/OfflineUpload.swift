@@ -1,0 +1,212 @@
+import Foundation
+import GRDB
+import SatchelHTTP
+import SatchelOData
+
+/// How ``OfflineStore/upload(categories:)`` sends the queue.
+public enum OfflineUploadMode: Sendable, Hashable {
+    /// `$batch` requests of at most `maximumRequests` queued requests, each its own changeset (a refusal fails only
+    /// that request) unless requests share a transaction id. A service that answers `$batch` with 404, 405 or 501
+    /// gets one request at a time instead.
+    case batch(maximumRequests: Int)
+    /// One HTTP request per queued request (a transaction of several still goes as one changeset).
+    case oneByOne
+}
+
+/// How a local change is queued.
+public struct OfflineChangeOptions: Sendable, Hashable {
+    /// Changes with the same transaction id are uploaded in one changeset: the service applies all or none. Such a
+    /// change is merged only into a queued request of the same transaction.
+    public var transactionID: String?
+    /// The request's upload category: ``OfflineStore/upload(categories:)`` sends only the categories it names.
+    public var uploadCategory: String?
+    /// A request no later change is merged into and that a deletion does not cancel: it reaches the server as made.
+    public var unmodifiable: Bool
+
+    public init(transactionID: String? = nil, uploadCategory: String? = nil, unmodifiable: Bool = false) {
+        self.transactionID = transactionID
+        self.uploadCategory = uploadCategory
+        self.unmodifiable = unmodifiable
+    }
+}
+
+/// An entity of the store: its set and entity id.
+struct OfflineEntityRef: Hashable, Sendable {
+    let entitySet: String
+    let entityID: Int64
+}
+
+/// A queued request as the upload reads it.
+struct OfflineQueuedRequest: Sendable {
+    let id: Int64
+    let entitySet: String
+    let entityID: Int64
+    let method: String
+    let body: String?
+    let ifMatch: String?
+    let repeatabilityID: String
+    let firstSent: String
+    let transactionID: String?
+
+    init(_ row: Row) {
+        id = row["id"]
+        entitySet = row["entity_set"]
+        entityID = row["entity_id"]
+        method = row["method"]
+        body = row["body"]
+        ifMatch = row["if_match"]
+        repeatabilityID = row["repeatability_id"]
+        firstSent = row["first_sent"]
+        transactionID = row["transaction_id"]
+    }
+
+    var entity: OfflineEntityRef { OfflineEntityRef(entitySet: entitySet, entityID: entityID) }
+
+    var repeatabilityHeaders: HTTPHeaders {
+        ["Repeatability-Request-ID": repeatabilityID, "Repeatability-First-Sent": firstSent]
+    }
+}
+
+/// What a queued request becomes on the wire.
+enum OfflineOperation: Sendable {
+    case create(ODataPath, ODataEntity)
+    case update(ODataPath, ODataEntity, ODataUpdateMethod, ifMatch: String?)
+    case delete(ODataPath, ifMatch: String?)
+}
+
+/// The requests one exchange sends: one alone, or a `$batch` of changesets with its own repeatability id.
+struct OfflineUploadRound: Sendable {
+    var changesets: [[OfflineQueuedRequest]] = []
+    var batchID = ""
+    var batchFirstSent = ""
+    /// Requests found held (an earlier request on their entity failed or is not being uploaded).
+    var held: [Int64] = []
+
+    var requests: [OfflineQueuedRequest] { changesets.flatMap { $0 } }
+}
+
+/// Which queued requests an upload sends next (docs/offline.md, "Upload").
+struct OfflineUploadSelection: Sendable {
+    let categories: Set<String>?
+
+    /// The categories as an SQL list (`'a', 'b'`).
+    private var categoryList: String? {
+        categories.map { $0.sorted().map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } }
+            .map { $0.joined(separator: ", ") }
+    }
+
+    private var categoryCondition: String {
+        guard let categoryList else { return "" }
+        return " AND custom_tag IN (\(categoryList))"
+    }
+
+    func pendingCount(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM q_requests WHERE failed = 0" + categoryCondition) ?? 0
+    }
+
+    /// The next round, marked attempted in the same transaction (from then on no local change is merged into
+    /// these requests). A `$batch` interrupted before its answer was written is sent again exactly as it was, with
+    /// its repeatability id: a service that kept the answer replays it.
+    func nextRound(_ db: Database, skipping held: Set<Int64>, maximum: Int) throws -> OfflineUploadRound {
+        var round = OfflineUploadRound()
+        let pending = try Row.fetchAll(
+            db, sql: "SELECT * FROM q_requests WHERE failed = 0\(categoryCondition) ORDER BY id LIMIT ?",
+            arguments: [held.count + max(maximum, 1) * 2 + 16])
+        var chosen: Set<Int64> = []
+        var entities: Set<OfflineEntityRef> = []
+        rows: for row in pending {
+            let request = OfflineQueuedRequest(row)
+            if held.contains(request.id) || chosen.contains(request.id) { continue }
+            if try isHeld(request, db: db) {
+                round.held.append(request.id)
+                continue
+            }
+            if let batch = row["batch_id"] as String? {
+                // An earlier batch without its answer: again, alone and unchanged.
+                guard round.changesets.isEmpty else { break }
+                let members = try Row.fetchAll(
+                    db, sql: "SELECT * FROM q_requests WHERE batch_id = ? AND failed = 0 ORDER BY id",
+                    arguments: [batch])
+                round.batchID = batch
+                round.batchFirstSent =
+                    try String.fetchOne(
+                        db, sql: "SELECT batch_first_sent FROM q_requests WHERE batch_id = ?", arguments: [batch]) ?? ""
+                var groups: [String: Int] = [:]
+                for member in members.map(OfflineQueuedRequest.init) {
+                    if let transaction = member.transactionID, let index = groups[transaction] {
+                        round.changesets[index].append(member)
+                    } else {
+                        if let transaction = member.transactionID { groups[transaction] = round.changesets.count }
+                        round.changesets.append([member])
+                    }
+                }
+                return round
+            }
+            if row["attempted"] as Bool {
+                // Sent alone before without an answer written: alone again, with its own repeatability id (a
+                // service that kept that id's answer replays it; in a new `$batch` it would be applied twice).
+                guard round.changesets.isEmpty else { break }
+                round.changesets = [[request]]
+                return round
+            }
+            var group = [request]
+            if let transaction = request.transactionID {
+                group = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT * FROM q_requests WHERE transaction_id = ? AND failed = 0 AND id >= ?\(categoryCondition)
+                        ORDER BY id
+                        """, arguments: [transaction, request.id]
+                ).map(OfflineQueuedRequest.init)
+            }
+            // One request per entity and batch outside a transaction: the next needs this one's answer (its key or
+            // ETag).
+            if !round.changesets.isEmpty, group.contains(where: { entities.contains($0.entity) }) { break rows }
+            if !round.changesets.isEmpty, round.requests.count + group.count > maximum { break rows }
+            round.changesets.append(group)
+            for member in group {
+                chosen.insert(member.id)
+                entities.insert(member.entity)
+            }
+            if round.requests.count >= maximum { break }
+        }
+        guard !round.changesets.isEmpty else { return round }
+        let ids = round.requests.map(\.id)
+        if ids.count > 1 {
+            round.batchID = UUID().uuidString.lowercased()
+            round.batchFirstSent = OfflineQueue.imfDate(Date())
+        }
+        try db.execute(
+            sql: """
+                UPDATE q_requests SET attempted = 1, batch_id = ?, batch_first_sent = ?
+                WHERE id IN (SELECT value FROM json_each(?))
+                """,
+            arguments: [
+                ids.count > 1 ? round.batchID : nil, ids.count > 1 ? round.batchFirstSent : nil,
+                "[" + ids.map(String.init).joined(separator: ",") + "]",
+            ])
+        return round
+    }
+
+    /// Held: an earlier request on the same entity failed, or waits in a category this upload does not send.
+    private func isHeld(_ request: OfflineQueuedRequest, db: Database) throws -> Bool {
+        var condition = "failed = 1"
+        if let categoryList {
+            condition = "(failed = 1 OR custom_tag IS NULL OR custom_tag NOT IN (\(categoryList)))"
+        }
+        return try Bool.fetchOne(
+            try db.cachedStatement(
+                sql: """
+                    SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND id < ? AND \(condition)
+                    """), arguments: [request.entitySet, request.entityID, request.id]) ?? false
+    }
+
+    /// Forgets a batch whose answer is written (or that never reached the service): what is left of it goes in a
+    /// new batch next time.
+    static func forgetBatch(_ batchID: String, db: Database) throws {
+        guard !batchID.isEmpty else { return }
+        try db.execute(
+            sql: "UPDATE q_requests SET batch_id = NULL, batch_first_sent = NULL WHERE batch_id = ?",
+            arguments: [batchID])
+    }
+}
