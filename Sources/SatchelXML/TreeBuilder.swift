@@ -29,6 +29,9 @@ final class TreeBuilder: NSObject, FoundationXMLParserDelegate {
     var isOpen: Bool { !stack.isEmpty }
     /// Set when the builder itself stopped the parse: a limit, or an error thrown by `deliver`.
     private(set) var failure: (any Error)?
+    /// The parser's first error where it happened (libxml2 recovers and goes on, and at the end the parser tells
+    /// only its last error and where the last chunk it read ended).
+    private(set) var firstError: (error: NSError, line: Int, column: Int)?
 
     /// - Parameters:
     ///   - split: elements to hand to `deliver` as soon as they end, instead of attaching them to their parent
@@ -56,6 +59,10 @@ final class TreeBuilder: NSObject, FoundationXMLParserDelegate {
 
     // MARK: XMLParserDelegate
 
+    func parser(_ parser: FoundationXMLParser, parseErrorOccurred parseError: any Error) {
+        if firstError == nil { firstError = (parseError as NSError, parser.lineNumber, parser.columnNumber) }
+    }
+
     func parser(_ parser: FoundationXMLParser, didStartMappingPrefix prefix: String, toURI namespaceURI: String) {
         pendingDeclarations[prefix] = namespaceURI
     }
@@ -74,6 +81,16 @@ final class TreeBuilder: NSObject, FoundationXMLParserDelegate {
         }
         let declarations = pendingDeclarations
         if !pendingDeclarations.isEmpty { pendingDeclarations = [:] }
+        if let qName, qName.contains(":"), namespaceURI?.isEmpty != false {
+            // Namespaces in XML: a prefix must be declared (libxml2 only warns and leaves the element in no
+            // namespace, where nothing that reads it by namespace would find it).
+            return stop(
+                parser,
+                XMLReadError(
+                    code: .malformed,
+                    message: "the namespace prefix \(qName.prefix { $0 != ":" }) of <\(qName)> is not declared",
+                    line: parser.lineNumber, column: parser.columnNumber))
+        }
         var attributes: [XAttribute] = []
         if !attributeDict.isEmpty {
             attributes.reserveCapacity(attributeDict.count)

@@ -33,7 +33,7 @@ enum XMLReader {
         parser.delegate = builder
         let succeeded = parser.parse()
         if let failure = builder.failure { throw failure }
-        if !succeeded { throw error(from: parser) }
+        if !succeeded { throw error(from: parser, first: builder.firstError) }
         if builder.isOpen {
             // The stream path does not flag a document that simply stops: a truncated download.
             throw XMLReadError(
@@ -55,17 +55,21 @@ enum XMLReader {
         }
     }
 
-    private static func error(from parser: FoundationXMLParser) -> XMLReadError {
+    /// The document's first fault, where it is (`first`, as the delegate saw it), else what the parser says at the
+    /// end.
+    private static func error(
+        from parser: FoundationXMLParser, first: (error: NSError, line: Int, column: Int)?
+    ) -> XMLReadError {
         // Linux's XMLParser reports libxml2's error number (the same numbering on Apple platforms), usually
         // without a message; the number picks our code and message.
-        let nsError = parser.parserError.map { $0 as NSError }
+        let nsError = first?.error ?? parser.parserError.map { $0 as NSError }
         let parserCode = nsError?.code
         let parserMessage = nsError?.userInfo[NSLocalizedDescriptionKey] as? String
         let (code, message) =
             parserCode.flatMap { libxml2Errors[$0] } ?? (.malformed, "the document is not well-formed XML")
         return XMLReadError(
-            code: code, message: message, line: parser.lineNumber, column: parser.columnNumber,
-            parserMessage: parserMessage, parserCode: parserCode)
+            code: code, message: message, line: first?.line ?? parser.lineNumber,
+            column: first?.column ?? parser.columnNumber, parserMessage: parserMessage, parserCode: parserCode)
     }
 
     /// The libxml2 errors (`xmlParserErrors`) worth telling apart; anything else is `.malformed`.

@@ -30,6 +30,24 @@ import Testing
         #expect(error.line == line)
     }
 
+    /// A fault deep in a large document (libxml2 reads it in chunks, and the parser's position at the end is where
+    /// the last chunk ended, tens of lines later): the error says where the first fault is.
+    @Test(arguments: [
+        ("<Property Name=\"P321\" Type=\"Edm.String\"></Propert>\n", "mismatched end tag"),
+        ("<Property Name=\"P321\" Type=\"Edm.String\"/ >\n", "broken empty-element tag"),
+        ("<Property Name=\"P321\" Type=Edm.String/>\n", "unquoted attribute"),
+        ("<q:Property Name=\"P321\"/>\n", "undeclared prefix"),
+    ])
+    func faultDeepInLargeDocument(fault: String, _: String) throws {
+        var xml = "<Schema xmlns=\"urn:s\">\n"
+        for line in 2...700 {
+            xml += line == 321 ? fault : "<Property Name=\"P\(line)\" Type=\"Edm.String\" Nullable=\"true\"/>\n"
+        }
+        xml += "</Schema>\n"
+        let error = try #require(throws: XMLReadError.self) { try XDocument.parse(data: Data(xml.utf8)) }
+        #expect(error.line == 321, "\(error)")
+    }
+
     @Test func depthLimit() throws {
         var limits = XMLReadLimits()
         limits.maxDepth = 10
