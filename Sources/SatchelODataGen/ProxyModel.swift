@@ -172,7 +172,11 @@ struct ProxyModel {
         } else if let enumType = metadata.enumType(named: name), let swiftName = typeNames[enumType.qualifiedName] {
             element = .enumeration(
                 swiftName: swiftName, qualifiedName: enumType.qualifiedName, isFlags: enumType.isFlags)
-        } else if metadata.complexType(named: name) != nil, let swiftName = typeNames[name] {
+        } else if metadata.complexType(named: name) != nil || metadata.entityType(named: name) != nil,
+            let swiftName = typeNames[name]
+        {
+            // An entity type of this service (an action's parameter, say) travels as its JSON object, as a complex
+            // value does.
             element = .complex(swiftName)
         } else {
             diagnostics.append(.init(.warning, "unknown type \(type.name): generated as JSONValue", at: location))
@@ -283,6 +287,12 @@ struct ProxyModel {
                 diagnostics.append(.init(.warning, "key property \(path) cannot be typed", at: location))
                 return []
             }
+            if optional {
+                diagnostics.append(
+                    .init(
+                        .warning, "key property \(path) is nullable: the type gets no entityKey (Key(…) still works)",
+                        at: location))
+            }
             let name = SwiftNames.unique(SwiftNames.memberName(keyName), in: &taken)
             parts.append(
                 KeyPartModel(
@@ -369,10 +379,18 @@ struct ProxyModel {
         var parameters = operationImport.parameters
         var returnType = operationImport.returnType
         if let name = operationImport.operation {
-            let overloads = metadata.operations(named: name)
+            let declared = metadata.operations(named: name)
+            let overloads = declared.filter { !$0.isBound }
             guard overloads.count == 1, let operation = overloads.first else {
-                diagnostics.append(
-                    .init(.note, "\(overloads.count) overloads of \(name): not generated", at: location))
+                let reason =
+                    if declared.isEmpty {
+                        "it names \(name), which no schema declares"
+                    } else if overloads.isEmpty {
+                        "it names \(name), which is bound (an import names an unbound operation)"
+                    } else {
+                        "\(overloads.count) unbound overloads of \(name)"
+                    }
+                diagnostics.append(.init(.warning, "\(reason): not generated", at: location))
                 return nil
             }
             parameters = operation.parameters

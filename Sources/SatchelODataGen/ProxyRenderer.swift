@@ -342,21 +342,34 @@ struct ProxyRenderer {
                 : value
             return "\"\(parameter.wireName)\": \(optional)"
         }
-        let single =
-            "    try await online().call(\"\(operation.wireName)\", parameters: [\(arguments.joined(separator: ", "))])"
-        if arguments.isEmpty {
-            out.line("    try await online().call(\"\(operation.wireName)\")")
-        } else if out.fits(single) {
+        // How to call it when the service's $metadata is not loaded: what the generator read.
+        var how = ["kind: .\(operation.kind.lowercased())"]
+        if let method = operation.httpMethod { how.append("httpMethod: \"\(method)\"") }
+        let name = "\"\(operation.wireName)\""
+        let parameterList = arguments.isEmpty ? [] : ["parameters: [\(arguments.joined(separator: ", "))]"]
+        let single = "    try await online().call(" + ([name] + parameterList + how).joined(separator: ", ") + ")"
+        if out.fits(single) {
             out.line(single)
-        } else if arguments.count == 1 {
-            out.line("    try await online().call(")
-            out.line("        \"\(operation.wireName)\", parameters: [\(arguments[0])])")
         } else {
             out.line("    try await online().call(")
-            out.line("        \"\(operation.wireName)\",")
-            out.line("        parameters: [")
-            for argument in arguments { out.line("            \(argument),") }
-            out.line("        ])")
+            if arguments.isEmpty {
+                out.line("        \(name), \(how.joined(separator: ", ")))")
+            } else {
+                out.line("        \(name),")
+                out.line("        parameters: [")
+                for argument in arguments {
+                    if out.fits("            \(argument),") {
+                        out.line("            \(argument),")
+                    } else if let split = argument.range(of: " ?? ") {
+                        out.line("            \(argument[..<split.lowerBound])")
+                        out.line("                ?? \(argument[split.upperBound...]),")
+                    } else {
+                        out.line("            \(argument),")
+                    }
+                }
+                out.line("        ],")
+                out.line("        \(how.joined(separator: ", ")))")
+            }
         }
         out.line("}")
     }

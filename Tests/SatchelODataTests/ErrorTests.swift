@@ -64,3 +64,23 @@ struct ErrorTests {
                 == "CSRF token validation failed")
     }
 }
+
+/// How an operation is called when the service's `$metadata` is not loaded: the generated proxies pass what the
+/// generator read.
+@Suite("Operation calls without metadata")
+struct OperationHintTests {
+    @Test func hintsPickTheMethodAndTheKind() throws {
+        let v2 = ODataService(configuration: .init(serviceURL: URL(string: "http://127.0.0.1:1/sap/opu/odata/X")!))
+        let get = try v2.operationCall("Touch", parameters: [("ID", .string("1"))], boundTo: nil, version: .v2)
+        #expect(get.method == .get)
+        let post = try v2.operationCall(
+            "Touch", parameters: [("ID", .string("1"))], boundTo: nil, version: .v2, kind: .function,
+            httpMethod: "POST")
+        #expect(post.method == .post)
+        let v4 = ODataService(configuration: .init(serviceURL: URL(string: "http://127.0.0.1:1/odata")!))
+        let function = try v4.operationCall("Reset", parameters: [], boundTo: nil, version: .v4)
+        #expect(function.method == .get && function.path.hasSuffix("()"))
+        let action = try v4.operationCall("Reset", parameters: [], boundTo: nil, version: .v4, kind: .action)
+        #expect(action.method == .post && action.path == "Reset")
+    }
+}

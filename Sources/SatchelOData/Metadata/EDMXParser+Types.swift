@@ -164,7 +164,11 @@ extension EDMXParser {
             return nil
         }
         let here = parent + "/Property(\(name))"
-        let type = facets(element, type: CSDLTypeReference(parsing: resolve(typeName)))
+        var type = facets(element, type: CSDLTypeReference(parsing: resolve(typeName)))
+        // CSDL 2.0/3.0 (OData V2): `CollectionKind="List"` or `"Bag"` makes the property a collection.
+        if let collectionKind = element.attribute("CollectionKind"), collectionKind != "None" {
+            type.isCollection = true
+        }
         checkType(type.name, at: here)
         return CSDLProperty(
             name: name, type: type, defaultValue: element.attribute("DefaultValue"),

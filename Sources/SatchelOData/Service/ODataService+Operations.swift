@@ -14,19 +14,28 @@ extension ODataService {
     /// let count = try await service.call("CountByState", parameters: ["StateCode": "MS"]).intValue
     /// ```
     @discardableResult
+    ///
+    /// `kind` and `httpMethod` say how to call it when the service's `$metadata` is not loaded (generated proxies pass
+    /// what the generator read): a V2 function import with `httpMethod: "POST"` goes as POST, a V4 action as an
+    /// action. Loaded metadata wins.
     public func call(
-        _ name: String, parameters: KeyValuePairs<String, ODataValue> = [:], boundTo path: ODataPath? = nil
+        _ name: String, parameters: KeyValuePairs<String, ODataValue> = [:], boundTo path: ODataPath? = nil,
+        kind: CSDLOperation.Kind? = nil, httpMethod: String? = nil
     ) async throws -> ODataValue {
-        try await call(name, parameterList: parameters.map { ($0.key, $0.value) }, boundTo: path)
+        try await call(
+            name, parameterList: parameters.map { ($0.key, $0.value) }, boundTo: path, kind: kind,
+            httpMethod: httpMethod)
     }
 
     /// ``call(_:parameters:boundTo:)`` with parameters built at run time (a command line, a form).
     @discardableResult
     public func call(
-        _ name: String, parameterList parameters: [(String, ODataValue)], boundTo path: ODataPath? = nil
+        _ name: String, parameterList parameters: [(String, ODataValue)], boundTo path: ODataPath? = nil,
+        kind: CSDLOperation.Kind? = nil, httpMethod: String? = nil
     ) async throws -> ODataValue {
         let version = try await version()
-        let call = try operationCall(name, parameters: parameters, boundTo: path, version: version)
+        let call = try operationCall(
+            name, parameters: parameters, boundTo: path, version: version, kind: kind, httpMethod: httpMethod)
         let request = self.request(
             call.method, url(path: call.path, query: call.query), version: version, operation: "call \(name)",
             body: call.body.map { HTTPBody.json($0) })
@@ -64,12 +73,13 @@ extension ODataService {
 
     /// The request parts of a call (shared by ``call(_:parameters:boundTo:)`` and batches).
     func operationCall(
-        _ name: String, parameters: [(String, ODataValue)], boundTo path: ODataPath?, version: ODataVersion
+        _ name: String, parameters: [(String, ODataValue)], boundTo path: ODataPath?, version: ODataVersion,
+        kind hintedKind: CSDLOperation.Kind? = nil, httpMethod hintedMethod: String? = nil
     ) throws -> OperationCall {
         let metadata = cachedMetadata
-        var kind: CSDLOperation.Kind = .function
+        var kind: CSDLOperation.Kind = hintedKind ?? .function
         var returnType: CSDLTypeReference?
-        var v2Method: HTTPMethod = .get
+        var v2Method: HTTPMethod = hintedMethod.map { HTTPMethod(rawValue: $0.uppercased()) } ?? .get
         if let operationImport = metadata?.operationImport(named: name) {
             kind = operationImport.kind
             returnType = operationImport.returnType

@@ -641,13 +641,18 @@ public struct ZADMISSIONSSRVEntitiesService: Sendable {
             parameters: [
                 "StudentId": studentId.map { ODataValue.string($0) } ?? .null,
                 "Comment": comment.map { ODataValue.string($0) } ?? .null,
-            ])
+            ],
+            kind: .action, httpMethod: "POST")
     }
 
     /// Function import `CountByState` (GET); returns `Edm.Int32` as an `ODataValue`.
     @discardableResult
     public func countByState(stateCode: String? = nil) async throws -> ODataValue {
         try await online().call(
-            "CountByState", parameters: ["StateCode": stateCode.map { ODataValue.string($0) } ?? .null])
+            "CountByState",
+            parameters: [
+                "StateCode": stateCode.map { ODataValue.string($0) } ?? .null,
+            ],
+            kind: .function, httpMethod: "GET")
     }
 }

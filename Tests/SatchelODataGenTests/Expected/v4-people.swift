@@ -913,13 +913,19 @@ public struct ContainerService: Sendable {
     /// Function import `GetNearestAirport`; returns `Satchel.Trippin.Airport` as an `ODataValue`.
     @discardableResult
     public func getNearestAirport(lat: Double, lon: Double) async throws -> ODataValue {
-        try await online().call("GetNearestAirport", parameters: ["lat": .double(lat), "lon": .double(lon)])
+        try await online().call(
+            "GetNearestAirport",
+            parameters: [
+                "lat": .double(lat),
+                "lon": .double(lon),
+            ],
+            kind: .function)
     }
 
     /// Action import `ResetDataSource`; returns nothing as an `ODataValue`.
     @discardableResult
     public func resetDataSource() async throws -> ODataValue {
-        try await online().call("ResetDataSource")
+        try await online().call("ResetDataSource", kind: .action)
     }
 
     // Not generated: Satchel.Trippin.GetFavoriteAirline (see the generator's diagnostics).
