@@ -15,7 +15,6 @@ static satchel_vfs_cipher cipher;
 static int pageSize;
 static int reserveBytes;
 static pthread_mutex_t installLock = PTHREAD_MUTEX_INITIALIZER;
-static long long memoryBytes;
 
 // MARK: - Encrypted files
 
@@ -302,7 +301,6 @@ typedef struct MemoryFile {
 
 static int memClose(sqlite3_file *file) {
     MemoryFile *p = (MemoryFile *)file;
-    __atomic_sub_fetch(&memoryBytes, p->capacity, __ATOMIC_RELAXED);
     sqlite3_free(p->data);
     p->data = NULL;
     p->size = p->capacity = 0;
@@ -332,7 +330,6 @@ static int memReserve(MemoryFile *p, sqlite3_int64 size) {
     unsigned char *data = sqlite3_realloc64(p->data, (sqlite3_uint64)capacity);
     if (!data) return SQLITE_IOERR_NOMEM;
     memset(data + p->capacity, 0, (size_t)(capacity - p->capacity));
-    __atomic_add_fetch(&memoryBytes, capacity - p->capacity, __ATOMIC_RELAXED);
     p->data = data;
     p->capacity = capacity;
     return SQLITE_OK;
@@ -400,10 +397,6 @@ static const sqlite3_io_methods memoryMethods = {
     1, memClose, memRead, memWrite, memTruncate, memSync, memFileSize, memLock, memLock, memCheckReservedLock,
     memFileControl, memSectorSize, memDeviceCharacteristics, NULL, NULL, NULL, NULL, NULL, NULL,
 };
-
-long long satchel_vfs_memory_file_bytes(void) {
-    return __atomic_load_n(&memoryBytes, __ATOMIC_RELAXED);
-}
 
 // MARK: - The VFS
 

@@ -100,7 +100,7 @@ public final class OfflineStore: Sendable {
         if opened.withLock({ $0 != nil }) {
             throw ODataError(.invalidArgument, "the offline store is open already")
         }
-        let store = try StoreFile(path: configuration.path).openPool(key: configuration.key)
+        let store = try await StoreFile(path: configuration.path).openPoolDetached(key: configuration.key)
         do {
             try await store.database.write { db in
                 try db.execute(sql: "CREATE TABLE IF NOT EXISTS s_store (name TEXT PRIMARY KEY, value BLOB NOT NULL)")

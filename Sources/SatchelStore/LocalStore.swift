@@ -34,10 +34,8 @@ public final class LocalStore<Database: DatabaseWriter & Sendable>: Sendable {
     /// The ``StoreError`` behind a GRDB error this store's database threw, when a page failed to open (SQLite reports
     /// those as a disk I/O error); nil for other errors.
     public func storeError(for error: any Error) -> StoreError? {
-        guard let registration, let error = error as? DatabaseError,
-            error.extendedResultCode.rawValue == StoreFile.ioErrorData
-        else { return nil }
-        return file.pageError(registration.cipher.lastFailure, detail: error.message)
+        guard let registration, error is DatabaseError else { return nil }
+        return file.translate(error, cipher: registration.cipher) as? StoreError
     }
 }
 
@@ -53,16 +51,12 @@ public struct StoreFile: Sendable, Hashable {
         let url = URL(fileURLWithPath: path)
         if let real = realpath(url.path, nil) {
             defer { free(real) }
-            return String(
-                decoding: Array(UnsafeBufferPointer(start: real, count: strlen(real))).map { UInt8(bitPattern: $0) },
-                as: UTF8.self)
+            return String(cString: real)
         }
         let folder = url.deletingLastPathComponent()
         guard let real = realpath(folder.path, nil) else { return url.standardizedFileURL.path }
         defer { free(real) }
-        let resolved = String(
-            decoding: Array(UnsafeBufferPointer(start: real, count: strlen(real))).map { UInt8(bitPattern: $0) },
-            as: UTF8.self)
+        let resolved = String(cString: real)
         return (resolved == "/" ? "" : resolved) + "/" + url.lastPathComponent
     }
 
@@ -75,6 +69,18 @@ public struct StoreFile: Sendable, Hashable {
         -> LocalStore<DatabasePool>
     {
         try open(key: key, configuration: configuration) { try DatabasePool(path: path, configuration: $0) }
+    }
+
+    /// ``openPool(key:configuration:)`` for async code: on a dispatch thread, not the task's (deriving a passphrase
+    /// key takes tens of milliseconds of PBKDF2, and GRDB sets the pool up with blocking calls).
+    public func openPoolDetached(
+        key: StoreKey?, configuration: Configuration = Configuration()
+    ) async throws -> LocalStore<DatabasePool> {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(with: Result { try openPool(key: key, configuration: configuration) })
+            }
+        }
     }
 
     /// Opens a `DatabaseQueue` (one connection, rollback journal unless the app chooses WAL).
@@ -93,7 +99,14 @@ public struct StoreFile: Sendable, Hashable {
             if case .header = try StoreHeader.read(path: path) { throw StoreError(.keyRequired, path: path) }
             return LocalStore(database: try make(configuration), file: self, registration: nil)
         }
-        let registration = try register(cipher(key: key, creating: true))
+        return try open(cipher: cipher(key: key, creating: true), configuration: configuration, make: make)
+    }
+
+    /// Opens the file with a cipher already derived and checked (``cipher(key:creating:)``).
+    func open<D: DatabaseWriter & Sendable>(
+        cipher: PageCipher, configuration: Configuration, make: (Configuration) throws -> D
+    ) throws -> LocalStore<D> {
+        let registration = try register(cipher)
         var configuration = configuration
         configuration.prepareDatabase { db in
             // The closure holds the registration: the key stays known while GRDB can still open a connection (a
@@ -158,11 +171,8 @@ public struct StoreFile: Sendable, Hashable {
                 keyCheck: PageCipher.keyCheck(master: master, salt: salt))
             return PageCipher(master: master, header: header)
         case .plaintext: throw StoreError(.notEncrypted, path: path)
-        case .notAStore: throw StoreError(.notAStore, path: path)
-        case .implausible: throw StoreError(.corruptPage, path: path, page: 1, detail: "its header fields are damaged")
-        case .newerFormat(let version): throw StoreError(.newerFormat, path: path, found: Int(version))
-        case .truncated(let bytes):
-            throw StoreError(.truncated, path: path, found: bytes / StoreFormat.pageSize, detail: "\(bytes) bytes")
+        case .notAStore, .implausible, .newerFormat, .truncated:
+            throw reading.failure(path: path) ?? StoreError(.notAStore, path: path)
         case .header(let header):
             let master = try key.master(
                 salt: header.salt, derivation: header.derivation, iterations: header.iterations, path: path)

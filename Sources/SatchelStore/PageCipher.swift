@@ -19,7 +19,6 @@ final class PageCipher: Sendable {
 
     /// File kinds, as the VFS passes them.
     static let database = Int32(SATCHEL_VFS_DATABASE)
-    static let journal = Int32(SATCHEL_VFS_JOURNAL)
     static let wal = Int32(SATCHEL_VFS_WAL)
 
     let header: StoreHeader

@@ -38,7 +38,9 @@ extension StoreFile {
         var info = StoreInfo(
             isEncrypted: false, pageSize: StoreFormat.pageSize, pageCount: size / StoreFormat.pageSize,
             walBytes: fileSize(path + "-wal") ?? 0)
-        switch try StoreHeader.read(path: path) {
+        let reading = try StoreHeader.read(path: path)
+        if let failure = reading.failure(path: path) { throw failure }
+        switch reading {
         case .empty: info.pageCount = 0
         case .plaintext:
             if let page = try? readBytes(path, count: 100), page.count >= 100 {
@@ -51,11 +53,7 @@ extension StoreFile {
             info.formatVersion = Int(header.version)
             info.keyDerivation = header.derivation
             info.iterations = header.derivation == .raw ? nil : Int(header.iterations)
-        case .notAStore: throw StoreError(.notAStore, path: path)
-        case .implausible: throw StoreError(.corruptPage, path: path, page: 1, detail: "its header fields are damaged")
-        case .newerFormat(let version): throw StoreError(.newerFormat, path: path, found: Int(version))
-        case .truncated(let bytes):
-            throw StoreError(.truncated, path: path, found: bytes / StoreFormat.pageSize, detail: "\(bytes) bytes")
+        case .notAStore, .implausible, .newerFormat, .truncated: break
         }
         return info
     }
@@ -65,14 +63,18 @@ extension StoreFile {
     /// Without a key, checks a plaintext database.
     public func check(key: StoreKey?) throws -> StoreCheck {
         var result = StoreCheck(pages: 0, walFrames: 0, integrity: [])
+        let store: LocalStore<DatabaseQueue>
         if let key {
+            // The key derived once: its cipher authenticates the pages and opens the database.
             let cipher = try cipher(key: key, creating: false)
             result.pages = try authenticate(path, cipher: cipher, kind: PageCipher.database)
-            if fileSize(path + "-wal") ?? 0 > 0 {
-                result.walFrames = try authenticate(path + "-wal", cipher: cipher, kind: PageCipher.wal)
+            if hasWAL { result.walFrames = try authenticate(path + "-wal", cipher: cipher, kind: PageCipher.wal) }
+            store = try open(cipher: cipher, configuration: Configuration()) {
+                try DatabaseQueue(path: path, configuration: $0)
             }
+        } else {
+            store = try openQueue(key: nil)
         }
-        let store = try openQueue(key: key)
         defer { try? store.close() }
         result.integrity = try store.database.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
         if key == nil { result.pages = try store.database.read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 } }
@@ -200,7 +202,7 @@ extension StoreFile {
             try PrivateFile.synchronize(temporary)
             for file in companions { try? FileManager.default.removeItem(atPath: file) }
             guard rename(temporary, path) == 0 else {
-                throw StoreError(.io, path: path, detail: String(decoding: PrivateFile.errorText(), as: UTF8.self))
+                throw StoreError(.io, path: path, detail: PrivateFile.errorText())
             }
             try PrivateFile.synchronize(URL(fileURLWithPath: path).deletingLastPathComponent().path)
         } catch {
@@ -222,30 +224,27 @@ enum PrivateFile {
     static func create(_ path: String) throws(StoreError) {
         let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else {
-            throw StoreError(.io, path: path, detail: String(decoding: errorText(), as: UTF8.self))
+            throw StoreError(.io, path: path, detail: errorText())
         }
         close(descriptor)
     }
 
-    static func errorText() -> [UInt8] {
-        guard let text = strerror(errno) else { return [] }
-        return Array(UnsafeBufferPointer(start: text, count: strlen(text))).map { UInt8(bitPattern: $0) }
-    }
+    static func errorText() -> String { String(cString: strerror(errno)) }
 
     static func protect(_ path: String) throws(StoreError) {
         guard chmod(path, 0o600) == 0 else {
-            throw StoreError(.io, path: path, detail: String(decoding: PrivateFile.errorText(), as: UTF8.self))
+            throw StoreError(.io, path: path, detail: PrivateFile.errorText())
         }
     }
 
     static func synchronize(_ path: String) throws(StoreError) {
         let descriptor = Foundation.open(path, O_RDONLY)
         guard descriptor >= 0 else {
-            throw StoreError(.io, path: path, detail: String(decoding: PrivateFile.errorText(), as: UTF8.self))
+            throw StoreError(.io, path: path, detail: PrivateFile.errorText())
         }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else {
-            throw StoreError(.io, path: path, detail: String(decoding: PrivateFile.errorText(), as: UTF8.self))
+            throw StoreError(.io, path: path, detail: PrivateFile.errorText())
         }
     }
 }

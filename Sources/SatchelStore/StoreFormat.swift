@@ -61,6 +61,18 @@ struct StoreHeader: Equatable {
         case truncated(bytes: Int)
         /// A store whose clear header fields cannot be right (page 1 damaged).
         case implausible
+
+        /// Why a file read so cannot be opened as it is: nil for an empty file, a store's header and plaintext.
+        func failure(path: String) -> StoreError? {
+            switch self {
+            case .empty, .header, .plaintext: nil
+            case .notAStore: StoreError(.notAStore, path: path)
+            case .implausible: StoreError(.corruptPage, path: path, page: 1, detail: "its header fields are damaged")
+            case .newerFormat(let version): StoreError(.newerFormat, path: path, found: Int(version))
+            case .truncated(let bytes):
+                StoreError(.truncated, path: path, found: bytes / StoreFormat.pageSize, detail: "\(bytes) bytes")
+            }
+        }
     }
 
     /// Reads the header of the file at `path` (page 1, raw).

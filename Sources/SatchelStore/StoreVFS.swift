@@ -43,24 +43,24 @@ enum StoreVFS {
         guard satchel_vfs_full_path(path, &buffer, Int32(buffer.count)) == 0 else {
             throw StoreError(.io, path: path, detail: "cannot resolve the path")
         }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(cString: buffer)
     }
 
     /// Registers `cipher` for the database at `fullPath` until the registration ends. A store opened again while
     /// open shares the registration when its key check matches.
     static func register(_ cipher: PageCipher, fullPath: String, path: String) throws(StoreError) -> Registration {
-        let accepted = registry.withLock { registry -> Bool in
+        let shared = registry.withLock { registry -> PageCipher? in
             if var entry = registry[fullPath] {
-                guard entry.cipher.header == cipher.header else { return false }
+                guard entry.cipher.header == cipher.header else { return nil }
                 entry.opens += 1
                 registry[fullPath] = entry
-                return true
+                return entry.cipher
             }
             registry[fullPath] = Entry(cipher: cipher, opens: 1)
-            return true
+            return cipher
         }
-        guard accepted else { throw StoreError(.openWithAnotherKey, path: path) }
-        return Registration(fullPath: fullPath, cipher: registry.withLock { $0[fullPath]!.cipher })
+        guard let shared else { throw StoreError(.openWithAnotherKey, path: path) }
+        return Registration(fullPath: fullPath, cipher: shared)
     }
 
     static func registeredCipher(fullPath: String) -> PageCipher? {

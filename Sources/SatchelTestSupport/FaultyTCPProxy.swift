@@ -42,16 +42,7 @@ public final class FaultyTCPProxy: Sendable {
         let (fd, port) = try LoopbackPort.listen(backlog: 32)
         listener = fd
         self.port = port
-        Thread { [self] in
-            while true {
-                let client = accept(fd, nil, nil)
-                guard client >= 0 else {
-                    close(fd)
-                    return
-                }
-                Thread { self.serve(client, upstreamPort: upstreamPort) }.start()
-            }
-        }.start()
+        LoopbackPort.acceptLoop(fd) { [self] client in serve(client, upstreamPort: upstreamPort) }
     }
 
     public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }

@@ -50,6 +50,22 @@ extension LoopbackPort {
         return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
+    /// Accepts connections on `listener` on a thread of its own, each handed to `connection` on a new thread, until
+    /// the listener is shut down. Only that thread closes the listener: closing it elsewhere could let its number be
+    /// reused by another test's socket while the loop still calls accept on it.
+    public static func acceptLoop(_ listener: Int32, _ connection: @escaping @Sendable (Int32) -> Void) {
+        Thread {
+            while true {
+                let client = accept(listener, nil, nil)
+                guard client >= 0 else {
+                    close(listener)
+                    return
+                }
+                Thread { connection(client) }.start()
+            }
+        }.start()
+    }
+
     /// A TCP socket connected to 127.0.0.1:`port`, or -1 (with `errno` set) when nothing accepts there.
     public static func connect(_ port: Int) -> Int32 {
         #if canImport(Glibc) || canImport(Musl)

@@ -28,22 +28,11 @@ public final class ScriptedTCPServer: Sendable {
         let (fd, port) = try LoopbackPort.listen(backlog: 16)
         listener = fd
         self.port = port
-        Thread { [self] in
-            // Only this thread closes the listener: closing it in stop() could let the number be reused by another
-            // test's socket while this loop still calls accept on it.
-            while true {
-                let client = accept(fd, nil, nil)
-                guard client >= 0 else {
-                    close(fd)
-                    return
-                }
-                accepted.withLock { $0 += 1 }
-                Thread {
-                    script(ScriptedConnection(fd: client))
-                    close(client)
-                }.start()
-            }
-        }.start()
+        LoopbackPort.acceptLoop(fd) { [self] client in
+            accepted.withLock { $0 += 1 }
+            script(ScriptedConnection(fd: client))
+            close(client)
+        }
     }
 
     /// Stops accepting (the accept loop then closes the listener); accepted connections run their script to the end.

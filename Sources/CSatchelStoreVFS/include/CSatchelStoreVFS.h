@@ -44,7 +44,4 @@ int satchel_vfs_full_path(const char *_Nonnull path, char *_Nonnull out, int siz
 /// applies to a database not yet written and to what VACUUM and VACUUM INTO write. `connection` is an `sqlite3 *`.
 int satchel_vfs_request_reserve(void *_Nonnull connection, int reserve);
 
-/// Memory-resident temporary files currently open, and their bytes (for tests).
-long long satchel_vfs_memory_file_bytes(void);
-
 #endif

@@ -57,7 +57,7 @@ public final class Authenticator: Sendable {
         /// Cookie session id → caller and expiry.
         var sessions: [String: Entry] = [:]
         /// Credentials (SHA-256 of name and password) being checked now → requests waiting for that answer.
-        var checking: [Data: [CheckedContinuation<Outcome, Never>]] = [:]
+        var checking: [Data: [CheckedContinuation<Outcome?, Never>]] = [:]
     }
 
     /// A verified caller. The token is computed once per entry: an HMAC on every request costs more than the
@@ -107,28 +107,30 @@ public final class Authenticator: Sendable {
     /// The same name and password checked by several requests at once (a client opening its connections) is
     /// checked once, and counted once by the throttle: the others wait for that answer.
     public func login(user: String, password: String, source: String) async -> Outcome {
+        // Merged only for the same source: the throttle's verdict is per source.
         var key = SHA256()
-        key.update(data: Data(user.utf8))
-        key.update(data: [0])
-        key.update(data: Data(password.utf8))
-        let credential = Data(key.finalize())
-        let first = state.withLock { state -> Bool in
-            if state.checking[credential] != nil { return false }
-            state.checking[credential] = []
-            return true
+        for part in [user, password, source] {
+            key.update(data: Data(part.utf8))
+            key.update(data: [0])
         }
-        guard first else {
-            return await withCheckedContinuation { continuation in
-                let answered = state.withLock { state -> Bool in
-                    guard state.checking[credential] != nil else { return true }
+        let credential = Data(key.finalize())
+        while true {
+            let first = state.withLock { state -> Bool in
+                if state.checking[credential] != nil { return false }
+                state.checking[credential] = []
+                return true
+            }
+            if first { break }
+            let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome?, Never>) in
+                let waiting = state.withLock { state -> Bool in
+                    guard state.checking[credential] != nil else { return false }
                     state.checking[credential]?.append(continuation)
-                    return false
+                    return true
                 }
                 // The check ended in between: check again (its answer is cached for Basic, or throttled).
-                if answered {
-                    Task { continuation.resume(returning: await login(user: user, password: password, source: source)) }
-                }
+                if !waiting { continuation.resume(returning: nil) }
             }
+            if let answer { return answer }
         }
         let outcome = await check(user: user, password: password, source: source)
         let waiting = state.withLock { $0.checking.removeValue(forKey: credential) ?? [] }

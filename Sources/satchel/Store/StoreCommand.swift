@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SatchelJSON
 import SatchelStore
 
 /// `satchel store`: inspect and maintain encrypted local stores (SatchelStore) from the shell.
@@ -39,12 +40,9 @@ struct StoreKeyOptions: ParsableArguments {
         if passphraseStdin && keyStdin { throw ValidationError("use --passphrase-stdin or --key-stdin, not both") }
     }
 
-    /// The key: from standard input when asked, else from the environment (`prefix` SATCHEL_STORE_ or
-    /// SATCHEL_STORE_NEW_); nil when none is given.
-    func key(prefix: String = "SATCHEL_STORE_", fromStandardInput: Bool? = nil) throws -> StoreKey? {
-        try Self.key(
-            prefix: prefix, passphraseStdin: fromStandardInput ?? passphraseStdin,
-            keyStdin: fromStandardInput == nil && keyStdin)
+    /// The key: from standard input when asked, else from the environment; nil when none is given.
+    func key() throws -> StoreKey? {
+        try Self.key(prefix: "SATCHEL_STORE_", passphraseStdin: passphraseStdin, keyStdin: keyStdin)
     }
 
     /// The key from standard input when asked, else from the environment; nil when none is given.
@@ -106,36 +104,32 @@ struct StoreInfoCommand: ParsableCommand {
     func run() throws {
         try runStoreCommand {
             let info = try StoreFile(path: path).info()
-            let fields: [(String, String)] = [
-                ("path", path),
-                ("encrypted", info.isEncrypted ? "yes" : "no"),
-                ("format version", info.formatVersion.map(String.init) ?? "-"),
-                (
-                    "key",
-                    info.keyDerivation.map { $0 == .raw ? "raw 256-bit key" : "passphrase (PBKDF2-HMAC-SHA256)" } ?? "-"
-                ),
-                ("iterations", info.iterations.map(String.init) ?? "-"),
-                ("page size", String(info.pageSize)),
-                ("pages", String(info.pageCount)),
-                ("wal bytes", String(info.walBytes)),
+            let keyName = info.keyDerivation.map { $0 == .raw ? "raw 256-bit key" : "passphrase (PBKDF2-HMAC-SHA256)" }
+            let fields: [(name: String, value: JSONValue)] = [
+                ("path", .string(path)),
+                ("encrypted", .bool(info.isEncrypted)),
+                ("format_version", info.formatVersion.map { .number(JSONNumber($0)) } ?? .null),
+                ("key", keyName.map { .string($0) } ?? .null),
+                ("iterations", info.iterations.map { .number(JSONNumber($0)) } ?? .null),
+                ("page_size", .number(JSONNumber(info.pageSize))),
+                ("pages", .number(JSONNumber(info.pageCount))),
+                ("wal_bytes", .number(JSONNumber(info.walBytes))),
             ]
             if json {
-                print(
-                    "{"
-                        + fields.map { "\"\($0.0.replacingOccurrences(of: " ", with: "_"))\": \(jsonValue($0.1))" }
-                        .joined(separator: ", ") + "}")
+                print(JSONValue.object(JSONObject(fields.map { (key: $0.name, value: $0.value) })).serializedString())
             } else {
-                for (name, value) in fields { print("\(name): \(value)") }
+                for (name, value) in fields {
+                    let text: String =
+                        switch value {
+                        case .null: "-"
+                        case .bool(let flag): flag ? "yes" : "no"
+                        case .string(let string): string
+                        default: value.serializedString()
+                        }
+                    print("\(name.replacingOccurrences(of: "_", with: " ")): \(text)")
+                }
             }
         }
-    }
-
-    private func jsonValue(_ text: String) -> String {
-        if Int(text) != nil { return text }
-        if text == "yes" || text == "no" { return text == "yes" ? "true" : "false" }
-        if text == "-" { return "null" }
-        return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            + "\""
     }
 }
 
@@ -182,14 +176,10 @@ struct StoreRekeyCommand: ParsableCommand {
     func run() throws {
         try runStoreCommand {
             let old = try key.required()
-            let environment = ProcessInfo.processInfo.environment
             let fromEnvironment = try StoreKeyOptions.key(
                 prefix: "SATCHEL_STORE_NEW_", passphraseStdin: false, keyStdin: false)
             let new: StoreKey
-            if let fromEnvironment,
-                environment["SATCHEL_STORE_NEW_PASSPHRASE"] != nil
-                    || environment["SATCHEL_STORE_NEW_KEY"] != nil
-            {
+            if let fromEnvironment {
                 new = fromEnvironment
             } else {
                 guard let line = Terminal.readLine(), !line.isEmpty else {
