@@ -159,7 +159,7 @@ let package = Package(
         .target(
             name: "SatchelTestSupport",
             dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird")
+                "SatchelHTTP", "SatchelJSON", .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

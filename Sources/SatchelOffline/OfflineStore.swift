@@ -49,6 +49,8 @@ public final class OfflineStore: Sendable {
     }
 
     private let opened = Mutex<Opened?>(nil)
+    /// An `open()` under way or done: a second one is refused before it opens anything.
+    private let claimed = Mutex(false)
     /// Whether a download or an upload is running: one exchange with the service at a time, so a page read before
     /// an upload is never written after it.
     private let exchanging = Mutex<Bool>(false)
@@ -96,11 +98,21 @@ public final class OfflineStore: Sendable {
     /// (the initial download). Later: opens the local database without the network, and downloads only defining
     /// queries not downloaded completely yet (an interrupted initial download resumes) unless `resuming` is false
     /// (then nothing is sent once the store has its `$metadata`: reads, local changes and the queue work offline).
+    /// When the download fails, `open` throws its error and the store stays open with what it has (its initial
+    /// download not complete): call `download()` again, or `close()`.
     public func open(resuming: Bool = true) async throws {
-        if opened.withLock({ $0 != nil }) {
-            throw ODataError(.invalidArgument, "the offline store is open already")
+        let free = claimed.withLock { claimed -> Bool in
+            defer { claimed = true }
+            return !claimed
         }
-        let store = try await StoreFile(path: configuration.path).openPoolDetached(key: configuration.key)
+        guard free else { throw ODataError(.invalidArgument, "the offline store is open already") }
+        let store: LocalStore<DatabasePool>
+        do {
+            store = try await StoreFile(path: configuration.path).openPoolDetached(key: configuration.key)
+        } catch {
+            claimed.withLock { $0 = false }
+            throw error
+        }
         do {
             try await store.database.write { db in
                 try db.execute(sql: "CREATE TABLE IF NOT EXISTS s_store (name TEXT PRIMARY KEY, value BLOB NOT NULL)")
@@ -169,6 +181,7 @@ public final class OfflineStore: Sendable {
             opened.withLock { $0 = Opened(store: store, schema: schema, version: version) }
         } catch {
             try? store.close()
+            claimed.withLock { $0 = false }
             throw error
         }
         if resuming { try await download(onlyIncomplete: true) }
@@ -176,13 +189,15 @@ public final class OfflineStore: Sendable {
 
     /// Closes the local database.
     public func close() throws {
-        guard
-            let opened = opened.withLock({ value -> Opened? in
-                defer { value = nil }; return value
-            })
-        else { return }
-        try opened.store.close()
+        guard let current = opened.withLock({ $0 }) else { return }
+        // Forgotten only once closed: a database GRDB refused to close (a read running) stays reachable.
+        try current.store.close()
+        opened.withLock { $0 = nil }
+        claimed.withLock { $0 = false }
     }
+
+    /// Whether the store is open (``open(resuming:)`` got as far as its local database and `$metadata`).
+    public var isOpen: Bool { opened.withLock { $0 != nil } }
 
     /// Whether every defining query has been downloaded completely at least once.
     public var isInitialDownloadComplete: Bool {

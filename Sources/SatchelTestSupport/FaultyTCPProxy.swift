@@ -69,8 +69,8 @@ public final class FaultyTCPProxy: Sendable {
                 shutdown(upstream, Int32(SHUT_RDWR))
             }
         }
-        let faults = state.withLock { $0.faults }
-        let cutAt: Int? = Double.random(in: 0..<1) < faults.cutProbability ? Int.random(in: 1...6000) : nil
+        let cutProbability = state.withLock { $0.faults.cutProbability }
+        let cutAt: Int? = Double.random(in: 0..<1) < cutProbability ? Int.random(in: 1...6000) : nil
         let done = DispatchSemaphore(value: 0)
         // Client → server: forwarded; a request whose method is marked makes its response vanish.
         Thread { [self] in
@@ -87,7 +87,7 @@ public final class FaultyTCPProxy: Sendable {
                     return true
                 }
                 if marked { dropping.store(true, ordering: .relaxed) }
-                if faults.latency > .zero { Thread.sleep(forTimeInterval: faults.latency.seconds) }
+                if latency > .zero { Thread.sleep(forTimeInterval: latency.seconds) }
                 if !Self.writeAll(upstream, buffer, count) { break }
             }
             finish()
@@ -103,7 +103,7 @@ public final class FaultyTCPProxy: Sendable {
                 state.withLock { $0.dropped += 1 }
                 break
             }
-            if faults.latency > .zero { Thread.sleep(forTimeInterval: faults.latency.seconds) }
+            if latency > .zero { Thread.sleep(forTimeInterval: latency.seconds) }
             if let cutAt, forwarded + count >= cutAt {
                 _ = Self.writeAll(client, buffer, max(0, cutAt - forwarded))
                 state.withLock { $0.cuts += 1 }
@@ -119,14 +119,11 @@ public final class FaultyTCPProxy: Sendable {
     }
 
     private static func writeAll(_ fd: Int32, _ buffer: [UInt8], _ count: Int) -> Bool {
-        var offset = 0
-        while offset < count {
-            let written = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + offset, count - offset) }
-            if written <= 0 { return false }
-            offset += written
-        }
-        return true
+        buffer.withUnsafeBytes { LoopbackPort.sendAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }
+
+    /// The latency now (``setFaults(_:)`` applies to connections already open too).
+    private var latency: Duration { state.withLock { $0.faults.latency } }
 }
 
 extension Duration {

@@ -66,6 +66,19 @@ extension LoopbackPort {
         }.start()
     }
 
+    /// Sends all of `bytes` on a socket, or stops at the first failure (false). A peer that has gone raises no
+    /// SIGPIPE (which would end the test process).
+    @discardableResult
+    public static func sendAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            guard sent > 0 else { return false }
+            offset += sent
+        }
+        return true
+    }
+
     /// A TCP socket connected to 127.0.0.1:`port`, or -1 (with `errno` set) when nothing accepts there.
     public static func connect(_ port: Int) -> Int32 {
         #if canImport(Glibc) || canImport(Musl)

@@ -89,14 +89,7 @@ public final class ScriptedConnection: @unchecked Sendable {
     public func write(_ text: String) { write(Data(text.utf8)) }
 
     public func write(_ data: Data) {
-        data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let sent = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                guard sent > 0 else { return }
-                offset += sent
-            }
-        }
+        data.withUnsafeBytes { LoopbackPort.sendAll(fd, $0) }
     }
 
     /// Blocks until the client closes its side.

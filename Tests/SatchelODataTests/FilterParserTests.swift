@@ -35,8 +35,6 @@ struct FilterParserTests {
     func v4RoundTrip(text: String) throws {
         let parsed = try ODataExpression.parse(text, version: .v4)
         #expect(try parsed.text(for: .v4) == text)
-        // And the text it renders parses to the same tree.
-        #expect(try ODataExpression.parse(try parsed.text(for: .v4), version: .v4).text(for: .v4) == text)
     }
 
     static let v2RoundTrips = [

@@ -11,12 +11,7 @@ import Testing
 /// transactions as one changeset, upload categories, unmodifiable requests. Checked on the server.
 @Suite("Offline store: uploads in $batch, transactions, categories")
 struct BatchUploadTests {
-    static func applied(_ server: ODataPyServer) async throws -> Int {
-        let response = try await HTTPClient(configuration: .init()).send(
-            HTTPRequest(.get, url: server.baseURL.appendingPathComponent("_repeatability")))
-        let counts = try JSONValue(parsing: response.body)
-        return Int(counts["applied"]?.int64Value ?? -1)
-    }
+    static func applied(_ server: ODataPyServer) async throws -> Int { try await server.repeatability().applied }
 
     static func stock(_ service: ODataService, _ id: Int) async throws -> Int64? {
         try await service.entity("Products", key: .single(.int(id)))["Stock"]?.intValue

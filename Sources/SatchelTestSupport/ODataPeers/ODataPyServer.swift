@@ -1,4 +1,6 @@
 import Foundation
+import SatchelHTTP
+import SatchelJSON
 
 /// The odatapy (5.3.0) in-memory reference service on 127.0.0.1 on a free port, serving the committed model
 /// `Tests/Peers/odata_v4_service.xml` with seeded data through `Tests/Peers/odata_v4_service.py`: OData V4 with
@@ -63,6 +65,21 @@ public final class ODataPyServer: Sendable {
 
     /// What the service printed on standard error so far (its last 4 KB).
     public var output: String { peer.output }
+
+    /// With `repeatable`: how many modifying requests the service applied, and how many repeats of one it answered
+    /// from what it kept instead (`GET /_repeatability`).
+    public func repeatability() async throws -> (applied: Int, replayed: Int) {
+        let response = try await HTTPClient(configuration: .init()).send(
+            HTTPRequest(.get, url: baseURL.appendingPathComponent("_repeatability")))
+        let counts = try JSONValue(parsing: response.body)
+        guard response.status == 200, let applied = counts["applied"]?.int64Value,
+            let replayed = counts["replayed"]?.int64Value
+        else {
+            throw ODataPeerError(
+                message: "odata_v4_service.py answered no repeatability counts (started without repeatable?)")
+        }
+        return (Int(applied), Int(replayed))
+    }
 
     /// Stops the service (lifeline, SIGTERM, SIGKILL). Safe to call more than once; also done on deinit.
     public func stop() { peer.stop() }
