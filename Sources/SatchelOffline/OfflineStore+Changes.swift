@@ -178,7 +178,7 @@ extension OfflineStore {
                     throw ODataError(.invalidArgument, "\(table.entitySet) has no key property \(name)")
                 }
                 conditions.append("\(column.sql) = ?")
-                arguments.append(OfflineValues.databaseValue(part.value, near: column))
+                arguments.append(OfflineValues.storedValue(part.value, for: column))
             }
             row = try Row.fetchOne(
                 db,

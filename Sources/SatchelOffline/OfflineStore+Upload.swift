@@ -195,15 +195,19 @@ extension OfflineStore {
             // Prepared before the changeset is built: a change whose ETag must be read first may turn out a conflict.
             var operations: [(OfflineQueuedRequest, OfflineOperation)] = []
             var groupRefusal: ODataError?
+            var createdHere: Set<OfflineEntityRef> = []
             for request in group {
                 do {
-                    operations.append((request, try await operation(for: request, opened: opened)))
+                    let made = try await operation(
+                        for: request, createdEarlier: createdHere.contains(request.entity), opened: opened)
+                    operations.append((request, made))
+                    if request.method == "POST" { createdHere.insert(request.entity) }
                 } catch let error as ODataError where Self.isRefusal(error) {
                     refused.append((request, error))
                     groupRefusal = groupRefusal ?? error
                 }
             }
-            if let groupRefusal, group.count > 1 {
+            if let groupRefusal {
                 // A transaction goes all or none: the rest of it is refused with it.
                 refused += operations.map { ($0.0, groupRefusal) }
                 continue
@@ -221,12 +225,10 @@ extension OfflineStore {
                     case .update(let path, let entity, let method, let ifMatch):
                         let target = created[request.entity]
                         reference = changes.update(
-                            target?.path ?? path, with: entity, method: method,
-                            ifMatch: target == nil ? ifMatch : nil, headers: headers)
+                            target?.path ?? path, with: entity, method: method, ifMatch: ifMatch, headers: headers)
                     case .delete(let path, let ifMatch):
                         let target = created[request.entity]
-                        reference = changes.delete(
-                            target?.path ?? path, ifMatch: target == nil ? ifMatch : nil, headers: headers)
+                        reference = changes.delete(target?.path ?? path, ifMatch: ifMatch, headers: headers)
                     }
                     sent.append((request, reference))
                 }
@@ -287,11 +289,22 @@ extension OfflineStore {
 
     /// What goes on the wire for a queued request: its path by the key the store has now (a created entity's is the
     /// server's once its creation was uploaded), its body, its `If-Match`.
-    private func operation(for request: OfflineQueuedRequest, opened: Opened) async throws -> OfflineOperation {
+    ///
+    /// A request on an entity `createdEarlier` in the same changeset has neither key nor ETag yet: the changeset
+    /// addresses it by the creation's Content-ID, with `If-Match: *` (nobody else can have changed it in between).
+    private func operation(
+        for request: OfflineQueuedRequest, createdEarlier: Bool = false, opened: Opened
+    ) async throws -> OfflineOperation {
         let table = try opened.schema.table(request.entitySet)
         let entity = ODataEntity(
             type: table.entityTypeName,
             properties: OfflineQueue.properties(OfflineQueue.decode(request.body, table: table)))
+        if createdEarlier, request.method != "POST" {
+            let set = ODataPath(table.entitySet)
+            return request.method == "DELETE"
+                ? .delete(set, ifMatch: "*")
+                : .update(set, entity, request.method == "PUT" ? .replace : .merge, ifMatch: "*")
+        }
         switch request.method {
         case "POST":
             return .create(ODataPath(table.entitySet), entity)
@@ -341,7 +354,7 @@ extension OfflineStore {
                 for path in table.keyPaths {
                     guard let column = table.column(path), let literal = key[path] else { continue }
                     assignments.append("\(column.sql) = ?")
-                    values.append(OfflineValues.databaseValue(literal, near: column))
+                    values.append(OfflineValues.storedValue(literal, for: column))
                 }
             }
             if let returned = written.entity {
@@ -362,8 +375,7 @@ extension OfflineStore {
             try db.cachedStatement(sql: "UPDATE \(table.sql) SET \(assignments.joined(separator: ", ")) WHERE _id = ?")
                 .execute(arguments: StatementArguments(values + [entityID.databaseValue]))
         case "PATCH", "PUT":
-            // The entity's new ETag (none known when the service sent none: a later change reads it first), for
-            // this row and the changes of it still queued.
+            // The entity's new ETag (none known when the service sent none: a later change reads it first).
             try db.cachedStatement(sql: "UPDATE \(table.sql) SET _etag = ? WHERE _id = ?").execute(arguments: [
                 written.etag, entityID,
             ])
@@ -386,11 +398,14 @@ extension OfflineStore {
                     entityID,
                 ])
             }
+        default:
+            try db.cachedStatement(sql: "DELETE FROM \(table.sql) WHERE _id = ?").execute(arguments: [entityID])
+        }
+        if request.method != "DELETE" {
+            // The entity's ETag now, for the changes of it still queued (none known: they read it first).
             try db.cachedStatement(
                 sql: "UPDATE q_requests SET if_match = ? WHERE entity_set = ? AND entity_id = ? AND id > ?"
             ).execute(arguments: [written.etag, table.entitySet, entityID, request.id])
-        default:
-            try db.cachedStatement(sql: "DELETE FROM \(table.sql) WHERE _id = ?").execute(arguments: [entityID])
         }
         try finish(db, request: request.id, table: table, entityID: entityID)
     }

@@ -319,7 +319,7 @@ public final class OfflineStore: Sendable {
             if let value = entity.properties[path] {
                 arguments.append(OfflineValues.databaseValue(value, for: column))
             } else if let literal = fromID[path] {
-                arguments.append(OfflineValues.databaseValue(literal, near: column))
+                arguments.append(OfflineValues.storedValue(literal, for: column))
             } else {
                 return nil
             }
@@ -330,20 +330,17 @@ public final class OfflineStore: Sendable {
             arguments: StatementArguments(arguments))
     }
 
-    /// Key values in an entity id such as `…/Products(3)` or `OrderItems(OrderID=1,LineNumber=2)`.
+    /// Key values in an entity id such as `…/Products(3)` or `OrderItems(OrderID=1,LineNumber=2)` (V4 literals, else
+    /// V2's), by key property path.
     static func keyValues(inID id: String, keyPaths: [String]) -> [String: ODataLiteral] {
         guard let open = id.lastIndex(of: "("), let close = id.lastIndex(of: ")"), open < close else { return [:] }
-        let inside =
-            id[id.index(after: open)..<close].removingPercentEncoding ?? String(id[id.index(after: open)..<close])
+        let raw = String(id[id.index(after: open)..<close])
+        let inside = raw.removingPercentEncoding ?? raw
+        guard let key = (try? ODataKey(parsing: inside, version: .v4)) ?? (try? ODataKey(parsing: inside, version: .v2))
+        else { return [:] }
         var result: [String: ODataLiteral] = [:]
-        for part in inside.split(separator: ",") {
-            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-            let name = pair.count == 2 ? pair[0] : (keyPaths.count == 1 ? keyPaths[0] : "")
-            guard
-                case .literal(let literal)? = try? ODataExpression.parse(
-                    pair.count == 2 ? pair[1] : pair[0], version: .v4)
-            else { continue }
-            result[name] = literal
+        for (name, literal) in key.parts {
+            result[name.isEmpty ? (keyPaths.count == 1 ? keyPaths[0] : "") : name] = literal
         }
         return result
     }

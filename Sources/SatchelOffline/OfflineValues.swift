@@ -78,6 +78,14 @@ enum OfflineValues {
         }
     }
 
+    /// A key literal as `column` stores it, for `column = ?` (a decimal is stored as its text; a filter instead
+    /// compares it as a number, through ``databaseValue(_:near:)``).
+    static func storedValue(_ literal: ODataLiteral, for column: OfflineColumn) -> DatabaseValue {
+        if column.kind == .decimal, case .decimal(let value) = literal { return "\(value)".databaseValue }
+        if column.kind == .decimal, case .int(let value) = literal { return "\(value)".databaseValue }
+        return databaseValue(literal, near: column)
+    }
+
     /// A literal of a `$filter`, as the column it is compared with stores it.
     static func databaseValue(_ literal: ODataLiteral, near column: OfflineColumn?) -> DatabaseValue {
         switch literal {

@@ -130,3 +130,19 @@ struct FilterParserTests {
         #expect((try? ODataExpression.parse(chain, version: .v4)) != nil)
     }
 }
+
+@Suite("Key predicates read back")
+struct KeyParsingTests {
+    @Test func quotedCommasNamedPartsAndV2Literals() throws {
+        #expect(try ODataKey(parsing: "3", version: .v4) == .single(.int(3)))
+        #expect(try ODataKey(parsing: "'a,b=c'", version: .v4) == .single(.string("a,b=c")))
+        #expect(try ODataKey(parsing: "'it''s'", version: .v4) == .single(.string("it's")))
+        #expect(
+            try ODataKey(parsing: "OrderID=1,Note='x,y'", version: .v4)
+                == ODataKey(parts: [("OrderID", .int(1)), ("Note", .string("x,y"))]))
+        let v2 = try ODataKey(parsing: "Day=datetime'2026-11-26T00:00:00'", version: .v2)
+        #expect(v2.parts.first?.name == "Day")
+        #expect(throws: ODataError.self) { try ODataKey(parsing: "", version: .v4) }
+        #expect(throws: ODataError.self) { try ODataKey(parsing: "Name eq 'x'", version: .v4) }
+    }
+}

@@ -114,6 +114,23 @@ struct BatchUploadTests {
         let last = try await store.upload()
         #expect(last == OfflineUploadResult(sent: 2, failed: 0, held: 0))
         await #expect(throws: ODataError.self) { try await service.entity("Products", key: .single(.int(6002))) }
+
+        // A creation and a change of it in one transaction: one changeset, the change addressed by `$n`.
+        let together = OfflineChangeOptions(transactionID: "t2", unmodifiable: true)
+        let made = try await store.create(
+            "Products",
+            ODataEntity(properties: ["ID": .int(6003), "Name": .string("made"), "CategoryID": .int(1)]),
+            options: together)
+        try await store.update(
+            "Products", .id(made), with: ODataEntity(properties: ["Name": .string("named in the same changeset")]),
+            options: together)
+        #expect(try await store.requests().map(\.method) == ["POST", "PATCH"])
+        let pair = try await store.upload()
+        let pairErrors = try await store.errors()
+        #expect(pair == OfflineUploadResult(sent: 2, failed: 0, held: 0), "\(pairErrors)")
+        #expect(
+            try await service.entity("Products", key: .single(.int(6003)))["Name"]?.stringValue
+                == "named in the same changeset")
         try store.close()
     }
 }

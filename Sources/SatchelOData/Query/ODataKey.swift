@@ -1,3 +1,4 @@
+import Foundation
 /// The key of an entity: one value, or named values for a composite key.
 ///
 /// ```swift
@@ -40,6 +41,37 @@ public struct ODataKey: Sendable, Hashable, ExpressibleByStringLiteral, Expressi
     /// A composite key in order: `["StudentId": "0042", "VisitNo": 3]`.
     public init(dictionaryLiteral elements: (String, ODataLiteral)...) {
         storage = elements.map { Part(name: $0.0, value: $0.1) }
+    }
+
+    /// Reads what is inside a key predicate: `3`, `'a,b'`, `OrderID=1,LineNumber=2` (commas and `=` inside quoted
+    /// strings are the string's own), each value a literal of `version`.
+    public init(parsing text: String, version: ODataVersion) throws(ODataError) {
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ODataError(.invalidArgument, "an empty key")
+        }
+        var parts: [(String, ODataLiteral)] = []
+        var quoted = false
+        var start = text.startIndex
+        var pieces: [Substring] = []
+        for index in text.indices {
+            if text[index] == "'" { quoted.toggle() }
+            if text[index] == ",", !quoted {
+                pieces.append(text[start..<index])
+                start = text.index(after: index)
+            }
+        }
+        pieces.append(text[start...])
+        for piece in pieces {
+            let nameEnd = piece.firstIndex { $0 == "=" || $0 == "'" }
+            let named = nameEnd.map { piece[$0] == "=" } ?? false
+            let name = named ? piece[..<nameEnd!].trimmingCharacters(in: .whitespaces) : ""
+            let valueText = named ? String(piece[piece.index(after: nameEnd!)...]) : String(piece)
+            guard case .literal(let literal) = try ODataExpression.parse(valueText, version: version) else {
+                throw ODataError(.invalidArgument, "\(valueText) in the key (\(text)) is not a literal")
+            }
+            parts.append((name, literal))
+        }
+        self = parts.count == 1 && parts[0].0.isEmpty ? .single(parts[0].1) : ODataKey(parts: parts)
     }
 
     /// `(value)` or `(A=1,B='x')`, before percent-encoding.

@@ -121,13 +121,9 @@ struct ODataCountCommand: AsyncParsableCommand {
 
 /// A key given on the command line: `3`, `'HT-1000'`, or `OrderID=1,LineNumber=2` (V4 literals).
 func odataKey(_ text: String) throws -> ODataKey {
-    var pairs: [(String, ODataLiteral)] = []
-    for part in text.split(separator: ",") {
-        let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-        guard case .literal(let literal) = try ODataExpression.parse(pair.count == 2 ? pair[1] : pair[0], version: .v4)
-        else { throw CLIError(.usage, "a key is a literal: 3, 'HT-1000', or Name=value,Name=value") }
-        pairs.append((pair.count == 2 ? pair[0] : "", literal))
+    do {
+        return try ODataKey(parsing: text, version: .v4)
+    } catch {
+        throw CLIError(.usage, "a key is a literal: 3, 'HT-1000', or Name=value,Name=value (\(error.message))")
     }
-    guard !pairs.isEmpty else { throw CLIError(.usage, "an empty key") }
-    return pairs.count == 1 && pairs[0].0.isEmpty ? .single(pairs[0].1) : ODataKey(parts: pairs)
 }
