@@ -477,7 +477,9 @@ extension OfflineStore {
         var parts: [(String, ODataLiteral)] = []
         for path in table.keyPaths {
             guard let column = table.column(path) else { continue }
-            let literal = OfflineSelect.literal(row[column.name] ?? .null, column: column, type: table.keyTypes[path])
+            var literal = ODataLiteral(OfflineValues.odataValue(row[column.name] ?? .null, for: column))
+            // An Edm.Int64 key is written as one (V2: `3L`).
+            if table.keyTypes[path] == .int64, case .int(let value) = literal { literal = .int64(Int64(value)) }
             parts.append((table.keyPaths.count == 1 ? "" : path, literal))
         }
         let key = parts.count == 1 ? ODataKey.single(parts[0].1) : ODataKey(parts: parts)
@@ -516,27 +518,6 @@ extension OfflineStore {
             }
             let table = try opened.schema.table(error["entity_set"])
             try Self.restore(db, table: table, entityID: error["entity_id"])
-        }
-    }
-}
-
-extension OfflineSelect {
-    /// A key literal of a stored value.
-    static func literal(_ stored: DatabaseValue, column: OfflineColumn, type: EDMPrimitiveType?) -> ODataLiteral {
-        switch OfflineValues.odataValue(stored, for: column) {
-        case .int(let value):
-            return type == .int64 ? .int64(value) : .int(Int(value))
-        case .bool(let flag): return .bool(flag)
-        case .decimal(let value): return .decimal(value)
-        case .double(let value): return .double(value)
-        case .guid(let uuid): return .guid(uuid)
-        case .dateTime(let date): return .dateTime(date)
-        case .dateTimeOffset(let date, _): return .dateTimeOffset(date)
-        case .date(let text):
-            let parts = text.split(separator: "-").compactMap { Int($0) }
-            return parts.count == 3 ? .date(year: parts[0], month: parts[1], day: parts[2]) : .string(text)
-        case .string(let text): return .string(text)
-        default: return .null
         }
     }
 }

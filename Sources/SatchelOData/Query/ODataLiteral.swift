@@ -95,3 +95,27 @@ extension ODataLiteral: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     public init(floatLiteral value: Double) { self = .double(value) }
     public init(nilLiteral: ()) { self = .null }
 }
+
+extension ODataLiteral {
+    /// The literal that writes `value` in a URL: a key predicate, a function's parameter.
+    public init(_ value: ODataValue) {
+        self =
+            switch value {
+            case .null: .null
+            case .bool(let value): .bool(value)
+            case .int(let value): Int(exactly: value).map { .int($0) } ?? .int64(value)
+            case .decimal(let value): .decimal(value)
+            case .double(let value): .double(value)
+            case .string(let text): .string(text)
+            case .guid(let uuid): .guid(uuid)
+            case .date(let text): .raw(text)
+            case .dateTime(let date): .dateTime(date)
+            case .dateTimeOffset(let date, _): .dateTimeOffset(date)
+            case .timeOfDay(let text): .raw(text)
+            case .duration(let text): .duration(text)
+            case .binary(let data): .binary(data)
+            case .enumMember(let text): .string(text)
+            default: .raw(String(describing: value))
+            }
+    }
+}

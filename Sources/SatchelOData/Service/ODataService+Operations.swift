@@ -95,12 +95,12 @@ extension ODataService {
         let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
         switch (version, kind) {
         case (.v2, _):
-            let query = parameters.map { "\($0.0)=" + ODataURLEncoding.query(Self.literal($0.1).text(for: .v2)) }
+            let query = parameters.map { "\($0.0)=" + ODataURLEncoding.query(ODataLiteral($0.1).text(for: .v2)) }
             return OperationCall(
                 method: v2Method, path: target.text(for: version), query: query.joined(separator: "&"),
                 returnType: returnType)
         case (.v4, .function):
-            let arguments = parameters.map { "\($0.0)=\(Self.literal($0.1).text(for: .v4))" }
+            let arguments = parameters.map { "\($0.0)=\(ODataLiteral($0.1).text(for: .v4))" }
             let path =
                 target.text(for: version) + ODataURLEncoding.pathSegment("(" + arguments.joined(separator: ",") + ")")
             return OperationCall(method: .get, path: path, query: "", returnType: returnType)
@@ -125,27 +125,6 @@ extension ODataService {
             return .entity(try reader.entity(from: body, type: entityType))
         }
         return try reader.value(from: body, type: returnType)
-    }
-
-    /// A parameter value as a URL literal.
-    static func literal(_ value: ODataValue) -> ODataLiteral {
-        switch value {
-        case .null: .null
-        case .bool(let value): .bool(value)
-        case .int(let value): Int(exactly: value).map { .int($0) } ?? .int64(value)
-        case .decimal(let value): .decimal(value)
-        case .double(let value): .double(value)
-        case .string(let text): .string(text)
-        case .guid(let uuid): .guid(uuid)
-        case .date(let text): .raw(text)
-        case .dateTime(let date): .dateTime(date)
-        case .dateTimeOffset(let date, _): .dateTimeOffset(date)
-        case .timeOfDay(let text): .raw(text)
-        case .duration(let text): .duration(text)
-        case .binary(let data): .binary(data)
-        case .enumMember(let text): .string(text)
-        default: .raw(String(describing: value))
-        }
     }
 
     // MARK: Delta
