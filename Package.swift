@@ -90,7 +90,7 @@ let package = Package(
 
         // MARK: Repository server (satchel serve)
         // CMIS QL: parser and evaluator, no I/O.
-        .target(name: "SatchelCMISQL", dependencies: ["SatchelCMIS"], swiftSettings: swiftSettings),
+        .target(name: "SatchelCMISQL", dependencies: ["SatchelCMIS", "SatchelJSON"], swiftSettings: swiftSettings),
         // The repository engine: CMIS semantics over a metadata store and a content-addressed blob store.
         .target(
             name: "SatchelRepository",

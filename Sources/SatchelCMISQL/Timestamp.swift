@@ -1,4 +1,5 @@
 import Foundation
+import SatchelJSON
 
 /// The text of a `TIMESTAMP '…'` literal: `YYYY-MM-DD[Thh:mm[:ss[.fraction]]][Z|±hh:mm|±hhmm]`, UTC when no zone.
 enum Timestamp {
@@ -7,9 +8,9 @@ enum Timestamp {
         guard let year = scanner.number(digits: 4), scanner.skip("-"),
             let month = scanner.number(digits: 2), scanner.skip("-"),
             let day = scanner.number(digits: 2),
-            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+            (1...12).contains(month), (1...CivilDate.daysIn(month: month, year: year)).contains(day)
         else { return nil }
-        var seconds = Double(daysFromCivil(year: year, month: month, day: day)) * 86_400
+        var seconds = Double(CivilDate.daysSince1970(year: year, month: month, day: day)) * 86_400
         if scanner.skip("T") || scanner.skip("t") || scanner.skip(" ") {
             guard let hour = scanner.number(digits: 2), scanner.skip(":"), let minute = scanner.number(digits: 2),
                 hour < 24, minute < 60
@@ -38,24 +39,6 @@ enum Timestamp {
         }
         guard scanner.atEnd else { return nil }
         return Date(timeIntervalSince1970: seconds)
-    }
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 in the proleptic Gregorian calendar.
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 
     private struct DigitScanner {

@@ -23,25 +23,20 @@ enum OfflineValues {
         guard let value, !value.isNull else { return .null }
         switch column.kind {
         case .integer: return value.intValue.map { $0.databaseValue } ?? .null
-        case .boolean:
-            if case .bool(let flag) = value { return (flag ? 1 : 0).databaseValue }
-            return value.jsonBool.map { ($0 ? 1 : 0).databaseValue } ?? .null
+        case .boolean: return value.boolValue.map { ($0 ? 1 : 0).databaseValue } ?? .null
         case .real: return value.doubleValue.map { $0.databaseValue } ?? .null
         case .decimal: return value.decimalValue.map { "\($0)".databaseValue } ?? .null
         case .milliseconds:
-            switch value {
-            case .dateTime(let date), .dateTimeOffset(let date, _): return milliseconds(date).databaseValue
-            default:
-                return value.stringValue.flatMap(ODataDateFormat.parseISO8601).map { milliseconds($0).databaseValue }
-                    ?? .null
-            }
+            return (value.dateValue ?? value.stringValue.flatMap(ODataDateFormat.parseISO8601))
+                .map { milliseconds($0).databaseValue } ?? .null
         case .blob:
             if case .binary(let data) = value { return data.databaseValue }
             return value.stringValue.flatMap { Data(base64Encoded: $0) }?.databaseValue ?? .null
         case .text:
             return value.stringValue?.databaseValue ?? .null
         case .json:
-            return String(decoding: json(value).serialized(), as: UTF8.self).databaseValue
+            let json = (try? ODataPayloadWriter(version: .v4).json(for: value)) ?? .null
+            return String(decoding: json.serialized(), as: UTF8.self).databaseValue
         }
     }
 
@@ -102,14 +97,11 @@ enum OfflineValues {
         case .dateTime(let date), .dateTimeOffset(let date): return milliseconds(date).databaseValue
         case .date(let year, let month, let day):
             if case .milliseconds = column?.kind {
-                var components = DateComponents(year: year, month: month, day: day)
-                components.timeZone = TimeZone(identifier: "UTC")
-                let date = Calendar(identifier: .gregorian).date(from: components) ?? Date(timeIntervalSince1970: 0)
-                return milliseconds(date).databaseValue
+                return (Int64(CivilDate.daysSince1970(year: year, month: month, day: day)) * 86_400_000)
+                    .databaseValue
             }
-            return String(format: "%04d-%02d-%02d", year, month, day).databaseValue
-        case .timeOfDay(let hour, let minute, let second):
-            return String(format: "%02d:%02d:%02d", hour, minute, second).databaseValue
+            return literal.text(for: .v4).databaseValue
+        case .timeOfDay: return literal.text(for: .v4).databaseValue
         case .duration(let text): return text.databaseValue
         case .binary(let data): return data.databaseValue
         case .enumMember(_, let member): return member.databaseValue
@@ -118,32 +110,4 @@ enum OfflineValues {
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-
-    /// An OData value as JSON (collections and untyped values are stored so).
-    static func json(_ value: ODataValue) -> JSONValue {
-        switch value {
-        case .null: return .null
-        case .bool(let flag): return .bool(flag)
-        case .int(let number): return .number(JSONNumber(number))
-        case .decimal(let number): return JSONNumber(number).map { .number($0) } ?? .string("\(number)")
-        case .double(let number): return JSONNumber(number).map { .number($0) } ?? .string("\(number)")
-        case .string(let text), .date(let text), .timeOfDay(let text), .duration(let text), .enumMember(let text):
-            return .string(text)
-        case .guid(let uuid): return .string(uuid.uuidString.lowercased())
-        case .dateTime(let date), .dateTimeOffset(let date, _): return .string(ODataDateFormat.iso8601(date))
-        case .binary(let data): return .string(data.base64EncodedString())
-        case .geo(let json), .json(let json): return json
-        case .complex(let properties):
-            return .object(JSONObject(properties.map { (key: $0.name, value: json($0.value)) }))
-        case .collection(let values): return .array(values.map(json))
-        case .entity, .entities: return .null
-        }
-    }
-}
-
-extension ODataValue {
-    fileprivate var jsonBool: Bool? {
-        if case .json(let value) = self { return value.boolValue }
-        return nil
-    }
 }

@@ -36,7 +36,8 @@ enum ISO8601 {
         guard let hour = number(2), expect(UInt8(ascii: ":")), let minute = number(2), expect(UInt8(ascii: ":")),
             let second = number(2)
         else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month), hour <= 23, minute <= 59,
+        guard (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year), hour <= 23,
+            minute <= 59,
             second <= 60
         else { return nil }
         var fraction = 0.0
@@ -65,28 +66,11 @@ enum ISO8601 {
             }
         }
         guard i == count else { return nil }
-        let days = daysFromCivil(year, month, day)
+        let days = CivilDate.daysSince1970(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second - offset
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
-    static func daysInMonth(_ year: Int, _ month: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
-    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
 }
 
 /// ISO 8601 / RFC 3339 timestamps read without Foundation's formatters, for text that is not in a JSON document

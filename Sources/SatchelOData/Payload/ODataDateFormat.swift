@@ -1,4 +1,5 @@
 import Foundation
+import SatchelJSON
 
 /// Date and time text forms used by OData: ISO 8601 for V4 and V2 literals, `/Date(ms±offset)/` for V2 JSON.
 public enum ODataDateFormat {
@@ -39,16 +40,6 @@ public enum ODataDateFormat {
     /// `/Date(ms)/` for a V2 JSON payload.
     public static func v2JSONDate(_ date: Date) -> String {
         "/Date(\(Int64((date.timeIntervalSince1970 * 1000).rounded())))/"
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (a day past the month's end rolls over).
-    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 
     /// `2026-01-31` for a date at midnight UTC.
@@ -121,7 +112,7 @@ public enum ODataDateFormat {
             // Arithmetic for the proleptic Gregorian calendar: the same instant as `calendar.date(from:)` (which
             // is lenient the same way), without its cost — it dominated decoding entities with dates.
             let seconds =
-                Self.daysSince1970(year: year, month: month, day: day) * 86_400 + (components.hour ?? 0) * 3600
+                CivilDate.daysSince1970(year: year, month: month, day: day) * 86_400 + (components.hour ?? 0) * 3600
                 + (components.minute ?? 0) * 60 + (components.second ?? 0)
             return Date(timeIntervalSince1970: Double(seconds) + fraction - Double(offset))
         }

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelHTTP
+import SatchelJSON
 import SatchelXML
 
 /// Model values to AtomPub (CMIS RestAtom 1.1) XML, the inverse of ``AtomPubParser``: what the client posts and

@@ -1,5 +1,6 @@
-/// A day of the proleptic Gregorian calendar, from the days since 1970-01-01 (H. Hinnant's days-to-civil
-/// algorithm): what HTTP dates and `xsd:dateTime` strings are written from, without a formatter.
+/// A day of the proleptic Gregorian calendar and its distance from 1970-01-01, both ways (H. Hinnant's algorithms):
+/// what dates are read and written with, without Foundation's formatters and calendars (JSON and CMIS timestamps,
+/// HTTP dates, `xsd:dateTime`, OData dates).
 public struct CivilDate: Sendable, Hashable {
     public let year: Int64
     /// 1…12.
@@ -21,6 +22,25 @@ public struct CivilDate: Sendable, Hashable {
         year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         // 1970-01-01 was a Thursday.
         weekday = Int(((days % 7) + 11) % 7)
+    }
+
+    /// Days from 1970-01-01 to `year`-`month`-`day` (a day past the month's end rolls over).
+    public static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// How many days `month` (1…12) of `year` has.
+    public static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// The day and the second within it of a time in seconds since 1970 (negative times count back).
