@@ -16,12 +16,19 @@ public struct OfflineDefiningQuery: Sendable, Hashable {
         self.retrievesStreams = retrievesStreams
     }
 
+    /// The entity set the query reads (what comes before `?`).
+    public var entitySet: String { String(request.prefix { $0 != "?" }) }
+
+    /// The query without spaces around it and its leading `/`.
+    private var request: Substring {
+        let text = query.trimmingCharacters(in: .whitespaces)
+        return text.hasPrefix("/") ? text.dropFirst() : Substring(text)
+    }
+
     /// The query's entity set and options, its `$filter` parsed for `version`.
     func parsed(version: ODataVersion) throws(ODataError) -> (entitySet: String, query: ODataQuery) {
-        var text = query.trimmingCharacters(in: .whitespaces)
-        if text.hasPrefix("/") { text.removeFirst() }
-        let parts = text.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        let set = String(parts[0])
+        let parts = request.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let set = entitySet
         guard !set.isEmpty, set.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }) else {
             throw ODataError(
                 .invalidArgument, "defining query \(name): '\(set)' is not an entity set (navigation paths come later)")
@@ -40,12 +47,7 @@ public struct OfflineDefiningQuery: Sendable, Hashable {
                 for path in value.split(separator: ",") {
                     result = result.expand(path.trimmingCharacters(in: .whitespaces))
                 }
-            case "$orderby":
-                for item in value.split(separator: ",") {
-                    let words = item.split(separator: " ")
-                    result = result.orderBy(
-                        String(words[0]), descending: words.count > 1 && words[1].lowercased() == "desc")
-                }
+            case "$orderby": result = result.orderBy(list: value)
             case "$top":
                 guard let count = Int(value), count >= 0 else {
                     throw ODataError(.invalidArgument, "defining query \(name): bad $top")

@@ -146,3 +146,12 @@ struct KeyParsingTests {
         #expect(throws: ODataError.self) { try ODataKey(parsing: "Name eq 'x'", version: .v4) }
     }
 }
+
+@Suite("$orderby lists")
+struct OrderByListTests {
+    @Test func blankItemsAreSkipped() {
+        let orders = ODataQuery().orderBy(list: "Price desc, , ID ,").orderBy
+        #expect(orders.map(\.expression) == ["Price", "ID"])
+        #expect(orders.map(\.descending) == [true, false])
+    }
+}

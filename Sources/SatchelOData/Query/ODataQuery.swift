@@ -89,6 +89,17 @@ public struct ODataQuery: Sendable {
         return copy
     }
 
+    /// Orders by a `$orderby` list as written: `Price desc, ID` (blank items skipped).
+    public func orderBy(list text: String) -> ODataQuery {
+        var copy = self
+        for item in text.split(separator: ",") {
+            let words = item.split(separator: " ")
+            guard let first = words.first else { continue }
+            copy = copy.orderBy(String(first), descending: words.count > 1 && words[1].lowercased() == "desc")
+        }
+        return copy
+    }
+
     public func top(_ count: Int) -> ODataQuery {
         var copy = self
         copy.top = count

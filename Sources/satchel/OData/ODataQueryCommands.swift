@@ -3,16 +3,47 @@ import Foundation
 import SatchelHTTP
 import SatchelOData
 
-/// The service and entity set every `satchel odata` read and write names, and the connection options.
-struct ODataTarget: ParsableArguments {
+/// The service every `satchel odata` command names, and the connection options.
+struct ODataServiceOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("The service root URL.", valueName: "service-url")) var service: String
-    @Argument(help: "The entity set.") var entitySet: String
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var global: GlobalOptions
 
     func makeService() throws -> ODataService {
         let url = try ConnectionOptions.url(service, option: "service-url")
         return ODataService(configuration: .init(serviceURL: url), client: try connection.makeClient())
+    }
+}
+
+/// The service and entity set every `satchel odata` read and write names.
+struct ODataTarget: ParsableArguments {
+    @OptionGroup var endpoint: ODataServiceOptions
+    @Argument(help: "The entity set.") var entitySet: String
+
+    var global: GlobalOptions { endpoint.global }
+    func makeService() throws -> ODataService { try endpoint.makeService() }
+}
+
+/// `$select`, `$expand`, `$orderby`, `$top` and `$skip` from the command line (reads online and offline).
+struct QueryShapeOptions: ParsableArguments {
+    @Option(help: "Properties to keep, comma separated.") var select: String?
+    @Option(help: "Navigation properties to expand, comma separated.") var expand: String?
+    @Option(help: "Order, comma separated (Name desc, ID).") var orderby: String?
+    @Option(help: "At most this many.") var top: Int?
+    @Option(help: "Skip this many.") var skip: Int?
+
+    func apply(to query: ODataQuery) -> ODataQuery {
+        var query = query
+        if let select { query = query.select(Self.list(select)) }
+        for path in Self.list(expand ?? "") { query = query.expand(path) }
+        query = query.orderBy(list: orderby ?? "")
+        if let top { query = query.top(top) }
+        if let skip { query = query.skip(skip) }
+        return query
+    }
+
+    static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }
 
@@ -43,36 +74,17 @@ struct ODataQueryCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var read: ODataReadOptions
-    @Option(help: "Properties to keep, comma separated.") var select: String?
-    @Option(help: "Navigation properties to expand, comma separated.") var expand: String?
-    @Option(help: "Order, comma separated (Name desc, ID).") var orderby: String?
-    @Option(help: "At most this many.") var top: Int?
-    @Option(help: "Skip this many.") var skip: Int?
+    @OptionGroup var shape: QueryShapeOptions
 
     func run() async throws {
         let command = self
         try await CommandRunner.run(read.global) {
             let service = try command.read.makeService()
-            var query = try await command.read.query(service)
-            if let select = command.select { query = query.select(Self.list(select)) }
-            for path in Self.list(command.expand ?? "") { query = query.expand(path) }
-            for item in Self.list(command.orderby ?? "") {
-                let words = item.split(separator: " ")
-                query = query.orderBy(String(words[0]), descending: words.count > 1 && words[1].lowercased() == "desc")
-            }
-            if let top = command.top { query = query.top(top) }
-            if let skip = command.skip { query = query.skip(skip) }
-            let writer = ODataPayloadWriter(version: .v4, serviceURL: service.configuration.serviceURL)
+            let query = command.shape.apply(to: try await command.read.query(service))
             for try await entity in service.entities(ODataPath(command.read.entitySet), query: query) {
-                var plain = entity
-                plain.annotations = [:]
-                print(String(decoding: try writer.data(for: plain), as: UTF8.self))
+                print(try jsonLine(entity, serviceURL: service.configuration.serviceURL))
             }
         }
-    }
-
-    static func list(_ text: String) -> [String] {
-        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }
 
@@ -90,13 +102,10 @@ struct ODataGetCommand: AsyncParsableCommand {
         try await CommandRunner.run(target.global) {
             let service = try command.target.makeService()
             var query = ODataQuery()
-            if let select = command.select { query = query.select(ODataQueryCommand.list(select)) }
-            var entity = try await service.entity(
+            if let select = command.select { query = query.select(QueryShapeOptions.list(select)) }
+            let entity = try await service.entity(
                 command.target.entitySet, key: try odataKey(command.key), query: query)
-            entity.annotations = [:]
-            let url = service.configuration.serviceURL
-            let writer = ODataPayloadWriter(version: .v4, serviceURL: url)
-            print(String(decoding: try writer.data(for: entity), as: UTF8.self))
+            print(try jsonLine(entity, serviceURL: service.configuration.serviceURL))
         }
     }
 }

@@ -17,10 +17,8 @@ struct ODataCreateCommand: AsyncParsableCommand {
             let service = try command.target.makeService()
             let result = try await service.create(
                 ODataPath(command.target.entitySet), try entity(fromJSON: command.json))
-            if var created = result.entity {
-                created.annotations = [:]
-                let writer = ODataPayloadWriter(version: .v4, serviceURL: service.configuration.serviceURL)
-                print(String(decoding: try writer.data(for: created), as: UTF8.self))
+            if let created = result.entity {
+                print(try jsonLine(created, serviceURL: service.configuration.serviceURL))
             } else {
                 print(result.location ?? "created")
             }
@@ -76,19 +74,16 @@ struct ODataCallCommand: AsyncParsableCommand {
         commandName: "call",
         abstract: "Call a function import, function or action (kind and method from $metadata).",
         discussion: "Example: satchel odata call https://host/odata TotalStock --param CategoryID=2")
-    @Argument(help: ArgumentHelp("The service root URL.", valueName: "service-url")) var service: String
+    @OptionGroup var endpoint: ODataServiceOptions
     @Argument(help: "The operation's name.") var name: String
     @Option(name: .customLong("param"), help: "A parameter as Name=literal (3, 'text', 2026-01-31), repeatable.")
     var parameters: [String] = []
-    @OptionGroup var connection: ConnectionOptions
-    @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         let command = self
-        try await CommandRunner.run(global) {
-            let url = try ConnectionOptions.url(command.service, option: "service-url")
-            let service = ODataService(
-                configuration: .init(serviceURL: url), client: try command.connection.makeClient())
+        try await CommandRunner.run(endpoint.global) {
+            let service = try command.endpoint.makeService()
+            let url = service.configuration.serviceURL
             let version = try await service.version()
             var list: [(String, ODataValue)] = []
             for parameter in command.parameters {

@@ -14,8 +14,8 @@ struct OfflineCommand: AsyncParsableCommand {
         discussion: """
             CONFIG is an .ini file: an [endpoint] section (url, sap_client, store, user, csrf) and one section per \
             defining query (query, streams). See docs/offline.md. The store is encrypted with a passphrase from \
-            SATCHEL_STORE_PASSPHRASE (or --passphrase-stdin), or a raw key (64 hex digits) from SATCHEL_STORE_KEY; \
-            --unencrypted makes a plain one. The service password comes from SATCHEL_PASSWORD.
+            SATCHEL_STORE_PASSPHRASE (or --passphrase-stdin), or a raw key (64 hex digits) from SATCHEL_STORE_KEY (or \
+            --key-stdin); --unencrypted makes a plain one. The service password comes from SATCHEL_PASSWORD.
 
             Examples:
               satchel offline open shop.ini                  # the initial download (later: resumes it)
@@ -39,21 +39,14 @@ struct OfflineOptions: ParsableArguments {
     @Argument(help: "The store's configuration (.ini).")
     var config: String
 
-    @Flag(help: "Read the store passphrase from the first line of standard input.")
-    var passphraseStdin = false
+    @OptionGroup var storeKey: StoreKeyOptions
 
     @Flag(help: "Make (or open) a store that is not encrypted.")
     var unencrypted = false
 
     func file() throws -> OfflineConfigurationFile { try OfflineConfigurationFile(contentsOf: config) }
 
-    func key() throws -> StoreKey? {
-        if unencrypted { return nil }
-        if let key = try StoreKeyOptions.key(passphraseStdin: passphraseStdin, keyStdin: false) { return key }
-        throw CLIError(
-            .usage,
-            "no store key: set SATCHEL_STORE_PASSPHRASE or SATCHEL_STORE_KEY, use --passphrase-stdin, or --unencrypted")
-    }
+    func key() throws -> StoreKey? { unencrypted ? nil : try storeKey.required() }
 
     /// The store, not yet opened. `local`: the command works on the store alone (no password needed).
     func store(local: Bool = false) throws -> OfflineStore {
@@ -133,16 +126,9 @@ struct OfflineOpenCommand: AsyncParsableCommand {
         let file = try options.file()
         try await options.run { store in
             for query in file.definingQueries {
-                let (set, _) = try Self.set(of: query)
-                print("\(query.name): \(try await store.count(set)) \(set)")
+                print("\(query.name): \(try await store.count(query.entitySet)) \(query.entitySet)")
             }
         }
-    }
-
-    static func set(of query: OfflineDefiningQuery) throws -> (String, Void) {
-        var text = query.query
-        if text.hasPrefix("/") { text.removeFirst() }
-        return (String(text.prefix { $0 != "?" && $0 != "(" && $0 != "/" }), ())
     }
 }
 
@@ -159,9 +145,8 @@ struct OfflineStatusCommand: AsyncParsableCommand {
             print("pending requests: \(try await store.requests().count)")
             print("errors: \(try await store.errors().count)")
             var seen = Set<String>()
-            for query in file.definingQueries {
-                let (set, _) = try OfflineOpenCommand.set(of: query)
-                if seen.insert(set).inserted { print("\(set): \(try await store.count(set))") }
+            for set in file.definingQueries.map(\.entitySet) where seen.insert(set).inserted {
+                print("\(set): \(try await store.count(set))")
             }
         }
     }
@@ -173,10 +158,7 @@ struct OfflineQueryCommand: AsyncParsableCommand {
     @OptionGroup var options: OfflineOptions
     @Argument(help: "The entity set.") var entitySet: String
     @Option(help: "A $filter expression.") var filter: String?
-    @Option(help: "Properties to keep, comma separated.") var select: String?
-    @Option(help: "Order, comma separated (Name desc, ID).") var orderby: String?
-    @Option(help: "At most this many.") var top: Int?
-    @Option(help: "Skip this many.") var skip: Int?
+    @OptionGroup var shape: QueryShapeOptions
     @Flag(help: "Print only how many match.") var count = false
 
     func run() async throws {
@@ -185,15 +167,7 @@ struct OfflineQueryCommand: AsyncParsableCommand {
             let version = try await store.version()
             var query = ODataQuery()
             if let filter { query = query.filter(try ODataExpression.parse(filter, version: version)) }
-            if let select {
-                query = query.select(select.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-            }
-            for item in (orderby ?? "").split(separator: ",") {
-                let words = item.split(separator: " ")
-                query = query.orderBy(String(words[0]), descending: words.count > 1 && words[1].lowercased() == "desc")
-            }
-            if let top { query = query.top(top) }
-            if let skip { query = query.skip(skip) }
+            query = shape.apply(to: query)
             if count {
                 print(try await store.count(entitySet, query: query))
                 return
