@@ -104,7 +104,21 @@ enum OfflineQueue {
     }
 
     /// `Repeatability-First-Sent`: an IMF-fixdate.
-    static func imfDate(_ date: Date) -> String { HTTPDate.format(date) }
+    /// Stored values with `changes` laid over them, by property path (a path not there yet is added).
+    static func merge(
+        _ changes: [(column: OfflineColumn, value: DatabaseValue)],
+        over values: [(column: OfflineColumn, value: DatabaseValue)]
+    ) -> [(column: OfflineColumn, value: DatabaseValue)] {
+        var merged = values
+        for (column, value) in changes {
+            if let index = merged.firstIndex(where: { $0.column.path == column.path }) {
+                merged[index].value = value
+            } else {
+                merged.append((column, value))
+            }
+        }
+        return merged
+    }
 }
 
 extension ODataEntity {

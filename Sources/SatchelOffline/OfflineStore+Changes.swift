@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SatchelHTTP
 import SatchelOData
 
 extension OfflineStore {
@@ -77,14 +78,9 @@ extension OfflineStore {
                 // A request sent (or being sent) and not refused may have reached the server: never changed after.
                 last["attempted"] as Bool == false || last["failed"] as Bool == true
             {
-                var merged = OfflineQueue.decode(last["body"], table: table)
-                for (column, value) in zip(changed, values) {
-                    if let index = merged.firstIndex(where: { $0.column.path == column.path }) {
-                        merged[index].value = value
-                    } else {
-                        merged.append((column, value))
-                    }
-                }
+                let merged = OfflineQueue.merge(
+                    zip(changed, values).map { (column: $0, value: $1) },
+                    over: OfflineQueue.decode(last["body"], table: table))
                 let text = OfflineQueue.encode(
                     merged.map(\.value), columns: merged.map(\.column), only: Set(merged.map(\.column.path)))
                 // A refused request fixed is a new request for the server: a new repeatability id, so a server that
@@ -97,7 +93,7 @@ extension OfflineStore {
                         WHERE id = ?
                         """,
                     arguments: [
-                        text, UUID().uuidString.lowercased(), OfflineQueue.imfDate(Date()), last["id"] as Int64,
+                        text, UUID().uuidString.lowercased(), HTTPDate.format(Date()), last["id"] as Int64,
                     ])
                 // A fix for a failed request: its error is settled, the request goes again.
                 try db.execute(sql: "DELETE FROM q_errors WHERE request_id = ?", arguments: [last["id"] as Int64])
@@ -210,7 +206,7 @@ extension OfflineStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                set, id, method, body, ifMatch, UUID().uuidString.lowercased(), OfflineQueue.imfDate(Date()),
+                set, id, method, body, ifMatch, UUID().uuidString.lowercased(), HTTPDate.format(Date()),
                 options.transactionID, options.uploadCategory, options.unmodifiable,
             ])
     }

@@ -10,15 +10,7 @@ extension OfflineStore {
         let opened = try current()
         let table = try opened.schema.table(entitySet)
         try await opened.store.database.write { db in
-            let row: Row
-            switch reference {
-            case .id(let id):
-                guard let found = try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql) WHERE _id = ?", arguments: [id])
-                else { throw ODataError(.notFound, "no entity \(id) in the offline store's \(entitySet)") }
-                row = found
-            case .key:
-                row = try Self.row(db, table: table, reference, includingDeleted: true)
-            }
+            let row = try Self.row(db, table: table, reference, includingDeleted: true)
             try Self.restore(db, table: table, entityID: row["_id"])
         }
     }
@@ -63,7 +55,6 @@ extension OfflineStore {
             try db.execute(
                 sql: "INSERT INTO s_defining_queries (name, query) VALUES (?, ?)", arguments: [query.name, query.query])
         }
-        definingQueries.withLock { $0.append(query) }
     }
 
     /// Removes a defining query: the entities only it brought (and without local changes) leave the store.
@@ -80,7 +71,6 @@ extension OfflineStore {
                         """, arguments: [table.entitySet])
             }
         }
-        definingQueries.withLock { $0.removeAll { $0.name == name } }
     }
 
     /// Closes the store and deletes its local database, pending changes included (no server call).

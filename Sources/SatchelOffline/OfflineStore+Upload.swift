@@ -384,14 +384,8 @@ extension OfflineStore {
             if let server = try String.fetchOne(
                 try db.cachedStatement(sql: "SELECT _server FROM \(table.sql) WHERE _id = ?"), arguments: [entityID])
             {
-                var values = OfflineQueue.decode(server, table: table)
-                for (column, value) in OfflineQueue.decode(request.body, table: table) {
-                    if let index = values.firstIndex(where: { $0.column.path == column.path }) {
-                        values[index].value = value
-                    } else {
-                        values.append((column, value))
-                    }
-                }
+                let values = OfflineQueue.merge(
+                    OfflineQueue.decode(request.body, table: table), over: OfflineQueue.decode(server, table: table))
                 try db.cachedStatement(sql: "UPDATE \(table.sql) SET _server = ? WHERE _id = ?").execute(arguments: [
                     OfflineQueue.encode(
                         values.map(\.value), columns: values.map(\.column), only: Set(values.map(\.column.path))),
@@ -425,14 +419,7 @@ extension OfflineStore {
         }
         let current = try await configuration.service.entity(path)
         let downloaded = OfflineQueue.decode(server, table: table)
-        var changed = downloaded
-        for (column, value) in OfflineQueue.decode(change, table: table) {
-            if let index = changed.firstIndex(where: { $0.column.path == column.path }) {
-                changed[index].value = value
-            } else {
-                changed.append((column, value))
-            }
-        }
+        let changed = OfflineQueue.merge(OfflineQueue.decode(change, table: table), over: downloaded)
         func difference(_ expected: [(column: OfflineColumn, value: DatabaseValue)]) -> String? {
             for (column, value) in expected {
                 let now = OfflineValues.databaseValue(

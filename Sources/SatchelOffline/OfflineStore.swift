@@ -19,6 +19,8 @@ public final class OfflineStore: Sendable {
         public var service: ODataService
         /// The store's file (one per user and service endpoint).
         public var path: String
+        /// Added to the store (or updated) at each open. The store keeps its defining queries, these and those
+        /// added by ``OfflineStore/addDefiningQuery(_:)``, until ``OfflineStore/removeDefiningQuery(named:)``.
         public var definingQueries: [OfflineDefiningQuery]
         /// Without a key the store is not encrypted.
         public var key: StoreKey?
@@ -77,12 +79,8 @@ public final class OfflineStore: Sendable {
         signals.emit(.finished)
     }
 
-    /// The defining queries in effect: the configuration's, then those added or removed since.
-    let definingQueries: Mutex<[OfflineDefiningQuery]>
-
     public init(configuration: Configuration) {
         self.configuration = configuration
-        definingQueries = Mutex(configuration.definingQueries)
     }
 
     func current() throws(ODataError) -> Opened {
@@ -227,8 +225,7 @@ public final class OfflineStore: Sendable {
                     + " ORDER BY name"
             ).map { OfflineDefiningQuery(name: $0["name"], query: $0["query"]) }
         }
-        let names = Set(definingQueries.withLock { $0.map(\.name) })
-        let queries = pending.filter { names.contains($0.name) }
+        let queries = pending
         for (index, query) in queries.enumerated() {
             try signals.check()
             signals.emit(.definingQuery(name: query.name, index: index + 1, count: queries.count))

@@ -174,7 +174,7 @@ struct OfflineUploadSelection: Sendable {
         let ids = round.requests.map(\.id)
         if ids.count > 1 {
             round.batchID = UUID().uuidString.lowercased()
-            round.batchFirstSent = OfflineQueue.imfDate(Date())
+            round.batchFirstSent = HTTPDate.format(Date())
         }
         try db.execute(
             sql: """
