@@ -40,6 +40,75 @@ struct TamperingTests {
         #expect(checked?.page == page)
     }
 
+    /// A store in WAL mode with its WAL still full (copied while the pool is open: closing checkpoints it away).
+    static func makeWALCopy(_ folder: TemporaryFolder) async throws -> String {
+        let path = folder.path("w.db")
+        let store = try StoreFile(path: path).openPool(key: testKey)
+        try await store.database.write { try writeMarkers($0, count: 200) }
+        let copy = folder.path("c.db")
+        for suffix in ["", "-wal"] {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
+        }
+        try store.close()
+        #expect((try Data(contentsOf: URL(fileURLWithPath: copy + "-wal"))).count > 32 + 24 + 4096)
+        return copy
+    }
+
+    @Test("a flipped bit in a WAL frame is a corrupt page of the WAL")
+    func flippedBitInWAL() async throws {
+        let folder = try TemporaryFolder()
+        let copy = try await Self.makeWALCopy(folder)
+        // Past the WAL header (32 bytes) and the first frame's header (24): inside its page.
+        try Self.edit(copy + "-wal") { $0[32 + 24 + 1000] ^= 0x04 }
+        let error = expectStoreError(.corruptPage) { _ = try StoreFile(path: copy).check(key: testKey) }
+        #expect(error?.detail?.contains("WAL") == true, "\(String(describing: error))")
+    }
+
+    @Test("two WAL frames swapped are misplaced")
+    func swappedWALFrames() async throws {
+        let folder = try TemporaryFolder()
+        let copy = try await Self.makeWALCopy(folder)
+        let frame = 24 + 4096
+        try Self.edit(copy + "-wal") { data in
+            let first = data.subdata(in: 32..<32 + frame)
+            let second = data.subdata(in: 32 + frame..<32 + 2 * frame)
+            data.replaceSubrange(32..<32 + frame, with: second)
+            data.replaceSubrange(32 + frame..<32 + 2 * frame, with: first)
+        }
+        let error = expectStoreError(.misplacedPage) { _ = try StoreFile(path: copy).check(key: testKey) }
+        #expect(error?.detail?.contains("WAL") == true, "\(String(describing: error))")
+    }
+
+    @Test("a WAL header that claims another page size is not followed: the store opens whole, without that WAL")
+    func forgedWALPageSize() async throws {
+        let folder = try TemporaryFolder()
+        let copy = try await Self.makeWALCopy(folder)
+        // Bytes 8–11 of the WAL header: the page size. 1024 would make SQLite cut frames where no page starts. The
+        // header's checksum (bytes 24–31, no secret in it) is made again, as an attacker would.
+        try Self.edit(copy + "-wal") { data in
+            data.replaceSubrange(8..<12, with: [0, 0, 4, 0])
+            let bigEndian = data[3] & 1 == 1
+            func word(_ offset: Int) -> UInt32 {
+                let bytes = (0..<4).map { UInt32(data[offset + $0]) }
+                return bigEndian
+                    ? bytes[0] << 24 | bytes[1] << 16 | bytes[2] << 8 | bytes[3]
+                    : bytes[3] << 24 | bytes[2] << 16 | bytes[1] << 8 | bytes[0]
+            }
+            var (first, second): (UInt32, UInt32) = (0, 0)
+            for offset in stride(from: 0, to: 24, by: 8) {
+                first = first &+ word(offset) &+ second
+                second = second &+ word(offset + 4) &+ first
+            }
+            for (index, value) in [first, second].enumerated() {
+                for byte in 0..<4 { data[24 + index * 4 + byte] = UInt8(truncatingIfNeeded: value >> (24 - 8 * byte)) }
+            }
+        }
+        let store = try StoreFile(path: copy).openPool(key: testKey)
+        defer { try? store.close() }
+        let integrity = try await store.database.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
+        #expect(integrity == ["ok"])
+    }
+
     @Test("swapped pages are misplaced pages")
     func swappedPages() async throws {
         let folder = try TemporaryFolder()
