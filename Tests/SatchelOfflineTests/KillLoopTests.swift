@@ -33,19 +33,10 @@ struct KillLoopTests {
                 Issue.record("only \(kills) kills within 180 s")
                 break
             }
-            let process = Process()
-            process.executableURL = writer
-            process.arguments = [server.serviceURL.absoluteString, path]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            try await Task.sleep(for: .milliseconds(Int.random(in: 80...400)))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "the writer stopped by itself")
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            for line in text.split(separator: "\n") {
+            let run = try await ChildProcess.run(
+                writer, [server.serviceURL.absoluteString, path], killAfter: .milliseconds(Int.random(in: 80...400)))
+            #expect(run.signalled, "the writer stopped by itself")
+            for line in run.output.split(separator: "\n") {
                 if line.hasPrefix("queued "), let id = Int(line.dropFirst(7)) { queued.insert(id) }
                 if line.hasPrefix("updated "), let id = Int(line.dropFirst(8)) { updated.insert(id) }
             }

@@ -26,19 +26,10 @@ struct CrashTests {
                 Issue.record("only \(kills) kills within 120 s")
                 return
             }
-            let process = Process()
-            process.executableURL = writer
-            process.arguments = [path, mode]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            try await Task.sleep(for: .milliseconds(Int.random(in: 30...160)))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "the writer stopped by itself")
-            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                .split(separator: "\n").last.flatMap { Int($0) }
+            let run = try await ChildProcess.run(
+                writer, [path, mode], killAfter: .milliseconds(Int.random(in: 30...160)))
+            #expect(run.signalled, "the writer stopped by itself")
+            let printed = run.output.split(separator: "\n").last.flatMap { Int($0) }
             let lastPrinted = printed ?? committed
             if printed != nil { sawWrites += 1 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SatchelStore
+import SatchelTestSupport
 import Testing
 
 @Suite("Encrypted stores")
@@ -158,17 +159,10 @@ struct EncryptionTests {
             ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"].first {
                 FileManager.default.isExecutableFile(atPath: $0)
             }, "the sqlite3 shell is needed (apt-get install sqlite3)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: shell)
-        process.arguments = [folder.path("s.db"), "SELECT count(*) FROM item;"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus != 0)
-        #expect(text.contains("not a database"), "\(text)")
+        let run = try await ChildProcess.run(
+            URL(fileURLWithPath: shell), [folder.path("s.db"), "SELECT count(*) FROM item;"], mergingErrors: true)
+        #expect(run.status != 0)
+        #expect(run.output.contains("not a database"), "\(run.output)")
     }
 
     @Test("a wrong key, a raw key for a passphrase store, and no key are each refused")
