@@ -99,18 +99,18 @@ func run(arguments: [String]) async throws {
         let listTime = try await clock.measure {
             for try await child in session.children(of: folderId) where child.object.name != nil { listed += 1 }
         }
-        listSeconds.append(listTime.seconds)
+        listSeconds.append(listTime.timeInterval)
         fetched = 0
         let fetchTime = try await clock.measure {
             for id in ids where try await session.object(id: id, useCache: false).name != nil { fetched += 1 }
         }
-        fetchSeconds.append(fetchTime.seconds)
+        fetchSeconds.append(fetchTime.timeInterval)
         batchFetched = 0
         let batchTime = try await clock.measure {
             let objects = try await session.objects(ids: ids, useCache: false)
             batchFetched = objects.count { $0.name != nil }
         }
-        batchSeconds.append(batchTime.seconds)
+        batchSeconds.append(batchTime.timeInterval)
     }
     let result: [String: Any] = [
         "list_seconds": listSeconds, "listed": listed, "fetch_seconds": fetchSeconds, "fetched": fetched,
@@ -141,14 +141,10 @@ func parse(url: String, user: String, password: String, folderId: String, runs: 
         let time = try clock.measure {
             count = try BrowserParser.children(body) { types[$0] }.objects.count
         }
-        perObject.append(time.seconds / Double(max(count, 1)) * 1e6)
+        perObject.append(time.timeInterval / Double(max(count, 1)) * 1e6)
     }
     let median = perObject.sorted()[perObject.count / 2]
     print(#"{"objects":\#(count),"bytes":\#(body.count),"microseconds_per_object":\#(median)}"#)
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SatchelHTTP
 import SatchelOData
 import SatchelOffline
 import SatchelStore
@@ -29,7 +30,7 @@ enum OfflineQueryBenchmark {
         func percentiles(_ samples: [Duration]) -> String {
             let sorted = samples.sorted()
             func ms(_ d: Duration) -> String {
-                String(format: "%.3f ms", Double(d.components.attoseconds) / 1e15 + Double(d.components.seconds) * 1000)
+                String(format: "%.3f ms", d.timeInterval * 1000)
             }
             return "p50 \(ms(sorted[sorted.count / 2])), p99 \(ms(sorted[sorted.count * 99 / 100]))"
         }
@@ -57,9 +58,7 @@ enum OfflineQueryBenchmark {
             let scan = ContinuousClock.now
             let matched = try await store.count(
                 "Products", query: ODataQuery().filter(.property("Quantity") > .literal(.int64(1 << 39))))
-            let seconds =
-                Double(scan.duration(to: .now).components.attoseconds) / 1e18
-                + Double(scan.duration(to: .now).components.seconds)
+            let seconds = scan.duration(to: .now).timeInterval
             print(
                 "| `Quantity gt 2^39` (no index), count over \(count) rows | "
                     + String(format: "%.0f rows/s (%d match, %.3f s)", Double(count) / seconds, matched, seconds) + " |"

@@ -54,7 +54,7 @@ enum OfflineUploadBenchmark {
         if method.hasPrefix("online") {
             let start = ContinuousClock.now
             for id in first..<first + changes { _ = try await service.create("Products", product(id)) }
-            return seconds(start.duration(to: .now))
+            return start.duration(to: .now).timeInterval
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-upload-bench-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -68,13 +68,10 @@ enum OfflineUploadBenchmark {
         for id in first..<first + changes { try await store.create("Products", product(id)) }
         let start = ContinuousClock.now
         let result = try await store.upload()
-        let elapsed = seconds(start.duration(to: .now))
+        let elapsed = start.duration(to: .now).timeInterval
         precondition(result.sent == changes && result.failed == 0, "upload: \(result)")
         try store.close()
         return elapsed
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }

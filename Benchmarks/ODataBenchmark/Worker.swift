@@ -179,7 +179,7 @@ enum Measure {
             let start = ContinuousClock.now
             try await body()
             let elapsed = ContinuousClock.now - start
-            times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            times.append(elapsed.timeInterval)
         }
         times.sort()
         return times[times.count / 2]

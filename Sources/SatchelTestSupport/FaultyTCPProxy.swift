@@ -1,4 +1,5 @@
 import Foundation
+import SatchelHTTP
 import Synchronization
 
 /// A TCP proxy on `127.0.0.1` in front of a loopback server, for the network faults a test needs (the kernel here
@@ -87,7 +88,7 @@ public final class FaultyTCPProxy: Sendable {
                     return true
                 }
                 if marked { dropping.store(true, ordering: .relaxed) }
-                if latency > .zero { Thread.sleep(forTimeInterval: latency.seconds) }
+                if latency > .zero { Thread.sleep(forTimeInterval: latency.timeInterval) }
                 if !Self.writeAll(upstream, buffer, count) { break }
             }
             finish()
@@ -103,7 +104,7 @@ public final class FaultyTCPProxy: Sendable {
                 state.withLock { $0.dropped += 1 }
                 break
             }
-            if latency > .zero { Thread.sleep(forTimeInterval: latency.seconds) }
+            if latency > .zero { Thread.sleep(forTimeInterval: latency.timeInterval) }
             if let cutAt, forwarded + count >= cutAt {
                 _ = Self.writeAll(client, buffer, max(0, cutAt - forwarded))
                 state.withLock { $0.cuts += 1 }
@@ -124,8 +125,4 @@ public final class FaultyTCPProxy: Sendable {
 
     /// The latency now (``setFaults(_:)`` applies to connections already open too).
     private var latency: Duration { state.withLock { $0.faults.latency } }
-}
-
-extension Duration {
-    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -75,7 +75,8 @@ public struct TransportResponse: Sendable {
 }
 
 extension Duration {
-    var timeInterval: TimeInterval {
+    /// The duration in seconds, fractions included.
+    public var timeInterval: TimeInterval {
         let (seconds, attoseconds) = components
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }

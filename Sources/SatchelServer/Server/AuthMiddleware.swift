@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import SatchelHTTP
 import SatchelRepository
 
 /// Authenticates every request and writes the access log.
@@ -92,7 +93,7 @@ public struct AuthMiddleware: RouterMiddleware {
 
     private func log(_ request: Request, status: Int, bytes: Int?, start: ContinuousClock.Instant, user: String?) {
         let elapsed = ContinuousClock.now - start
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let milliseconds = elapsed.timeInterval * 1000
         let method = request.method.rawValue
         let path = request.uri.path
         let code = String(status)

@@ -1,5 +1,6 @@
 import Hummingbird
 import SatchelCMIS
+import SatchelHTTP
 import SatchelJSON
 
 extension CMISError {
@@ -45,8 +46,7 @@ public enum CMISErrorResponse {
     /// The 429 answer to a credential that may not be checked yet: too many failed logins for its user name or
     /// address, or too many passwords waiting to be checked.
     public static func tooManyAttempts(retryAfter wait: Duration) -> Response {
-        let seconds = max(
-            1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
+        let seconds = max(1, Int(wait.timeInterval.rounded(.up)))
         var response = json(
             CMISError(.permissionDenied, "too many failed logins: try again in \(seconds) s"), status: .tooManyRequests)
         response.headers[.retryAfter] = String(seconds)

@@ -62,8 +62,5 @@ final class ProgressDisplay: Sendable {
         state.last = nil
     }
 
-    private func seconds() -> Double {
-        let (seconds, attoseconds) = (ContinuousClock.now - origin).components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
+    private func seconds() -> Double { (ContinuousClock.now - origin).timeInterval }
 }
