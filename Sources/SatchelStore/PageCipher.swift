@@ -54,47 +54,55 @@ final class PageCipher: Sendable {
         return check.withUnsafeBytes { Array($0) }
     }
 
+    /// Where a page's parts are: its trailer, and its payload (page 1 keeps its first bytes, the salt, in clear).
+    private struct Layout {
+        let trailer: UnsafeMutableRawPointer
+        let payload: UnsafeMutableRawBufferPointer
+        let firstPage: Bool
+
+        init(kind: Int32, page: UnsafeMutableRawPointer, size: Int, location: Int64) {
+            trailer = page + (size - StoreFormat.reserve)
+            firstPage = kind == PageCipher.database && location == 1
+            let start = firstPage ? StoreFormat.saltSize : 0
+            payload = UnsafeMutableRawBufferPointer(start: page + start, count: size - StoreFormat.reserve - start)
+        }
+
+        var nonce: UnsafeMutableRawPointer { trailer + StoreFormat.nonceOffset }
+        var tag: UnsafeMutableRawPointer { trailer + StoreFormat.tagOffset }
+    }
+
     /// Seals `page` (`size` bytes) in place. Returns false when it cannot.
     func seal(kind: Int32, page: UnsafeMutableRawPointer, size: Int, location: Int64) -> Bool {
         guard size == StoreFormat.pageSize, let key = keys[safe: Int(kind)] else { return false }
-        let trailer = page + (size - StoreFormat.reserve)
-        writeClearTrailer(trailer, location: location)
-        let firstPage = kind == PageCipher.database && location == 1
-        let start = firstPage ? StoreFormat.saltSize : 0
-        if firstPage { header.salt.withUnsafeBytes { page.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
-        writeNonce(trailer + StoreFormat.nonceOffset)
-        return withAssociatedData(kind: kind, trailer: trailer, firstPage: firstPage) { associated in
-            key.seal(
-                payload: UnsafeMutableRawBufferPointer(start: page + start, count: size - StoreFormat.reserve - start),
-                nonce: trailer + StoreFormat.nonceOffset, tag: trailer + StoreFormat.tagOffset, associated: associated)
+        let layout = Layout(kind: kind, page: page, size: size, location: location)
+        writeClearTrailer(layout.trailer, location: location)
+        if layout.firstPage {
+            header.salt.withUnsafeBytes { page.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        }
+        writeNonce(layout.nonce)
+        return withAssociatedData(kind: kind, trailer: layout.trailer, firstPage: layout.firstPage) { associated in
+            key.seal(payload: layout.payload, nonce: layout.nonce, tag: layout.tag, associated: associated)
         }
     }
 
     /// Opens `page` in place. Returns false (and records why) when it fails authentication.
     func open(kind: Int32, page: UnsafeMutableRawPointer, size: Int, location: Int64) -> Bool {
         guard size == StoreFormat.pageSize, let key = keys[safe: Int(kind)] else { return false }
-        let trailer = page + (size - StoreFormat.reserve)
-        let firstPage = kind == PageCipher.database && location == 1
-        let start = firstPage ? StoreFormat.saltSize : 0
+        let layout = Layout(kind: kind, page: page, size: size, location: location)
+        let trailer = layout.trailer
         let stored = Self.location(in: trailer)
-        var opened = false
-        if stored == location {
-            opened = withAssociatedData(kind: kind, trailer: trailer, firstPage: firstPage) { associated in
-                key.open(
-                    payload: UnsafeMutableRawBufferPointer(
-                        start: page + start, count: size - StoreFormat.reserve - start),
-                    nonce: trailer + StoreFormat.nonceOffset, tag: trailer + StoreFormat.tagOffset,
-                    associated: associated)
-            }
-        }
-        guard opened else {
-            let failure: Failure =
-                stored == location
-                ? .corrupt(kind: kind, location: location)
-                : .misplaced(kind: kind, location: location, found: stored)
-            lastFailureBox.withLock { $0 = failure }
+        guard stored == location else {
+            lastFailureBox.withLock { $0 = .misplaced(kind: kind, location: location, found: stored) }
             return false
         }
+        let opened = withAssociatedData(kind: kind, trailer: trailer, firstPage: layout.firstPage) { associated in
+            key.open(payload: layout.payload, nonce: layout.nonce, tag: layout.tag, associated: associated)
+        }
+        guard opened else {
+            lastFailureBox.withLock { $0 = .corrupt(kind: kind, location: location) }
+            return false
+        }
+        let firstPage = layout.firstPage
         if firstPage {
             StoreFormat.sqliteMagic.withUnsafeBytes { page.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         }
@@ -213,14 +221,17 @@ extension Array {
 
         init(_ key: SymmetricKey) { self.key = key }
 
+        private static func nonce(at pointer: UnsafeMutableRawPointer) -> AES.GCM.Nonce? {
+            try? AES.GCM.Nonce(data: UnsafeRawBufferPointer(start: pointer, count: StoreFormat.nonceSize))
+        }
+
         /// Seals `payload` in place under the nonce already written at `nonce`.
         func seal(
             payload: UnsafeMutableRawBufferPointer, nonce: UnsafeMutableRawPointer, tag: UnsafeMutableRawPointer,
             associated: UnsafeRawBufferPointer
         ) -> Bool {
             guard
-                let nonceValue = try? AES.GCM.Nonce(
-                    data: UnsafeRawBufferPointer(start: nonce, count: StoreFormat.nonceSize)),
+                let nonceValue = Self.nonce(at: nonce),
                 let box = try? AES.GCM.seal(
                     UnsafeRawBufferPointer(payload), using: key, nonce: nonceValue, authenticating: associated)
             else { return false }
@@ -234,8 +245,7 @@ extension Array {
             associated: UnsafeRawBufferPointer
         ) -> Bool {
             guard
-                let nonceValue = try? AES.GCM.Nonce(
-                    data: UnsafeRawBufferPointer(start: nonce, count: StoreFormat.nonceSize)),
+                let nonceValue = Self.nonce(at: nonce),
                 let box = try? AES.GCM.SealedBox(
                     nonce: nonceValue, ciphertext: UnsafeRawBufferPointer(payload),
                     tag: UnsafeRawBufferPointer(start: tag, count: StoreFormat.tagSize)),
