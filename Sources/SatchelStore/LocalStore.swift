@@ -116,11 +116,16 @@ public struct StoreFile: Sendable, Hashable {
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         do {
-            if case .empty = try StoreHeader.read(path: path) { try createDatabase() }
-            let store = LocalStore(database: try make(configuration), file: self, registration: registration)
-            // The owner's alone (SQLite gives its journals the database's permissions).
-            for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o600) }
-            return store
+            if case .empty = try StoreHeader.read(path: path) {
+                // The owner's alone from the start (SQLite gives its journals, WAL and -shm the database's mode).
+                if FileManager.default.fileExists(atPath: path) {
+                    try PrivateFile.protect(path)
+                } else {
+                    try PrivateFile.create(path)
+                }
+                try createDatabase()
+            }
+            return LocalStore(database: try make(configuration), file: self, registration: registration)
         } catch {
             registration.end()
             throw translate(error, cipher: registration.cipher)

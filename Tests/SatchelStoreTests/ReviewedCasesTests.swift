@@ -111,6 +111,19 @@ struct StoreEdgeCaseTests {
         #expect(!FileManager.default.fileExists(atPath: folder.path("missing.db")))
     }
 
+    @Test("a new store, its WAL and its -shm are the owner's alone")
+    func storePermissions() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("p.db")
+        let store = try StoreFile(path: path).openPool(key: testKey)
+        try await store.database.write { try writeMarkers($0, count: 5) }
+        for file in [path, path + "-wal", path + "-shm"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o600, "\(file)")
+        }
+        try store.close()
+    }
+
     @Test("an export is the owner's from the start")
     func exportPermissions() async throws {
         let folder = try TemporaryFolder()
