@@ -47,7 +47,8 @@ public final class ODataPyServer: Sendable {
             arguments: { port in
                 ["--port", String(port), "--page-size", String(maxPageSize)] + (repeatable ? ["--repeatable"] : [])
             },
-            readyPath: "/odata/$metadata", timeout: timeout)
+            readyPath: "/odata/$metadata", banner: { "odata_v4_service: http://127.0.0.1:\($0)/odata" },
+            timeout: timeout)
         return ODataPyServer(peer: peer, maxPageSize: maxPageSize)
     }
 

@@ -129,10 +129,12 @@ final class PeerProcess: Sendable {
     }
 
     /// Starts `python -c <lifeline; body>` with `arguments(port)` as `sys.argv[1:]`, on a free port, and waits
-    /// until `GET readyPath` answers any HTTP status. Retries with another port when the first one was taken.
+    /// until `GET readyPath` answers any HTTP status, and (with `banner`) until the peer printed `banner(port)`,
+    /// which it prints once it holds the port: another test's server that took the port in between would answer the
+    /// probe too. Retries with another port when the first one was taken.
     static func start(
         name: String, body: String, arguments: @Sendable (Int) -> [String], readyPath: String,
-        timeout: Duration = .seconds(20)
+        banner: (@Sendable (Int) -> String)? = nil, timeout: Duration = .seconds(20)
     ) async throws -> PeerProcess {
         let python = try ODataPeers.python()
         var lastError: ODataPeerError?
@@ -140,7 +142,8 @@ final class PeerProcess: Sendable {
             let port = try LoopbackPort.free()
             let peer = try launch(name: name, python: python, body: body, arguments: arguments(port), port: port)
             do {
-                try await peer.waitUntilReady(name: name, path: readyPath, timeout: timeout)
+                try await peer.waitUntilReady(
+                    name: name, path: readyPath, banner: banner.map { $0(port) }, timeout: timeout)
                 return peer
             } catch let error as ODataPeerError {
                 peer.stop()
@@ -191,7 +194,7 @@ final class PeerProcess: Sendable {
 
     var isRunning: Bool { process.isRunning }
 
-    private func waitUntilReady(name: String, path: String, timeout: Duration) async throws {
+    private func waitUntilReady(name: String, path: String, banner: String?, timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
         let port = self.port
         while ContinuousClock.now < deadline {
@@ -200,7 +203,7 @@ final class PeerProcess: Sendable {
                     message: "\(name) exited with status \(process.terminationStatus) before answering on port "
                         + "\(port): \(output)")
             }
-            if ODataPeers.probe(port: port, path: path) != nil { return }
+            if banner.map(output.contains) ?? true, ODataPeers.probe(port: port, path: path) != nil { return }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw ODataPeerError(
