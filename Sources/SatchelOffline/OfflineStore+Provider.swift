@@ -82,14 +82,14 @@ extension OfflineStore: ODataProvider {
 
     /// The entity set and key a path names: `Set` or `Set(key)` (navigation paths come later).
     static func address(_ path: ODataPath) throws(ODataError) -> (set: String, key: ODataKey?) {
-        let parts = path.parts
+        let parts = path.segments
         if parts.count == 1, let set = parts[0].entitySetName { return (set, nil) }
         if parts.count == 2, let set = parts[0].entitySetName, case .key(let key) = parts[1] { return (set, key) }
         throw ODataError(.notSupported, "the offline store reads entity sets and entities by key; not \(path) yet")
     }
 }
 
-extension ODataPath.Part {
+extension ODataPath.Segment {
     /// The name this part gives when it names an entity set or a navigation property (`ODataPath("Set")` with a
     /// literal is a raw segment).
     var entitySetName: String? {

@@ -514,7 +514,7 @@ struct OfflineTarget {
     let source: (table: OfflineTable, key: ODataKey, relationship: OfflineRelationship)?
 
     init(path: ODataPath, schema: OfflineSchema) throws(ODataError) {
-        let parts = path.parts
+        let parts = path.segments
         if parts.count == 1, let set = parts[0].entitySetName {
             table = try schema.table(set)
             source = nil

@@ -5,13 +5,14 @@
 /// ODataPath("People").key(["UserName": "russell"]).text(for: .v4)        // People(UserName='russell')
 /// ```
 public struct ODataPath: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
-    enum Segment: Sendable, Hashable {
+    /// A part of the path: an entity set or navigation name, a key predicate, or text used as given.
+    public enum Segment: Sendable, Hashable {
         case name(String)
         case key(ODataKey)
         case raw(String)
     }
 
-    var segments: [Segment]
+    public internal(set) var segments: [Segment]
 
     /// A path starting at an entity set, singleton or operation import.
     public init(_ name: String) { segments = [.name(name)] }

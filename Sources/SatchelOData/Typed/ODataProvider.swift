@@ -36,22 +36,3 @@ extension ODataService: ODataProvider {
         try await delete(path, ifMatch: etag, headers: [:])
     }
 }
-
-extension ODataPath {
-    /// The path's parts: entity set or navigation names, key predicates, and raw text.
-    public enum Part: Sendable, Hashable {
-        case name(String)
-        case key(ODataKey)
-        case raw(String)
-    }
-
-    public var parts: [Part] {
-        segments.map { segment in
-            switch segment {
-            case .name(let name): .name(name)
-            case .key(let key): .key(key)
-            case .raw(let text): .raw(text)
-            }
-        }
-    }
-}

@@ -86,7 +86,7 @@ public final class MockSAPServer: Sendable {
             name: "mock-sap",
             body: "from mocksap.__main__ import main\nsys.exit(main(sys.argv[1:]))",
             arguments: { port in ["--host", "127.0.0.1", "--port", String(port)] + arguments },
-            readyPath: "/_mock/health", timeout: timeout)
+            readyPath: "/_mock/health", banner: { "listening on http://127.0.0.1:\($0) " }, timeout: timeout)
         return MockSAPServer(peer: peer, options: options)
     }
 
