@@ -254,10 +254,10 @@ public final class OfflineStore: Sendable {
                 full = false
             } catch let error as ODataError where (400..<500).contains(error.status ?? 0) {
                 // An expired or refused delta link: read everything again.
-                page = try await service.page(ODataPath(set), query: query, trackingChanges: true)
+                page = try await Self.firstPage(service: service, set: set, query: query)
             }
         } else {
-            page = try await service.page(ODataPath(set), query: query, trackingChanges: true)
+            page = try await Self.firstPage(service: service, set: set, query: query)
         }
         let generation = full ? previous + 1 : previous
         var newDeltaLink: String?
@@ -295,6 +295,16 @@ public final class OfflineStore: Sendable {
             try db.execute(
                 sql: "UPDATE s_defining_queries SET complete = 1, delta_link = ?, generation = ? WHERE name = ?",
                 arguments: [link, generation, name])
+        }
+    }
+
+    /// The first page of a full read, the service asked to track changes; a service that refuses to for this set
+    /// (SAP Gateway answers 400 for a set without delta support) is read without.
+    private static func firstPage(service: ODataService, set: String, query: ODataQuery) async throws -> ODataPage {
+        do {
+            return try await service.page(ODataPath(set), query: query, trackingChanges: true)
+        } catch let error as ODataError where [400, 501].contains(error.status ?? 0) {
+            return try await service.page(ODataPath(set), query: query)
         }
     }
 

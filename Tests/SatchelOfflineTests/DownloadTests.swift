@@ -4,6 +4,7 @@ import SatchelOData
 import SatchelOffline
 import SatchelStore
 import SatchelTestSupport
+import Synchronization
 import Testing
 
 /// Downloads after the initial one: what changed on the server arrives, what was deleted there goes, local changes
@@ -64,6 +65,50 @@ struct DownloadTests {
         let result = try await store.upload()
         #expect(result.failed == 1)
         #expect(try await service.entity("Products", key: .single(.int(42)))["Name"]?.stringValue == "theirs")
+        try store.close()
+    }
+
+    @Test("V2 (mock-sap, SAP delta tokens): only what changed arrives; a change and a deletion are applied")
+    func v2DeltaTokens() async throws {
+        let server = try await Self.mockSAP.value
+        let service = ODataService(
+            configuration: .init(
+                serviceURL: server.serviceURL("GWSAMPLE_BASIC", namespace: "IWBEP"), sapClient: "100", http: Self.http,
+                auth: [CSRFTokenAuth()]))
+        let (store, folder) = try await Self.store(service, query: "BusinessPartnerSet")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let partners = try await store.entities(
+            "BusinessPartnerSet", query: ODataQuery().orderBy("BusinessPartnerID").skip(2).top(2))
+        let changed = try #require(partners.first?["BusinessPartnerID"]?.stringValue)
+        let gone = try #require(partners.last?["BusinessPartnerID"]?.stringValue)
+        let before = try await store.count("BusinessPartnerSet")
+        let online = try await service.count(ODataPath("BusinessPartnerSet"), query: ODataQuery())
+        #expect(before > 3 && Int64(before) == online, "\(before) of \(online)")
+        try await service.update(
+            "BusinessPartnerSet", key: .single(.string(changed)),
+            with: ODataEntity(properties: ["CompanyName": .string("Changed on the server")]), ifMatch: "*")
+        try await service.delete(ODataPath("BusinessPartnerSet").key(.single(.string(gone))), ifMatch: "*")
+
+        let steps = Mutex<[OfflineProgress]>([])
+        let stream = store.progress()
+        let collector = Task { for await step in stream { steps.withLock { $0.append(step) } } }
+        try await store.download()
+        try await Task.sleep(for: .milliseconds(100))
+        collector.cancel()
+        // The delta: the changed partner and the deleted one, not the whole set again.
+        let received = steps.withLock { $0 }.compactMap { step -> Int? in
+            if case .received(_, let entities) = step { return entities }
+            return nil
+        }
+        #expect(received.max() == 2, "\(received)")
+        #expect(try await store.count("BusinessPartnerSet") == before - 1)
+        let left = try await store.count(
+            "BusinessPartnerSet", query: ODataQuery().filter(.property("BusinessPartnerID") == .literal(.string(gone))))
+        #expect(left == 0)
+        let local = try await store.entities(
+            "BusinessPartnerSet",
+            query: ODataQuery().filter(.property("BusinessPartnerID") == .literal(.string(changed))))
+        #expect(local.first?["CompanyName"]?.stringValue == "Changed on the server")
         try store.close()
     }
 

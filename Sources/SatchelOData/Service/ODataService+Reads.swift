@@ -20,9 +20,10 @@ extension ODataService {
 
     /// One page: the first page of `path` with `query`, or the page a next or delta link points at.
     ///
-    /// With `trackingChanges`, V4 services are asked to track changes (`Prefer: odata.track-changes`): the last page
-    /// then carries a delta link (``ODataPage/deltaLink``) to read what changed since, page by page, with
-    /// ``page(link:entitySet:)``.
+    /// With `trackingChanges`, the service is asked to track changes (`Prefer: odata.track-changes`, V4 and SAP
+    /// Gateway V2 alike): the last page then carries a delta link (``ODataPage/deltaLink``: V4
+    /// `@odata.deltaLink`, SAP `__delta` with `!deltatoken`) to read what changed since, page by page, with
+    /// ``page(link:entitySet:)``. A V2 service without delta support for the set may refuse the preference.
     public func page(
         _ path: ODataPath, query: ODataQuery = ODataQuery(), trackingChanges: Bool = false
     )
@@ -33,7 +34,7 @@ extension ODataService {
             at: url(path: path.text(for: version), query: try query.queryString(for: version)),
             type: entityType(of: path),
             operation: "read \(path)",
-            extraHeaders: trackingChanges && version == .v4 ? ["Prefer": "odata.track-changes"] : [:])
+            extraHeaders: trackingChanges ? ["Prefer": "odata.track-changes"] : [:])
     }
 
     /// The page at an absolute or service-relative link (`@odata.nextLink`, `__next`, a delta link).
