@@ -26,6 +26,15 @@ struct DownloadTests {
         return (store, folder)
     }
 
+    /// GWSAMPLE_BASIC on this suite's mock-sap, with CSRF.
+    static func gateway() async throws -> ODataService {
+        let server = try await Self.mockSAP.value
+        return ODataService(
+            configuration: .init(
+                serviceURL: server.serviceURL("GWSAMPLE_BASIC", namespace: "IWBEP"), sapClient: "100", http: Self.http,
+                auth: [CSRFTokenAuth()]))
+    }
+
     static func name(_ store: OfflineStore, _ set: String, _ key: String, _ id: ODataLiteral) async throws -> String? {
         try await store.entities(set, query: ODataQuery().filter(.property(key) == .literal(id))).first?["Name"]?
             .stringValue
@@ -70,11 +79,7 @@ struct DownloadTests {
 
     @Test("V2 (mock-sap, SAP delta tokens): only what changed arrives; a change and a deletion are applied")
     func v2DeltaTokens() async throws {
-        let server = try await Self.mockSAP.value
-        let service = ODataService(
-            configuration: .init(
-                serviceURL: server.serviceURL("GWSAMPLE_BASIC", namespace: "IWBEP"), sapClient: "100", http: Self.http,
-                auth: [CSRFTokenAuth()]))
+        let service = try await Self.gateway()
         let (store, folder) = try await Self.store(service, query: "BusinessPartnerSet")
         defer { try? FileManager.default.removeItem(at: folder) }
         let partners = try await store.entities(
@@ -114,11 +119,7 @@ struct DownloadTests {
 
     @Test("V2 (mock-sap, no delta for ProductSet): a full refresh removes what the server deleted")
     func v2FullRefresh() async throws {
-        let server = try await Self.mockSAP.value
-        let service = ODataService(
-            configuration: .init(
-                serviceURL: server.serviceURL("GWSAMPLE_BASIC", namespace: "IWBEP"), sapClient: "100", http: Self.http,
-                auth: [CSRFTokenAuth()]))
+        let service = try await Self.gateway()
         let (store, folder) = try await Self.store(service, query: "ProductSet")
         defer { try? FileManager.default.removeItem(at: folder) }
         let products = try await store.entities("ProductSet", query: ODataQuery().orderBy("ProductID").top(2))
