@@ -23,11 +23,11 @@ enum OfflineQueue {
                     custom_tag TEXT)
                 """)
         // Added since the first stores were made: transactions, unmodifiable requests, the `$batch` a request went
-        // in.
+        // in, the entities a request links to.
         let existing = Set(try Row.fetchAll(db, sql: "PRAGMA table_info(q_requests)").map { $0["name"] as String })
         for (name, definition) in [
             ("transaction_id", "TEXT"), ("unmodifiable", "INTEGER NOT NULL DEFAULT 0"), ("batch_id", "TEXT"),
-            ("batch_first_sent", "TEXT"),
+            ("batch_first_sent", "TEXT"), ("links", "TEXT"),
         ] where !existing.contains(name) {
             try db.execute(sql: "ALTER TABLE q_requests ADD COLUMN \(name) \(definition)")
         }
@@ -103,7 +103,6 @@ enum OfflineQueue {
         return properties
     }
 
-    /// `Repeatability-First-Sent`: an IMF-fixdate.
     /// Stored values with `changes` laid over them, by property path (a path not there yet is added).
     static func merge(
         _ changes: [(column: OfflineColumn, value: DatabaseValue)],

@@ -58,6 +58,8 @@ struct OfflineTable: Sendable {
     let keyPaths: [String]
     /// The key properties' primitive types (for key predicates in URLs).
     let keyTypes: [String: EDMPrimitiveType]
+    /// The key properties' column names.
+    let keyColumnNames: [String]
     private let byPath: [String: Int]
 
     init(entitySet: String, type: CSDLEntityType, metadata: ODataMetadata) {
@@ -84,6 +86,8 @@ struct OfflineTable: Sendable {
             keyTypes[property.name] = property.type.primitive
         }
         self.keyTypes = keyTypes
+        let named = self.columns
+        keyColumnNames = keyPaths.compactMap { path in named.first(where: { $0.path == path })?.name }
         var byPath: [String: Int] = [:]
         for (index, column) in columns.enumerated() { byPath[column.path] = index }
         self.byPath = byPath
@@ -210,15 +214,7 @@ extension OfflineSchema {
     /// constraint, or its partner's read the other way. Navigations without either are not joinable yet (their
     /// links would come from `$expand` in a defining query).
     func relationship(from table: OfflineTable, navigation: String) throws(ODataError) -> OfflineRelationship {
-        guard let type = metadata.entityType(named: table.entityTypeName),
-            let property = metadata.allNavigationProperties(of: type).first(where: { $0.name == navigation })
-        else { throw ODataError(.invalidArgument, "\(table.entitySet) has no navigation property \(navigation)") }
-        let targetSet =
-            metadata.entitySet(named: table.entitySet)?.navigationBindings[navigation]
-            ?? metadata.entitySets.first(where: { $0.entityType == property.type.name })?.name
-        guard let targetSet, let target = tables[targetSet] else {
-            throw ODataError(.notSupported, "\(table.entitySet)/\(navigation) leads to no entity set in the store")
-        }
+        let (property, target) = try navigationProperty(from: table, navigation: navigation)
         var pairs: [(local: OfflineColumn, remote: OfflineColumn)] = []
         if !property.referentialConstraints.isEmpty {
             for constraint in property.referentialConstraints {
@@ -244,6 +240,30 @@ extension OfflineSchema {
                 "\(table.entitySet)/\(navigation) has no referential constraint: the offline store cannot join it yet")
         }
         return OfflineRelationship(target: target, pairs: pairs, isCollection: property.type.isCollection)
+    }
+}
+
+extension OfflineSchema {
+    /// The table a navigation property leads to (its entity set's navigation binding, else the one set of its type).
+    func navigationTarget(from table: OfflineTable, navigation: String) throws(ODataError) -> OfflineTable {
+        try navigationProperty(from: table, navigation: navigation).target
+    }
+
+    private func navigationProperty(
+        from table: OfflineTable, navigation: String
+    ) throws(ODataError) -> (
+        property: CSDLNavigationProperty, target: OfflineTable
+    ) {
+        guard let type = metadata.entityType(named: table.entityTypeName),
+            let property = metadata.allNavigationProperties(of: type).first(where: { $0.name == navigation })
+        else { throw ODataError(.invalidArgument, "\(table.entitySet) has no navigation property \(navigation)") }
+        let targetSet =
+            metadata.entitySet(named: table.entitySet)?.navigationBindings[navigation]
+            ?? metadata.entitySets.first(where: { $0.entityType == property.type.name })?.name
+        guard let targetSet, let target = tables[targetSet] else {
+            throw ODataError(.notSupported, "\(table.entitySet)/\(navigation) leads to no entity set in the store")
+        }
+        return (property, target)
     }
 }
 

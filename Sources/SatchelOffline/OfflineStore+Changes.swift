@@ -12,16 +12,29 @@ extension OfflineStore {
     }
 
     /// Creates an entity locally and queues its creation: reads see it at once. Returns its entity id.
+    ///
+    /// The entity's ``SatchelOData/ODataEntity/bindings`` link it to entities of the store, named by key
+    /// (`Categories(3)`) or, for an entity created offline whose key the server assigns, by its read link
+    /// (`Categories(satchel_eid=17)`): the upload sends the server's key once it has it, or the creation's Content-ID
+    /// when both go in one changeset. A to-one link with a referential constraint sets the foreign key locally too.
     @discardableResult
     public func create(
         _ entitySet: String, _ entity: ODataEntity, options: OfflineChangeOptions = OfflineChangeOptions()
     ) async throws -> Int64 {
         let opened = try current()
         let table = try opened.schema.table(entitySet)
-        let values = table.columns.map {
+        let given = table.columns.map {
             OfflineValues.databaseValue(OfflineValues.value(of: $0, in: entity.properties), for: $0)
         }
+        let serviceURL = configuration.service.configuration.serviceURL
         return try await opened.store.database.write { db in
+            var values = given
+            let links = try OfflineLinks.resolve(
+                entity.bindings, from: table, schema: opened.schema, version: opened.version, serviceURL: serviceURL,
+                db: db)
+            for (column, value) in try OfflineLinks.foreignKeys(links, table: table, schema: opened.schema, db: db) {
+                if let index = table.columns.firstIndex(where: { $0.path == column.path }) { values[index] = value }
+            }
             let names = ["_state"] + table.columns.map(\.sql)
             try db.execute(
                 sql:
@@ -30,7 +43,7 @@ extension OfflineStore {
             let id = db.lastInsertedRowID
             try Self.enqueue(
                 db, set: entitySet, id: id, method: "POST", body: OfflineQueue.encode(values, columns: table.columns),
-                ifMatch: nil, options: options)
+                ifMatch: nil, links: links, options: options)
             return id
         }
     }
@@ -39,22 +52,37 @@ extension OfflineStore {
     /// reset) and queues the change. Changes to an entity created or changed offline and not uploaded yet are merged
     /// into the request already queued (unless it is unmodifiable, or of another transaction or upload category); a
     /// change to an entity whose request failed is merged into that request, which is sent again at the next upload.
+    /// Bindings in `changes` link the entity as in ``create(_:_:options:)``.
     public func update(
         _ entitySet: String, _ reference: EntityReference, with changes: ODataEntity,
         method: ODataUpdateMethod = .merge, options: OfflineChangeOptions = OfflineChangeOptions()
     ) async throws {
         let opened = try current()
         let table = try opened.schema.table(entitySet)
-        let changed = table.columns.filter { column in
+        let givenColumns = table.columns.filter { column in
             // A replacement resets every property but the key, which addresses the entity.
             (method == .replace && !table.keyPaths.contains(column.path))
                 || OfflineValues.value(at: column.path, in: changes.properties) != nil
                 || changes.properties[String(column.path.split(separator: "/").first ?? "")] != nil
         }
-        let values = changed.map {
+        let givenValues = givenColumns.map {
             OfflineValues.databaseValue(OfflineValues.value(at: $0.path, in: changes.properties), for: $0)
         }
+        let serviceURL = configuration.service.configuration.serviceURL
         try await opened.store.database.write { db in
+            var changed = givenColumns
+            var values = givenValues
+            let links = try OfflineLinks.resolve(
+                changes.bindings, from: table, schema: opened.schema, version: opened.version, serviceURL: serviceURL,
+                db: db)
+            for (column, value) in try OfflineLinks.foreignKeys(links, table: table, schema: opened.schema, db: db) {
+                if let index = changed.firstIndex(where: { $0.path == column.path }) {
+                    values[index] = value
+                } else {
+                    changed.append(column)
+                    values.append(value)
+                }
+            }
             let row = try Self.row(db, table: table, reference)
             let id: Int64 = row["_id"]
             try Self.keepServerValues(db, table: table, row: row)
@@ -70,7 +98,7 @@ extension OfflineStore {
             if let last = try Row.fetchOne(
                 db,
                 sql:
-                    "SELECT id, method, body, failed, attempted, unmodifiable, transaction_id, custom_tag FROM q_requests WHERE entity_set = ? AND entity_id = ? ORDER BY id DESC LIMIT 1",
+                    "SELECT id, method, body, links, failed, attempted, unmodifiable, transaction_id, custom_tag FROM q_requests WHERE entity_set = ? AND entity_id = ? ORDER BY id DESC LIMIT 1",
                 arguments: [entitySet, id]),
                 ["POST", "PATCH"].contains(last["method"] as String), method == .merge, !options.unmodifiable,
                 last["unmodifiable"] as Bool == false, last["transaction_id"] as String? == options.transactionID,
@@ -85,15 +113,17 @@ extension OfflineStore {
                     merged.map(\.value), columns: merged.map(\.column), only: Set(merged.map(\.column.path)))
                 // A refused request fixed is a new request for the server: a new repeatability id, so a server that
                 // kept the refusal does not answer the fix with it.
+                let mergedLinks = OfflineLinks.merge(links, over: OfflineLinks.decode(last["links"]))
                 try db.execute(
                     sql: """
-                        UPDATE q_requests SET body = ?, attempted = 0,
+                        UPDATE q_requests SET body = ?, links = ?, attempted = 0,
                             repeatability_id = CASE WHEN failed = 1 THEN ? ELSE repeatability_id END,
                             first_sent = CASE WHEN failed = 1 THEN ? ELSE first_sent END, failed = 0
                         WHERE id = ?
                         """,
                     arguments: [
-                        text, UUID().uuidString.lowercased(), HTTPDate.format(Date()), last["id"] as Int64,
+                        text, OfflineLinks.encode(mergedLinks), UUID().uuidString.lowercased(),
+                        HTTPDate.format(Date()), last["id"] as Int64,
                     ])
                 // A fix for a failed request: its error is settled, the request goes again.
                 try db.execute(sql: "DELETE FROM q_errors WHERE request_id = ?", arguments: [last["id"] as Int64])
@@ -103,7 +133,7 @@ extension OfflineStore {
             }
             try Self.enqueue(
                 db, set: entitySet, id: id, method: method == .merge ? "PATCH" : "PUT", body: body,
-                ifMatch: row["_etag"], options: options)
+                ifMatch: row["_etag"], links: links, options: options)
             if state == .downloaded {
                 try db.execute(
                     sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?",
@@ -164,6 +194,16 @@ extension OfflineStore {
         switch reference {
         case .id(let id):
             row = try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql) WHERE _id = ?\(visible)", arguments: [id])
+        case .key(let key)
+        where key.parts.count == 1 && key.parts[0].name == OfflineLinks.entityIDKey:
+            // `Set(satchel_eid=17)`: an entity's read link in the store.
+            let id: Int64
+            switch key.parts[0].value {
+            case .int(let value): id = Int64(value)
+            case .int64(let value): id = value
+            default: throw ODataError(.invalidArgument, "\(OfflineLinks.entityIDKey) takes an integer, not \(key)")
+            }
+            row = try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql) WHERE _id = ?\(visible)", arguments: [id])
         case .key(let key):
             let parts = key.parts
             var conditions: [String] = []
@@ -197,17 +237,17 @@ extension OfflineStore {
 
     static func enqueue(
         _ db: Database, set: String, id: Int64, method: String, body: String?, ifMatch: String?,
-        options: OfflineChangeOptions
+        links: [OfflineLink] = [], options: OfflineChangeOptions
     ) throws {
         try db.execute(
             sql: """
                 INSERT INTO q_requests (entity_set, entity_id, method, body, if_match, repeatability_id, first_sent,
-                    transaction_id, custom_tag, unmodifiable)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    transaction_id, custom_tag, unmodifiable, links)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 set, id, method, body, ifMatch, UUID().uuidString.lowercased(), HTTPDate.format(Date()),
-                options.transactionID, options.uploadCategory, options.unmodifiable,
+                options.transactionID, options.uploadCategory, options.unmodifiable, OfflineLinks.encode(links),
             ])
     }
 }

@@ -155,9 +155,9 @@ extension OfflineStore {
         do {
             let written: ODataWriteResult
             switch try await operation(for: request, opened: opened) {
-            case .create(let path, let entity):
+            case .create(let path, let entity, _):
                 written = try await service.create(path, entity, headers: request.repeatabilityHeaders)
-            case .update(let path, let entity, let method, let ifMatch):
+            case .update(let path, let entity, let method, let ifMatch, _):
                 written = try await service.update(
                     path, with: entity, method: method, ifMatch: ifMatch, headers: request.repeatabilityHeaders)
             case .delete(let path, let ifMatch):
@@ -198,8 +198,7 @@ extension OfflineStore {
             var createdHere: Set<OfflineEntityRef> = []
             for request in group {
                 do {
-                    let made = try await operation(
-                        for: request, createdEarlier: createdHere.contains(request.entity), opened: opened)
+                    let made = try await operation(for: request, createdHere: createdHere, opened: opened)
                     operations.append((request, made))
                     if request.method == "POST" { createdHere.insert(request.entity) }
                 } catch let error as ODataError where Self.isRefusal(error) {
@@ -218,11 +217,21 @@ extension OfflineStore {
                 for (request, operation) in operations {
                     let headers = request.repeatabilityHeaders
                     let reference: ODataBatchReference
+                    func bound(_ entity: ODataEntity, _ links: [OfflineLink]) -> ODataEntity {
+                        var entity = entity
+                        for link in links {
+                            if let reference = created[link.target] {
+                                entity.bind(link.navigation, to: reference.path.description)
+                            }
+                        }
+                        return entity
+                    }
                     switch operation {
-                    case .create(let path, let entity):
-                        reference = changes.create(path, entity, headers: headers)
+                    case .create(let path, let entity, let links):
+                        reference = changes.create(path, bound(entity, links), headers: headers)
                         created[request.entity] = reference
-                    case .update(let path, let entity, let method, let ifMatch):
+                    case .update(let path, let entity, let method, let ifMatch, let links):
+                        let entity = bound(entity, links)
                         let target = created[request.entity]
                         reference = changes.update(
                             target?.path ?? path, with: entity, method: method, ifMatch: ifMatch, headers: headers)
@@ -290,30 +299,51 @@ extension OfflineStore {
     /// What goes on the wire for a queued request: its path by the key the store has now (a created entity's is the
     /// server's once its creation was uploaded), its body, its `If-Match`.
     ///
-    /// A request on an entity `createdEarlier` in the same changeset has neither key nor ETag yet: the changeset
-    /// addresses it by the creation's Content-ID, with `If-Match: *` (nobody else can have changed it in between).
+    /// A request on an entity created earlier in the same changeset (`createdHere`) has neither key nor ETag yet:
+    /// the changeset addresses it by the creation's Content-ID, with `If-Match: *` (nobody else can have changed it
+    /// in between). Its links name their targets by key, or by Content-ID when created in the same changeset; the
+    /// foreign keys those links cover are left to the service.
     private func operation(
-        for request: OfflineQueuedRequest, createdEarlier: Bool = false, opened: Opened
+        for request: OfflineQueuedRequest, createdHere: Set<OfflineEntityRef> = [], opened: Opened
     ) async throws -> OfflineOperation {
         let table = try opened.schema.table(request.entitySet)
-        let entity = ODataEntity(
-            type: table.entityTypeName,
-            properties: OfflineQueue.properties(OfflineQueue.decode(request.body, table: table)))
-        if createdEarlier, request.method != "POST" {
+        var values = OfflineQueue.decode(request.body, table: table)
+        // The foreign keys a link covers: the target's key as the store has it now (the server's, for an entity
+        // created offline and uploaded since), or nothing when the target is created in the same changeset (the
+        // service sets them from the binding).
+        let localLinks = request.links.filter { createdHere.contains($0.target) }
+        let covered = OfflineLinks.coveredPaths(localLinks, table: table, schema: opened.schema)
+        values.removeAll { covered.contains($0.column.path) }
+        let keyed = request.links.filter { !createdHere.contains($0.target) }
+        if !keyed.isEmpty {
+            let foreignKeys = try await opened.store.database.read { db in
+                try OfflineLinks.foreignKeys(keyed, table: table, schema: opened.schema, db: db)
+            }
+            values = OfflineQueue.merge(foreignKeys, over: values)
+        }
+        var entity = ODataEntity(type: table.entityTypeName, properties: OfflineQueue.properties(values))
+        for link in keyed {
+            let target = try opened.schema.table(link.target.entitySet)
+            let path = try await keyPath(table: target, entityID: link.target.entityID, opened: opened)
+            entity.bind(link.navigation, to: path.text(for: opened.version))
+        }
+        if createdHere.contains(request.entity), request.method != "POST" {
             let set = ODataPath(table.entitySet)
             return request.method == "DELETE"
                 ? .delete(set, ifMatch: "*")
-                : .update(set, entity, request.method == "PUT" ? .replace : .merge, ifMatch: "*")
+                : .update(
+                    set, entity, request.method == "PUT" ? .replace : .merge, ifMatch: "*", localLinks: localLinks)
         }
         switch request.method {
         case "POST":
-            return .create(ODataPath(table.entitySet), entity)
+            return .create(ODataPath(table.entitySet), entity, localLinks: localLinks)
         case "PATCH", "PUT":
             let path = try await keyPath(table: table, entityID: request.entityID, opened: opened)
             let ifMatch = try await etag(
                 request.ifMatch, path: path, table: table, entityID: request.entityID, change: request.body,
                 opened: opened)
-            return .update(path, entity, request.method == "PUT" ? .replace : .merge, ifMatch: ifMatch)
+            return .update(
+                path, entity, request.method == "PUT" ? .replace : .merge, ifMatch: ifMatch, localLinks: localLinks)
         case "DELETE":
             let path = try await keyPath(table: table, entityID: request.entityID, opened: opened)
             do {
@@ -358,7 +388,14 @@ extension OfflineStore {
                 }
             }
             if let returned = written.entity {
-                let columns = later == 0 ? table.columns : table.columns.filter { table.keyPaths.contains($0.path) }
+                // A foreign key the request's links set, answered null: the link stands (some services keep links
+                // apart from the properties of a referential constraint).
+                let linked = OfflineLinks.coveredPaths(request.links, table: table, schema: schema)
+                let columns = (later == 0 ? table.columns : table.columns.filter { table.keyPaths.contains($0.path) })
+                    .filter { column in
+                        !linked.contains(column.path)
+                            || OfflineValues.value(at: column.path, in: returned.properties).map { $0 != .null } == true
+                    }
                 assignments += columns.map { "\($0.sql) = ?" }
                 values += columns.map {
                     OfflineValues.databaseValue(OfflineValues.value(at: $0.path, in: returned.properties), for: $0)
@@ -374,6 +411,8 @@ extension OfflineStore {
             }
             try db.cachedStatement(sql: "UPDATE \(table.sql) SET \(assignments.joined(separator: ", ")) WHERE _id = ?")
                 .execute(arguments: StatementArguments(values + [entityID.databaseValue]))
+            // Rows that link to it take its key in their foreign keys.
+            try OfflineLinks.propagateKey(of: request.entity, schema: schema, db: db)
         case "PATCH", "PUT":
             // The entity's new ETag (none known when the service sent none: a later change reads it first).
             try db.cachedStatement(sql: "UPDATE \(table.sql) SET _etag = ? WHERE _id = ?").execute(arguments: [
@@ -459,7 +498,16 @@ extension OfflineStore {
             try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
         }
         guard let row else {
-            throw ODataError(.notFound, "entity \(entityID) of \(table.entitySet) is not in the store")
+            // 424: what the request depends on is gone (a linked entity deleted locally); it goes to the
+            // ErrorArchive.
+            throw ODataError(
+                .notFound, "entity \(entityID) of \(table.entitySet) is not in the store", status: 424,
+                operation: "upload")
+        }
+        if table.keyColumnNames.contains(where: { (row[$0] as DatabaseValue?)?.isNull ?? true }) {
+            throw ODataError(
+                .notFound, "entity \(entityID) of \(table.entitySet) has no key from the server yet", status: 424,
+                operation: "upload")
         }
         var parts: [(String, ODataLiteral)] = []
         for path in table.keyPaths {

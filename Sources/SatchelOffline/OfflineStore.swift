@@ -492,7 +492,12 @@ struct OfflineSelect {
     func entity(from row: Row) -> ODataEntity {
         var entity = ODataEntity(type: table.entityTypeName)
         entity.etag = row["_etag"]
-        entity.offlineEntityID = row["_id"]
+        let id: Int64 = row["_id"]
+        entity.offlineEntityID = id
+        if table.keyColumnNames.contains(where: { (row[$0] as DatabaseValue?)?.isNull ?? true }) {
+            // Created offline, its key still to come from the server: a link that stays valid after the upload.
+            entity.readLink = "\(table.entitySet)(\(OfflineLinks.entityIDKey)=\(id))"
+        }
         var properties = ODataProperties()
         for column in table.columns {
             let top = String(column.path.split(separator: "/").first ?? "")

@@ -47,6 +47,8 @@ struct OfflineQueuedRequest: Sendable {
     let repeatabilityID: String
     let firstSent: String
     let transactionID: String?
+    /// The entities it binds navigation properties to.
+    let links: [OfflineLink]
 
     init(_ row: Row) {
         id = row["id"]
@@ -58,6 +60,7 @@ struct OfflineQueuedRequest: Sendable {
         repeatabilityID = row["repeatability_id"]
         firstSent = row["first_sent"]
         transactionID = row["transaction_id"]
+        links = OfflineLinks.decode(row["links"])
     }
 
     var entity: OfflineEntityRef { OfflineEntityRef(entitySet: entitySet, entityID: entityID) }
@@ -67,10 +70,11 @@ struct OfflineQueuedRequest: Sendable {
     }
 }
 
-/// What a queued request becomes on the wire.
+/// What a queued request becomes on the wire. `localLinks` bind entities created earlier in the same changeset:
+/// they are addressed by that creation's Content-ID.
 enum OfflineOperation: Sendable {
-    case create(ODataPath, ODataEntity)
-    case update(ODataPath, ODataEntity, ODataUpdateMethod, ifMatch: String?)
+    case create(ODataPath, ODataEntity, localLinks: [OfflineLink])
+    case update(ODataPath, ODataEntity, ODataUpdateMethod, ifMatch: String?, localLinks: [OfflineLink])
     case delete(ODataPath, ifMatch: String?)
 }
 
@@ -160,8 +164,14 @@ struct OfflineUploadSelection: Sendable {
                 ).map(OfflineQueuedRequest.init)
             }
             // One request per entity and batch outside a transaction: the next needs this one's answer (its key or
-            // ETag).
-            if !round.changesets.isEmpty, group.contains(where: { entities.contains($0.entity) }) { break rows }
+            // ETag); so does a request linking to an entity changed in another changeset of this batch.
+            if !round.changesets.isEmpty,
+                group.contains(where: {
+                    entities.contains($0.entity) || $0.links.contains { entities.contains($0.target) }
+                })
+            {
+                break rows
+            }
             if !round.changesets.isEmpty, round.requests.count + group.count > maximum { break rows }
             round.changesets.append(group)
             for member in group {
@@ -188,17 +198,23 @@ struct OfflineUploadSelection: Sendable {
         return round
     }
 
-    /// Held: an earlier request on the same entity failed, or waits in a category this upload does not send.
+    /// Held: an earlier request on the same entity, or on an entity it links to, failed or waits in a category
+    /// this upload does not send.
     private func isHeld(_ request: OfflineQueuedRequest, db: Database) throws -> Bool {
         var condition = "failed = 1"
         if let categoryList {
             condition = "(failed = 1 OR custom_tag IS NULL OR custom_tag NOT IN (\(categoryList)))"
         }
-        return try Bool.fetchOne(
-            try db.cachedStatement(
-                sql: """
-                    SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND id < ? AND \(condition)
-                    """), arguments: [request.entitySet, request.entityID, request.id]) ?? false
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND id < ? AND \(condition)
+                """)
+        for entity in [request.entity] + request.links.map(\.target) {
+            if try Bool.fetchOne(statement, arguments: [entity.entitySet, entity.entityID, request.id]) == true {
+                return true
+            }
+        }
+        return false
     }
 
     /// Forgets a batch whose answer is written (or that never reached the service): what is left of it goes in a

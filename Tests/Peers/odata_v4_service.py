@@ -119,7 +119,7 @@ def seed(store):
     store.set_entities("Orders", orders)
     store.set_entities("OrderItems", items)
     store.set_entities("Documents", documents)
-    store.declare_key_auto_generating("Documents")
+    store.declare_key_auto_generating("Documents", "Categories")
 
 
 class ShopETags(CustomETagSupport):

@@ -108,7 +108,8 @@ public struct ODataPayloadWriter: Sendable {
     }
 
     private func absolute(_ path: String) -> String {
-        guard let serviceURL, !path.hasPrefix("http") else { return path }
+        // `$1`: an entity created earlier in the same changeset.
+        guard let serviceURL, !path.hasPrefix("http"), !path.hasPrefix("$") else { return path }
         return serviceURL.appendingPathComponent(path).absoluteString
     }
 

@@ -1,0 +1,145 @@
+import Foundation
+import GRDB
+import SatchelJSON
+import SatchelOData
+
+/// A link a queued request sets: a navigation property bound to an entity of the store, named by its entity id so
+/// the link survives the target getting its key from the server (docs/offline.md, "Links to entities created
+/// offline").
+struct OfflineLink: Sendable, Hashable {
+    let navigation: String
+    let target: OfflineEntityRef
+}
+
+enum OfflineLinks {
+    /// The key name of an entity id in a path: `Products(satchel_eid=17)` names row 17 of `Products` before and
+    /// after its creation is uploaded.
+    static let entityIDKey = "satchel_eid"
+
+    /// The links as stored with a request: `[["Category", "Categories", 17], …]`.
+    static func encode(_ links: [OfflineLink]) -> String? {
+        guard !links.isEmpty else { return nil }
+        let items: [JSONValue] = links.map {
+            .array([.string($0.navigation), .string($0.target.entitySet), .number(JSONNumber($0.target.entityID))])
+        }
+        return String(decoding: JSONValue.array(items).serialized(), as: UTF8.self)
+    }
+
+    static func decode(_ text: String?) -> [OfflineLink] {
+        guard let text, case .array(let items)? = try? JSONValue(parsing: Data(text.utf8)) else { return [] }
+        return items.compactMap { item in
+            guard case .array(let parts) = item, parts.count == 3, let navigation = parts[0].stringValue,
+                let set = parts[1].stringValue, let id = parts[2].int64Value
+            else { return nil }
+            return OfflineLink(navigation: navigation, target: OfflineEntityRef(entitySet: set, entityID: id))
+        }
+    }
+
+    /// Later links replace earlier ones of the same navigation.
+    static func merge(_ later: [OfflineLink], over earlier: [OfflineLink]) -> [OfflineLink] {
+        let replaced = Set(later.map(\.navigation))
+        return earlier.filter { !replaced.contains($0.navigation) } + later
+    }
+
+    /// The store's entities an entity's bindings name (`Categories(3)`, `Categories(satchel_eid=17)`, or either
+    /// under the service URL), checked against the navigation's target set.
+    static func resolve(
+        _ bindings: [String: [String]], from table: OfflineTable, schema: OfflineSchema, version: ODataVersion,
+        serviceURL: URL?, db: Database
+    ) throws -> [OfflineLink] {
+        var links: [OfflineLink] = []
+        for (navigation, paths) in bindings.sorted(by: { $0.key < $1.key }) {
+            let target = try schema.navigationTarget(from: table, navigation: navigation)
+            for path in paths {
+                let (set, key) = try address(path, serviceURL: serviceURL, version: version)
+                guard set == target.entitySet else {
+                    throw ODataError(
+                        .invalidArgument,
+                        "\(table.entitySet)/\(navigation) links to \(target.entitySet), not to \(path)")
+                }
+                let row = try OfflineStore.row(db, table: target, .key(key))
+                links.append(
+                    OfflineLink(
+                        navigation: navigation, target: OfflineEntityRef(entitySet: set, entityID: row["_id"])))
+            }
+        }
+        return links
+    }
+
+    /// The entity set and key of a binding path.
+    static func address(
+        _ path: String, serviceURL: URL?, version: ODataVersion
+    ) throws(ODataError) -> (
+        String, ODataKey
+    ) {
+        var text = path
+        if let root = serviceURL?.absoluteString, text.hasPrefix(root) { text = String(text.dropFirst(root.count)) }
+        while text.hasPrefix("/") { text.removeFirst() }
+        guard let open = text.firstIndex(of: "("), text.hasSuffix(")"), !text[..<open].contains("/") else {
+            throw ODataError(.invalidArgument, "\(path) names no entity of the store (Set(key))")
+        }
+        let inside = String(text[text.index(after: open)..<text.index(before: text.endIndex)])
+        let decoded = inside.removingPercentEncoding ?? inside
+        return (String(text[..<open]), try ODataKey(parsing: decoded, version: version))
+    }
+
+    /// The values a row takes from the entities it links to: a to-one navigation with a referential constraint
+    /// sets the row's foreign key to the target's key (an entity created offline without its key yet sets null;
+    /// its key reaches the row when the server gives it, see ``propagateKey(of:schema:db:)``).
+    static func foreignKeys(
+        _ links: [OfflineLink], table: OfflineTable, schema: OfflineSchema, db: Database
+    ) throws -> [(column: OfflineColumn, value: DatabaseValue)] {
+        var values: [(column: OfflineColumn, value: DatabaseValue)] = []
+        for link in links {
+            guard let relationship = try? schema.relationship(from: table, navigation: link.navigation),
+                !relationship.isCollection
+            else { continue }
+            let pairs = relationship.pairs.filter { !table.keyPaths.contains($0.local.path) }
+            guard !pairs.isEmpty else { continue }
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM \(relationship.target.sql) WHERE _id = ?", arguments: [link.target.entityID])
+            for pair in pairs {
+                values.append((pair.local, row?[pair.remote.name] ?? .null))
+            }
+        }
+        return values
+    }
+
+    /// Properties a link covers: the server sets them from the binding, so the request does not send them (an
+    /// entity created offline had no key to copy).
+    static func coveredPaths(_ links: [OfflineLink], table: OfflineTable, schema: OfflineSchema) -> Set<String> {
+        var paths: Set<String> = []
+        for link in links {
+            guard let relationship = try? schema.relationship(from: table, navigation: link.navigation),
+                !relationship.isCollection
+            else { continue }
+            for pair in relationship.pairs where !table.keyPaths.contains(pair.local.path) {
+                paths.insert(pair.local.path)
+            }
+        }
+        return paths
+    }
+
+    /// After an entity created offline got its key from the server: the rows whose queued requests link to it
+    /// take that key in their foreign key columns (local navigations find it again).
+    static func propagateKey(of created: OfflineEntityRef, schema: OfflineSchema, db: Database) throws {
+        let dependants = try Row.fetchAll(
+            try db.cachedStatement(
+                sql: """
+                    SELECT DISTINCT q.entity_set, q.entity_id, q.links FROM q_requests q
+                    WHERE q.links IS NOT NULL AND EXISTS (
+                        SELECT 1 FROM json_each(q.links) j
+                        WHERE json_extract(j.value, '$[1]') = ? AND json_extract(j.value, '$[2]') = ?)
+                    """), arguments: [created.entitySet, created.entityID])
+        for dependant in dependants {
+            let table = try schema.table(dependant["entity_set"])
+            let links = decode(dependant["links"]).filter { $0.target == created }
+            let values = try foreignKeys(links, table: table, schema: schema, db: db)
+            guard !values.isEmpty else { continue }
+            try db.execute(
+                sql:
+                    "UPDATE \(table.sql) SET \(values.map { "\($0.column.sql) = ?" }.joined(separator: ", ")) WHERE _id = ?",
+                arguments: StatementArguments(values.map(\.value) + [(dependant["entity_id"] as Int64).databaseValue]))
+        }
+    }
+}
