@@ -26,6 +26,19 @@ public struct OfflineDefiningQuery: Sendable, Hashable {
         return text.hasPrefix("/") ? text.dropFirst() : Substring(text)
     }
 
+    /// What the query stores of each entity (its `$select`) and which related entities come with it (its
+    /// `$expand`).
+    func shape(version: ODataVersion, schema: OfflineSchema) throws(ODataError) -> OfflineShape {
+        let (set, query) = try parsed(version: version)
+        do {
+            return try OfflineShape(
+                table: try schema.table(set), select: query.select,
+                expand: query.expand.map(\.path).joined(separator: ","), schema: schema)
+        } catch {
+            throw ODataError(.invalidArgument, "defining query \(name): \(error.message)")
+        }
+    }
+
     /// The query's entity set and options, its `$filter` parsed for `version`.
     func parsed(version: ODataVersion) throws(ODataError) -> (entitySet: String, query: ODataQuery) {
         let parts = request.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
@@ -45,7 +58,8 @@ public struct OfflineDefiningQuery: Sendable, Hashable {
             case "$select":
                 result = result.select(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             case "$expand":
-                for path in value.split(separator: ",") {
+                // Items may carry their own options: `Items($select=A,B;$expand=Product)`.
+                for path in OfflineShape.split(value, at: ",") {
                     result = result.expand(path.trimmingCharacters(in: .whitespaces))
                 }
             case "$orderby": result = result.orderBy(list: value)

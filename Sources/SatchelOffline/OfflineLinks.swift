@@ -120,6 +120,68 @@ enum OfflineLinks {
         return paths
     }
 
+    /// Replaces the links of `source` through `navigation` (what a download just read, or a local change made).
+    static func replaceLinks(
+        from source: OfflineEntityRef, navigation: String, to targets: [OfflineEntityRef], db: Database
+    ) throws {
+        try db.cachedStatement(
+            sql: "DELETE FROM s_links WHERE entity_set = ? AND entity_id = ? AND navigation = ?"
+        ).execute(arguments: [source.entitySet, source.entityID, navigation])
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT OR IGNORE INTO s_links (entity_set, entity_id, navigation, target_set, target_id)
+                VALUES (?, ?, ?, ?, ?)
+                """)
+        for target in targets {
+            try insert.execute(arguments: [
+                source.entitySet, source.entityID, navigation, target.entitySet, target.entityID,
+            ])
+        }
+    }
+
+    /// A local change's links through navigations without a referential constraint, kept where local navigation
+    /// reads find them: a to-one link replaces the one before, a collection's is added.
+    static func record(
+        _ links: [OfflineLink], from source: OfflineEntityRef, table: OfflineTable, schema: OfflineSchema,
+        db: Database
+    ) throws {
+        for (navigation, group) in Dictionary(grouping: links, by: \.navigation) {
+            guard let relationship = try? schema.relationship(from: table, navigation: navigation),
+                relationship.pairs.isEmpty
+            else { continue }
+            if relationship.isCollection {
+                for link in group {
+                    try db.execute(
+                        sql: """
+                            INSERT OR IGNORE INTO s_links (entity_set, entity_id, navigation, target_set, target_id)
+                            VALUES (?, ?, ?, ?, ?)
+                            """,
+                        arguments: [
+                            source.entitySet, source.entityID, navigation, link.target.entitySet, link.target.entityID,
+                        ])
+                }
+            } else {
+                try replaceLinks(from: source, navigation: navigation, to: group.suffix(1).map(\.target), db: db)
+            }
+        }
+    }
+
+    /// Removes every link from or to an entity (its row is gone).
+    static func forget(_ entity: OfflineEntityRef, db: Database) throws {
+        try db.cachedStatement(
+            sql: "DELETE FROM s_links WHERE (entity_set = ? AND entity_id = ?) OR (target_set = ? AND target_id = ?)"
+        ).execute(arguments: [entity.entitySet, entity.entityID, entity.entitySet, entity.entityID])
+    }
+
+    /// Removes the links from or to rows of `table` that are gone.
+    static func forgetVanished(in table: OfflineTable, db: Database) throws {
+        try db.execute(
+            sql: """
+                DELETE FROM s_links WHERE (entity_set = ? AND entity_id NOT IN (SELECT _id FROM \(table.sql)))
+                    OR (target_set = ? AND target_id NOT IN (SELECT _id FROM \(table.sql)))
+                """, arguments: [table.entitySet, table.entitySet])
+    }
+
     /// After an entity created offline got its key from the server: the rows whose queued requests link to it
     /// take that key in their foreign key columns (local navigations find it again).
     static func propagateKey(of created: OfflineEntityRef, schema: OfflineSchema, db: Database) throws {

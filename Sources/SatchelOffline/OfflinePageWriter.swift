@@ -4,62 +4,109 @@ import GRDBSQLite
 import SatchelOData
 
 /// Stores one downloaded page in one transaction: each entity's row upserted by its key (a row with local changes
-/// not uploaded yet keeps them), removals (`@removed`, `__deleted`) applied, then the page's memberships in one
-/// statement. Values are bound to SQLite column by column, without building argument arrays per entity (the
-/// download's hot path; docs/offline.md, "Measured").
+/// not uploaded yet keeps them), removals (`@removed`, `__deleted`) applied, entities brought by `$expand` stored in
+/// their own tables (with their links, for navigations without a referential constraint), then the page's
+/// memberships in one statement per set. Values are bound to SQLite column by column, without building argument
+/// arrays per entity (the download's hot path; docs/offline.md, "Measured").
 struct OfflinePageWriter {
-    let table: OfflineTable
+    let shape: OfflineShape
     let query: String
     let generation: Int64
 
     func write(_ entities: [ODataEntity], db: Database) throws {
-        let upsert = try db.makeStatement(sql: table.upsertSQL)
-        let handle = upsert.sqliteStatement
-        var members: [Int64] = []
-        members.reserveCapacity(entities.count)
+        var members: [String: [Int64]] = [:]
+        members[shape.table.entitySet, default: []].reserveCapacity(entities.count)
+        let upsert = try db.makeStatement(sql: shape.table.upsertSQL(columns: shape.columns))
         for entity in entities {
-            if entity.isRemoved {
-                try remove(entity, db: db)
-                continue
+            if let id = try store(entity, shape: shape, upsert: upsert, db: db) {
+                members[shape.table.entitySet, default: []].append(id)
             }
-            sqlite3_reset(handle)
-            try check(bind(entity.etag?.databaseValue ?? .null, at: 1, to: handle), db)
-            for (index, column) in table.columns.enumerated() {
-                let value = OfflineValues.databaseValue(
-                    OfflineValues.value(of: column, in: entity.properties), for: column)
-                try check(bind(value, at: Int32(index + 2), to: handle), db)
-            }
-            let id: Int64?
-            switch sqlite3_step(handle) {
-            case SQLITE_ROW: id = sqlite3_column_int64(handle, 0)
-            case SQLITE_DONE: id = nil
-            case let code: throw error(code, db)
-            }
-            sqlite3_reset(handle)
-            // No id when the row has local changes: found by its key.
-            if let id = try id ?? OfflineStore.rowID(of: entity, table: table, db: db) { members.append(id) }
+            if !shape.expansions.isEmpty { try storeRelated(of: entity, shape: shape, members: &members, db: db) }
         }
-        guard !members.isEmpty else { return }
-        var list = "["
-        for (index, id) in members.enumerated() {
-            if index > 0 { list += "," }
-            list += String(id)
+        for (set, ids) in members where !ids.isEmpty {
+            var list = "["
+            for (index, id) in ids.enumerated() {
+                if index > 0 { list += "," }
+                list += String(id)
+            }
+            list += "]"
+            try db.execute(
+                sql: """
+                    INSERT INTO s_members (query, entity_set, entity_id, generation)
+                    SELECT ?, ?, value, ? FROM json_each(?) WHERE true
+                    ON CONFLICT (entity_set, entity_id, query) DO UPDATE SET generation = excluded.generation
+                    """, arguments: [query, set, generation, list])
         }
-        list += "]"
-        try db.execute(
-            sql: """
-                INSERT INTO s_members (query, entity_set, entity_id, generation)
-                SELECT ?, ?, value, ? FROM json_each(?) WHERE true
-                ON CONFLICT (entity_set, entity_id, query) DO UPDATE SET generation = excluded.generation
-                """, arguments: [query, table.entitySet, generation, list])
     }
 
-    private func remove(_ entity: ODataEntity, db: Database) throws {
+    /// Upserts one entity's row (or applies its removal); its row id, unless removed.
+    private func store(_ entity: ODataEntity, shape: OfflineShape, upsert: Statement, db: Database) throws -> Int64? {
+        let table = shape.table
+        if entity.isRemoved {
+            try remove(entity, table: table, db: db)
+            return nil
+        }
+        let handle = upsert.sqliteStatement
+        sqlite3_reset(handle)
+        try check(bind(entity.etag?.databaseValue ?? .null, at: 1, to: handle), upsert, db)
+        for (index, column) in shape.columns.enumerated() {
+            let value = OfflineValues.databaseValue(OfflineValues.value(of: column, in: entity.properties), for: column)
+            try check(bind(value, at: Int32(index + 2), to: handle), upsert, db)
+        }
+        let id: Int64?
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: id = sqlite3_column_int64(handle, 0)
+        case SQLITE_DONE: id = nil
+        case let code: throw error(code, upsert, db)
+        }
+        sqlite3_reset(handle)
+        // No id when the row has local changes: found by its key.
+        return try id ?? OfflineStore.rowID(of: entity, table: table, db: db)
+    }
+
+    /// The entities `$expand` brought with `entity`, stored with their own shape; for a navigation without a
+    /// referential constraint, the entity's links through it are replaced by the ones just read.
+    private func storeRelated(
+        of entity: ODataEntity, shape: OfflineShape, members: inout [String: [Int64]], db: Database
+    ) throws {
+        guard !entity.isRemoved else { return }
+        var parentID: Int64?
+        for expansion in shape.expansions {
+            let navigation = expansion.relationship.navigation
+            let related: [ODataEntity]
+            switch entity.properties[navigation] {
+            case .entity(let one): related = [one]
+            case .entities(let many): related = many
+            case .null: related = []
+            default: continue  // not expanded in this payload
+            }
+            let upsert = try db.cachedStatement(sql: expansion.shape.table.upsertSQL(columns: expansion.shape.columns))
+            var ids: [Int64] = []
+            for child in related {
+                if let id = try store(child, shape: expansion.shape, upsert: upsert, db: db) {
+                    ids.append(id)
+                    members[expansion.shape.table.entitySet, default: []].append(id)
+                }
+                if !expansion.shape.expansions.isEmpty {
+                    try storeRelated(of: child, shape: expansion.shape, members: &members, db: db)
+                }
+            }
+            guard expansion.relationship.pairs.isEmpty else { continue }
+            if parentID == nil { parentID = try OfflineStore.rowID(of: entity, table: shape.table, db: db) }
+            guard let parentID else { continue }
+            try OfflineLinks.replaceLinks(
+                from: OfflineEntityRef(entitySet: shape.table.entitySet, entityID: parentID), navigation: navigation,
+                to: ids.map { OfflineEntityRef(entitySet: expansion.shape.table.entitySet, entityID: $0) }, db: db)
+        }
+    }
+
+    private func remove(_ entity: ODataEntity, table: OfflineTable, db: Database) throws {
         guard let id = try OfflineStore.rowID(of: entity, table: table, db: db) else { return }
         try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ? AND _state = 0", arguments: [id])
         if db.changesCount > 0 {
             try db.execute(
                 sql: "DELETE FROM s_members WHERE entity_set = ? AND entity_id = ?", arguments: [table.entitySet, id])
+            try OfflineLinks.forget(OfflineEntityRef(entitySet: table.entitySet, entityID: id), db: db)
         }
     }
 
@@ -82,15 +129,15 @@ struct OfflinePageWriter {
         }
     }
 
-    private func check(_ code: Int32, _ db: Database) throws {
-        if code != SQLITE_OK { throw error(code, db) }
+    private func check(_ code: Int32, _ statement: Statement, _ db: Database) throws {
+        if code != SQLITE_OK { throw error(code, statement, db) }
     }
 
-    private func error(_ code: Int32, _ db: Database) -> DatabaseError {
+    private func error(_ code: Int32, _ statement: Statement, _ db: Database) -> DatabaseError {
         DatabaseError(
             resultCode: ResultCode(rawValue: code),
             message: db.sqliteConnection.flatMap { sqlite3_errmsg($0).map { String(cString: $0) } },
-            sql: table.upsertSQL)
+            sql: statement.sql)
     }
 }
 

@@ -98,8 +98,7 @@ struct OfflineSQLTranslator {
         let inner = "t\(variables.count + 1)"
         var nested = self
         nested.variables[variable] = (relationship.target, inner)
-        let join = relationship.pairs.map { "\(inner).\($0.remote.sql) = \(owner.alias).\($0.local.sql)" }
-            .joined(separator: " AND ")
+        let join = relationship.join(inner: inner, outer: owner.alias)
         var sql = "SELECT 1 FROM \(relationship.target.sql) AS \(inner) WHERE \(join) AND \(inner)._state <> 3"
         var arguments: [DatabaseValue] = []
         if let predicate {

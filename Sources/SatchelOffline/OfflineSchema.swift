@@ -202,17 +202,67 @@ struct OfflineSchema: Sendable {
     }
 }
 
-/// How two entity sets' rows relate: the columns equal on both sides (from a referential constraint).
+/// How two entity sets' rows relate: the columns equal on both sides (from a referential constraint), or, for a
+/// navigation without one, the links a defining query's `$expand` brought (`s_links`, either direction).
 struct OfflineRelationship {
+    let source: OfflineTable
+    let navigation: String
     let target: OfflineTable
     let pairs: [(local: OfflineColumn, remote: OfflineColumn)]
+    /// The navigation back from the target, when the model names one.
+    let partner: String?
     let isCollection: Bool
+
+    /// SQL that holds when the target row aliased `inner` is related to the source row aliased `outer`.
+    func join(inner: String, outer: String) -> String {
+        if !pairs.isEmpty {
+            return pairs.map { "\(inner).\($0.remote.sql) = \(outer).\($0.local.sql)" }.joined(separator: " AND ")
+        }
+        var sql = """
+            \(inner)._id IN (SELECT target_id FROM s_links WHERE entity_set = \(sqlText(source.entitySet)) \
+            AND entity_id = \(outer)._id AND navigation = \(sqlText(navigation)))
+            """
+        if let partner {
+            sql = """
+                (\(sql) OR \(inner)._id IN (SELECT entity_id FROM s_links WHERE target_set = \(sqlText(source.entitySet)) \
+                AND target_id = \(outer)._id AND entity_set = \(sqlText(target.entitySet)) \
+                AND navigation = \(sqlText(partner))))
+                """
+        }
+        return sql
+    }
+
+    /// The condition on target rows (aliased `t0`) related to one source row: by the row's own values, so the
+    /// target's foreign-key index (or the links' key) answers it.
+    func restriction(toSourceRow row: Row) -> OfflineSQL {
+        if !pairs.isEmpty {
+            return OfflineSQL(
+                sql: pairs.map { "t0.\($0.remote.sql) = ?" }.joined(separator: " AND "),
+                arguments: pairs.map { row[$0.local.name] ?? .null })
+        }
+        let id: DatabaseValue = row["_id"] ?? .null
+        var sql = """
+            t0._id IN (SELECT target_id FROM s_links WHERE entity_set = \(sqlText(source.entitySet)) AND entity_id = ? \
+            AND navigation = \(sqlText(navigation)))
+            """
+        var arguments = [id]
+        if let partner {
+            sql = """
+                (\(sql) OR t0._id IN (SELECT entity_id FROM s_links WHERE target_set = \(sqlText(source.entitySet)) \
+                AND target_id = ? AND entity_set = \(sqlText(target.entitySet)) AND navigation = \(sqlText(partner))))
+                """
+            arguments.append(id)
+        }
+        return OfflineSQL(sql: sql, arguments: arguments)
+    }
 }
 
+/// A string as an SQL literal.
+func sqlText(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+
 extension OfflineSchema {
-    /// The related entity set of `navigation` and the columns that join them: the navigation's own referential
-    /// constraint, or its partner's read the other way. Navigations without either are not joinable yet (their
-    /// links would come from `$expand` in a defining query).
+    /// The related entity set of `navigation` and how rows join: the columns of the navigation's own referential
+    /// constraint, or its partner's read the other way; without either, the links downloaded with `$expand`.
     func relationship(from table: OfflineTable, navigation: String) throws(ODataError) -> OfflineRelationship {
         let (property, target) = try navigationProperty(from: table, navigation: navigation)
         var pairs: [(local: OfflineColumn, remote: OfflineColumn)] = []
@@ -234,12 +284,9 @@ extension OfflineSchema {
                 pairs.append((local, remote))
             }
         }
-        guard !pairs.isEmpty else {
-            throw ODataError(
-                .notSupported,
-                "\(table.entitySet)/\(navigation) has no referential constraint: the offline store cannot join it yet")
-        }
-        return OfflineRelationship(target: target, pairs: pairs, isCollection: property.type.isCollection)
+        return OfflineRelationship(
+            source: table, navigation: navigation, target: target, pairs: pairs, partner: property.partner,
+            isCollection: property.type.isCollection)
     }
 }
 

@@ -41,6 +41,9 @@ extension OfflineStore {
                     "INSERT INTO \(table.sql) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
                 arguments: StatementArguments([OfflineState.created.rawValue.databaseValue] + values))
             let id = db.lastInsertedRowID
+            try OfflineLinks.record(
+                links, from: OfflineEntityRef(entitySet: entitySet, entityID: id), table: table, schema: opened.schema,
+                db: db)
             try Self.enqueue(
                 db, set: entitySet, id: id, method: "POST", body: OfflineQueue.encode(values, columns: table.columns),
                 ifMatch: nil, links: links, options: options)
@@ -86,6 +89,9 @@ extension OfflineStore {
             let row = try Self.row(db, table: table, reference)
             let id: Int64 = row["_id"]
             try Self.keepServerValues(db, table: table, row: row)
+            try OfflineLinks.record(
+                links, from: OfflineEntityRef(entitySet: entitySet, entityID: id), table: table, schema: opened.schema,
+                db: db)
             if !changed.isEmpty {
                 try db.execute(
                     sql:
@@ -176,6 +182,7 @@ extension OfflineStore {
             if localOnly {
                 // Created offline: nothing reached the server.
                 try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [id])
+                try OfflineLinks.forget(OfflineEntityRef(entitySet: entitySet, entityID: id), db: db)
                 return
             }
             // The server's ETag as downloaded (not one a local change would have).

@@ -32,6 +32,7 @@ extension OfflineStore {
         guard let server = row["_server"] as String? else {
             // Created offline: nothing on the server to go back to.
             try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
+            try OfflineLinks.forget(OfflineEntityRef(entitySet: table.entitySet, entityID: entityID), db: db)
             return
         }
         let values = OfflineQueue.decode(server, table: table)
@@ -49,8 +50,7 @@ extension OfflineStore {
     /// Adds a defining query to an open store; its data arrives with the next ``download()``.
     public func addDefiningQuery(_ query: OfflineDefiningQuery) async throws {
         let opened = try current()
-        let (set, _) = try query.parsed(version: opened.version)
-        _ = try opened.schema.table(set)
+        _ = try query.shape(version: opened.version, schema: opened.schema)
         try await opened.store.database.write { db in
             try db.execute(
                 sql: "INSERT INTO s_defining_queries (name, query) VALUES (?, ?)", arguments: [query.name, query.query])
@@ -69,6 +69,7 @@ extension OfflineStore {
                         DELETE FROM \(table.sql) WHERE _state = 0 AND NOT EXISTS (
                             SELECT 1 FROM s_members m WHERE m.entity_set = ? AND m.entity_id = \(table.sql)._id)
                         """, arguments: [table.entitySet])
+                if db.changesCount > 0 { try OfflineLinks.forgetVanished(in: table, db: db) }
             }
         }
     }

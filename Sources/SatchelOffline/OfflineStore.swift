@@ -129,6 +129,16 @@ public final class OfflineStore: Sendable {
                             entity_set TEXT NOT NULL, entity_id INTEGER NOT NULL, query TEXT NOT NULL,
                             generation INTEGER NOT NULL, PRIMARY KEY (entity_set, entity_id, query)) WITHOUT ROWID
                         """)
+                // Links a defining query's `$expand` brought for navigations without a referential constraint (and
+                // the ones local changes made), by their source row, and by their target.
+                try db.execute(
+                    sql: """
+                        CREATE TABLE IF NOT EXISTS s_links (
+                            entity_set TEXT NOT NULL, entity_id INTEGER NOT NULL, navigation TEXT NOT NULL,
+                            target_set TEXT NOT NULL, target_id INTEGER NOT NULL,
+                            PRIMARY KEY (entity_set, entity_id, navigation, target_set, target_id)) WITHOUT ROWID
+                        """)
+                try db.execute(sql: "CREATE INDEX IF NOT EXISTS s_links_target ON s_links (target_set, target_id)")
                 try OfflineQueue.create(in: db)
             }
             let stored = try await store.database.read {
@@ -147,8 +157,7 @@ public final class OfflineStore: Sendable {
             let version = configuration.service.configuration.version ?? metadata.version
             // Check every defining query before anything is stored.
             for query in configuration.definingQueries {
-                let (set, _) = try query.parsed(version: version)
-                _ = try schema.table(set)
+                _ = try query.shape(version: version, schema: schema)
             }
             try await store.database.write { [configuration] db in
                 try schema.create(in: db)
@@ -238,7 +247,7 @@ public final class OfflineStore: Sendable {
     /// changes not uploaded yet keep them.
     private func download(_ definingQuery: OfflineDefiningQuery, opened: Opened) async throws {
         let (set, query) = try definingQuery.parsed(version: opened.version)
-        let table = try opened.schema.table(set)
+        let shape = try definingQuery.shape(version: opened.version, schema: opened.schema)
         let service = configuration.service
         let name = definingQuery.name
         let (deltaLink, previous) = try await opened.store.database.read { db in
@@ -256,6 +265,10 @@ public final class OfflineStore: Sendable {
                 // An expired or refused delta link: read everything again.
                 page = try await Self.firstPage(service: service, set: set, query: query)
             }
+        } else if !query.expand.isEmpty {
+            // Read in full every time: services seldom report changes of expanded entities in a delta (OData lets
+            // them send the parent again, or `$link`/`$deletedLink`; many send nothing).
+            page = try await service.page(ODataPath(set), query: query)
         } else {
             page = try await Self.firstPage(service: service, set: set, query: query)
         }
@@ -268,7 +281,7 @@ public final class OfflineStore: Sendable {
             let nextLink = page.nextLink
             async let following = Self.page(at: nextLink, service: service, entitySet: set)
             try await opened.store.database.write { db in
-                try OfflinePageWriter(table: table, query: name, generation: generation).write(entities, db: db)
+                try OfflinePageWriter(shape: shape, query: name, generation: generation).write(entities, db: db)
             }
             received += entities.count
             signals.emit(.received(definingQuery: name, entities: received))
@@ -281,16 +294,18 @@ public final class OfflineStore: Sendable {
         let link = newDeltaLink
         try await opened.store.database.write { db in
             if wasFull {
-                // What this query no longer brings: its membership goes; rows nobody names (and not changed here)
-                // go too.
+                // What this query no longer brings (itself or by `$expand`): its membership goes; rows nobody names
+                // (and not changed here) go too, with their links.
                 try db.execute(
-                    sql: "DELETE FROM s_members WHERE query = ? AND entity_set = ? AND generation < ?",
-                    arguments: [name, set, generation])
-                try db.execute(
-                    sql: """
-                        DELETE FROM \(table.sql) WHERE _state = 0 AND NOT EXISTS (
-                            SELECT 1 FROM s_members m WHERE m.entity_set = ? AND m.entity_id = \(table.sql)._id)
-                        """, arguments: [set])
+                    sql: "DELETE FROM s_members WHERE query = ? AND generation < ?", arguments: [name, generation])
+                for table in shape.tables {
+                    try db.execute(
+                        sql: """
+                            DELETE FROM \(table.sql) WHERE _state = 0 AND NOT EXISTS (
+                                SELECT 1 FROM s_members m WHERE m.entity_set = ? AND m.entity_id = \(table.sql)._id)
+                            """, arguments: [table.entitySet])
+                    if db.changesCount > 0 { try OfflineLinks.forgetVanished(in: table, db: db) }
+                }
             }
             try db.execute(
                 sql: "UPDATE s_defining_queries SET complete = 1, delta_link = ?, generation = ? WHERE name = ?",
@@ -391,9 +406,7 @@ public final class OfflineStore: Sendable {
     static func related(
         _ row: Row, relationship: OfflineRelationship, query: ODataQuery, opened: Opened, db: Database
     ) throws -> [ODataEntity] {
-        let restriction = OfflineSQL(
-            sql: relationship.pairs.map { "t0.\($0.remote.sql) = ?" }.joined(separator: " AND "),
-            arguments: relationship.pairs.map { row[$0.local.name] ?? .null })
+        let restriction = relationship.restriction(toSourceRow: row)
         let select = try OfflineSelect(
             table: relationship.target, query: query, version: opened.version, schema: opened.schema,
             restriction: restriction)
@@ -421,9 +434,10 @@ public final class OfflineStore: Sendable {
 }
 
 extension OfflineTable {
-    /// Inserts or updates one downloaded entity by its key: `_etag`, then every column; returns the row's id. A row
-    /// with local changes not uploaded yet keeps them (its upload then meets the server's ETag) and returns nothing.
-    var upsertSQL: String {
+    /// Inserts or updates one downloaded entity by its key: `_etag`, then `columns` (a row keeps its other
+    /// columns); returns the row's id. A row with local changes not uploaded yet keeps them (its upload then meets
+    /// the server's ETag) and returns nothing.
+    func upsertSQL(columns: [OfflineColumn]) -> String {
         let names = ["_etag"] + columns.map(\.sql)
         let keys = keyPaths.compactMap { column($0)?.sql }
         let updates = names.filter { !keys.contains($0) }.map { "\($0) = excluded.\($0)" }
@@ -551,8 +565,6 @@ struct OfflineTarget {
     func restriction(db: Database) throws -> OfflineSQL? {
         guard let source else { return nil }
         let row = try OfflineStore.row(db, table: source.table, .key(source.key))
-        return OfflineSQL(
-            sql: source.relationship.pairs.map { "t0.\($0.remote.sql) = ?" }.joined(separator: " AND "),
-            arguments: source.relationship.pairs.map { row[$0.local.name] ?? .null })
+        return source.relationship.restriction(toSourceRow: row)
     }
 }

@@ -39,7 +39,9 @@ struct SchemaTests {
             let values: [DatabaseValue] = [
                 1.databaseValue, "a".databaseValue, "b".databaseValue, "c".databaseValue, "d".databaseValue,
             ]
-            try db.execute(sql: table.upsertSQL, arguments: StatementArguments([DatabaseValue.null] + values))
+            try db.execute(
+                sql: table.upsertSQL(columns: table.columns),
+                arguments: StatementArguments([DatabaseValue.null] + values))
             let row = try #require(try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql)"))
             for (column, value) in zip(table.columns, values) { #expect(row[column.name] as DatabaseValue? == value) }
             #expect(row["_state"] as Int? == 0)
