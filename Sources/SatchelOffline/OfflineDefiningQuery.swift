@@ -7,8 +7,8 @@ public struct OfflineDefiningQuery: Sendable, Hashable {
     public var name: String
     /// The request: an entity set and its query options.
     public var query: String
-    /// Whether media streams of the entities should come along. Recorded, not acted on yet: this version downloads
-    /// entities without their streams (docs/offline.md, "Status").
+    /// Whether the content of its media entities comes along (read with ``OfflineStore/media(_:_:)``); downloaded
+    /// again only when an entity's media ETag changed.
     public var retrievesStreams: Bool
 
     public init(name: String, query: String, retrievesStreams: Bool = false) {

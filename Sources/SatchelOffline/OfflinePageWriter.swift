@@ -107,6 +107,7 @@ struct OfflinePageWriter {
             try db.execute(
                 sql: "DELETE FROM s_members WHERE entity_set = ? AND entity_id = ?", arguments: [table.entitySet, id])
             try OfflineLinks.forget(OfflineEntityRef(entitySet: table.entitySet, entityID: id), db: db)
+            try OfflineMediaTable.forget(OfflineEntityRef(entitySet: table.entitySet, entityID: id), db: db)
         }
     }
 

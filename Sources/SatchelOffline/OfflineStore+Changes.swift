@@ -35,12 +35,7 @@ extension OfflineStore {
             for (column, value) in try OfflineLinks.foreignKeys(links, table: table, schema: opened.schema, db: db) {
                 if let index = table.columns.firstIndex(where: { $0.path == column.path }) { values[index] = value }
             }
-            let names = ["_state"] + table.columns.map(\.sql)
-            try db.execute(
-                sql:
-                    "INSERT INTO \(table.sql) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
-                arguments: StatementArguments([OfflineState.created.rawValue.databaseValue] + values))
-            let id = db.lastInsertedRowID
+            let id = try Self.insertCreated(values, into: table, db: db)
             try OfflineLinks.record(
                 links, from: OfflineEntityRef(entitySet: entitySet, entityID: id), table: table, schema: opened.schema,
                 db: db)
@@ -165,7 +160,8 @@ extension OfflineStore {
                 try Bool.fetchOne(
                     db,
                     sql: """
-                        SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND method = 'POST'
+                        SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ?
+                            AND method IN ('POST', 'POSTMEDIA')
                             AND (attempted = 0 OR failed = 1) AND unmodifiable = 0
                         """,
                     arguments: [entitySet, id]) ?? false
@@ -183,6 +179,7 @@ extension OfflineStore {
                 // Created offline: nothing reached the server.
                 try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [id])
                 try OfflineLinks.forget(OfflineEntityRef(entitySet: entitySet, entityID: id), db: db)
+                try OfflineMediaTable.forget(OfflineEntityRef(entitySet: entitySet, entityID: id), db: db)
                 return
             }
             // The server's ETag as downloaded (not one a local change would have).
@@ -191,6 +188,18 @@ extension OfflineStore {
             try db.execute(
                 sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?", arguments: [OfflineState.deleted.rawValue, id])
         }
+    }
+
+    /// Inserts the row of an entity created offline (every column's value, in table order); returns its id.
+    static func insertCreated(_ values: [DatabaseValue], into table: OfflineTable, db: Database) throws -> Int64 {
+        let names = ["_state"] + table.columns.map(\.sql)
+        try db.execute(
+            sql: """
+                INSERT INTO \(table.sql) (\(names.joined(separator: ", ")))
+                VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
+                """,
+            arguments: StatementArguments([OfflineState.created.rawValue.databaseValue] + values))
+        return db.lastInsertedRowID
     }
 
     static func row(

@@ -23,6 +23,10 @@ extension OfflineStore {
         try db.execute(
             sql: "DELETE FROM q_requests WHERE entity_set = ? AND entity_id = ?",
             arguments: [table.entitySet, entityID])
+        // Content changed here goes back to the server's at the next download.
+        try db.execute(
+            sql: "DELETE FROM s_media WHERE entity_set = ? AND entity_id = ? AND local = 1",
+            arguments: [table.entitySet, entityID])
         guard
             let row = try Row.fetchOne(
                 db, sql: "SELECT _state, _server FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
@@ -33,6 +37,7 @@ extension OfflineStore {
             // Created offline: nothing on the server to go back to.
             try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
             try OfflineLinks.forget(OfflineEntityRef(entitySet: table.entitySet, entityID: entityID), db: db)
+            try OfflineMediaTable.forget(OfflineEntityRef(entitySet: table.entitySet, entityID: entityID), db: db)
             return
         }
         let values = OfflineQueue.decode(server, table: table)
@@ -53,7 +58,8 @@ extension OfflineStore {
         _ = try query.shape(version: opened.version, schema: opened.schema)
         try await opened.store.database.write { db in
             try db.execute(
-                sql: "INSERT INTO s_defining_queries (name, query) VALUES (?, ?)", arguments: [query.name, query.query])
+                sql: "INSERT INTO s_defining_queries (name, query, streams) VALUES (?, ?, ?)",
+                arguments: [query.name, query.query, query.retrievesStreams])
         }
     }
 
@@ -69,7 +75,10 @@ extension OfflineStore {
                         DELETE FROM \(table.sql) WHERE _state = 0 AND NOT EXISTS (
                             SELECT 1 FROM s_members m WHERE m.entity_set = ? AND m.entity_id = \(table.sql)._id)
                         """, arguments: [table.entitySet])
-                if db.changesCount > 0 { try OfflineLinks.forgetVanished(in: table, db: db) }
+                if db.changesCount > 0 {
+                    try OfflineLinks.forgetVanished(in: table, db: db)
+                    try OfflineMediaTable.forgetVanished(in: table, db: db)
+                }
             }
         }
     }

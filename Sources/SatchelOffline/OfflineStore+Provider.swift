@@ -61,6 +61,18 @@ extension OfflineStore: ODataProvider {
         try await delete(set, .key(key))
     }
 
+    public func mediaContent(_ path: ODataPath) async throws -> Data {
+        let (set, key) = try Self.address(path)
+        guard let key else { throw ODataError(.invalidArgument, "\(path) names no entity (no key)") }
+        return try await media(set, .key(key)).data
+    }
+
+    public func replaceMediaContent(_ path: ODataPath, with data: Data, contentType: String) async throws {
+        let (set, key) = try Self.address(path)
+        guard let key else { throw ODataError(.invalidArgument, "\(path) names no entity (no key)") }
+        try await updateMedia(set, .key(key), data: data, contentType: contentType)
+    }
+
     /// One entity of the store, by key or id, with `query`'s `$select`.
     public func entity(
         _ entitySet: String, _ reference: EntityReference, query: ODataQuery = ODataQuery()

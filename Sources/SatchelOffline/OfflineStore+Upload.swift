@@ -154,19 +154,10 @@ extension OfflineStore {
         let service = configuration.service
         do {
             let written: ODataWriteResult
-            switch try await operation(for: request, opened: opened) {
-            case .create(let path, let entity, _):
-                written = try await service.create(path, entity, headers: request.repeatabilityHeaders)
-            case .update(let path, let entity, let method, let ifMatch, _):
-                written = try await service.update(
-                    path, with: entity, method: method, ifMatch: ifMatch, headers: request.repeatabilityHeaders)
-            case .delete(let path, let ifMatch):
-                do {
-                    try await service.delete(path, ifMatch: ifMatch, headers: request.repeatabilityHeaders)
-                } catch let error as ODataError where error.code == .notFound {
-                    // Already gone (a retry after the first attempt was applied, or deleted by someone else).
-                }
-                written = ODataWriteResult()
+            if OfflineMediaTable.isMedia(method: request.method) {
+                written = try await sendMedia(request, opened: opened)
+            } else {
+                written = try await sendProperties(request, opened: opened)
             }
             try await opened.store.database.write { db in
                 try Self.complete(request, with: written, schema: opened.schema, db: db)
@@ -178,6 +169,26 @@ extension OfflineStore {
             }
             result.failed += 1
         }
+    }
+
+    private func sendProperties(_ request: OfflineQueuedRequest, opened: Opened) async throws -> ODataWriteResult {
+        let service = configuration.service
+        let written: ODataWriteResult
+        switch try await operation(for: request, opened: opened) {
+        case .create(let path, let entity, _):
+            written = try await service.create(path, entity, headers: request.repeatabilityHeaders)
+        case .update(let path, let entity, let method, let ifMatch, _):
+            written = try await service.update(
+                path, with: entity, method: method, ifMatch: ifMatch, headers: request.repeatabilityHeaders)
+        case .delete(let path, let ifMatch):
+            do {
+                try await service.delete(path, ifMatch: ifMatch, headers: request.repeatabilityHeaders)
+            } catch let error as ODataError where error.code == .notFound {
+                // Already gone (a retry after the first attempt was applied, or deleted by someone else).
+            }
+            written = ODataWriteResult()
+        }
+        return written
     }
 
     /// Several requests in one `$batch`: each its own changeset, a transaction's requests in one. The answers are
@@ -368,7 +379,19 @@ extension OfflineStore {
         let table = try schema.table(request.entitySet)
         let entityID = request.entityID
         switch request.method {
-        case "POST":
+        case "PUTMEDIA":
+            try completeMedia(request, with: written, db: db)
+            // The entity's ETag may have changed with its content: later changes read it first.
+            try db.cachedStatement(sql: "UPDATE \(table.sql) SET _etag = NULL WHERE _id = ?").execute(arguments: [
+                entityID
+            ])
+            try db.cachedStatement(
+                sql: "UPDATE q_requests SET if_match = NULL WHERE entity_set = ? AND entity_id = ? AND id > ?"
+            ).execute(arguments: [table.entitySet, entityID, request.id])
+            try finish(db, request: request.id, table: table, entityID: entityID)
+            return
+        case "POST", "POSTMEDIA":
+            if request.method == "POSTMEDIA" { try completeMedia(request, with: written, db: db) }
             // The server's entity replaces the local one: its key always, its other values when no later change
             // of it is queued (that change's values stay visible until it is sent).
             let later =
@@ -434,6 +457,7 @@ extension OfflineStore {
         default:
             try db.cachedStatement(sql: "DELETE FROM \(table.sql) WHERE _id = ?").execute(arguments: [entityID])
             try OfflineLinks.forget(request.entity, db: db)
+            try OfflineMediaTable.forget(request.entity, db: db)
         }
         if request.method != "DELETE" {
             // The entity's ETag now, for the changes of it still queued (none known: they read it first).
@@ -494,7 +518,7 @@ extension OfflineStore {
 
     /// The entity's path by its key as the store has it now (a created entity's key is the server's once its
     /// creation was uploaded).
-    private func keyPath(table: OfflineTable, entityID: Int64, opened: Opened) async throws -> ODataPath {
+    func keyPath(table: OfflineTable, entityID: Int64, opened: Opened) async throws -> ODataPath {
         let row = try await opened.store.database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
         }

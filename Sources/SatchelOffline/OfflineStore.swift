@@ -120,6 +120,14 @@ public final class OfflineStore: Sendable {
                             name TEXT PRIMARY KEY, query TEXT NOT NULL, complete INTEGER NOT NULL DEFAULT 0,
                             delta_link TEXT, generation INTEGER NOT NULL DEFAULT 0)
                         """)
+                // Added since the first stores were made: whether a query's media streams come along.
+                let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(s_defining_queries)").map {
+                    $0["name"] as String
+                }
+                if !columns.contains("streams") {
+                    try db.execute(
+                        sql: "ALTER TABLE s_defining_queries ADD COLUMN streams INTEGER NOT NULL DEFAULT 0")
+                }
                 // Which defining query brought which entity, in which full download (rows no query names any
                 // more are removed after a full refresh). Keyed by the row first: whether anything still names a
                 // row is one lookup, and a download adds to one b-tree.
@@ -140,6 +148,7 @@ public final class OfflineStore: Sendable {
                         """)
                 try db.execute(sql: "CREATE INDEX IF NOT EXISTS s_links_target ON s_links (target_set, target_id)")
                 try OfflineQueue.create(in: db)
+                try OfflineMediaTable.create(in: db)
             }
             let stored = try await store.database.read {
                 try Data.fetchOne($0, sql: "SELECT value FROM s_store WHERE name = 'metadata'")
@@ -178,11 +187,13 @@ public final class OfflineStore: Sendable {
                 for query in configuration.definingQueries {
                     try db.execute(
                         sql: """
-                            INSERT INTO s_defining_queries (name, query) VALUES (?, ?)
-                            ON CONFLICT (name) DO UPDATE SET query = excluded.query,
-                                complete = CASE WHEN query = excluded.query THEN complete ELSE 0 END,
-                                delta_link = CASE WHEN query = excluded.query THEN delta_link ELSE NULL END
-                            """, arguments: [query.name, query.query])
+                            INSERT INTO s_defining_queries (name, query, streams) VALUES (?, ?, ?)
+                            ON CONFLICT (name) DO UPDATE SET query = excluded.query, streams = excluded.streams,
+                                complete = CASE WHEN query = excluded.query AND streams >= excluded.streams
+                                    THEN complete ELSE 0 END,
+                                delta_link = CASE WHEN query = excluded.query AND streams >= excluded.streams
+                                    THEN delta_link ELSE NULL END
+                            """, arguments: [query.name, query.query, query.retrievesStreams])
                 }
             }
             opened.withLock { $0 = Opened(store: store, schema: schema, version: version) }
@@ -230,9 +241,9 @@ public final class OfflineStore: Sendable {
         let pending = try await opened.store.database.read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT name, query FROM s_defining_queries" + (onlyIncomplete ? " WHERE complete = 0" : "")
-                    + " ORDER BY name"
-            ).map { OfflineDefiningQuery(name: $0["name"], query: $0["query"]) }
+                sql: "SELECT name, query, streams FROM s_defining_queries"
+                    + (onlyIncomplete ? " WHERE complete = 0" : "") + " ORDER BY name"
+            ).map { OfflineDefiningQuery(name: $0["name"], query: $0["query"], retrievesStreams: $0["streams"]) }
         }
         let queries = pending
         for (index, query) in queries.enumerated() {
@@ -248,6 +259,9 @@ public final class OfflineStore: Sendable {
     private func download(_ definingQuery: OfflineDefiningQuery, opened: Opened) async throws {
         let (set, query) = try definingQuery.parsed(version: opened.version)
         let shape = try definingQuery.shape(version: opened.version, schema: opened.schema)
+        let streams =
+            definingQuery.retrievesStreams
+            && opened.schema.metadata.entityType(named: shape.table.entityTypeName)?.hasStream == true
         let service = configuration.service
         let name = definingQuery.name
         let (deltaLink, previous) = try await opened.store.database.read { db in
@@ -265,9 +279,10 @@ public final class OfflineStore: Sendable {
                 // An expired or refused delta link: read everything again.
                 page = try await Self.firstPage(service: service, set: set, query: query)
             }
-        } else if !query.expand.isEmpty {
+        } else if !query.expand.isEmpty || streams {
             // Read in full every time: services seldom report changes of expanded entities in a delta (OData lets
-            // them send the parent again, or `$link`/`$deletedLink`; many send nothing).
+            // them send the parent again, or `$link`/`$deletedLink`; many send nothing), nor changes of content
+            // alone. Content is downloaded again only when its media ETag changed.
             page = try await service.page(ODataPath(set), query: query)
         } else {
             page = try await Self.firstPage(service: service, set: set, query: query)
@@ -283,6 +298,7 @@ public final class OfflineStore: Sendable {
             try await opened.store.database.write { db in
                 try OfflinePageWriter(shape: shape, query: name, generation: generation).write(entities, db: db)
             }
+            if streams { try await downloadMedia(of: entities, table: shape.table, opened: opened) }
             received += entities.count
             signals.emit(.received(definingQuery: name, entities: received))
             if let link = page.deltaLink { newDeltaLink = link }
@@ -304,7 +320,10 @@ public final class OfflineStore: Sendable {
                             DELETE FROM \(table.sql) WHERE _state = 0 AND NOT EXISTS (
                                 SELECT 1 FROM s_members m WHERE m.entity_set = ? AND m.entity_id = \(table.sql)._id)
                             """, arguments: [table.entitySet])
-                    if db.changesCount > 0 { try OfflineLinks.forgetVanished(in: table, db: db) }
+                    if db.changesCount > 0 {
+                        try OfflineLinks.forgetVanished(in: table, db: db)
+                        try OfflineMediaTable.forgetVanished(in: table, db: db)
+                    }
                 }
             }
             try db.execute(

@@ -153,6 +153,12 @@ struct OfflineUploadSelection: Sendable {
                 round.changesets = [[request]]
                 return round
             }
+            if OfflineMediaTable.isMedia(method: request.method) {
+                // Content goes alone, never in a `$batch`.
+                guard round.changesets.isEmpty else { break }
+                round.changesets = [[request]]
+                break
+            }
             var group = [request]
             if let transaction = request.transactionID {
                 group = try Row.fetchAll(

@@ -169,6 +169,41 @@ extension ODataService {
             .post, url(path: set.text(for: version)), version: version, operation: "create media in \(set)")
         if let slug { request.headers["Slug"] = slug }
         let response = try await sendFile(request, file: file, contentType: contentType, progress: progress)
+        return try await mediaCreated(response, in: set)
+    }
+
+    /// Replaces a media entity's content (`PUT …/$value`) with bytes in memory. Returns the new media ETag, if the
+    /// server sent one. `headers` go with this request only.
+    @discardableResult
+    public func uploadMedia(
+        _ path: ODataPath, data: Data, contentType: String, ifMatch etag: String? = nil, headers: HTTPHeaders = [:]
+    ) async throws -> String? {
+        let version = try await version()
+        var request = request(
+            .put, url(path: path.appending(raw: "$value").text(for: version)), version: version,
+            operation: "upload \(path)/$value", body: .data(data, contentType: contentType))
+        if let etag { request.headers["If-Match"] = etag }
+        for field in headers { request.headers[field.name] = field.value }
+        return try await send(request).etag
+    }
+
+    /// Creates a media entity from bytes in memory (`POST` to the set with the content as body). `headers` go with
+    /// this request only.
+    @discardableResult
+    public func createMedia(
+        _ set: ODataPath, data: Data, contentType: String, slug: String? = nil, headers: HTTPHeaders = [:]
+    ) async throws -> ODataWriteResult {
+        let version = try await version()
+        var request = request(
+            .post, url(path: set.text(for: version)), version: version, operation: "create media in \(set)",
+            body: .data(data, contentType: contentType))
+        if let slug { request.headers["Slug"] = slug }
+        for field in headers { request.headers[field.name] = field.value }
+        return try await mediaCreated(try await send(request), in: set)
+    }
+
+    /// What a media creation answered: the entity when the server sent it, its ETag and Location.
+    private func mediaCreated(_ response: HTTPResponse, in set: ODataPath) async throws -> ODataWriteResult {
         var result = ODataWriteResult(etag: response.etag, location: response.headers["Location"])
         if !response.body.isEmpty, response.status != 204 {
             result.entity = try await reader().entity(from: response.body, type: entityType(of: set))

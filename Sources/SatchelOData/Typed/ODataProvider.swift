@@ -29,10 +29,22 @@ public protocol ODataProvider: Sendable {
     ) async throws
     /// Deletes the entity at `path`.
     func delete(_ path: ODataPath, ifMatch etag: String?) async throws
+    /// The content of the media entity at `path` (a set and a key).
+    func mediaContent(_ path: ODataPath) async throws -> Data
+    /// Replaces the content of the media entity at `path` (a service that requires `If-Match` gets the media ETag
+    /// the entity has now).
+    func replaceMediaContent(_ path: ODataPath, with data: Data, contentType: String) async throws
 }
 
 extension ODataService: ODataProvider {
     public func delete(_ path: ODataPath, ifMatch etag: String?) async throws {
         try await delete(path, ifMatch: etag, headers: [:])
+    }
+
+    public func mediaContent(_ path: ODataPath) async throws -> Data { try await rawValue(path) }
+
+    public func replaceMediaContent(_ path: ODataPath, with data: Data, contentType: String) async throws {
+        let current = try await entity(path)
+        try await uploadMedia(path, data: data, contentType: contentType, ifMatch: current.mediaETag ?? current.etag)
     }
 }

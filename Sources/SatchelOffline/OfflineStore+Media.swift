@@ -1,0 +1,223 @@
+import Foundation
+import GRDB
+import SatchelHTTP
+import SatchelOData
+
+/// A media entity's content as the store holds it.
+public struct OfflineMedia: Sendable, Hashable {
+    public var data: Data
+    public var contentType: String?
+    /// The server's media ETag for this content (none for content changed offline and not uploaded yet).
+    public var etag: String?
+}
+
+/// Media streams in the store (docs/offline.md, "Media"): a defining query with `retrievesStreams` downloads the
+/// content of its media entities into `s_media` (again only when the media ETag changed); local changes of content
+/// are queued as requests of their own, sent alone (never in a `$batch`): `PUTMEDIA` (`PUT …/$value`) and
+/// `POSTMEDIA` (a media entity created from its content).
+enum OfflineMediaTable {
+    static func create(in db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS s_media (
+                    entity_set TEXT NOT NULL, entity_id INTEGER NOT NULL, content_type TEXT, media_etag TEXT,
+                    local INTEGER NOT NULL DEFAULT 0, content BLOB NOT NULL, PRIMARY KEY (entity_set, entity_id))
+                """)
+    }
+
+    static func write(
+        _ entity: OfflineEntityRef, data: Data, contentType: String?, etag: String?, local: Bool, db: Database
+    ) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO s_media (entity_set, entity_id, content_type, media_etag, local, content)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (entity_set, entity_id) DO UPDATE SET content_type = excluded.content_type,
+                    media_etag = excluded.media_etag, local = excluded.local, content = excluded.content
+                """, arguments: [entity.entitySet, entity.entityID, contentType, etag, local, data])
+    }
+
+    static func forget(_ entity: OfflineEntityRef, db: Database) throws {
+        try db.execute(
+            sql: "DELETE FROM s_media WHERE entity_set = ? AND entity_id = ?",
+            arguments: [entity.entitySet, entity.entityID])
+    }
+
+    /// Removes the content of rows of `table` that are gone.
+    static func forgetVanished(in table: OfflineTable, db: Database) throws {
+        try db.execute(
+            sql: "DELETE FROM s_media WHERE entity_set = ? AND entity_id NOT IN (SELECT _id FROM \(table.sql))",
+            arguments: [table.entitySet])
+    }
+
+    /// Whether a queued request sends content rather than properties.
+    static func isMedia(method: String) -> Bool { method == "PUTMEDIA" || method == "POSTMEDIA" }
+}
+
+extension OfflineStore {
+    /// The content of a media entity, from the store (downloaded by a defining query with `retrievesStreams`, or
+    /// written offline).
+    public func media(_ entitySet: String, _ reference: EntityReference) async throws -> OfflineMedia {
+        let opened = try current()
+        let table = try opened.schema.table(entitySet)
+        return try await opened.store.database.read { db in
+            let id: Int64 = try Self.row(db, table: table, reference)["_id"]
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM s_media WHERE entity_set = ? AND entity_id = ?",
+                    arguments: [entitySet, id])
+            else {
+                throw ODataError(
+                    .notFound,
+                    "the offline store has no content for entity \(id) of \(entitySet) (a defining query with retrievesStreams brings it)"
+                )
+            }
+            return OfflineMedia(data: row["content"], contentType: row["content_type"], etag: row["media_etag"])
+        }
+    }
+
+    /// Replaces a media entity's content locally and queues the `PUT …/$value` (one per entity: a later change of
+    /// the content before the upload replaces what it sends).
+    public func updateMedia(
+        _ entitySet: String, _ reference: EntityReference, data: Data, contentType: String,
+        options: OfflineChangeOptions = OfflineChangeOptions()
+    ) async throws {
+        let opened = try current()
+        let table = try opened.schema.table(entitySet)
+        try Self.requireMediaType(table, schema: opened.schema)
+        try await opened.store.database.write { db in
+            let id: Int64 = try Self.row(db, table: table, reference)["_id"]
+            let entity = OfflineEntityRef(entitySet: entitySet, entityID: id)
+            let previous = try String.fetchOne(
+                db, sql: "SELECT media_etag FROM s_media WHERE entity_set = ? AND entity_id = ?",
+                arguments: [entitySet, id])
+            try OfflineMediaTable.write(entity, data: data, contentType: contentType, etag: nil, local: true, db: db)
+            // A media request not sent yet sends the content as it is when it goes.
+            let waiting =
+                try Bool.fetchOne(
+                    db,
+                    sql: """
+                        SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ?
+                            AND method IN ('PUTMEDIA', 'POSTMEDIA') AND attempted = 0 AND failed = 0
+                        """, arguments: [entitySet, id]) ?? false
+            guard !waiting else { return }
+            // The media ETag the content was downloaded with: the upload's `If-Match`.
+            try Self.enqueue(
+                db, set: entitySet, id: id, method: "PUTMEDIA", body: contentType, ifMatch: previous,
+                options: OfflineChangeOptions(
+                    uploadCategory: options.uploadCategory, unmodifiable: options.unmodifiable))
+        }
+    }
+
+    /// Creates a media entity locally from its content (and `properties`, sent after it as an update once the
+    /// server has created it) and queues its creation. Returns its entity id.
+    @discardableResult
+    public func createMedia(
+        _ entitySet: String, data: Data, contentType: String, properties: ODataEntity = ODataEntity(),
+        options: OfflineChangeOptions = OfflineChangeOptions()
+    ) async throws -> Int64 {
+        let opened = try current()
+        let table = try opened.schema.table(entitySet)
+        try Self.requireMediaType(table, schema: opened.schema)
+        let values = table.columns.map {
+            OfflineValues.databaseValue(OfflineValues.value(of: $0, in: properties.properties), for: $0)
+        }
+        let named = table.columns.filter { OfflineValues.value(of: $0, in: properties.properties) != nil }
+        let options = OfflineChangeOptions(uploadCategory: options.uploadCategory, unmodifiable: options.unmodifiable)
+        return try await opened.store.database.write { db in
+            let id = try Self.insertCreated(values, into: table, db: db)
+            try OfflineMediaTable.write(
+                OfflineEntityRef(entitySet: entitySet, entityID: id), data: data, contentType: contentType, etag: nil,
+                local: true, db: db)
+            try Self.enqueue(
+                db, set: entitySet, id: id, method: "POSTMEDIA", body: contentType, ifMatch: nil, options: options)
+            let properties = named.filter { !table.keyPaths.contains($0.path) }
+            if !properties.isEmpty {
+                let byPath = Dictionary(uniqueKeysWithValues: zip(table.columns.map(\.path), values))
+                try Self.enqueue(
+                    db, set: entitySet, id: id, method: "PATCH",
+                    body: OfflineQueue.encode(
+                        properties.map { byPath[$0.path] ?? .null }, columns: properties,
+                        only: Set(properties.map(\.path))),
+                    ifMatch: nil, options: options)
+            }
+            return id
+        }
+    }
+
+    private static func requireMediaType(_ table: OfflineTable, schema: OfflineSchema) throws(ODataError) {
+        guard schema.metadata.entityType(named: table.entityTypeName)?.hasStream == true else {
+            throw ODataError(.invalidArgument, "\(table.entitySet) holds no media entities (its type has no stream)")
+        }
+    }
+
+    /// Downloads the content of a page's media entities whose media ETag changed (or that have none stored), unless
+    /// the content was changed offline and waits to be uploaded. Returns the bytes received.
+    func downloadMedia(of entities: [ODataEntity], table: OfflineTable, opened: Opened) async throws -> Int {
+        var received = 0
+        for entity in entities where !entity.isRemoved {
+            let found = try await opened.store.database.read { db -> (Int64, Row?)? in
+                guard let id = try Self.rowID(of: entity, table: table, db: db) else { return nil }
+                let media = try Row.fetchOne(
+                    db, sql: "SELECT media_etag, local FROM s_media WHERE entity_set = ? AND entity_id = ?",
+                    arguments: [table.entitySet, id])
+                return (id, media)
+            }
+            guard let (id, stored) = found else { continue }
+            if let stored {
+                if stored["local"] as Bool { continue }
+                if let etag = entity.mediaETag, stored["media_etag"] as String? == etag { continue }
+            }
+            try signals.check()
+            let path = try await keyPath(table: table, entityID: id, opened: opened)
+            let data = try await configuration.service.rawValue(path)
+            received += data.count
+            try await opened.store.database.write { db in
+                // Not if a local change of the content came in meanwhile.
+                let local =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT local FROM s_media WHERE entity_set = ? AND entity_id = ?",
+                        arguments: [table.entitySet, id]) ?? false
+                guard !local else { return }
+                try OfflineMediaTable.write(
+                    OfflineEntityRef(entitySet: table.entitySet, entityID: id), data: data,
+                    contentType: entity.mediaContentType, etag: entity.mediaETag, local: false, db: db)
+            }
+        }
+        return received
+    }
+
+    /// Sends a queued media request: the content the store holds now.
+    func sendMedia(_ request: OfflineQueuedRequest, opened: Opened) async throws -> ODataWriteResult {
+        let table = try opened.schema.table(request.entitySet)
+        let content = try await opened.store.database.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT content, content_type FROM s_media WHERE entity_set = ? AND entity_id = ?",
+                arguments: [request.entitySet, request.entityID])
+        }
+        guard let content else {
+            throw ODataError(
+                .notFound, "the content of entity \(request.entityID) of \(request.entitySet) is not in the store",
+                status: 424, operation: "upload")
+        }
+        let data: Data = content["content"]
+        let contentType = (content["content_type"] as String?) ?? request.body ?? "application/octet-stream"
+        let service = configuration.service
+        if request.method == "POSTMEDIA" {
+            return try await service.createMedia(
+                ODataPath(table.entitySet), data: data, contentType: contentType, headers: request.repeatabilityHeaders)
+        }
+        let path = try await keyPath(table: table, entityID: request.entityID, opened: opened)
+        let etag = try await service.uploadMedia(
+            path, data: data, contentType: contentType, ifMatch: request.ifMatch, headers: request.repeatabilityHeaders)
+        return ODataWriteResult(etag: etag)
+    }
+
+    /// After a media request succeeded: the content is the server's, with its media ETag.
+    static func completeMedia(_ request: OfflineQueuedRequest, with written: ODataWriteResult, db: Database) throws {
+        let etag = request.method == "POSTMEDIA" ? written.entity?.mediaETag : written.etag
+        try db.execute(
+            sql: "UPDATE s_media SET local = 0, media_etag = ? WHERE entity_set = ? AND entity_id = ?",
+            arguments: [etag, request.entitySet, request.entityID])
+    }
+}
