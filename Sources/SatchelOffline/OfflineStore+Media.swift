@@ -201,6 +201,7 @@ extension OfflineStore {
                 status: 424, operation: "upload")
         }
         let data: Data = content["content"]
+        signals.count(sent: data.count)
         let contentType = (content["content_type"] as String?) ?? request.body ?? "application/octet-stream"
         let service = configuration.service
         if request.method == "POSTMEDIA" {

@@ -12,6 +12,9 @@ public enum OfflineProgress: Sendable, Hashable {
     case received(definingQuery: String, entities: Int)
     /// Requests processed so far in an upload, of the requests it found queued.
     case processedRequests(done: Int, of: Int)
+    /// Payload bytes so far in this download or upload: pages and media content received, request bodies and
+    /// content sent.
+    case bytes(received: Int, sent: Int)
     /// The exchange ended (successfully or not).
     case finished
 }
@@ -20,6 +23,17 @@ public enum OfflineProgress: Sendable, Hashable {
 final class OfflineSignals: Sendable {
     private let subscribers = Mutex<[UUID: AsyncStream<OfflineProgress>.Continuation]>([:])
     private let cancelled = Atomic<Bool>(false)
+    private let bytes = Mutex((received: 0, sent: 0))
+
+    /// Counts payload bytes of the running exchange and reports the totals.
+    func count(received: Int = 0, sent: Int = 0) {
+        let totals = bytes.withLock { totals in
+            totals.received += received
+            totals.sent += sent
+            return totals
+        }
+        emit(.bytes(received: totals.received, sent: totals.sent))
+    }
 
     func stream() -> AsyncStream<OfflineProgress> {
         let id = UUID()
@@ -34,7 +48,10 @@ final class OfflineSignals: Sendable {
     }
 
     func requestCancel() { cancelled.store(true, ordering: .relaxed) }
-    func reset() { cancelled.store(false, ordering: .relaxed) }
+    func reset() {
+        cancelled.store(false, ordering: .relaxed)
+        bytes.withLock { $0 = (0, 0) }
+    }
 
     /// Throws `CancellationError` when ``OfflineStore/cancel()`` was called during this exchange, or the task was
     /// cancelled.

@@ -116,6 +116,11 @@ extension OfflineStore {
             held.formUnion(round.held)
             result.held += round.held.count
             guard !round.requests.isEmpty else { break }
+            // Properties' bodies here; content is counted as it is sent.
+            signals.count(
+                sent: round.requests.reduce(0) {
+                    $0 + (OfflineMediaTable.isMedia(method: $1.method) ? 0 : $1.body?.utf8.count ?? 0)
+                })
             // A request once sent in a `$batch` goes in a `$batch` again (the service may know that batch's id).
             if round.requests.count == 1, round.batchID.isEmpty {
                 try await sendAlone(round.requests[0], opened: opened, result: &result)

@@ -298,9 +298,12 @@ public final class OfflineStore: Sendable {
             try await opened.store.database.write { db in
                 try OfflinePageWriter(shape: shape, query: name, generation: generation).write(entities, db: db)
             }
-            if streams { try await downloadMedia(of: entities, table: shape.table, opened: opened) }
+            if streams {
+                signals.count(received: try await downloadMedia(of: entities, table: shape.table, opened: opened))
+            }
             received += entities.count
             signals.emit(.received(definingQuery: name, entities: received))
+            signals.count(received: page.byteCount)
             if let link = page.deltaLink { newDeltaLink = link }
             try signals.check()
             guard let next = try await following else { break }

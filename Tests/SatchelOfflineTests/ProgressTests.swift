@@ -41,6 +41,14 @@ struct ProgressTests {
         #expect(opening.contains(.definingQuery(name: "b", index: 2, count: 2)))
         #expect(opening.contains(.received(definingQuery: "a", entities: 50)))
         #expect(opening.last == .finished)
+        // Bytes received grow with every page and nothing is sent.
+        let received = opening.compactMap { step -> (Int, Int)? in
+            if case .bytes(let received, let sent) = step { return (received, sent) }
+            return nil
+        }
+        #expect(received.count >= 4, "a step per page")
+        #expect(zip(received, received.dropFirst()).allSatisfy { $0.0 < $1.0 } && received.allSatisfy { $0.1 == 0 })
+        #expect((received.last?.0 ?? 0) > 5_000, "\(received)")
 
         // Six changes, sent slowly in batches of two; cancelled after the first batch or two.
         for id in 1...6 {
@@ -62,6 +70,12 @@ struct ProgressTests {
         let uploading = steps.withLock { $0 }
         #expect(uploading.contains(.processedRequests(done: 0, of: 6)))
         #expect(uploading.contains(.processedRequests(done: left, of: left)))
+        // Each change's body (`{"Stock":90x}`) counted as sent.
+        let sent = uploading.compactMap { step -> Int? in
+            if case .bytes(_, let sent) = step { return sent }
+            return nil
+        }
+        #expect(sent.last == left * #"{"Stock":901}"#.utf8.count, "\(sent)")
         collector.cancel()
         try store.close()
     }

@@ -79,6 +79,8 @@ public struct ODataPage: Sendable, Hashable {
     public var deltaLink: String?
     /// V4 `@odata.context`.
     public var context: String?
+    /// The size of the response body the page was read from (0 when it was not read from a response).
+    public var byteCount: Int = 0
 
     public init(
         entities: [ODataEntity] = [], count: Int64? = nil, nextLink: String? = nil, deltaLink: String? = nil,

@@ -60,7 +60,9 @@ extension ODataService {
         }
         let response = try await send(request)
         do {
-            return try await reader().page(from: response.body, type: type)
+            var page = try await reader().page(from: response.body, type: type)
+            page.byteCount = response.body.count
+            return page
         } catch var error as ODataError {
             error.url = url
             error.operation = request.operation
