@@ -11,10 +11,12 @@ import SatchelOData
 /// store = gw.store          ; relative to the file's folder (default: <section file name>.store)
 /// user = alice              ; password from SATCHEL_PASSWORD
 /// csrf = yes                ; SAP Gateway's CSRF handshake before changes
+/// indexed_type = GWSAMPLE_BASIC.Product: Category ASC, Price   ; one line per type
 ///
 /// [products]
 /// query = ProductSet?$filter=Category eq 'Notebooks'
 /// streams = no
+/// track_deltas = AUTO      ; AUTO, ALWAYS or NEVER
 /// ```
 public struct OfflineConfigurationFile: Sendable, Equatable {
     public var serviceURL: URL
@@ -23,6 +25,8 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
     public var user: String?
     public var csrf: Bool
     public var definingQueries: [OfflineDefiningQuery]
+    /// Secondary indexes from `indexed_type`: entity type → property paths.
+    public var indexes: [String: [String]]
 
     /// Reads the file at `path`. Errors name the line.
     public init(contentsOf path: String) throws {
@@ -35,6 +39,7 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
 
     public init(text: String, folder: String, name: String = "configuration") throws {
         var sections: [(name: String, values: [String: String])] = []
+        var indexes: [String: [String]] = [:]
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var line = rawLine.trimmingCharacters(in: .whitespaces)
             if let comment = line.firstIndex(where: { $0 == ";" || $0 == "#" }), !line.hasPrefix("query") {
@@ -53,6 +58,23 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
             }
             let key = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
             let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if key == "indexed_type" {
+                // `Ns.Type: Prop [ASC|DESC], …` (an SQLite index serves either order).
+                guard let colon = value.firstIndex(of: ":") else {
+                    throw ODataError(
+                        .invalidArgument, "\(name) line \(number + 1): indexed_type = Namespace.Type: Property, …")
+                }
+                let type = value[..<colon].trimmingCharacters(in: .whitespaces)
+                let properties = value[value.index(after: colon)...].split(separator: ",").compactMap {
+                    $0.split(separator: " ").first.map(String.init)
+                }
+                guard !type.isEmpty, !properties.isEmpty else {
+                    throw ODataError(
+                        .invalidArgument, "\(name) line \(number + 1): indexed_type = Namespace.Type: Property, …")
+                }
+                indexes[type, default: []] += properties
+                continue
+            }
             sections[sections.count - 1].values[key] = value
         }
         guard let endpoint = sections.first(where: { $0.name.lowercased() == "endpoint" })?.values else {
@@ -72,8 +94,16 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
                 throw ODataError(.invalidArgument, "\(name): [\(section.name)] needs query = …")
             }
             let streams = ["yes", "true", "y", "1"].contains(section.values["streams"]?.lowercased() ?? "no")
-            return OfflineDefiningQuery(name: section.name, query: query, retrievesStreams: streams)
+            let tracking = section.values["track_deltas"] ?? "auto"
+            guard let deltaTracking = OfflineDeltaTracking(rawValue: tracking.lowercased()) else {
+                throw ODataError(
+                    .invalidArgument,
+                    "\(name): [\(section.name)] track_deltas is AUTO, ALWAYS or NEVER, not \(tracking)")
+            }
+            return OfflineDefiningQuery(
+                name: section.name, query: query, retrievesStreams: streams, deltaTracking: deltaTracking)
         }
+        self.indexes = indexes
         guard !definingQueries.isEmpty else {
             throw ODataError(.invalidArgument, "\(name): no defining query sections")
         }

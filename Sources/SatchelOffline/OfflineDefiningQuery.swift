@@ -1,6 +1,17 @@
 import Foundation
 import SatchelOData
 
+/// Whether a defining query is downloaded as deltas (SAP's `track_deltas`).
+public enum OfflineDeltaTracking: String, Sendable, Hashable, CaseIterable {
+    /// Deltas, unless the query has `$expand` or brings media streams (their changes seldom show in a delta):
+    /// those are read in full each time, content only when its media ETag changed.
+    case auto
+    /// Deltas whenever the service offers them (it reports changes of expanded entities and content).
+    case always
+    /// Every download reads the query in full (and removes what vanished).
+    case never
+}
+
 /// Data an app needs offline, named: an OData read request relative to the service (`Products`,
 /// `/Sessions?$filter=EventID eq 10000L`, `Events?$filter=…&$expand=Features`).
 public struct OfflineDefiningQuery: Sendable, Hashable {
@@ -10,11 +21,27 @@ public struct OfflineDefiningQuery: Sendable, Hashable {
     /// Whether the content of its media entities comes along (read with ``OfflineStore/media(_:_:)``); downloaded
     /// again only when an entity's media ETag changed.
     public var retrievesStreams: Bool
+    /// Whether later downloads ask for the changes only (SAP's `track_deltas`).
+    public var deltaTracking: OfflineDeltaTracking
 
-    public init(name: String, query: String, retrievesStreams: Bool = false) {
+    public init(
+        name: String, query: String, retrievesStreams: Bool = false, deltaTracking: OfflineDeltaTracking = .auto
+    ) {
         self.name = name
         self.query = query
         self.retrievesStreams = retrievesStreams
+        self.deltaTracking = deltaTracking
+    }
+
+    /// Whether a download asks the service to track changes for this query.
+    var tracksChanges: Bool {
+        switch deltaTracking {
+        case .always: true
+        case .never: false
+        // Services seldom report changes of expanded entities in a delta (OData lets them send the parent again,
+        // or `$link`/`$deletedLink`; many send nothing), nor changes of media content alone.
+        case .auto: !retrievesStreams && !query.contains("$expand=")
+        }
     }
 
     /// The entity set the query reads (what comes before `?`).

@@ -58,8 +58,8 @@ extension OfflineStore {
         _ = try query.shape(version: opened.version, schema: opened.schema)
         try await opened.store.database.write { db in
             try db.execute(
-                sql: "INSERT INTO s_defining_queries (name, query, streams) VALUES (?, ?, ?)",
-                arguments: [query.name, query.query, query.retrievesStreams])
+                sql: "INSERT INTO s_defining_queries (name, query, streams, track) VALUES (?, ?, ?, ?)",
+                arguments: [query.name, query.query, query.retrievesStreams, query.deltaTracking.rawValue])
         }
     }
 

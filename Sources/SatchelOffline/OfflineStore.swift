@@ -24,7 +24,8 @@ public final class OfflineStore: Sendable {
         public var definingQueries: [OfflineDefiningQuery]
         /// Without a key the store is not encrypted.
         public var key: StoreKey?
-        /// Secondary indexes: entity set → property paths, one index each (SAP's `indexed_type`).
+        /// Secondary indexes: entity set (or qualified entity type: each of its sets) → property paths, one index
+        /// each (SAP's `indexed_type`).
         public var indexes: [String: [String]]
         /// How the queue is sent: `$batch` requests of up to 100 requests unless told otherwise.
         public var upload: OfflineUploadMode
@@ -128,6 +129,9 @@ public final class OfflineStore: Sendable {
                     try db.execute(
                         sql: "ALTER TABLE s_defining_queries ADD COLUMN streams INTEGER NOT NULL DEFAULT 0")
                 }
+                if !columns.contains("track") {
+                    try db.execute(sql: "ALTER TABLE s_defining_queries ADD COLUMN track TEXT NOT NULL DEFAULT 'auto'")
+                }
                 // Which defining query brought which entity, in which full download (rows no query names any
                 // more are removed after a full refresh). Keyed by the row first: whether anything still names a
                 // row is one lookup, and a download adds to one b-tree.
@@ -170,16 +174,28 @@ public final class OfflineStore: Sendable {
             }
             try await store.database.write { [configuration] db in
                 try schema.create(in: db)
-                for (set, paths) in configuration.indexes {
-                    let table = try schema.table(set)
-                    for path in paths {
-                        guard let column = table.column(path) else {
-                            throw ODataError(.invalidArgument, "\(set) has no property \(path) to index")
+                for (name, paths) in configuration.indexes {
+                    // An entity set, or an entity type (its sets: SAP's `indexed_type`).
+                    let tables =
+                        schema.tables[name].map { [$0] }
+                        ?? schema.tables.values.filter { $0.entityTypeName == name }.sorted {
+                            $0.entitySet < $1.entitySet
                         }
-                        try db.execute(
-                            sql:
-                                "CREATE INDEX IF NOT EXISTS \(quoted("e_\(set)_i_\(column.name)")) ON \(table.sql) (\(column.sql))"
-                        )
+                    guard !tables.isEmpty else {
+                        throw ODataError(
+                            .invalidArgument, "\(name) is neither an entity set nor an entity type to index")
+                    }
+                    for table in tables {
+                        let set = table.entitySet
+                        for path in paths {
+                            guard let column = table.column(path) else {
+                                throw ODataError(.invalidArgument, "\(set) has no property \(path) to index")
+                            }
+                            try db.execute(
+                                sql:
+                                    "CREATE INDEX IF NOT EXISTS \(quoted("e_\(set)_i_\(column.name)")) ON \(table.sql) (\(column.sql))"
+                            )
+                        }
                     }
                 }
                 try db.execute(
@@ -187,13 +203,15 @@ public final class OfflineStore: Sendable {
                 for query in configuration.definingQueries {
                     try db.execute(
                         sql: """
-                            INSERT INTO s_defining_queries (name, query, streams) VALUES (?, ?, ?)
+                            INSERT INTO s_defining_queries (name, query, streams, track) VALUES (?, ?, ?, ?)
                             ON CONFLICT (name) DO UPDATE SET query = excluded.query, streams = excluded.streams,
+                                track = excluded.track,
                                 complete = CASE WHEN query = excluded.query AND streams >= excluded.streams
                                     THEN complete ELSE 0 END,
                                 delta_link = CASE WHEN query = excluded.query AND streams >= excluded.streams
                                     THEN delta_link ELSE NULL END
-                            """, arguments: [query.name, query.query, query.retrievesStreams])
+                            """,
+                        arguments: [query.name, query.query, query.retrievesStreams, query.deltaTracking.rawValue])
                 }
             }
             opened.withLock { $0 = Opened(store: store, schema: schema, version: version) }
@@ -241,9 +259,13 @@ public final class OfflineStore: Sendable {
         let pending = try await opened.store.database.read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT name, query, streams FROM s_defining_queries"
+                sql: "SELECT name, query, streams, track FROM s_defining_queries"
                     + (onlyIncomplete ? " WHERE complete = 0" : "") + " ORDER BY name"
-            ).map { OfflineDefiningQuery(name: $0["name"], query: $0["query"], retrievesStreams: $0["streams"]) }
+            ).map {
+                OfflineDefiningQuery(
+                    name: $0["name"], query: $0["query"], retrievesStreams: $0["streams"],
+                    deltaTracking: OfflineDeltaTracking(rawValue: $0["track"]) ?? .auto)
+            }
         }
         let queries = pending
         for (index, query) in queries.enumerated() {
@@ -279,10 +301,7 @@ public final class OfflineStore: Sendable {
                 // An expired or refused delta link: read everything again.
                 page = try await Self.firstPage(service: service, set: set, query: query)
             }
-        } else if !query.expand.isEmpty || streams {
-            // Read in full every time: services seldom report changes of expanded entities in a delta (OData lets
-            // them send the parent again, or `$link`/`$deletedLink`; many send nothing), nor changes of content
-            // alone. Content is downloaded again only when its media ETag changed.
+        } else if !definingQuery.tracksChanges {
             page = try await service.page(ODataPath(set), query: query)
         } else {
             page = try await Self.firstPage(service: service, set: set, query: query)

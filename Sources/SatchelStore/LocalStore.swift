@@ -25,8 +25,12 @@ public final class LocalStore<Database: DatabaseWriter & Sendable>: Sendable {
         self.registration = registration
     }
 
-    /// Closes the database (GRDB's `close()`: fails while a read or write is running) and forgets the key.
+    /// Closes the database (GRDB's `close()`: fails while a read or write is running) and forgets the key. The
+    /// write-ahead log is folded into the store file first (a pool's last connection to close is a reader, which
+    /// leaves the log as it is): the file alone then holds every commit and can be copied.
     public func close() throws {
+        // Busy when another process reads: the log stays, and is still replayed by whoever opens the store next.
+        try? database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         try database.close()
         registration?.end()
     }

@@ -70,5 +70,91 @@ extension SatchelCLITests {
             #expect(remove.status == 0)
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("shop.store").path))
         }
+
+        /// `get` (properties and media content), bindings to an entity created offline, transaction ids and upload
+        /// categories from the command line, content changed offline, `indexed_type` and `track_deltas` in the
+        /// file, and `close`; results checked on the server.
+        @Test func getLinksCategoriesMediaClose() async throws {
+            let server = try await ODataPyServer.start(maxPageSize: 20, timeout: .seconds(60))
+            defer { server.stop() }
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-cli-offline-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let config = folder.appendingPathComponent("shop.ini").path
+            try """
+            [endpoint]
+            url = \(server.serviceURL.absoluteString)
+            store = shop.store
+            indexed_type = Satchel.Shop.Product: Price DESC, Name
+
+            [products]
+            query = Products?$filter=ID le 20
+            track_deltas = NEVER
+
+            [categories]
+            query = Categories
+
+            [documents]
+            query = Documents
+            streams = yes
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+            let environment = ["SATCHEL_STORE_PASSPHRASE": "cli secret"]
+            func satchel(_ arguments: String...) async throws -> SatchelResult {
+                let result = try await SatchelProcess.run(["offline"] + arguments, environment: environment)
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+                return result
+            }
+            let service = ODataService(configuration: .init(serviceURL: server.serviceURL))
+            _ = try await satchel("open", config)
+
+            let got = try await satchel("get", config, "Products", "3", "--select", "Name")
+            #expect(got.stdoutText.contains(#""Name":"Product 003""#) && !got.stdoutText.contains("Price"))
+            let content = folder.appendingPathComponent("readme.txt")
+            _ = try await satchel("get", config, "Documents", "1", "--media-to", content.path)
+            #expect(try Data(contentsOf: content) == Data("Satchel test document one\n".utf8))
+
+            // Categories and transactions.
+            _ = try await satchel("update", config, "Products", "4", "--json", #"{"Stock": 44}"#, "--category", "now")
+            _ = try await satchel("update", config, "Products", "5", "--json", #"{"Stock": 55}"#, "--transaction", "t1")
+            _ = try await satchel(
+                "create", config, "Products", "--json", #"{"ID": 9001, "Name": "in t1"}"#, "--transaction", "t1")
+            let queued = try await satchel("requests", config)
+            #expect(queued.stdoutText.contains("category=now"), "\(queued.stdoutText)")
+            #expect(queued.stdoutText.components(separatedBy: "transaction=t1").count == 3, "\(queued.stdoutText)")
+            let some = try await satchel("upload", config, "--category", "now")
+            #expect(some.stdoutText.contains("sent: 1,"), "\(some.stdoutText)")
+            #expect(try await service.entity("Products", key: .single(.int(4)))["Stock"]?.intValue == 44)
+            #expect(try await service.entity("Products", key: .single(.int(5)))["Stock"]?.intValue != 55)
+
+            // A category created offline (the server assigns its key) and a product linked to it.
+            let created = try await satchel("create", config, "Categories", "--json", #"{"Name": "from the CLI"}"#)
+            let id = created.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines).dropFirst()
+            _ = try await satchel(
+                "create", config, "Products", "--json", #"{"ID": 9002, "Name": "linked"}"#, "--bind",
+                "Category=Categories(satchel_eid=\(id))")
+            // Content changed offline.
+            let notes = folder.appendingPathComponent("notes.txt")
+            try Data("changed from the CLI\n".utf8).write(to: notes)
+            _ = try await satchel(
+                "update", config, "Documents", "2", "--media", notes.path, "--content-type", "text/plain")
+            let rest = try await satchel("upload", config)
+            #expect(rest.stdoutText.contains("sent: 5, failed: 0"), "\(rest.stdoutText)")
+            #expect(try await service.entity("Products", key: .single(.int(5)))["Stock"]?.intValue == 55)
+            let category = try await service.entity(
+                ODataPath("Products").key(.single(.int(9002))).navigate("Category"))
+            #expect(category["Name"] == .string("from the CLI"))
+            #expect(try await service.rawValue(ODataPath("Documents").key(.single(.int(2)))) == Data(contentsOf: notes))
+
+            let closed = try await satchel("close", config)
+            #expect(closed.stdoutText.hasPrefix("closed: "), "\(closed.stdoutText)")
+            let wal = folder.appendingPathComponent("shop.store-wal").path
+            #expect(((try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0) == 0)
+
+            // A bad indexed_type or track_deltas is refused with its line.
+            try "[endpoint]\nurl = http://127.0.0.1:1/\nindexed_type = NoColon\n[q]\nquery = X\n".write(
+                toFile: config, atomically: true, encoding: .utf8)
+            let bad = try await SatchelProcess.run(["offline", "status", config], environment: environment)
+            #expect(bad.status != 0 && bad.stderr.contains("line 3"), "\(bad.stderr)")
+        }
     }
 }

@@ -12,22 +12,25 @@ struct OfflineCommand: AsyncParsableCommand {
         commandName: "offline",
         abstract: "Work with offline OData stores: download, query and change locally, upload.",
         discussion: """
-            CONFIG is an .ini file: an [endpoint] section (url, sap_client, store, user, csrf) and one section per \
-            defining query (query, streams). See docs/offline.md. The store is encrypted with a passphrase from \
+            CONFIG is an .ini file: an [endpoint] section (url, sap_client, store, user, csrf, indexed_type) and one \
+            section per defining query (query, streams, track_deltas). See docs/offline.md. The store is encrypted with a passphrase from \
             SATCHEL_STORE_PASSPHRASE (or --passphrase-stdin), or a raw key (64 hex digits) from SATCHEL_STORE_KEY (or \
             --key-stdin); --unencrypted makes a plain one. The service password comes from SATCHEL_PASSWORD.
 
             Examples:
               satchel offline open shop.ini                  # the initial download (later: resumes it)
               satchel offline query shop.ini Products --filter "Price gt 10" --orderby Name --top 5
-              satchel offline update shop.ini Products 3 --json '{"Stock": 7}'
-              satchel offline upload shop.ini && satchel offline errors shop.ini
+              satchel offline get shop.ini Products 3 --select Name,Price
+              satchel offline update shop.ini Products 3 --json '{"Stock": 7}' --category urgent
+              satchel offline create shop.ini Orders --json '{"ID": 9}' --transaction order-9
+              satchel offline update shop.ini Documents 1 --media notes.txt --content-type text/plain
+              satchel offline upload shop.ini --category urgent && satchel offline errors shop.ini
             """,
         subcommands: [
-            OfflineOpenCommand.self, OfflineStatusCommand.self, OfflineQueryCommand.self, OfflineCreateCommand.self,
-            OfflineUpdateCommand.self, OfflineDeleteCommand.self, OfflineUploadCommand.self,
-            OfflineDownloadCommand.self, OfflineRequestsCommand.self, OfflineErrorsCommand.self,
-            OfflineRevertCommand.self, OfflineRemoveCommand.self,
+            OfflineOpenCommand.self, OfflineStatusCommand.self, OfflineQueryCommand.self, OfflineGetCommand.self,
+            OfflineCreateCommand.self, OfflineUpdateCommand.self, OfflineDeleteCommand.self,
+            OfflineUploadCommand.self, OfflineDownloadCommand.self, OfflineRequestsCommand.self,
+            OfflineErrorsCommand.self, OfflineRevertCommand.self, OfflineCloseCommand.self, OfflineRemoveCommand.self,
         ]
     )
 }
@@ -66,7 +69,8 @@ struct OfflineOptions: ParsableArguments {
                 http: HTTPClient.Configuration(timeout: .seconds(60)), auth: auth))
         return OfflineStore(
             configuration: .init(
-                service: service, path: file.storePath, definingQueries: file.definingQueries, key: try key()))
+                service: service, path: file.storePath, definingQueries: file.definingQueries, key: try key(),
+                indexes: file.indexes))
     }
 
     /// Opens the store, runs `body`, closes it; failures become one line and an exit code. `local`: nothing is
@@ -109,6 +113,42 @@ func entity(fromJSON text: String) throws -> ODataEntity {
         return result
     }
     return ODataEntity(properties: properties(object.map { ($0.key, $0.value) }))
+}
+
+/// How a local change is queued: `--transaction`, `--category`, `--unmodifiable`.
+struct ChangeQueueOptions: ParsableArguments {
+    @Option(help: "A transaction id: changes with the same one are uploaded in one changeset (all or none).")
+    var transaction: String?
+    @Option(help: "The upload category (`upload --category` sends only the categories it names).")
+    var category: String?
+    @Flag(help: "Never merge later changes into this request, nor cancel it by a deletion.")
+    var unmodifiable = false
+
+    var options: OfflineChangeOptions {
+        OfflineChangeOptions(transactionID: transaction, uploadCategory: category, unmodifiable: unmodifiable)
+    }
+}
+
+/// Properties and links of a created or changed entity.
+struct EntityInputOptions: ParsableArguments {
+    @Option(help: "The entity's properties as a JSON object.") var json: String?
+    @Option(
+        name: .customLong("bind"),
+        help: ArgumentHelp(
+            "Link a navigation property to an entity: NAV=Set(key), or NAV=Set(satchel_eid=N) for one created offline.",
+            valueName: "nav=path"))
+    var bindings: [String] = []
+
+    func entity() throws -> ODataEntity {
+        var result = try json.map(entity(fromJSON:)) ?? ODataEntity()
+        for binding in bindings {
+            guard let equals = binding.firstIndex(of: "="), equals > binding.startIndex else {
+                throw CLIError(.usage, "--bind needs NAV=PATH, not \(binding)")
+            }
+            result.bind(String(binding[..<equals]), to: String(binding[binding.index(after: equals)...]))
+        }
+        return result
+    }
 }
 
 /// A key given on the command line: `3`, `'HT-1000'`, or `OrderID=1,LineNumber=2`.
@@ -179,31 +219,104 @@ struct OfflineQueryCommand: AsyncParsableCommand {
     }
 }
 
-struct OfflineCreateCommand: AsyncParsableCommand {
+/// `--media FILE --content-type TYPE`: a media entity's content.
+struct MediaInputOptions: ParsableArguments {
+    @Option(help: "A file with the media entity's content.") var media: String?
+    @Option(help: "The content's media type.") var contentType = "application/octet-stream"
+
+    func data() throws -> Data? {
+        guard let media else { return nil }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: media))
+        } catch {
+            throw CLIError(.usage, "cannot read \(media): \(error.localizedDescription)")
+        }
+    }
+}
+
+struct OfflineGetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "create", abstract: "Create an entity locally (queued for upload); prints its entity id.")
+        commandName: "get",
+        abstract: "Read one entity from the store (no network) as a JSON line, or its media content to a file.")
     @OptionGroup var options: OfflineOptions
     @Argument(help: "The entity set.") var entitySet: String
-    @Option(help: "The entity's properties as a JSON object.") var json: String
+    @Argument(help: "The key (3, 'HT-1000', A=1,B=2) or #entity-id.") var key: String
+    @Option(help: "Properties to print, comma-separated.") var select: String?
+    @Option(help: "Write the media entity's content to this file (- for standard output).") var mediaTo: String?
+
+    func run() async throws {
+        let file = try options.file()
+        try await options.run(local: true) { [self] store in
+            let reference = try entityKey(key)
+            if let mediaTo {
+                let media = try await store.media(entitySet, reference)
+                if mediaTo == "-" {
+                    FileHandle.standardOutput.write(media.data)
+                } else {
+                    try media.data.write(to: URL(fileURLWithPath: mediaTo), options: .atomic)
+                    print("\(media.data.count) bytes, \(media.contentType ?? "no content type") → \(mediaTo)")
+                }
+                return
+            }
+            let fields = select.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+            let entity = try await store.entity(entitySet, reference, query: ODataQuery().select(fields ?? []))
+            print(try jsonLine(entity, serviceURL: file.serviceURL))
+        }
+    }
+}
+
+struct OfflineCreateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Create an entity locally (queued for upload); prints its entity id.",
+        discussion: "With --media, a media entity is created from the file (its properties follow as an update).")
+    @OptionGroup var options: OfflineOptions
+    @Argument(help: "The entity set.") var entitySet: String
+    @OptionGroup var input: EntityInputOptions
+    @OptionGroup var media: MediaInputOptions
+    @OptionGroup var queue: ChangeQueueOptions
 
     func run() async throws {
         try await options.run(local: true) { [self] store in
-            print("#\(try await store.create(entitySet, try entity(fromJSON: json)))")
+            let entity = try input.entity()
+            if let data = try media.data() {
+                let id = try await store.createMedia(
+                    entitySet, data: data, contentType: media.contentType, properties: entity, options: queue.options)
+                print("#\(id)")
+                return
+            }
+            guard input.json != nil || !input.bindings.isEmpty else {
+                throw CLIError(.usage, "create needs --json (or --media)")
+            }
+            print("#\(try await store.create(entitySet, entity, options: queue.options))")
         }
     }
 }
 
 struct OfflineUpdateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "update", abstract: "Change an entity locally (merge; queued for upload).")
+        commandName: "update", abstract: "Change an entity (merge) or its media content locally (queued for upload).")
     @OptionGroup var options: OfflineOptions
     @Argument(help: "The entity set.") var entitySet: String
     @Argument(help: "The key (3, 'HT-1000', A=1,B=2) or #entity-id.") var key: String
-    @Option(help: "The changed properties as a JSON object.") var json: String
+    @OptionGroup var input: EntityInputOptions
+    @OptionGroup var media: MediaInputOptions
+    @OptionGroup var queue: ChangeQueueOptions
 
     func run() async throws {
         try await options.run(local: true) { [self] store in
-            try await store.update(entitySet, try entityKey(key), with: try entity(fromJSON: json))
+            let reference = try entityKey(key)
+            let data = try media.data()
+            guard data != nil || input.json != nil || !input.bindings.isEmpty else {
+                throw CLIError(.usage, "update needs --json, --bind or --media")
+            }
+            if let data {
+                try await store.updateMedia(
+                    entitySet, reference, data: data, contentType: media.contentType, options: queue.options)
+            }
+            if input.json != nil || !input.bindings.isEmpty {
+                try await store.update(entitySet, reference, with: try input.entity(), options: queue.options)
+            }
         }
     }
 }
@@ -214,9 +327,12 @@ struct OfflineDeleteCommand: AsyncParsableCommand {
     @OptionGroup var options: OfflineOptions
     @Argument(help: "The entity set.") var entitySet: String
     @Argument(help: "The key (3, 'HT-1000', A=1,B=2) or #entity-id.") var key: String
+    @OptionGroup var queue: ChangeQueueOptions
 
     func run() async throws {
-        try await options.run(local: true) { [self] store in try await store.delete(entitySet, try entityKey(key)) }
+        try await options.run(local: true) { [self] store in
+            try await store.delete(entitySet, try entityKey(key), options: queue.options)
+        }
     }
 }
 
@@ -224,10 +340,12 @@ struct OfflineUploadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "upload", abstract: "Send the queued requests; refused ones go to the ErrorArchive.")
     @OptionGroup var options: OfflineOptions
+    @Option(help: "Send only the requests of this upload category (repeat for several).")
+    var category: [String] = []
 
     func run() async throws {
-        try await options.run { store in
-            let result = try await store.upload()
+        try await options.run { [self] store in
+            let result = try await store.upload(categories: category.isEmpty ? nil : Set(category))
             print("sent: \(result.sent), failed: \(result.failed), held: \(result.held)")
         }
     }
@@ -251,9 +369,14 @@ struct OfflineRequestsCommand: AsyncParsableCommand {
     func run() async throws {
         try await options.run(local: true) { store in
             for request in try await store.requests() {
+                var flags: [String] = []
+                if request.failed { flags.append("failed") }
+                if let transaction = request.transactionID { flags.append("transaction=\(transaction)") }
+                if let category = request.uploadCategory { flags.append("category=\(category)") }
+                if request.unmodifiable { flags.append("unmodifiable") }
                 print(
-                    "\(request.requestID)\t\(request.method)\t\(request.entitySet) #\(request.entityID)"
-                        + (request.failed ? "\tfailed" : "") + "\t\(request.repeatabilityRequestID)")
+                    "\(request.requestID)\t\(request.method)\t\(request.entitySet) #\(request.entityID)\t"
+                        + (flags.isEmpty ? "-" : flags.joined(separator: ",")) + "\t\(request.repeatabilityRequestID)")
             }
         }
     }
@@ -283,6 +406,36 @@ struct OfflineRevertCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await options.run(local: true) { [self] store in try await store.revert(errorID: errorID) }
+    }
+}
+
+struct OfflineCloseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "close",
+        abstract: "Close the store cleanly: its write-ahead log folded into the store file, which can then be copied.",
+        discussion: """
+            Every command closes the store when it ends; this one also checks that the log beside the store file \
+            is empty (a process killed mid-write leaves one that the next open replays).
+            """)
+    @OptionGroup var options: OfflineOptions
+
+    func run() async throws {
+        let path = try options.file().storePath
+        try await CommandRunner.run(options.global) {
+            let store = try options.store(local: true)
+            try await store.open(resuming: false)
+            try store.close()
+            let left = ["-wal", "-journal"].filter {
+                ((try? FileManager.default.attributesOfItem(atPath: path + $0)[.size] as? Int) ?? 0) > 0
+            }
+            guard left.isEmpty else {
+                let names = left.map { path + $0 }.joined(separator: ", ")
+                throw CLIError(
+                    .failure, "the store did not close cleanly (open in another process?): \(names) not empty")
+            }
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            print("closed: \(path) (\(size) bytes)")
+        }
     }
 }
 
