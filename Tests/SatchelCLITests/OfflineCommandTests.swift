@@ -8,13 +8,18 @@ extension SatchelCLITests {
     /// `satchel offline` end to end against odatapy: open with a download, query with the service stopped or not,
     /// change, upload, check on the server.
     @Suite struct OfflineCommandTests {
+        /// A new folder for a store, and the path of its configuration file in it.
+        static func folder() throws -> (URL, String) {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-cli-offline-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            return (folder, folder.appendingPathComponent("shop.ini").path)
+        }
+
         @Test func openQueryChangeUpload() async throws {
             let server = try await ODataPyServer.start(maxPageSize: 20, timeout: .seconds(60))
             defer { server.stop() }
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-cli-offline-\(UUID())")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let (folder, config) = try Self.folder()
             defer { try? FileManager.default.removeItem(at: folder) }
-            let config = folder.appendingPathComponent("shop.ini").path
             try """
             [endpoint]
             url = \(server.serviceURL.absoluteString)
@@ -77,10 +82,8 @@ extension SatchelCLITests {
         @Test func getLinksCategoriesMediaClose() async throws {
             let server = try await ODataPyServer.start(maxPageSize: 20, timeout: .seconds(60))
             defer { server.stop() }
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-cli-offline-\(UUID())")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let (folder, config) = try Self.folder()
             defer { try? FileManager.default.removeItem(at: folder) }
-            let config = folder.appendingPathComponent("shop.ini").path
             try """
             [endpoint]
             url = \(server.serviceURL.absoluteString)
