@@ -52,7 +52,10 @@ struct OfflineColumn: Sendable {
 struct OfflineTable: Sendable {
     let entitySet: String
     let entityTypeName: String
-    /// `"e_<EntitySet>"`, quoted.
+    /// `e_<EntitySet>` (SQLite's names ignore case: a set whose name differs from another's only by case gets a
+    /// number, `e_products#2`); its indexes' names start with it.
+    let name: String
+    /// ``name``, quoted.
     let sql: String
     let columns: [OfflineColumn]
     let keyPaths: [String]
@@ -62,10 +65,11 @@ struct OfflineTable: Sendable {
     let keyColumnNames: [String]
     private let byPath: [String: Int]
 
-    init(entitySet: String, type: CSDLEntityType, metadata: ODataMetadata) {
+    init(entitySet: String, type: CSDLEntityType, metadata: ODataMetadata, name: String? = nil) {
         self.entitySet = entitySet
         entityTypeName = type.qualifiedName
-        sql = quoted("e_" + entitySet)
+        self.name = name ?? "e_" + entitySet
+        sql = quoted(self.name)
         var columns: [OfflineColumn] = []
         Self.addColumns(
             of: metadata.allProperties(of: type), prefix: "", metadata: metadata, depth: 0, into: &columns)
@@ -156,7 +160,7 @@ struct OfflineTable: Sendable {
         let keys = keyPaths.compactMap { column($0)?.sql }
         if !keys.isEmpty, keys.count == keyPaths.count {
             statements.append(
-                "CREATE UNIQUE INDEX IF NOT EXISTS \(quoted("e_" + entitySet + "_key")) ON \(sql) (\(keys.joined(separator: ", ")))"
+                "CREATE UNIQUE INDEX IF NOT EXISTS \(quoted(name + "_key")) ON \(sql) (\(keys.joined(separator: ", ")))"
             )
         }
         return statements
@@ -171,9 +175,17 @@ struct OfflineSchema: Sendable {
     init(metadata: ODataMetadata) {
         self.metadata = metadata
         var tables: [String: OfflineTable] = [:]
+        // In the `$metadata`'s order, so a store made before another set was added keeps its names.
+        var taken: Set<String> = []
         for set in metadata.entitySets where !set.isSingleton {
             guard let type = metadata.entityType(named: set.entityType) else { continue }
-            tables[set.name] = OfflineTable(entitySet: set.name, type: type, metadata: metadata)
+            var name = "e_" + set.name
+            var number = 2
+            while !taken.insert(name.lowercased()).inserted {
+                name = "e_\(set.name)#\(number)"
+                number += 1
+            }
+            tables[set.name] = OfflineTable(entitySet: set.name, type: type, metadata: metadata, name: name)
         }
         self.tables = tables
     }
@@ -194,7 +206,7 @@ struct OfflineSchema: Sendable {
             for navigation in metadata.allNavigationProperties(of: type) {
                 for constraint in navigation.referentialConstraints {
                     guard let column = table.column(constraint.property) else { continue }
-                    let name = quoted("e_\(table.entitySet)_fk_\(column.name)")
+                    let name = quoted("\(table.name)_fk_\(column.name)")
                     try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(name) ON \(table.sql) (\(column.sql))")
                 }
             }

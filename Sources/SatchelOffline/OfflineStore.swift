@@ -193,7 +193,7 @@ public final class OfflineStore: Sendable {
                             }
                             try db.execute(
                                 sql:
-                                    "CREATE INDEX IF NOT EXISTS \(quoted("e_\(set)_i_\(column.name)")) ON \(table.sql) (\(column.sql))"
+                                    "CREATE INDEX IF NOT EXISTS \(quoted("\(table.name)_i_\(column.name)")) ON \(table.sql) (\(column.sql))"
                             )
                         }
                     }

@@ -20,7 +20,10 @@ struct SchemaTests {
                 <Property Name="name" Type="Edm.String"/>
                 <Property Name="Name" Type="Edm.String"/>
               </EntityType>
-              <EntityContainer Name="C"><EntitySet Name="Things" EntityType="Odd.Thing"/></EntityContainer>
+              <EntityContainer Name="C">
+                <EntitySet Name="Things" EntityType="Odd.Thing"/>
+                <EntitySet Name="things" EntityType="Odd.Thing"/>
+              </EntityContainer>
             </Schema>
           </edmx:DataServices>
         </edmx:Edmx>
@@ -45,6 +48,28 @@ struct SchemaTests {
             let row = try #require(try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql)"))
             for (column, value) in zip(table.columns, values) { #expect(row[column.name] as DatabaseValue? == value) }
             #expect(row["_state"] as Int? == 0)
+        }
+    }
+
+    @Test("entity sets differing only by case get tables (and indexes) of their own")
+    func setsDifferingByCase() throws {
+        let schema = OfflineSchema(metadata: try ODataMetadata.parse(data: Data(Self.metadata.utf8)))
+        let upper = try schema.table("Things")
+        let lower = try schema.table("things")
+        #expect(upper.name.lowercased() != lower.name.lowercased())
+        #expect(upper.name == "e_Things", "the first keeps the plain name")
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try schema.create(in: db)
+            for (table, id) in [(upper, 1), (lower, 2)] {
+                let values = [id.databaseValue] + [DatabaseValue](repeating: .null, count: table.columns.count - 1)
+                try db.execute(
+                    sql: table.upsertSQL(columns: table.columns),
+                    arguments: StatementArguments([DatabaseValue.null] + values))
+            }
+            let idColumn = try #require(upper.column("ID")).sql
+            #expect(try Int.fetchAll(db, sql: "SELECT \(idColumn) FROM \(upper.sql)") == [1])
+            #expect(try Int.fetchAll(db, sql: "SELECT \(idColumn) FROM \(lower.sql)") == [2])
         }
     }
 }
