@@ -184,8 +184,9 @@ struct OfflineSQLTranslator {
         case "length": return sql("length({0})")
         case "indexof": return sql("(instr({0}, {1}) - 1)")
         case "substring": return sql(parts.count > 2 ? "substr({0}, {1} + 1, {2})" : "substr({0}, {1} + 1)")
-        case "tolower": return sql("lower({0})")
-        case "toupper": return sql("upper({0})")
+        // SQLite's own lower() and upper() change ASCII letters only.
+        case "tolower": return sql("satchel_lower({0})")
+        case "toupper": return sql("satchel_upper({0})")
         case "trim": return sql("trim({0})")
         case "concat": return sql("({0} || {1})")
         case "round": return sql("round({0})")

@@ -107,7 +107,13 @@ public final class OfflineStore: Sendable {
         guard free else { throw ODataError(.invalidArgument, "the offline store is open already") }
         let store: LocalStore<DatabasePool>
         do {
-            store = try await StoreFile(path: configuration.path).openPoolDetached(key: configuration.key)
+            var database = GRDB.Configuration()
+            database.prepareDatabase { db in
+                db.add(function: Self.lowercased)
+                db.add(function: Self.uppercased)
+            }
+            store = try await StoreFile(path: configuration.path).openPoolDetached(
+                key: configuration.key, configuration: database)
         } catch {
             claimed.withLock { $0 = false }
             throw error
@@ -221,6 +227,14 @@ public final class OfflineStore: Sendable {
             throw error
         }
         if resuming { try await download(onlyIncomplete: true) }
+    }
+
+    /// `tolower` and `toupper` in SQL, for every letter (SQLite's `lower` and `upper` change ASCII letters only).
+    static let lowercased = DatabaseFunction("satchel_lower", argumentCount: 1, pure: true) { values in
+        String.fromDatabaseValue(values[0]).map { $0.lowercased() }
+    }
+    static let uppercased = DatabaseFunction("satchel_upper", argumentCount: 1, pure: true) { values in
+        String.fromDatabaseValue(values[0]).map { $0.uppercased() }
     }
 
     /// Closes the local database.
