@@ -166,6 +166,58 @@ enum OfflineLinks {
         }
     }
 
+    /// Applies the links a V4 delta reports added or removed: for a navigation without a referential constraint, in
+    /// `s_links`; for a to-one navigation with one, in the source row's foreign key (unless the row has local
+    /// changes). Links from or to entities the store does not hold are ignored, as the service's other entities are.
+    static func apply(
+        _ changes: [ODataLinkChange], schema: OfflineSchema, version: ODataVersion, serviceURL: URL?, db: Database
+    ) throws {
+        for change in changes {
+            guard let (sourceSet, sourceKey) = try? address(change.source, serviceURL: serviceURL, version: version),
+                let (targetSet, targetKey) = try? address(change.target, serviceURL: serviceURL, version: version),
+                let sourceTable = schema.tables[sourceSet],
+                let relationship = try? schema.relationship(from: sourceTable, navigation: change.relationship),
+                relationship.target.entitySet == targetSet,
+                let sourceRow = try? OfflineStore.row(db, table: sourceTable, .key(sourceKey), includingDeleted: true),
+                let targetRow = try? OfflineStore.row(
+                    db, table: relationship.target, .key(targetKey), includingDeleted: true)
+            else { continue }
+            let source = OfflineEntityRef(entitySet: sourceSet, entityID: sourceRow["_id"])
+            if relationship.pairs.isEmpty {
+                if change.removed {
+                    try db.execute(
+                        sql: """
+                            DELETE FROM s_links WHERE entity_set = ? AND entity_id = ? AND navigation = ?
+                                AND target_set = ? AND target_id = ?
+                            """,
+                        arguments: [
+                            sourceSet, source.entityID, change.relationship, targetSet, targetRow["_id"] as Int64,
+                        ])
+                } else {
+                    let target = OfflineEntityRef(entitySet: targetSet, entityID: targetRow["_id"])
+                    if relationship.isCollection {
+                        try record(
+                            [OfflineLink(navigation: change.relationship, target: target)], from: source,
+                            table: sourceTable, schema: schema, db: db)
+                    } else {
+                        try replaceLinks(from: source, navigation: change.relationship, to: [target], db: db)
+                    }
+                }
+                continue
+            }
+            let pairs = relationship.pairs.filter { !sourceTable.keyPaths.contains($0.local.path) }
+            guard !relationship.isCollection, !pairs.isEmpty,
+                sourceRow["_state"] as Int == OfflineState.downloaded.rawValue
+            else { continue }
+            try db.execute(
+                sql:
+                    "UPDATE \(sourceTable.sql) SET \(pairs.map { "\($0.local.sql) = ?" }.joined(separator: ", ")) WHERE _id = ?",
+                arguments: StatementArguments(
+                    pairs.map { change.removed ? .null : (targetRow[$0.remote.name] ?? .null) }
+                        + [source.entityID.databaseValue]))
+        }
+    }
+
     /// Removes every link from or to an entity (its row is gone).
     static func forget(_ entity: OfflineEntityRef, db: Database) throws {
         try db.cachedStatement(

@@ -299,6 +299,7 @@ public final class OfflineStore: Sendable {
             definingQuery.retrievesStreams
             && opened.schema.metadata.entityType(named: shape.table.entityTypeName)?.hasStream == true
         let service = configuration.service
+        let serviceURL = service.configuration.serviceURL
         let name = definingQuery.name
         let (deltaLink, previous) = try await opened.store.database.read { db in
             let row = try Row.fetchOne(
@@ -325,11 +326,16 @@ public final class OfflineStore: Sendable {
         var received = 0
         while true {
             let entities = page.entities
+            let linkChanges = page.linkChanges
             // The next page is read and decoded while this one is stored.
             let nextLink = page.nextLink
             async let following = Self.page(at: nextLink, service: service, entitySet: set)
             try await opened.store.database.write { db in
                 try OfflinePageWriter(shape: shape, query: name, generation: generation).write(entities, db: db)
+                if !linkChanges.isEmpty {
+                    try OfflineLinks.apply(
+                        linkChanges, schema: opened.schema, version: opened.version, serviceURL: serviceURL, db: db)
+                }
             }
             if streams {
                 signals.count(received: try await downloadMedia(of: entities, table: shape.table, opened: opened))

@@ -2,7 +2,8 @@
 
 Serves the committed model (odata_v4_service.xml, next to this file) at http://127.0.0.1:PORT/odata with seeded
 data: 5 categories, 250 products (server-driven paging with a small page size), 20 orders with 1-4 items each
-(composite key), 3 media documents; ETags on products, orders and documents; change tracking (delta links);
+(composite key), 3 media documents; ETags on products, orders and documents; change tracking (delta links, with
+the links added and removed since: $link and $deletedLink, which odatapy alone does not report);
 the Restock action, the ProductsByCategory and TotalStock functions; $batch in both formats.
 
     python odata_v4_service.py --port 8080 [--page-size 20]
@@ -19,7 +20,7 @@ import uuid
 from decimal import Decimal
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from odatapy.data import ComplexValue, Entity, Property, ValueType
+from odatapy.data import ComplexValue, DeltaLink, Entity, Property, ValueType
 from odatapy.edm.xml_io import XmlEdmProvider
 from odatapy.server import OData
 from odatapy.server.adapters import ODataWSGIApp
@@ -120,6 +121,105 @@ def seed(store):
     store.set_entities("OrderItems", items)
     store.set_entities("Documents", documents)
     store.declare_key_auto_generating("Documents", "Categories")
+
+
+# Navigation → (target set); and each set's key properties, for entity ids in $link / $deletedLink.
+LINK_TARGETS = {
+    ("Orders", "Items"): "OrderItems", ("OrderItems", "Order"): "Orders", ("OrderItems", "Product"): "Products",
+    ("Categories", "Products"): "Products", ("Products", "Category"): "Categories",
+}
+KEYS = {"Orders": ["ID"], "OrderItems": ["OrderID", "LineNumber"], "Products": ["ID"], "Categories": ["ID"]}
+
+
+def entity_id(entity_set, values):
+    names = KEYS[entity_set]
+    if len(names) == 1:
+        return f"{entity_set}({values[0]})"
+    return f"{entity_set}(" + ",".join(f"{name}={value}" for name, value in zip(names, values)) + ")"
+
+
+class LinkTrackingStore(InMemoryDataStore):
+    """Records links added and removed once `tracking` is on (after seeding), in the change sequence, so a delta
+    response can report them."""
+
+    def __init__(self):
+        super().__init__()
+        self.tracking = False
+        self.link_log = []
+
+    def _log(self, entity_set, key, nav, target, removed):
+        target_set = LINK_TARGETS.get((entity_set, nav))
+        if not self.tracking or target_set is None or target is None:
+            return
+        source = entity_id(entity_set, key.split("|"))
+        destination = entity_id(target_set, [target.get_value(name) for name in KEYS[target_set]])
+        with self._lock:
+            self._sequence += 1
+            self.link_log.append({"seq": self._sequence, "entity_set": entity_set, "source": source,
+                                  "relationship": nav, "target": destination, "removed": removed})
+
+    def add_relation(self, entity_set, key, nav, target):
+        before = self.relation(entity_set, key, nav) or []
+        super().add_relation(entity_set, key, nav, target)
+        if not any(existing is target for existing in before):
+            self._log(entity_set, key, nav, target, False)
+
+    def set_relation(self, entity_set, key, nav, targets):
+        before = self.relation(entity_set, key, nav) or []
+        super().set_relation(entity_set, key, nav, targets)
+        for old in before:
+            if not any(old is new for new in targets):
+                self._log(entity_set, key, nav, old, True)
+        for new in targets:
+            if not any(new is old for old in before):
+                self._log(entity_set, key, nav, new, False)
+
+    def remove_relation(self, entity_set, key, nav, target=None):
+        before = self.relation(entity_set, key, nav) or []
+        super().remove_relation(entity_set, key, nav, target)
+        for old in before:
+            if target is None or old is target:
+                self._log(entity_set, key, nav, old, True)
+
+    def links_since(self, token, entity_set):
+        try:
+            since = int(token)
+        except (TypeError, ValueError):
+            since = 0
+        with self._lock:
+            return [link for link in self.link_log if link["seq"] > since and link["entity_set"] == entity_set]
+
+
+class LinkDeltaProcessor(InMemoryProcessor):
+    """Adds the links changed since the delta token to delta responses."""
+
+    _pending_links = None
+
+    def _read_delta(self, request, response, uri_info, target, ct):
+        self._pending_links = (uri_info.deltatoken or "0", target.entity_set.name)
+        try:
+            return super()._read_delta(request, response, uri_info, target, ct)
+        finally:
+            self._pending_links = None
+
+    def _serializer(self, ct, request):
+        serializer = super()._serializer(ct, request)
+        pending = self._pending_links
+        if pending is None or not hasattr(serializer, "delta"):
+            return serializer
+        store = self.store
+
+        class WithLinks:
+            def __getattr__(self, name):
+                return getattr(serializer, name)
+
+            def delta(self, edm, entity_type, delta, *args, **kwargs):
+                for link in store.links_since(*pending):
+                    change = DeltaLink(source=link["source"], relationship=link["relationship"], target=link["target"])
+                    (delta.deleted_links if link["removed"] else delta.added_links).append(change)
+                return serializer.delta(edm, entity_type, delta, *args, **kwargs)
+
+        return WithLinks()
 
 
 class ShopETags(CustomETagSupport):
@@ -261,9 +361,10 @@ def build_app(page_size):
     provider = XmlEdmProvider.from_file(os.path.join(here, "odata_v4_service.xml"))
     odata = OData.new_instance()
     handler = odata.create_handler(odata.create_service_metadata(provider))
-    store = InMemoryDataStore()
+    store = LinkTrackingStore()
     seed(store)
-    processor = InMemoryProcessor(store, page_size=page_size)
+    store.tracking = True
+    processor = LinkDeltaProcessor(store, page_size=page_size)
     register_functions(processor, store)
     handler.register(processor)
     handler.register(RestockAction(store, processor))

@@ -104,6 +104,19 @@ struct PayloadReadTests {
         #expect(page.entities[1].id == "People('scottketchum')" && page.entities[1].removed?.reason == "deleted")
         #expect(page.entities[2].id == "People('keithpinckney')" && page.entities[2].removed?.reason == "changed")
         #expect(page.entities[3].removed?.reason == "deleted")
+        #expect(
+            page.linkChanges == [
+                ODataLinkChange(
+                    source: "People('russellwhyte')", relationship: "Friends", target: "People('ronaldmundy')",
+                    removed: true)
+            ])
+        // A link without its target is a malformed delta, said where it is.
+        let broken =
+            #"{"value": [{"@odata.context": "$metadata#People/$link", "source": "People('a')", "relationship": "Friends"}]}"#
+        let error = #expect(throws: ODataError.self) {
+            try ODataPayloadReader(version: .v4).page(from: Data(broken.utf8), entitySet: "People")
+        }
+        #expect(error?.location == "value[0]", "\(String(describing: error))")
     }
 
     @Test func deltaV2() throws {

@@ -103,4 +103,41 @@ struct DefiningQueryShapeTests {
             #expect(!store.isOpen)
         }
     }
+
+    @Test("with track_deltas ALWAYS, links added and removed on the server arrive as $link and $deletedLink")
+    func linkDeltas() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 50, timeout: .seconds(60))
+        defer { server.stop() }
+        let service = offlineTestService(server.serviceURL)
+        let folder = try offlineTestFolder("shape-links")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = offlineTestStore(
+            serviceURL: server.serviceURL, folder: folder,
+            queries: [
+                .init(name: "orders", query: "Orders?$filter=ID le 10&$expand=Items", deltaTracking: .always)
+            ])
+        try await store.open()
+        func items(_ order: Int) -> ODataPath { ODataPath("Orders").key(.single(.int(order))).navigate("Items") }
+        let line = ODataPath("OrderItems").key(ODataKey(["OrderID": .int(3), "LineNumber": .int(1)]))
+        #expect(try await store.entities(items(3), query: ODataQuery()).count == 4)
+
+        // The line moves from order 3 to order 4; order 15 (not in the store) gets a line too.
+        try await service.removeLink(from: ODataPath("Orders").key(.single(.int(3))), navigation: "Items", to: line)
+        try await service.addLink(from: ODataPath("Orders").key(.single(.int(4))), navigation: "Items", to: line)
+        try await service.addLink(
+            from: ODataPath("Orders").key(.single(.int(15))), navigation: "Items",
+            to: ODataPath("OrderItems").key(ODataKey(["OrderID": .int(4), "LineNumber": .int(1)])))
+        let raw = try await service.page(ODataPath("Orders"), query: ODataQuery().top(1), trackingChanges: true)
+        #expect(raw.deltaLink != nil, "the service tracks changes")
+        try await store.download()
+        for order in [3, 4] {
+            let online = try await Array(service.entities(items(order)))
+            let local = try await store.entities(items(order), query: ODataQuery())
+            #expect(
+                Self.keys(local, "OrderID", "LineNumber") == Self.keys(online, "OrderID", "LineNumber"),
+                "order \(order)")
+        }
+        #expect(try await store.entities(items(4), query: ODataQuery()).contains { $0["OrderID"] == .int(3) })
+        try store.close()
+    }
 }

@@ -68,6 +68,22 @@ public struct ODataEntity: Sendable, Hashable {
     }
 }
 
+/// A link a V4 delta response reports as added (`$link`) or removed (`$deletedLink`): from the entity with id
+/// `source` through its navigation property `relationship` to the entity with id `target`.
+public struct ODataLinkChange: Sendable, Hashable {
+    public var source: String
+    public var relationship: String
+    public var target: String
+    public var removed: Bool
+
+    public init(source: String, relationship: String, target: String, removed: Bool) {
+        self.source = source
+        self.relationship = relationship
+        self.target = target
+        self.removed = removed
+    }
+}
+
 /// One page of a collection: its entities and the control information around them.
 public struct ODataPage: Sendable, Hashable {
     public var entities: [ODataEntity]
@@ -81,6 +97,8 @@ public struct ODataPage: Sendable, Hashable {
     public var context: String?
     /// The size of the response body the page was read from (0 when it was not read from a response).
     public var byteCount: Int = 0
+    /// In a V4 delta response: links added (`$link`) and removed (`$deletedLink`) since the delta link's token.
+    public var linkChanges: [ODataLinkChange] = []
 
     public init(
         entities: [ODataEntity] = [], count: Int64? = nil, nextLink: String? = nil, deltaLink: String? = nil,

@@ -57,10 +57,22 @@ public struct ODataPayloadReader: Sendable {
         var entities: [ODataEntity] = []
         entities.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            // V4.0 delta payloads may list added and deleted links among the entities; they are not entities.
+            // V4 delta payloads list added and deleted links among the entities.
             if version == .v4, let context = (element["@odata.context"] ?? element["@context"])?.stringValue,
                 context.hasSuffix("/$link") || context.hasSuffix("/$deletedLink")
             {
+                guard let source = element["source"]?.stringValue,
+                    let relationship = element["relationship"]?.stringValue,
+                    let target = element["target"]?.stringValue
+                else {
+                    throw Self.shape(
+                        "a delta link needs source, relationship and target",
+                        at: "\(collectionPath.joined(separator: "."))[\(index)]")
+                }
+                page.linkChanges.append(
+                    ODataLinkChange(
+                        source: source, relationship: relationship, target: target,
+                        removed: context.hasSuffix("/$deletedLink")))
                 continue
             }
             entities.append(
