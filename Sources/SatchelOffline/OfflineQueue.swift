@@ -87,18 +87,20 @@ enum OfflineQueue {
     static func databaseValue(_ value: JSONValue, for column: OfflineColumn) -> DatabaseValue {
         if case .null = value { return .null }
         switch column.kind {
-        case .integer, .boolean, .milliseconds: return value.int64Value?.databaseValue ?? .null
+        case .integer, .boolean, .milliseconds, .offsetMinutes: return value.int64Value?.databaseValue ?? .null
         case .real: return value.doubleValue?.databaseValue ?? .null
         case .blob: return value.stringValue.flatMap { Data(base64Encoded: $0) }?.databaseValue ?? .null
         case .decimal, .text, .json: return value.stringValue?.databaseValue ?? .null
         }
     }
 
-    /// Properties (nested by path) of stored values: what a request sends.
+    /// Properties (nested by path) of stored values: what a request sends (a DateTimeOffset with its offset).
     static func properties(_ values: [(column: OfflineColumn, value: DatabaseValue)]) -> ODataProperties {
         var properties = ODataProperties()
-        for (column, value) in values {
-            OfflineSelect.set(OfflineValues.odataValue(value, for: column), at: column.path[...], in: &properties)
+        for (column, value) in values where column.kind != .offsetMinutes {
+            let offset = column.offsetColumn.flatMap { name in values.first { $0.column.name == name }?.value }
+            OfflineSelect.set(
+                OfflineValues.odataValue(value, for: column, offset: offset), at: column.path[...], in: &properties)
         }
         return properties
     }

@@ -8,6 +8,8 @@ struct OfflineSQL {
     var arguments: [DatabaseValue]
     /// The column the expression is (when it is a property): how literals compared with it are stored.
     var column: OfflineColumn?
+    /// For a DateTimeOffset property: its offset column, qualified (date functions answer in the value's offset).
+    var offset: String?
 }
 
 /// Translates ``ODataExpression`` trees into SQL over one table (docs/offline.md, "Local queries → SQL").
@@ -57,7 +59,8 @@ struct OfflineSQLTranslator {
         case .property(let path):
             let (column, qualified) = try self.column(path)
             let sql = column.kind == .decimal ? "CAST(\(qualified) AS REAL)" : qualified
-            return OfflineSQL(sql: sql, arguments: [], column: column)
+            let offset = column.offsetColumn.map { String(qualified.dropLast(column.sql.count)) + quoted($0) }
+            return OfflineSQL(sql: sql, arguments: [], column: column, offset: offset)
         case .literal(let literal):
             return OfflineSQL(sql: "?", arguments: [OfflineValues.databaseValue(literal, near: column)], column: nil)
         case .not(let operand):
@@ -157,8 +160,13 @@ struct OfflineSQLTranslator {
         var parts: [OfflineSQL] = []
         for expression in expressions { parts.append(try translate(expression, near: parts.first?.column)) }
         if case .milliseconds = parts.first?.column?.kind {
-            // SQLite's date functions take seconds since 1970 with the 'unixepoch' modifier.
-            parts[0].sql = "\(parts[0].sql) / 1000.0, 'unixepoch'"
+            // SQLite's date functions take seconds since 1970 with the 'unixepoch' modifier; a DateTimeOffset is read
+            // as the wall-clock time at its own offset, as OData's `hour()` or `date()` do.
+            if let offset = parts[0].offset {
+                parts[0].sql = "(\(parts[0].sql) / 1000.0 + coalesce(\(offset), 0) * 60), 'unixepoch'"
+            } else {
+                parts[0].sql = "\(parts[0].sql) / 1000.0, 'unixepoch'"
+            }
         }
         /// The template with `{0}`, `{1}`, `{2}` replaced by the arguments' SQL, their bound values in the order
         /// they appear (an argument used twice is bound twice).

@@ -20,6 +20,8 @@ enum OfflineColumnKind: Sendable, Equatable {
     case blob
     /// Collections, geography, untyped: TEXT (JSON).
     case json
+    /// The offset of the DateTimeOffset column before it, in minutes (its column holds the instant): INTEGER.
+    case offsetMinutes
 }
 
 /// One column of an entity set's table: a primitive property, or one inside a complex property (`Address/City`).
@@ -34,17 +36,37 @@ struct OfflineColumn: Sendable {
     /// The SQL column name, quoted.
     let sql: String
 
-    init(path: String, name: String, kind: OfflineColumnKind, enumType: String?) {
+    init(path: String, name: String, kind: OfflineColumnKind, enumType: String?, offsetColumn: String? = nil) {
         self.path = path
         self.name = name
         sql = quoted(name)
         self.kind = kind
         self.enumType = enumType
+        self.offsetColumn = offsetColumn
         isNested = path.utf8.contains(UInt8(ascii: "/"))
     }
     let kind: OfflineColumnKind
     /// The enum type's qualified name, for enum members.
     let enumType: String?
+    /// A DateTimeOffset's companion column: the offset the value was written with (`Modified@offset`).
+    let offsetColumn: String?
+
+    /// The property an offset column belongs to (`Modified` for `Modified@offset`); the path itself otherwise.
+    var propertyPath: String {
+        kind == .offsetMinutes ? String(path.dropLast(Self.offsetSuffix.count)) : path
+    }
+
+    static let offsetSuffix = "@offset"
+
+    /// The SQLite column type.
+    var affinity: String {
+        switch kind {
+        case .integer, .boolean, .milliseconds, .offsetMinutes: "INTEGER"
+        case .real: "REAL"
+        case .blob: "BLOB"
+        case .decimal, .text, .json: "TEXT"
+        }
+    }
 }
 
 /// An entity set's table: the entity type's primitive properties as typed columns, plus `_id` (the internal
@@ -75,7 +97,7 @@ struct OfflineTable: Sendable {
             of: metadata.allProperties(of: type), prefix: "", metadata: metadata, depth: 0, into: &columns)
         // Names SQLite would take for the same column get a number.
         var taken: Set<String> = ["_id", "_etag", "_state", "_server"]
-        self.columns = columns.map { column in
+        let renamed = columns.map { column in
             var name = column.path
             var number = 2
             while !taken.insert(name.lowercased()).inserted {
@@ -83,6 +105,15 @@ struct OfflineTable: Sendable {
                 number += 1
             }
             return OfflineColumn(path: column.path, name: name, kind: column.kind, enumType: column.enumType)
+        }
+        // Each DateTimeOffset column knows its offset's column (the one after it).
+        self.columns = renamed.enumerated().map { index, column in
+            guard column.kind == .milliseconds(.dateTimeOffset), index + 1 < renamed.count,
+                renamed[index + 1].kind == .offsetMinutes
+            else { return column }
+            return OfflineColumn(
+                path: column.path, name: column.name, kind: column.kind, enumType: nil,
+                offsetColumn: renamed[index + 1].name)
         }
         keyPaths = metadata.key(of: type)
         var keyTypes: [String: EDMPrimitiveType] = [:]
@@ -125,6 +156,10 @@ struct OfflineTable: Sendable {
             }
             let primitive = type.primitive ?? metadata.typeDefinition(named: type.name)?.underlyingType.primitive
             columns.append(OfflineColumn(path: path, name: path, kind: kind(of: primitive), enumType: nil))
+            if primitive == .dateTimeOffset {
+                let offset = path + OfflineColumn.offsetSuffix
+                columns.append(OfflineColumn(path: offset, name: offset, kind: .offsetMinutes, enumType: nil))
+            }
         }
     }
 
@@ -146,16 +181,7 @@ struct OfflineTable: Sendable {
         var definitions = [
             "_id INTEGER PRIMARY KEY", "_etag TEXT", "_state INTEGER NOT NULL DEFAULT 0", "_server TEXT",
         ]
-        for column in columns {
-            let affinity: String =
-                switch column.kind {
-                case .integer, .boolean, .milliseconds: "INTEGER"
-                case .real: "REAL"
-                case .blob: "BLOB"
-                case .decimal, .text, .json: "TEXT"
-                }
-            definitions.append("\(column.sql) \(affinity)")
-        }
+        for column in columns { definitions.append("\(column.sql) \(column.affinity)") }
         var statements = ["CREATE TABLE IF NOT EXISTS \(sql) (\(definitions.joined(separator: ", ")))"]
         let keys = keyPaths.compactMap { column($0)?.sql }
         if !keys.isEmpty, keys.count == keyPaths.count {
@@ -201,6 +227,13 @@ struct OfflineSchema: Sendable {
     func create(in db: Database) throws {
         for table in tables.values.sorted(by: { $0.entitySet < $1.entitySet }) {
             for statement in table.createStatements { try db.execute(sql: statement) }
+            // A store made by an earlier version may lack columns added since (a DateTimeOffset's offset).
+            let existing = Set(
+                try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.sql))").map { ($0["name"] as String).lowercased() }
+            )
+            for column in table.columns where !existing.contains(column.name.lowercased()) {
+                try db.execute(sql: "ALTER TABLE \(table.sql) ADD COLUMN \(column.sql) \(column.affinity)")
+            }
             // Indexes on the dependent properties of referential constraints: the joins of navigation reads.
             guard let type = metadata.entityType(named: table.entityTypeName) else { continue }
             for navigation in metadata.allNavigationProperties(of: type) {

@@ -27,7 +27,8 @@ struct OfflineShape: Sendable {
                 throw ODataError(.invalidArgument, "\(table.entitySet) has no property \(name) to select")
             }
             columns = table.columns.filter {
-                names.contains(String($0.path.split(separator: "/").first ?? "")) || table.keyPaths.contains($0.path)
+                names.contains(String($0.propertyPath.split(separator: "/").first ?? ""))
+                    || table.keyPaths.contains($0.path)
             }
         }
         var expansions: [Expansion] = []

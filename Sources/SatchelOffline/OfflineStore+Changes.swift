@@ -60,11 +60,11 @@ extension OfflineStore {
         let givenColumns = table.columns.filter { column in
             // A replacement resets every property but the key, which addresses the entity.
             (method == .replace && !table.keyPaths.contains(column.path))
-                || OfflineValues.value(at: column.path, in: changes.properties) != nil
+                || OfflineValues.value(of: column, in: changes.properties) != nil
                 || changes.properties[String(column.path.split(separator: "/").first ?? "")] != nil
         }
         let givenValues = givenColumns.map {
-            OfflineValues.databaseValue(OfflineValues.value(at: $0.path, in: changes.properties), for: $0)
+            OfflineValues.databaseValue(OfflineValues.value(of: $0, in: changes.properties), for: $0)
         }
         let serviceURL = configuration.service.configuration.serviceURL
         try await opened.store.database.write { db in

@@ -426,12 +426,12 @@ extension OfflineStore {
                     }
                 assignments += columns.map { "\($0.sql) = ?" }
                 values += columns.map {
-                    OfflineValues.databaseValue(OfflineValues.value(at: $0.path, in: returned.properties), for: $0)
+                    OfflineValues.databaseValue(OfflineValues.value(of: $0, in: returned.properties), for: $0)
                 }
                 if later > 0 {
                     // What the server holds now, for the later change's comparison.
                     let all = table.columns.map {
-                        OfflineValues.databaseValue(OfflineValues.value(at: $0.path, in: returned.properties), for: $0)
+                        OfflineValues.databaseValue(OfflineValues.value(of: $0, in: returned.properties), for: $0)
                     }
                     assignments.append("_server = ?")
                     values.append(OfflineQueue.encode(all, columns: table.columns).databaseValue)
@@ -492,7 +492,7 @@ extension OfflineStore {
         func difference(_ expected: [(column: OfflineColumn, value: DatabaseValue)]) -> String? {
             for (column, value) in expected {
                 let now = OfflineValues.databaseValue(
-                    OfflineValues.value(at: column.path, in: current.properties), for: column)
+                    OfflineValues.value(of: column, in: current.properties), for: column)
                 if now != value { return column.path }
             }
             return nil

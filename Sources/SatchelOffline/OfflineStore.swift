@@ -574,10 +574,11 @@ struct OfflineSelect {
             entity.readLink = "\(table.entitySet)(\(OfflineLinks.entityIDKey)=\(id))"
         }
         var properties = ODataProperties()
-        for column in table.columns {
+        for column in table.columns where column.kind != .offsetMinutes {
             let top = String(column.path.split(separator: "/").first ?? "")
             if !selected.isEmpty, !selected.contains(top) { continue }
-            let value = OfflineValues.odataValue(row[column.name] ?? .null, for: column)
+            let value = OfflineValues.odataValue(
+                row[column.name] ?? .null, for: column, offset: column.offsetColumn.flatMap { row[$0] })
             Self.set(value, at: column.path[...], in: &properties)
         }
         entity.properties = properties

@@ -7,6 +7,8 @@ import SatchelOData
 enum OfflineValues {
     /// The value of `column` in `properties` (a complex property's part for `Address/City`).
     static func value(of column: OfflineColumn, in properties: ODataProperties) -> ODataValue? {
+        // An offset column reads the DateTimeOffset it belongs to.
+        if column.kind == .offsetMinutes { return value(at: column.propertyPath, in: properties) }
         guard column.isNested else { return properties[column.path] }
         return value(at: column.path, in: properties)
     }
@@ -37,11 +39,30 @@ enum OfflineValues {
         case .json:
             let json = (try? ODataPayloadWriter(version: .v4).json(for: value)) ?? .null
             return String(decoding: json.serialized(), as: UTF8.self).databaseValue
+        case .offsetMinutes:
+            if case .dateTimeOffset(_, let offset) = value { return (offset ?? 0).databaseValue }
+            return (value.stringValue.flatMap(offsetMinutes(inISO8601:)) ?? 0).databaseValue
         }
     }
 
-    /// The OData value of a stored column value.
-    static func odataValue(_ stored: DatabaseValue, for column: OfflineColumn) -> ODataValue {
+    /// The offset of an ISO 8601 date-time (`…+01:00` → 60, `…Z` or none → 0).
+    static func offsetMinutes(inISO8601 text: String) -> Int? {
+        guard let t = text.firstIndex(where: { $0 == "T" || $0 == "t" }) else { return nil }
+        let time = text[t...]
+        guard let sign = time.lastIndex(where: { $0 == "+" || $0 == "-" }) else { return 0 }
+        let digits = time[time.index(after: sign)...].filter(\.isNumber)
+        guard digits.count == 4, let hours = Int(digits.prefix(2)), let minutes = Int(digits.suffix(2)) else {
+            return nil
+        }
+        return (hours * 60 + minutes) * (time[sign] == "-" ? -1 : 1)
+    }
+
+    /// The OData value of a stored column value (a DateTimeOffset at the `offset` its offset column holds).
+    static func odataValue(
+        _ stored: DatabaseValue, for column: OfflineColumn, offset: DatabaseValue? = nil
+    )
+        -> ODataValue
+    {
         if stored.isNull { return .null }
         switch column.kind {
         case .integer: return Int64.fromDatabaseValue(stored).map { .int($0) } ?? .null
@@ -52,7 +73,9 @@ enum OfflineValues {
         case .milliseconds(let type):
             guard let value = Int64.fromDatabaseValue(stored) else { return .null }
             let date = Date(timeIntervalSince1970: Double(value) / 1000)
-            return type == .dateTime ? .dateTime(date) : .dateTimeOffset(date, offsetMinutes: 0)
+            guard type != .dateTime else { return .dateTime(date) }
+            return .dateTimeOffset(date, offsetMinutes: offset.flatMap { Int.fromDatabaseValue($0) } ?? 0)
+        case .offsetMinutes: return Int64.fromDatabaseValue(stored).map { .int($0) } ?? .null
         case .blob: return Data.fromDatabaseValue(stored).map { .binary($0) } ?? .null
         case .text(let type):
             guard let text = String.fromDatabaseValue(stored) else { return .null }

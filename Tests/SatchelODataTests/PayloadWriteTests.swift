@@ -51,7 +51,7 @@ struct PayloadWriteTests {
 
     @Test(arguments: [
         (ODataValue.double(.nan), JSONValue.string("NaN")), (.double(-.infinity), "-INF"), (.int(-5), -5),
-        (.dateTimeOffset(Date(timeIntervalSince1970: 0), offsetMinutes: 60), "1970-01-01T00:00:00Z"),
+        (.dateTimeOffset(Date(timeIntervalSince1970: 0), offsetMinutes: 60), "1970-01-01T01:00:00+01:00"),
         (.enumMember("Female"), "Female"), (.collection([1, 2]), JSONValue.array([1, 2])), (.null, JSONValue.null),
     ])
     func v4Values(value: ODataValue, expected: JSONValue) throws {
@@ -71,5 +71,34 @@ struct PayloadWriteTests {
             from: wrapped, entitySet: "StudentSet")
         #expect(read.properties == original.properties)
         #expect(read.type == original.type)
+    }
+
+    @Test("a DateTimeOffset goes back with the offset it was read with, in both versions")
+    func dateTimeOffsets() throws {
+        let instant = Date(timeIntervalSince1970: 1_772_400_600)  // 2026-03-01T21:30:00Z
+        #expect(ODataDateFormat.iso8601(instant, offsetMinutes: 120) == "2026-03-01T23:30:00+02:00")
+        #expect(ODataDateFormat.iso8601(instant, offsetMinutes: -330) == "2026-03-01T16:00:00-05:30")
+        #expect(ODataDateFormat.iso8601(instant, offsetMinutes: 0) == "2026-03-01T21:30:00Z")
+        #expect(ODataDateFormat.parseISO8601("2026-03-01T23:30:00+02:00") == instant)
+        #expect(ODataDateFormat.v2JSONDate(instant, offsetMinutes: 60) == "/Date(1772400600000+0060)/")
+        #expect(ODataDateFormat.v2JSONDate(instant, offsetMinutes: -90) == "/Date(1772400600000-0090)/")
+        #expect(ODataDateFormat.parseV2JSONDate("/Date(1772400600000-0090)/")?.offsetMinutes == -90)
+        // Read, then written again: the same text.
+        for (version, body) in [
+            (ODataVersion.v4, #"{"When": "2026-03-01T23:30:00+02:00"}"#),
+            (.v2, #"{"d": {"When": "/Date(1772400600000+0120)/"}}"#),
+        ] {
+            let read = try ODataPayloadReader(version: version).entity(from: Data(body.utf8), type: nil)
+            var value = try #require(read["When"])
+            if case .string(let text) = value {
+                // Untyped (no metadata): as a service would type it.
+                let date = try #require(
+                    ODataDateFormat.parseISO8601(text) ?? ODataDateFormat.parseV2JSONDate(text)?.date)
+                value = .dateTimeOffset(date, offsetMinutes: 120)
+            }
+            let written = try ODataPayloadWriter(version: version).json(for: value)
+            #expect(
+                written.stringValue == (version == .v4 ? "2026-03-01T23:30:00+02:00" : "/Date(1772400600000+0120)/"))
+        }
     }
 }

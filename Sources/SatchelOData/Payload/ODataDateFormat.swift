@@ -21,6 +21,14 @@ public enum ODataDateFormat {
         return zone ? text + "Z" : text
     }
 
+    /// `2026-01-31T14:20:05+01:00`: the instant as wall-clock time at `offsetMinutes` from UTC (`Z` for 0).
+    public static func iso8601(_ date: Date, offsetMinutes: Int) -> String {
+        guard offsetMinutes != 0 else { return iso8601(date) }
+        let local = iso8601(date.addingTimeInterval(Double(offsetMinutes) * 60), zone: false)
+        let magnitude = abs(offsetMinutes)
+        return local + (offsetMinutes < 0 ? "-" : "+") + String(format: "%02d:%02d", magnitude / 60, magnitude % 60)
+    }
+
     /// `/Date(1767225600000)/` or `/Date(1767225600000+0060)/` (V2 JSON; the offset is in minutes).
     /// Returns the instant and the offset in minutes, if one was given.
     public static func parseV2JSONDate(_ text: String) -> (date: Date, offsetMinutes: Int?)? {
@@ -37,9 +45,11 @@ public enum ODataDateFormat {
         return (Date(timeIntervalSince1970: Double(millis) / 1000), offset)
     }
 
-    /// `/Date(ms)/` for a V2 JSON payload.
-    public static func v2JSONDate(_ date: Date) -> String {
-        "/Date(\(Int64((date.timeIntervalSince1970 * 1000).rounded())))/"
+    /// `/Date(ms)/` for a V2 JSON payload; with an offset, `/Date(ms+0060)/` (minutes; the number is the instant).
+    public static func v2JSONDate(_ date: Date, offsetMinutes: Int? = nil) -> String {
+        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        guard let offsetMinutes, offsetMinutes != 0 else { return "/Date(\(millis))/" }
+        return "/Date(\(millis)\(offsetMinutes < 0 ? "-" : "+")\(String(format: "%04d", abs(offsetMinutes))))/"
     }
 
     /// `2026-01-31` for a date at midnight UTC.

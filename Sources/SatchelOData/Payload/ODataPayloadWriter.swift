@@ -85,8 +85,12 @@ public struct ODataPayloadWriter: Sendable {
         case .guid(let uuid): return .string(uuid.uuidString.lowercased())
         case .dateTime(let date):
             return .string(v2 ? ODataDateFormat.v2JSONDate(date) : ODataDateFormat.iso8601(date))
-        case .dateTimeOffset(let date, _):
-            return .string(v2 ? ODataDateFormat.v2JSONDate(date) : ODataDateFormat.iso8601(date))
+        case .dateTimeOffset(let date, let offset):
+            // The offset the value was read with goes back with it.
+            return .string(
+                v2
+                    ? ODataDateFormat.v2JSONDate(date, offsetMinutes: offset)
+                    : ODataDateFormat.iso8601(date, offsetMinutes: offset ?? 0))
         case .binary(let data):
             let base64 = data.base64EncodedString()
             if v2 { return .string(base64) }
