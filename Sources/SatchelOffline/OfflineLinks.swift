@@ -25,20 +25,32 @@ enum OfflineLinks {
         return String(decoding: JSONValue.array(items).serialized(), as: UTF8.self)
     }
 
-    static func decode(_ text: String?) -> [OfflineLink] {
-        guard let text, case .array(let items)? = try? JSONValue(parsing: Data(text.utf8)) else { return [] }
-        return items.compactMap { item in
+    /// The links stored with a request; a damaged list is an error (sent without them, the request would lose
+    /// its links silently).
+    static func decode(_ text: String?) throws(ODataError) -> [OfflineLink] {
+        guard let text else { return [] }
+        let damaged = ODataError(.invalidPayload, "a queued request's links are damaged: \(text.prefix(80))")
+        guard case .array(let items)? = try? JSONValue(parsing: Data(text.utf8)) else { throw damaged }
+        var links: [OfflineLink] = []
+        for item in items {
             guard case .array(let parts) = item, parts.count == 3, let navigation = parts[0].stringValue,
                 let set = parts[1].stringValue, let id = parts[2].int64Value
-            else { return nil }
-            return OfflineLink(navigation: navigation, target: OfflineEntityRef(entitySet: set, entityID: id))
+            else { throw damaged }
+            links.append(OfflineLink(navigation: navigation, target: OfflineEntityRef(entitySet: set, entityID: id)))
         }
+        return links
     }
 
-    /// Later links replace earlier ones of the same navigation.
-    static func merge(_ later: [OfflineLink], over earlier: [OfflineLink]) -> [OfflineLink] {
-        let replaced = Set(later.map(\.navigation))
-        return earlier.filter { !replaced.contains($0.navigation) } + later
+    /// Later links over earlier ones: a to-one navigation's replaces the one before, a collection's adds to them.
+    static func merge(
+        _ later: [OfflineLink], over earlier: [OfflineLink], table: OfflineTable, schema: OfflineSchema
+    ) -> [OfflineLink] {
+        let replaced = Set(
+            later.map(\.navigation).filter {
+                (try? schema.relationship(from: table, navigation: $0))?.isCollection != true
+            })
+        let kept = earlier.filter { !replaced.contains($0.navigation) }
+        return kept + later.filter { !kept.contains($0) }
     }
 
     /// The store's entities an entity's bindings name (`Categories(3)`, `Categories(satchel_eid=17)`, or either
@@ -247,7 +259,7 @@ enum OfflineLinks {
                     """), arguments: [created.entitySet, created.entityID])
         for dependant in dependants {
             let table = try schema.table(dependant["entity_set"])
-            let links = decode(dependant["links"]).filter { $0.target == created }
+            let links = try decode(dependant["links"]).filter { $0.target == created }
             let values = try foreignKeys(links, table: table, schema: schema, db: db)
             guard !values.isEmpty else { continue }
             try db.execute(

@@ -105,7 +105,9 @@ extension OfflineStore {
                 last["unmodifiable"] as Bool == false, last["transaction_id"] as String? == options.transactionID,
                 last["custom_tag"] as String? == options.uploadCategory,
                 // A request sent (or being sent) and not refused may have reached the server: never changed after.
-                last["attempted"] as Bool == false || last["failed"] as Bool == true
+                last["attempted"] as Bool == false || last["failed"] as Bool == true,
+                // Nor can it take a link to an entity created after it (that creation must be sent first).
+                try Self.linksPrecede(links, request: last["id"], db: db)
             {
                 let merged = OfflineQueue.merge(
                     zip(changed, values).map { (column: $0, value: $1) },
@@ -114,7 +116,8 @@ extension OfflineStore {
                     merged.map(\.value), columns: merged.map(\.column), only: Set(merged.map(\.column.path)))
                 // A refused request fixed is a new request for the server: a new repeatability id, so a server that
                 // kept the refusal does not answer the fix with it.
-                let mergedLinks = OfflineLinks.merge(links, over: OfflineLinks.decode(last["links"]))
+                let mergedLinks = OfflineLinks.merge(
+                    links, over: try OfflineLinks.decode(last["links"]), table: table, schema: opened.schema)
                 try db.execute(
                     sql: """
                         UPDATE q_requests SET body = ?, links = ?, attempted = 0,
@@ -188,6 +191,21 @@ extension OfflineStore {
             try db.execute(
                 sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?", arguments: [OfflineState.deleted.rawValue, id])
         }
+    }
+
+    /// Whether every entity `links` name was downloaded or created before request `id`: a link to an entity created
+    /// later cannot go in that request.
+    static func linksPrecede(_ links: [OfflineLink], request id: Int64, db: Database) throws -> Bool {
+        for link in links {
+            let later = try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ?
+                        AND method IN ('POST', 'POSTMEDIA') AND id > ?
+                    """, arguments: [link.target.entitySet, link.target.entityID, id])
+            if later == true { return false }
+        }
+        return true
     }
 
     /// Inserts the row of an entity created offline (every column's value, in table order); returns its id.

@@ -50,7 +50,7 @@ struct OfflineQueuedRequest: Sendable {
     /// The entities it binds navigation properties to.
     let links: [OfflineLink]
 
-    init(_ row: Row) {
+    init(_ row: Row) throws {
         id = row["id"]
         entitySet = row["entity_set"]
         entityID = row["entity_id"]
@@ -60,7 +60,7 @@ struct OfflineQueuedRequest: Sendable {
         repeatabilityID = row["repeatability_id"]
         firstSent = row["first_sent"]
         transactionID = row["transaction_id"]
-        links = OfflineLinks.decode(row["links"])
+        links = try OfflineLinks.decode(row["links"])
     }
 
     var entity: OfflineEntityRef { OfflineEntityRef(entitySet: entitySet, entityID: entityID) }
@@ -113,78 +113,97 @@ struct OfflineUploadSelection: Sendable {
     /// its repeatability id: a service that kept the answer replays it.
     func nextRound(_ db: Database, skipping held: Set<Int64>, maximum: Int) throws -> OfflineUploadRound {
         var round = OfflineUploadRound()
-        let pending = try Row.fetchAll(
-            db, sql: "SELECT * FROM q_requests WHERE failed = 0\(categoryCondition) ORDER BY id LIMIT ?",
-            arguments: [held.count + max(maximum, 1) * 2 + 16])
         var chosen: Set<Int64> = []
         var entities: Set<OfflineEntityRef> = []
-        rows: for row in pending {
-            let request = OfflineQueuedRequest(row)
-            if held.contains(request.id) || chosen.contains(request.id) { continue }
-            if try isHeld(request, db: db) {
-                round.held.append(request.id)
-                continue
-            }
-            if let batch = row["batch_id"] as String? {
-                // An earlier batch without its answer: again, alone and unchanged.
-                guard round.changesets.isEmpty else { break }
-                let members = try Row.fetchAll(
-                    db, sql: "SELECT * FROM q_requests WHERE batch_id = ? AND failed = 0 ORDER BY id",
-                    arguments: [batch])
-                round.batchID = batch
-                round.batchFirstSent =
-                    try String.fetchOne(
-                        db, sql: "SELECT batch_first_sent FROM q_requests WHERE batch_id = ?", arguments: [batch]) ?? ""
-                var groups: [String: Int] = [:]
-                for member in members.map(OfflineQueuedRequest.init) {
-                    if let transaction = member.transactionID, let index = groups[transaction] {
-                        round.changesets[index].append(member)
-                    } else {
-                        if let transaction = member.transactionID { groups[transaction] = round.changesets.count }
-                        round.changesets.append([member])
+        // Entities whose earliest request waits: their later requests wait too (FIFO per entity).
+        var waiting: Set<OfflineEntityRef> = []
+        var after: Int64 = 0
+        rows: while true {
+            // In chunks: requests that wait or are held may be many before one that can go.
+            let pending = try Row.fetchAll(
+                db, sql: "SELECT * FROM q_requests WHERE failed = 0\(categoryCondition) AND id > ? ORDER BY id LIMIT 256",
+                arguments: [after])
+            guard let last = pending.last else { break }
+            after = last["id"]
+            for row in pending {
+                let request = try OfflineQueuedRequest(row)
+                if held.contains(request.id) || chosen.contains(request.id) { continue }
+                if try isHeld(request, db: db) {
+                    round.held.append(request.id)
+                    continue
+                }
+                if let batch = row["batch_id"] as String? {
+                    // An earlier batch without its answer: again, alone and unchanged.
+                    guard round.changesets.isEmpty else { break rows }
+                    let members = try Row.fetchAll(
+                        db, sql: "SELECT * FROM q_requests WHERE batch_id = ? AND failed = 0 ORDER BY id",
+                        arguments: [batch])
+                    round.batchID = batch
+                    round.batchFirstSent =
+                        try String.fetchOne(
+                            db, sql: "SELECT batch_first_sent FROM q_requests WHERE batch_id = ?", arguments: [batch])
+                        ?? ""
+                    var groups: [String: Int] = [:]
+                    for member in try members.map(OfflineQueuedRequest.init) {
+                        if let transaction = member.transactionID, let index = groups[transaction] {
+                            round.changesets[index].append(member)
+                        } else {
+                            if let transaction = member.transactionID { groups[transaction] = round.changesets.count }
+                            round.changesets.append([member])
+                        }
+                    }
+                    return round
+                }
+                if row["attempted"] as Bool {
+                    // Sent alone before without an answer written: alone again, with its own repeatability id (a
+                    // service that kept that id's answer replays it; in a new `$batch` it would be applied twice).
+                    guard round.changesets.isEmpty else { break rows }
+                    round.changesets = [[request]]
+                    return round
+                }
+                var group = [request]
+                if let transaction = request.transactionID {
+                    group = try Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT * FROM q_requests WHERE transaction_id = ? AND failed = 0 AND id >= ?\(categoryCondition)
+                            ORDER BY id
+                            """, arguments: [transaction, request.id]
+                    ).map(OfflineQueuedRequest.init)
+                }
+                // A request waits while an entity it links to is still to be created (its creation goes first, in
+                // this round or a later one) or changes in this round outside its changeset; and while an earlier
+                // request on its entity waits.
+                let createdInGroup = Set(group.filter { $0.method == "POST" }.map(\.entity))
+                var waits = false
+                for member in group {
+                    if waiting.contains(member.entity) { waits = true }
+                    for link in member.links where !createdInGroup.contains(link.target) {
+                        if entities.contains(link.target) || waiting.contains(link.target) { waits = true }
+                        if try Self.isUncreated(link.target, db: db) { waits = true }
                     }
                 }
-                return round
+                if waits {
+                    waiting.formUnion(group.map(\.entity))
+                    continue
+                }
+                if OfflineMediaTable.isMedia(method: request.method) {
+                    // Content goes alone, never in a `$batch`.
+                    guard round.changesets.isEmpty else { break rows }
+                    round.changesets = [[request]]
+                    break rows
+                }
+                // One request per entity and batch outside a transaction: the next needs this one's answer (its key
+                // or ETag).
+                if !round.changesets.isEmpty, group.contains(where: { entities.contains($0.entity) }) { break rows }
+                if !round.changesets.isEmpty, round.requests.count + group.count > maximum { break rows }
+                round.changesets.append(group)
+                for member in group {
+                    chosen.insert(member.id)
+                    entities.insert(member.entity)
+                }
+                if round.requests.count >= maximum { break rows }
             }
-            if row["attempted"] as Bool {
-                // Sent alone before without an answer written: alone again, with its own repeatability id (a
-                // service that kept that id's answer replays it; in a new `$batch` it would be applied twice).
-                guard round.changesets.isEmpty else { break }
-                round.changesets = [[request]]
-                return round
-            }
-            if OfflineMediaTable.isMedia(method: request.method) {
-                // Content goes alone, never in a `$batch`.
-                guard round.changesets.isEmpty else { break }
-                round.changesets = [[request]]
-                break
-            }
-            var group = [request]
-            if let transaction = request.transactionID {
-                group = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT * FROM q_requests WHERE transaction_id = ? AND failed = 0 AND id >= ?\(categoryCondition)
-                        ORDER BY id
-                        """, arguments: [transaction, request.id]
-                ).map(OfflineQueuedRequest.init)
-            }
-            // One request per entity and batch outside a transaction: the next needs this one's answer (its key or
-            // ETag); so does a request linking to an entity changed in another changeset of this batch.
-            if !round.changesets.isEmpty,
-                group.contains(where: {
-                    entities.contains($0.entity) || $0.links.contains { entities.contains($0.target) }
-                })
-            {
-                break rows
-            }
-            if !round.changesets.isEmpty, round.requests.count + group.count > maximum { break rows }
-            round.changesets.append(group)
-            for member in group {
-                chosen.insert(member.id)
-                entities.insert(member.entity)
-            }
-            if round.requests.count >= maximum { break }
         }
         guard !round.changesets.isEmpty else { return round }
         let ids = round.requests.map(\.id)
@@ -204,23 +223,36 @@ struct OfflineUploadSelection: Sendable {
         return round
     }
 
-    /// Held: an earlier request on the same entity, or on an entity it links to, failed or waits in a category
-    /// this upload does not send.
+    /// Held: an earlier request on the same entity failed or waits in a category this upload does not send; or a
+    /// request on an entity it links to (earlier or not: a link needs the target's creation) did.
     private func isHeld(_ request: OfflineQueuedRequest, db: Database) throws -> Bool {
         var condition = "failed = 1"
         if let categoryList {
             condition = "(failed = 1 OR custom_tag IS NULL OR custom_tag NOT IN (\(categoryList)))"
         }
-        let statement = try db.cachedStatement(
+        let own = try db.cachedStatement(
             sql: """
                 SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND id < ? AND \(condition)
                 """)
-        for entity in [request.entity] + request.links.map(\.target) {
-            if try Bool.fetchOne(statement, arguments: [entity.entitySet, entity.entityID, request.id]) == true {
+        if try Bool.fetchOne(own, arguments: [request.entitySet, request.entityID, request.id]) == true { return true }
+        let linked = try db.cachedStatement(
+            sql: "SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND id <> ? AND \(condition)")
+        for target in request.links.map(\.target) {
+            if try Bool.fetchOne(linked, arguments: [target.entitySet, target.entityID, request.id]) == true {
                 return true
             }
         }
         return false
+    }
+
+    /// Whether an entity's creation is still queued (its key is not known yet).
+    static func isUncreated(_ entity: OfflineEntityRef, db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            try db.cachedStatement(
+                sql: """
+                    SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ?
+                        AND method IN ('POST', 'POSTMEDIA')
+                    """), arguments: [entity.entitySet, entity.entityID]) ?? false
     }
 
     /// Forgets a batch whose answer is written (or that never reached the service): what is left of it goes in a

@@ -37,14 +37,13 @@ struct LinkUploadTests {
     static func check(
         _ service: ODataService, _ store: OfflineStore, category: ODataEntity, products: [Int], foreignKey: Bool
     ) async throws {
-        let link = try #require(category.readLink)
-        let (_, key) = (link, category.offlineEntityID)
-        let uploaded = try await store.entity("Categories", .id(try #require(key)))
+        let key = try #require(category.offlineEntityID)
+        let uploaded = try await store.entity("Categories", .id(key))
         let categoryID = try #require(uploaded["ID"]?.intValue, "the server's key reached the store")
         #expect(categoryID > 5)
         #expect(uploaded.readLink == nil)
         // The read link from before the upload still names it.
-        let again = try await store.entity("Categories", .key(ODataKey(["satchel_eid": .int(Int(key ?? 0))])))
+        let again = try await store.entity("Categories", .key(ODataKey(["satchel_eid": .int(Int(key))])))
         #expect(again["ID"]?.intValue == categoryID)
         for product in products {
             let path = ODataPath("Products").key(.single(.int(product)))
@@ -137,6 +136,67 @@ struct LinkUploadTests {
         wrongSet.bind("Category", to: "Products(1)")
         let error = await #expect(throws: ODataError.self) { try await store.create("Products", wrongSet) }
         #expect(error?.message.contains("Products(1)") == true)
+        try store.close()
+    }
+
+    @Test("a link to an entity created after the change it joins waits for that creation, in a batch or a transaction")
+    func linkToLaterCreation() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 50, timeout: .seconds(60))
+        defer { server.stop() }
+        let service = offlineTestService(server.serviceURL)
+        for (index, transaction) in [nil, "t"].enumerated() {
+            let folder = try offlineTestFolder("links-later-\(index)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let store = offlineTestStore(
+                serviceURL: server.serviceURL, folder: folder,
+                queries: [.init(name: "c", query: "Categories"), .init(name: "p", query: "Products")])
+            try await store.open()
+            let options = OfflineChangeOptions(transactionID: transaction)
+            let productID = 7301 + index
+            // The product first, then its category, then the link: it cannot go in the product's creation.
+            try await store.create(
+                "Products", ODataEntity(properties: ["ID": .int(Int64(productID)), "Name": .string("first")]),
+                options: options)
+            let categoryID = try await store.create(
+                "Categories", ODataEntity(properties: ["Name": .string("second")]), options: options)
+            var link = ODataEntity()
+            link.bind("Category", to: "Categories(satchel_eid=\(categoryID))")
+            try await store.update("Products", .key(.single(.int(productID))), with: link, options: options)
+            #expect(try await store.requests().map(\.method) == ["POST", "POST", "PATCH"])
+            #expect(try await store.upload() == OfflineUploadResult(sent: 3, failed: 0, held: 0))
+            let category = try await store.entity("Categories", .id(categoryID))
+            let online = try await service.entity(
+                ODataPath("Products").key(.single(.int(productID))).navigate("Category"))
+            #expect(online["ID"] == category["ID"] && online["Name"] == .string("second"))
+            try store.close()
+        }
+    }
+
+    @Test("a chain waits: a link to an entity whose creation is held is neither sent nor refused")
+    func chainWaits() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 50, timeout: .seconds(60))
+        defer { server.stop() }
+        let folder = try offlineTestFolder("links-chain")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = offlineTestStore(
+            serviceURL: server.serviceURL, folder: folder,
+            queries: [
+                .init(name: "c", query: "Categories?$filter=ID ne 5"), .init(name: "p", query: "Products"),
+                .init(name: "i", query: "OrderItems"),
+            ])
+        try await store.open()
+        // A: refused (category 5 exists on the server). B: a product linked to A. C: an order line linked to B.
+        try await store.create("Categories", ODataEntity(properties: ["ID": .int(5), "Name": .string("dup")]))
+        var product = ODataEntity(properties: ["ID": .int(7401), "Name": .string("B")])
+        product.bind("Category", to: "Categories(5)")
+        try await store.create("Products", product)
+        var line = ODataEntity(properties: ["OrderID": .int(1), "LineNumber": .int(9), "Quantity": .int(1)])
+        line.bind("Product", to: "Products(7401)")
+        try await store.create("OrderItems", line)
+        #expect(try await store.upload() == OfflineUploadResult(sent: 0, failed: 1, held: 1))
+        let errors = try await store.errors()
+        #expect(errors.map(\.entitySet) == ["Categories"], "only A is refused: \(errors)")
+        #expect(try await store.requests().filter { !$0.failed }.map(\.entitySet) == ["Products", "OrderItems"])
         try store.close()
     }
 }
