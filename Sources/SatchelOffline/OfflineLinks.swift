@@ -132,21 +132,70 @@ enum OfflineLinks {
         return paths
     }
 
-    /// Replaces the links of `source` through `navigation` (what a download just read, or a local change made).
+    /// Replaces the links of `source` through a navigation without a referential constraint (what a download just
+    /// read, or a local change made), keeping the partner's direction in step: links stored from the other side that
+    /// point at `source` and name none of `targets` go, and when the partner is to-one, each target's partner link to
+    /// another entity goes too.
     static func replaceLinks(
-        from source: OfflineEntityRef, navigation: String, to targets: [OfflineEntityRef], db: Database
+        from source: OfflineEntityRef, through relationship: OfflineRelationship, to targets: [OfflineEntityRef],
+        db: Database
     ) throws {
         try db.cachedStatement(
             sql: "DELETE FROM s_links WHERE entity_set = ? AND entity_id = ? AND navigation = ?"
-        ).execute(arguments: [source.entitySet, source.entityID, navigation])
-        let insert = try db.cachedStatement(
+        ).execute(arguments: [source.entitySet, source.entityID, relationship.navigation])
+        if let partner = relationship.partner {
+            try db.execute(
+                sql: """
+                    DELETE FROM s_links WHERE target_set = ? AND target_id = ? AND entity_set = ? AND navigation = ?
+                        AND entity_id NOT IN (SELECT value FROM json_each(?))
+                    """,
+                arguments: [
+                    source.entitySet, source.entityID, relationship.target.entitySet, partner,
+                    "[" + targets.map { String($0.entityID) }.joined(separator: ",") + "]",
+                ])
+        }
+        for target in targets { try add(from: source, through: relationship, to: target, db: db) }
+    }
+
+    /// Adds one link (and, when the partner is to-one, drops the target's partner link to another entity).
+    static func add(
+        from source: OfflineEntityRef, through relationship: OfflineRelationship, to target: OfflineEntityRef,
+        db: Database
+    ) throws {
+        try db.cachedStatement(
             sql: """
                 INSERT OR IGNORE INTO s_links (entity_set, entity_id, navigation, target_set, target_id)
                 VALUES (?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            source.entitySet, source.entityID, relationship.navigation, target.entitySet, target.entityID,
+        ])
+        if let partner = relationship.partner, !relationship.partnerIsCollection {
+            try db.cachedStatement(
+                sql: """
+                    DELETE FROM s_links WHERE entity_set = ? AND entity_id = ? AND navigation = ?
+                        AND NOT (target_set = ? AND target_id = ?)
+                    """
+            ).execute(arguments: [target.entitySet, target.entityID, partner, source.entitySet, source.entityID])
+        }
+    }
+
+    /// Removes one link, in both directions.
+    static func remove(
+        from source: OfflineEntityRef, through relationship: OfflineRelationship, to target: OfflineEntityRef,
+        db: Database
+    ) throws {
+        let statement = try db.cachedStatement(
+            sql: """
+                DELETE FROM s_links WHERE entity_set = ? AND entity_id = ? AND navigation = ?
+                    AND target_set = ? AND target_id = ?
                 """)
-        for target in targets {
-            try insert.execute(arguments: [
-                source.entitySet, source.entityID, navigation, target.entitySet, target.entityID,
+        try statement.execute(arguments: [
+            source.entitySet, source.entityID, relationship.navigation, target.entitySet, target.entityID,
+        ])
+        if let partner = relationship.partner {
+            try statement.execute(arguments: [
+                target.entitySet, target.entityID, partner, source.entitySet, source.entityID,
             ])
         }
     }
@@ -162,25 +211,17 @@ enum OfflineLinks {
                 relationship.pairs.isEmpty
             else { continue }
             if relationship.isCollection {
-                for link in group {
-                    try db.execute(
-                        sql: """
-                            INSERT OR IGNORE INTO s_links (entity_set, entity_id, navigation, target_set, target_id)
-                            VALUES (?, ?, ?, ?, ?)
-                            """,
-                        arguments: [
-                            source.entitySet, source.entityID, navigation, link.target.entitySet, link.target.entityID,
-                        ])
-                }
+                for link in group { try add(from: source, through: relationship, to: link.target, db: db) }
             } else {
-                try replaceLinks(from: source, navigation: navigation, to: group.suffix(1).map(\.target), db: db)
+                try replaceLinks(from: source, through: relationship, to: group.suffix(1).map(\.target), db: db)
             }
         }
     }
 
     /// Applies the links a V4 delta reports added or removed: for a navigation without a referential constraint, in
-    /// `s_links`; for a to-one navigation with one, in the source row's foreign key (unless the row has local
-    /// changes). Links from or to entities the store does not hold are ignored, as the service's other entities are.
+    /// `s_links`; for a to-one navigation with one, in the source row's foreign key. A row with local changes keeps
+    /// its links until they are uploaded (as it keeps its values); links from or to entities the store does not hold
+    /// are ignored, as the service's other entities are.
     static func apply(
         _ changes: [ODataLinkChange], schema: OfflineSchema, version: ODataVersion, serviceURL: URL?, db: Database
     ) throws {
@@ -190,43 +231,54 @@ enum OfflineLinks {
                 let sourceTable = schema.tables[sourceSet],
                 let relationship = try? schema.relationship(from: sourceTable, navigation: change.relationship),
                 relationship.target.entitySet == targetSet,
-                let sourceRow = try? OfflineStore.row(db, table: sourceTable, .key(sourceKey), includingDeleted: true),
-                let targetRow = try? OfflineStore.row(
-                    db, table: relationship.target, .key(targetKey), includingDeleted: true)
+                let sourceRow = try storedRow(sourceTable, sourceKey, db: db),
+                sourceRow["_state"] as Int == OfflineState.downloaded.rawValue
             else { continue }
             let source = OfflineEntityRef(entitySet: sourceSet, entityID: sourceRow["_id"])
             if relationship.pairs.isEmpty {
+                guard let targetRow = try storedRow(relationship.target, targetKey, db: db) else { continue }
+                let target = OfflineEntityRef(entitySet: targetSet, entityID: targetRow["_id"])
                 if change.removed {
-                    try db.execute(
-                        sql: """
-                            DELETE FROM s_links WHERE entity_set = ? AND entity_id = ? AND navigation = ?
-                                AND target_set = ? AND target_id = ?
-                            """,
-                        arguments: [
-                            sourceSet, source.entityID, change.relationship, targetSet, targetRow["_id"] as Int64,
-                        ])
+                    try remove(from: source, through: relationship, to: target, db: db)
+                } else if relationship.isCollection {
+                    try add(from: source, through: relationship, to: target, db: db)
                 } else {
-                    let target = OfflineEntityRef(entitySet: targetSet, entityID: targetRow["_id"])
-                    if relationship.isCollection {
-                        try record(
-                            [OfflineLink(navigation: change.relationship, target: target)], from: source,
-                            table: sourceTable, schema: schema, db: db)
-                    } else {
-                        try replaceLinks(from: source, navigation: change.relationship, to: [target], db: db)
-                    }
+                    try replaceLinks(from: source, through: relationship, to: [target], db: db)
                 }
                 continue
             }
+            // A to-one navigation with a referential constraint: the foreign key takes the target's key (from its
+            // id: the target need not be in the store).
             let pairs = relationship.pairs.filter { !sourceTable.keyPaths.contains($0.local.path) }
-            guard !relationship.isCollection, !pairs.isEmpty,
-                sourceRow["_state"] as Int == OfflineState.downloaded.rawValue
-            else { continue }
-            try db.execute(
-                sql:
-                    "UPDATE \(sourceTable.sql) SET \(pairs.map { "\($0.local.sql) = ?" }.joined(separator: ", ")) WHERE _id = ?",
-                arguments: StatementArguments(
-                    pairs.map { change.removed ? .null : (targetRow[$0.remote.name] ?? .null) }
-                        + [source.entityID.databaseValue]))
+            guard !relationship.isCollection, !pairs.isEmpty else { continue }
+            let parts = Dictionary(
+                targetKey.parts.map {
+                    ($0.name.isEmpty ? relationship.target.keyPaths.first ?? "" : $0.name, $0.value)
+                },
+                uniquingKeysWith: { first, _ in first })
+            let keyValues = pairs.map { pair in
+                parts[pair.remote.path].map { OfflineValues.storedValue($0, for: pair.local) }
+            }
+            guard keyValues.allSatisfy({ $0 != nil }) else { continue }
+            var sql =
+                "UPDATE \(sourceTable.sql) SET \(pairs.map { "\($0.local.sql) = ?" }.joined(separator: ", ")) WHERE _id = ?"
+            var arguments: [DatabaseValue] =
+                keyValues.map { change.removed ? .null : $0 ?? .null } + [source.entityID.databaseValue]
+            if change.removed {
+                // Only if it still names that target (a `$link` to another may have come first).
+                sql += pairs.map { " AND \($0.local.sql) IS ?" }.joined()
+                arguments += keyValues.map { $0 ?? .null }
+            }
+            try db.execute(sql: sql, arguments: StatementArguments(arguments))
+        }
+    }
+
+    /// The row of an entity the store holds, or nil (a delta may name any entity of the service).
+    private static func storedRow(_ table: OfflineTable, _ key: ODataKey, db: Database) throws -> Row? {
+        do {
+            return try OfflineStore.row(db, table: table, .key(key), includingDeleted: true)
+        } catch let error as ODataError where [.notFound, .invalidArgument].contains(error.code) {
+            return nil
         }
     }
 

@@ -94,8 +94,13 @@ struct OfflinePageWriter {
             guard expansion.relationship.pairs.isEmpty else { continue }
             if parentID == nil { parentID = try OfflineStore.rowID(of: entity, table: shape.table, db: db) }
             guard let parentID else { continue }
+            // A row with local changes keeps its links until they are uploaded, as it keeps its values.
+            let state = try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT _state FROM \(shape.table.sql) WHERE _id = ?"), arguments: [parentID])
+            guard state == OfflineState.downloaded.rawValue else { continue }
             try OfflineLinks.replaceLinks(
-                from: OfflineEntityRef(entitySet: shape.table.entitySet, entityID: parentID), navigation: navigation,
+                from: OfflineEntityRef(entitySet: shape.table.entitySet, entityID: parentID),
+                through: expansion.relationship,
                 to: ids.map { OfflineEntityRef(entitySet: expansion.shape.table.entitySet, entityID: $0) }, db: db)
         }
     }
@@ -106,8 +111,7 @@ struct OfflinePageWriter {
         if db.changesCount > 0 {
             try db.execute(
                 sql: "DELETE FROM s_members WHERE entity_set = ? AND entity_id = ?", arguments: [table.entitySet, id])
-            try OfflineLinks.forget(OfflineEntityRef(entitySet: table.entitySet, entityID: id), db: db)
-            try OfflineMediaTable.forget(OfflineEntityRef(entitySet: table.entitySet, entityID: id), db: db)
+            try OfflineStore.forgetRow(OfflineEntityRef(entitySet: table.entitySet, entityID: id), db: db)
         }
     }
 

@@ -256,6 +256,8 @@ struct OfflineRelationship {
     let pairs: [(local: OfflineColumn, remote: OfflineColumn)]
     /// The navigation back from the target, when the model names one.
     let partner: String?
+    /// Whether that partner is collection-valued.
+    let partnerIsCollection: Bool
     let isCollection: Bool
 
     /// SQL that holds when the target row aliased `inner` is related to the source row aliased `outer`.
@@ -329,9 +331,14 @@ extension OfflineSchema {
                 pairs.append((local, remote))
             }
         }
+        let partner = property.partner.flatMap { name in
+            metadata.entityType(named: target.entityTypeName).flatMap { type in
+                metadata.allNavigationProperties(of: type).first { $0.name == name }
+            }
+        }
         return OfflineRelationship(
-            source: table, navigation: navigation, target: target, pairs: pairs, partner: property.partner,
-            isCollection: property.type.isCollection)
+            source: table, navigation: navigation, target: target, pairs: pairs, partner: partner?.name,
+            partnerIsCollection: partner?.type.isCollection ?? false, isCollection: property.type.isCollection)
     }
 }
 

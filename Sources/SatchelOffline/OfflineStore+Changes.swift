@@ -181,8 +181,7 @@ extension OfflineStore {
             if localOnly {
                 // Created offline: nothing reached the server.
                 try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [id])
-                try OfflineLinks.forget(OfflineEntityRef(entitySet: entitySet, entityID: id), db: db)
-                try OfflineMediaTable.forget(OfflineEntityRef(entitySet: entitySet, entityID: id), db: db)
+                try Self.forgetRow(OfflineEntityRef(entitySet: entitySet, entityID: id), db: db)
                 return
             }
             // The server's ETag as downloaded (not one a local change would have).

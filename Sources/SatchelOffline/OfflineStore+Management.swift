@@ -36,8 +36,7 @@ extension OfflineStore {
         guard let server = row["_server"] as String? else {
             // Created offline: nothing on the server to go back to.
             try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
-            try OfflineLinks.forget(OfflineEntityRef(entitySet: table.entitySet, entityID: entityID), db: db)
-            try OfflineMediaTable.forget(OfflineEntityRef(entitySet: table.entitySet, entityID: entityID), db: db)
+            try forgetRow(OfflineEntityRef(entitySet: table.entitySet, entityID: entityID), db: db)
             return
         }
         let values = OfflineQueue.decode(server, table: table)
@@ -69,17 +68,8 @@ extension OfflineStore {
         try await opened.store.database.write { db in
             try db.execute(sql: "DELETE FROM s_defining_queries WHERE name = ?", arguments: [name])
             try db.execute(sql: "DELETE FROM s_members WHERE query = ?", arguments: [name])
-            for table in opened.schema.tables.values {
-                try db.execute(
-                    sql: """
-                        DELETE FROM \(table.sql) WHERE _state = 0 AND NOT EXISTS (
-                            SELECT 1 FROM s_members m WHERE m.entity_set = ? AND m.entity_id = \(table.sql)._id)
-                        """, arguments: [table.entitySet])
-                if db.changesCount > 0 {
-                    try OfflineLinks.forgetVanished(in: table, db: db)
-                    try OfflineMediaTable.forgetVanished(in: table, db: db)
-                }
-            }
+            try Self.removeUnnamedRows(
+                in: opened.schema.tables.values.sorted { $0.entitySet < $1.entitySet }, db: db)
         }
     }
 

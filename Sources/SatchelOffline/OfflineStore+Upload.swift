@@ -461,8 +461,7 @@ extension OfflineStore {
             }
         default:
             try db.cachedStatement(sql: "DELETE FROM \(table.sql) WHERE _id = ?").execute(arguments: [entityID])
-            try OfflineLinks.forget(request.entity, db: db)
-            try OfflineMediaTable.forget(request.entity, db: db)
+            try forgetRow(request.entity, db: db)
         }
         if request.method != "DELETE" {
             // The entity's ETag now, for the changes of it still queued (none known: they read it first).

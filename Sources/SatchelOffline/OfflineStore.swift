@@ -215,7 +215,7 @@ public final class OfflineStore: Sendable {
                                 complete = CASE WHEN query = excluded.query AND streams >= excluded.streams
                                     THEN complete ELSE 0 END,
                                 delta_link = CASE WHEN query = excluded.query AND streams >= excluded.streams
-                                    THEN delta_link ELSE NULL END
+                                    AND track = excluded.track THEN delta_link ELSE NULL END
                             """,
                         arguments: [query.name, query.query, query.retrievesStreams, query.deltaTracking.rawValue])
                 }
@@ -308,7 +308,7 @@ public final class OfflineStore: Sendable {
         }
         var page: ODataPage
         var full = true
-        if let deltaLink {
+        if let deltaLink, definingQuery.tracksChanges {
             do {
                 page = try await service.page(link: deltaLink, entitySet: set)
                 full = false
@@ -324,18 +324,16 @@ public final class OfflineStore: Sendable {
         let generation = full ? previous + 1 : previous
         var newDeltaLink: String?
         var received = 0
+        // Applied once every page is stored: a link may name an entity of a later page.
+        var linkChanges: [ODataLinkChange] = []
         while true {
             let entities = page.entities
-            let linkChanges = page.linkChanges
+            linkChanges += page.linkChanges
             // The next page is read and decoded while this one is stored.
             let nextLink = page.nextLink
             async let following = Self.page(at: nextLink, service: service, entitySet: set)
             try await opened.store.database.write { db in
                 try OfflinePageWriter(shape: shape, query: name, generation: generation).write(entities, db: db)
-                if !linkChanges.isEmpty {
-                    try OfflineLinks.apply(
-                        linkChanges, schema: opened.schema, version: opened.version, serviceURL: serviceURL, db: db)
-                }
             }
             if streams {
                 signals.count(received: try await downloadMedia(of: entities, table: shape.table, opened: opened))
@@ -349,24 +347,19 @@ public final class OfflineStore: Sendable {
             page = next
         }
         let wasFull = full
-        let link = newDeltaLink
+        let link = definingQuery.tracksChanges ? newDeltaLink : nil
+        let links = linkChanges
         try await opened.store.database.write { db in
+            if !links.isEmpty {
+                try OfflineLinks.apply(
+                    links, schema: opened.schema, version: opened.version, serviceURL: serviceURL, db: db)
+            }
             if wasFull {
-                // What this query no longer brings (itself or by `$expand`): its membership goes; rows nobody names
-                // (and not changed here) go too, with their links.
+                // What this query no longer brings (itself or by `$expand`): its membership goes, and the rows
+                // nothing names any more.
                 try db.execute(
                     sql: "DELETE FROM s_members WHERE query = ? AND generation < ?", arguments: [name, generation])
-                for table in shape.tables {
-                    try db.execute(
-                        sql: """
-                            DELETE FROM \(table.sql) WHERE _state = 0 AND NOT EXISTS (
-                                SELECT 1 FROM s_members m WHERE m.entity_set = ? AND m.entity_id = \(table.sql)._id)
-                            """, arguments: [table.entitySet])
-                    if db.changesCount > 0 {
-                        try OfflineLinks.forgetVanished(in: table, db: db)
-                        try OfflineMediaTable.forgetVanished(in: table, db: db)
-                    }
-                }
+                try Self.removeUnnamedRows(in: shape.tables, db: db)
             }
             try db.execute(
                 sql: "UPDATE s_defining_queries SET complete = 1, delta_link = ?, generation = ? WHERE name = ?",
@@ -387,6 +380,33 @@ public final class OfflineStore: Sendable {
     private static func page(at link: String?, service: ODataService, entitySet: String) async throws -> ODataPage? {
         guard let link else { return nil }
         return try await service.page(link: link, entitySet: entitySet)
+    }
+
+    /// Removes the downloaded rows (without local changes) that no defining query names any more and no queued
+    /// request links to, with their links and content.
+    static func removeUnnamedRows(in tables: [OfflineTable], db: Database) throws {
+        for table in tables {
+            try db.execute(
+                sql: """
+                    DELETE FROM \(table.sql) WHERE _state = 0
+                        AND NOT EXISTS (
+                            SELECT 1 FROM s_members m WHERE m.entity_set = ? AND m.entity_id = \(table.sql)._id)
+                        AND NOT EXISTS (
+                            SELECT 1 FROM q_requests q, json_each(q.links) j
+                            WHERE q.links IS NOT NULL AND json_extract(j.value, '$[1]') = ?
+                                AND json_extract(j.value, '$[2]') = \(table.sql)._id)
+                    """, arguments: [table.entitySet, table.entitySet])
+            if db.changesCount > 0 {
+                try OfflineLinks.forgetVanished(in: table, db: db)
+                try OfflineMediaTable.forgetVanished(in: table, db: db)
+            }
+        }
+    }
+
+    /// Forgets what belongs to a row that is gone: its links and its content.
+    static func forgetRow(_ entity: OfflineEntityRef, db: Database) throws {
+        try OfflineLinks.forget(entity, db: db)
+        try OfflineMediaTable.forget(entity, db: db)
     }
 
     /// The row of a downloaded entity, by its key properties, or by the key in its id (`Products(3)`).

@@ -121,7 +121,8 @@ struct OfflineUploadSelection: Sendable {
         rows: while true {
             // In chunks: requests that wait or are held may be many before one that can go.
             let pending = try Row.fetchAll(
-                db, sql: "SELECT * FROM q_requests WHERE failed = 0\(categoryCondition) AND id > ? ORDER BY id LIMIT 256",
+                db,
+                sql: "SELECT * FROM q_requests WHERE failed = 0\(categoryCondition) AND id > ? ORDER BY id LIMIT 256",
                 arguments: [after])
             guard let last = pending.last else { break }
             after = last["id"]
@@ -236,7 +237,9 @@ struct OfflineUploadSelection: Sendable {
                 """)
         if try Bool.fetchOne(own, arguments: [request.entitySet, request.entityID, request.id]) == true { return true }
         let linked = try db.cachedStatement(
-            sql: "SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND id <> ? AND \(condition)")
+            sql:
+                "SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND id <> ? AND \(condition)"
+        )
         for target in request.links.map(\.target) {
             if try Bool.fetchOne(linked, arguments: [target.entitySet, target.entityID, request.id]) == true {
                 return true

@@ -114,7 +114,8 @@ struct DefiningQueryShapeTests {
         let store = offlineTestStore(
             serviceURL: server.serviceURL, folder: folder,
             queries: [
-                .init(name: "orders", query: "Orders?$filter=ID le 10&$expand=Items", deltaTracking: .always)
+                .init(name: "orders", query: "Orders?$filter=ID le 10&$expand=Items", deltaTracking: .always),
+                .init(name: "products", query: "Products?$filter=ID le 20"),
             ])
         try await store.open()
         func items(_ order: Int) -> ODataPath { ODataPath("Orders").key(.single(.int(order))).navigate("Items") }
@@ -127,9 +128,19 @@ struct DefiningQueryShapeTests {
         try await service.addLink(
             from: ODataPath("Orders").key(.single(.int(15))), navigation: "Items",
             to: ODataPath("OrderItems").key(ODataKey(["OrderID": .int(4), "LineNumber": .int(1)])))
-        let raw = try await service.page(ODataPath("Orders"), query: ODataQuery().top(1), trackingChanges: true)
-        #expect(raw.deltaLink != nil, "the service tracks changes")
+        // Product 3 moves to category 4. The service keeps the link apart from CategoryID (odatapy does), so only
+        // the delta's `$link` (sent before the `$deletedLink` of category 3) can tell the store.
+        let before = try await service.page(ODataPath("Products"), query: ODataQuery().top(1), trackingChanges: true)
+        try await service.addLink(
+            from: ODataPath("Products").key(.single(.int(3))), navigation: "Category",
+            to: ODataPath("Categories").key(.single(.int(4))), replace: true)
+        let delta = try await service.page(link: try #require(before.deltaLink), entitySet: "Products")
+        #expect(delta.linkChanges.contains { $0.relationship == "Category" && !$0.removed }, "\(delta.linkChanges)")
         try await store.download()
+        let moved = try await store.entity("Products", .key(.single(.int(3))))
+        #expect(moved["CategoryID"] == .int(4), "\(moved) \(delta.linkChanges) \(delta.entities.map(\.properties))")
+        #expect(
+            try await service.entity(ODataPath("Products").key(.single(.int(3))).navigate("Category"))["ID"] == .int(4))
         for order in [3, 4] {
             let online = try await Array(service.entities(items(order)))
             let local = try await store.entities(items(order), query: ODataQuery())
