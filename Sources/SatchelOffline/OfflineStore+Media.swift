@@ -84,7 +84,7 @@ extension OfflineStore {
     ) async throws {
         let opened = try current()
         let table = try opened.schema.table(entitySet)
-        try Self.requireMediaType(table, schema: opened.schema)
+        try Self.requireMediaType(table, schema: opened.schema, options: options)
         try await opened.store.database.write { db in
             let id: Int64 = try Self.row(db, table: table, reference)["_id"]
             let entity = OfflineEntityRef(entitySet: entitySet, entityID: id)
@@ -101,6 +101,28 @@ extension OfflineStore {
                             AND method IN ('PUTMEDIA', 'POSTMEDIA') AND attempted = 0 AND failed = 0
                         """, arguments: [entitySet, id]) ?? false
             guard !waiting else { return }
+            // A refused one (a conflict, say) is the app's fix now: armed again, new repeatability id, sent over
+            // whatever the server has.
+            if let failed = try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT id FROM q_requests WHERE entity_set = ? AND entity_id = ? AND method = 'PUTMEDIA'
+                        AND failed = 1 ORDER BY id DESC LIMIT 1
+                    """, arguments: [entitySet, id])
+            {
+                try db.execute(
+                    sql: """
+                        UPDATE q_requests SET failed = 0, attempted = 0, if_match = NULL, body = ?,
+                            repeatability_id = ?, first_sent = ?
+                        WHERE id = ?
+                        """,
+                    arguments: [contentType, UUID().uuidString.lowercased(), HTTPDate.format(Date()), failed])
+                try db.execute(sql: "DELETE FROM q_errors WHERE request_id = ?", arguments: [failed])
+                try db.execute(
+                    sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ? AND _state = ?",
+                    arguments: [OfflineState.changed.rawValue, id, OfflineState.failed.rawValue])
+                return
+            }
             // The media ETag the content was downloaded with: the upload's `If-Match`.
             try Self.enqueue(
                 db, set: entitySet, id: id, method: "PUTMEDIA", body: contentType, ifMatch: previous,
@@ -118,36 +140,54 @@ extension OfflineStore {
     ) async throws -> Int64 {
         let opened = try current()
         let table = try opened.schema.table(entitySet)
-        try Self.requireMediaType(table, schema: opened.schema)
-        let values = table.columns.map {
+        try Self.requireMediaType(table, schema: opened.schema, options: options)
+        let given = table.columns.map {
             OfflineValues.databaseValue(OfflineValues.value(of: $0, in: properties.properties), for: $0)
         }
-        let named = table.columns.filter { OfflineValues.value(of: $0, in: properties.properties) != nil }
-        let options = OfflineChangeOptions(uploadCategory: options.uploadCategory, unmodifiable: options.unmodifiable)
+        let named = table.columns.filter {
+            OfflineValues.value(of: $0, in: properties.properties) != nil && !table.keyPaths.contains($0.path)
+        }
+        let serviceURL = configuration.service.configuration.serviceURL
         return try await opened.store.database.write { db in
+            var values = given
+            var changed = named
+            let links = try OfflineLinks.resolve(
+                properties.bindings, from: table, schema: opened.schema, version: opened.version,
+                serviceURL: serviceURL, db: db)
+            for (column, value) in try OfflineLinks.foreignKeys(links, table: table, schema: opened.schema, db: db) {
+                if let index = table.columns.firstIndex(where: { $0.path == column.path }) { values[index] = value }
+                if !changed.contains(where: { $0.path == column.path }) { changed.append(column) }
+            }
             let id = try Self.insertCreated(values, into: table, db: db)
-            try OfflineMediaTable.write(
-                OfflineEntityRef(entitySet: entitySet, entityID: id), data: data, contentType: contentType, etag: nil,
-                local: true, db: db)
+            let entity = OfflineEntityRef(entitySet: entitySet, entityID: id)
+            try OfflineMediaTable.write(entity, data: data, contentType: contentType, etag: nil, local: true, db: db)
+            try OfflineLinks.record(links, from: entity, table: table, schema: opened.schema, db: db)
             try Self.enqueue(
                 db, set: entitySet, id: id, method: "POSTMEDIA", body: contentType, ifMatch: nil, options: options)
-            let properties = named.filter { !table.keyPaths.contains($0.path) }
-            if !properties.isEmpty {
+            // The properties and links follow as an update once the server has created the entity.
+            if !changed.isEmpty || !links.isEmpty {
                 let byPath = Dictionary(uniqueKeysWithValues: zip(table.columns.map(\.path), values))
                 try Self.enqueue(
                     db, set: entitySet, id: id, method: "PATCH",
                     body: OfflineQueue.encode(
-                        properties.map { byPath[$0.path] ?? .null }, columns: properties,
-                        only: Set(properties.map(\.path))),
-                    ifMatch: nil, options: options)
+                        changed.map { byPath[$0.path] ?? .null }, columns: changed, only: Set(changed.map(\.path))),
+                    ifMatch: nil, links: links, options: options)
             }
             return id
         }
     }
 
-    private static func requireMediaType(_ table: OfflineTable, schema: OfflineSchema) throws(ODataError) {
+    /// Content goes to media entities alone, outside transactions (never in a changeset).
+    private static func requireMediaType(
+        _ table: OfflineTable, schema: OfflineSchema, options: OfflineChangeOptions
+    ) throws(ODataError) {
         guard schema.metadata.entityType(named: table.entityTypeName)?.hasStream == true else {
             throw ODataError(.invalidArgument, "\(table.entitySet) holds no media entities (its type has no stream)")
+        }
+        guard options.transactionID == nil else {
+            throw ODataError(
+                .invalidArgument,
+                "content is sent alone, never in a changeset: no transaction id for \(table.entitySet) content")
         }
     }
 
@@ -209,16 +249,31 @@ extension OfflineStore {
                 ODataPath(table.entitySet), data: data, contentType: contentType, headers: request.repeatabilityHeaders)
         }
         let path = try await keyPath(table: table, entityID: request.entityID, opened: opened)
+        // Without a media ETag (content never downloaded, or a conflict the app chose to overwrite): the one the
+        // server has now.
+        var ifMatch = request.ifMatch
+        if ifMatch == nil { ifMatch = try await service.entity(path).mediaETag }
         let etag = try await service.uploadMedia(
-            path, data: data, contentType: contentType, ifMatch: request.ifMatch, headers: request.repeatabilityHeaders)
+            path, data: data, contentType: contentType, ifMatch: ifMatch, headers: request.repeatabilityHeaders)
         return ODataWriteResult(etag: etag)
     }
 
-    /// After a media request succeeded: the content is the server's, with its media ETag.
+    /// After a media request succeeded: the server has the content with this media ETag. The stored content is the
+    /// server's unless a later media request still waits to send newer content (that request's `If-Match` is then
+    /// this ETag).
     static func completeMedia(_ request: OfflineQueuedRequest, with written: ODataWriteResult, db: Database) throws {
         let etag = request.method == "POSTMEDIA" ? written.entity?.mediaETag : written.etag
         try db.execute(
-            sql: "UPDATE s_media SET local = 0, media_etag = ? WHERE entity_set = ? AND entity_id = ?",
-            arguments: [etag, request.entitySet, request.entityID])
+            sql: """
+                UPDATE s_media SET media_etag = ?, local = EXISTS (
+                    SELECT 1 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND id <> ?
+                        AND method IN ('PUTMEDIA', 'POSTMEDIA'))
+                WHERE entity_set = ? AND entity_id = ?
+                """,
+            arguments: [etag, request.entitySet, request.entityID, request.id, request.entitySet, request.entityID])
+        try db.execute(
+            sql:
+                "UPDATE q_requests SET if_match = ? WHERE entity_set = ? AND entity_id = ? AND id > ? AND method = 'PUTMEDIA'",
+            arguments: [etag, request.entitySet, request.entityID, request.id])
     }
 }

@@ -385,18 +385,17 @@ extension OfflineStore {
         let entityID = request.entityID
         switch request.method {
         case "PUTMEDIA":
-            try completeMedia(request, with: written, db: db)
-            // The entity's ETag may have changed with its content: later changes read it first.
+            // The entity's ETag may have changed with its content: later changes of its properties read it first.
             try db.cachedStatement(sql: "UPDATE \(table.sql) SET _etag = NULL WHERE _id = ?").execute(arguments: [
                 entityID
             ])
             try db.cachedStatement(
                 sql: "UPDATE q_requests SET if_match = NULL WHERE entity_set = ? AND entity_id = ? AND id > ?"
             ).execute(arguments: [table.entitySet, entityID, request.id])
+            try completeMedia(request, with: written, db: db)
             try finish(db, request: request.id, table: table, entityID: entityID)
             return
         case "POST", "POSTMEDIA":
-            if request.method == "POSTMEDIA" { try completeMedia(request, with: written, db: db) }
             // The server's entity replaces the local one: its key always, its other values when no later change
             // of it is queued (that change's values stay visible until it is sent).
             let later =
@@ -469,6 +468,7 @@ extension OfflineStore {
                 sql: "UPDATE q_requests SET if_match = ? WHERE entity_set = ? AND entity_id = ? AND id > ?"
             ).execute(arguments: [written.etag, table.entitySet, entityID, request.id])
         }
+        if request.method == "POSTMEDIA" { try completeMedia(request, with: written, db: db) }
         try finish(db, request: request.id, table: table, entityID: entityID)
     }
 

@@ -88,4 +88,38 @@ struct MediaTests {
         #expect(refused?.message.contains("no stream") == true)
         try store.close()
     }
+
+    @Test("content changed on the server meanwhile: 412 to the ErrorArchive; changed again, the fix goes over it")
+    func conflict() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 50, timeout: .seconds(60))
+        defer { server.stop() }
+        let service = offlineTestService(server.serviceURL)
+        let folder = try offlineTestFolder("media-conflict")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = offlineTestStore(
+            serviceURL: server.serviceURL, folder: folder,
+            queries: [.init(name: "docs", query: "Documents", retrievesStreams: true)])
+        try await store.open()
+        try await service.replaceMediaContent(Self.document(1), with: Data("theirs\n".utf8), contentType: "text/plain")
+        try await store.updateMedia(
+            "Documents", .key(.single(.int(1))), data: Data("mine\n".utf8), contentType: "text/plain")
+        #expect(try await store.upload() == OfflineUploadResult(sent: 0, failed: 1, held: 0))
+        let error = try #require(try await store.errors().first)
+        #expect(error.httpStatus == 412 && error.requestMethod == "PUTMEDIA", "\(error)")
+        #expect(try await service.rawValue(Self.document(1)) == Data("theirs\n".utf8))
+        // The app decides: its content wins.
+        try await store.updateMedia(
+            "Documents", .key(.single(.int(1))), data: Data("mine, again\n".utf8), contentType: "text/plain")
+        #expect(try await store.errors().isEmpty)
+        #expect(try await store.upload() == OfflineUploadResult(sent: 1, failed: 0, held: 0))
+        #expect(try await service.rawValue(Self.document(1)) == Data("mine, again\n".utf8))
+        // Content is never part of a transaction.
+        let refused = await #expect(throws: ODataError.self) {
+            try await store.updateMedia(
+                "Documents", .key(.single(.int(2))), data: Data(), contentType: "text/plain",
+                options: OfflineChangeOptions(transactionID: "t"))
+        }
+        #expect(refused?.message.contains("transaction") == true)
+        try store.close()
+    }
 }
