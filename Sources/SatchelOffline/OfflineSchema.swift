@@ -265,18 +265,7 @@ struct OfflineRelationship {
         if !pairs.isEmpty {
             return pairs.map { "\(inner).\($0.remote.sql) = \(outer).\($0.local.sql)" }.joined(separator: " AND ")
         }
-        var sql = """
-            \(inner)._id IN (SELECT target_id FROM s_links WHERE entity_set = \(sqlText(source.entitySet)) \
-            AND entity_id = \(outer)._id AND navigation = \(sqlText(navigation)))
-            """
-        if let partner {
-            sql = """
-                (\(sql) OR \(inner)._id IN (SELECT entity_id FROM s_links WHERE target_set = \(sqlText(source.entitySet)) \
-                AND target_id = \(outer)._id AND entity_set = \(sqlText(target.entitySet)) \
-                AND navigation = \(sqlText(partner))))
-                """
-        }
-        return sql
+        return linked(inner: inner, sourceID: "\(outer)._id")
     }
 
     /// The condition on target rows (aliased `t0`) related to one source row: by the row's own values, so the
@@ -288,19 +277,21 @@ struct OfflineRelationship {
                 arguments: pairs.map { row[$0.local.name] ?? .null })
         }
         let id: DatabaseValue = row["_id"] ?? .null
-        var sql = """
-            t0._id IN (SELECT target_id FROM s_links WHERE entity_set = \(sqlText(source.entitySet)) AND entity_id = ? \
-            AND navigation = \(sqlText(navigation)))
+        return OfflineSQL(sql: linked(inner: "t0", sourceID: "?"), arguments: partner == nil ? [id] : [id, id])
+    }
+
+    /// Target rows `inner` linked from the source row whose id is `sourceID` (SQL: a column or `?`, used once per
+    /// direction), through this navigation or back through its partner.
+    private func linked(inner: String, sourceID: String) -> String {
+        let forward = """
+            \(inner)._id IN (SELECT target_id FROM s_links WHERE entity_set = \(sqlText(source.entitySet)) \
+            AND entity_id = \(sourceID) AND navigation = \(sqlText(navigation)))
             """
-        var arguments = [id]
-        if let partner {
-            sql = """
-                (\(sql) OR t0._id IN (SELECT entity_id FROM s_links WHERE target_set = \(sqlText(source.entitySet)) \
-                AND target_id = ? AND entity_set = \(sqlText(target.entitySet)) AND navigation = \(sqlText(partner))))
-                """
-            arguments.append(id)
-        }
-        return OfflineSQL(sql: sql, arguments: arguments)
+        guard let partner else { return forward }
+        return """
+            (\(forward) OR \(inner)._id IN (SELECT entity_id FROM s_links WHERE target_set = \(sqlText(source.entitySet)) \
+            AND target_id = \(sourceID) AND entity_set = \(sqlText(target.entitySet)) AND navigation = \(sqlText(partner))))
+            """
     }
 }
 

@@ -46,9 +46,6 @@ struct OfflineShape: Sendable {
         self.expansions = expansions
     }
 
-    /// Whether the download writes every column and nothing related (the download's fast path).
-    var isPlain: Bool { expansions.isEmpty && columns.count == table.columns.count }
-
     /// Every table the shape writes to.
     var tables: [OfflineTable] {
         var seen: Set<String> = []

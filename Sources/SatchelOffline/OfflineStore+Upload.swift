@@ -327,10 +327,22 @@ extension OfflineStore {
         // The foreign keys a link covers: the target's key as the store has it now (the server's, for an entity
         // created offline and uploaded since), or nothing when the target is created in the same changeset (the
         // service sets them from the binding).
-        let localLinks = request.links.filter { createdHere.contains($0.target) }
+        // A target created in the same changeset is named by its key when the app gave it one (the changeset creates
+        // it first), by its Content-ID only when the server assigns it.
+        var localLinks: [OfflineLink] = []
+        for link in request.links where createdHere.contains(link.target) {
+            let target = try opened.schema.table(link.target.entitySet)
+            let keyed = try await opened.store.database.read { db in
+                try Row.fetchOne(
+                    db, sql: "SELECT * FROM \(target.sql) WHERE _id = ?", arguments: [link.target.entityID]
+                )
+                .map { row in target.keyColumnNames.allSatisfy { !((row[$0] as DatabaseValue?)?.isNull ?? true) } }
+            }
+            if keyed != true { localLinks.append(link) }
+        }
         let covered = OfflineLinks.coveredPaths(localLinks, table: table, schema: opened.schema)
         values.removeAll { covered.contains($0.column.path) }
-        let keyed = request.links.filter { !createdHere.contains($0.target) }
+        let keyed = request.links.filter { !localLinks.contains($0) }
         if !keyed.isEmpty {
             let foreignKeys = try await opened.store.database.read { db in
                 try OfflineLinks.foreignKeys(keyed, table: table, schema: opened.schema, db: db)
@@ -338,10 +350,23 @@ extension OfflineStore {
             values = OfflineQueue.merge(foreignKeys, over: values)
         }
         var entity = ODataEntity(type: table.entityTypeName, properties: OfflineQueue.properties(values))
+        for link in request.links
+        where (try? opened.schema.relationship(from: table, navigation: link.navigation))?.isCollection == true {
+            entity.collectionBindings.insert(link.navigation)
+        }
         for link in keyed {
             let target = try opened.schema.table(link.target.entitySet)
             let path = try await keyPath(table: target, entityID: link.target.entityID, opened: opened)
             entity.bind(link.navigation, to: path.text(for: opened.version))
+        }
+        if opened.version == .v2, let link = localLinks.first {
+            // V2 names a changeset's earlier creation only in request URLs (`$1/Items`), never in a body, and
+            // services differ in what they accept there: a transaction cannot link to an entity created in it whose
+            // key the server assigns. Without the transaction the link goes once the key is known.
+            throw ODataError(
+                .notSupported,
+                "\(table.entitySet)/\(link.navigation): OData V2 cannot link to an entity created in the same transaction before the server gives it a key (give it a key, or leave the transaction)",
+                status: 424, operation: "upload")
         }
         if createdHere.contains(request.entity), request.method != "POST" {
             let set = ODataPath(table.entitySet)

@@ -70,8 +70,8 @@ struct OfflineQueuedRequest: Sendable {
     }
 }
 
-/// What a queued request becomes on the wire. `localLinks` bind entities created earlier in the same changeset:
-/// they are addressed by that creation's Content-ID.
+/// What a queued request becomes on the wire. `localLinks` bind entities created earlier in the same changeset
+/// whose keys the server assigns: they are addressed by that creation's Content-ID (V4 `Nav@odata.bind: "$1"`).
 enum OfflineOperation: Sendable {
     case create(ODataPath, ODataEntity, localLinks: [OfflineLink])
     case update(ODataPath, ODataEntity, ODataUpdateMethod, ifMatch: String?, localLinks: [OfflineLink])

@@ -101,4 +101,18 @@ struct PayloadWriteTests {
                 written.stringValue == (version == .v4 ? "2026-03-01T23:30:00+02:00" : "/Date(1772400600000+0120)/"))
         }
     }
+
+    @Test("a binding of a collection-valued navigation is a list even with one entity, in both versions")
+    func collectionBindings() throws {
+        var entity = ODataEntity()
+        entity.bind("Friends", to: "People('a')")
+        entity.bind("BestFriend", to: "People('b')")
+        entity.collectionBindings = ["Friends"]
+        let v4 = try ODataPayloadWriter(version: .v4).json(for: entity)
+        #expect(v4["Friends@odata.bind"] == .array([.string("People('a')")]))
+        #expect(v4["BestFriend@odata.bind"] == .string("People('b')"))
+        let v2 = try ODataPayloadWriter(version: .v2, serviceURL: URL(string: "http://h/s/")).json(for: entity)
+        #expect(v2["Friends"]?.arrayValue?.count == 1)
+        #expect(v2["BestFriend"]?["__metadata"]?["uri"] == .string("http://h/s/People('b')"))
+    }
 }

@@ -3,6 +3,7 @@ import SatchelHTTP
 import SatchelJSON
 import SatchelOData
 import SatchelOffline
+import SatchelStore
 import SatchelTestSupport
 import Testing
 
@@ -197,6 +198,69 @@ struct LinkUploadTests {
         let errors = try await store.errors()
         #expect(errors.map(\.entitySet) == ["Categories"], "only A is refused: \(errors)")
         #expect(try await store.requests().filter { !$0.failed }.map(\.entitySet) == ["Products", "OrderItems"])
+        try store.close()
+    }
+
+    @Test("in a transaction, a target the app gave a key is named by it (the changeset creates it first)")
+    func keyedTargetInTransaction() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 50, repeatable: true, timeout: .seconds(60))
+        defer { server.stop() }
+        let service = offlineTestService(server.serviceURL)
+        let folder = try offlineTestFolder("links-keyed")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = offlineTestStore(
+            serviceURL: server.serviceURL, folder: folder,
+            queries: [.init(name: "c", query: "Categories"), .init(name: "p", query: "Products")])
+        try await store.open()
+        let transaction = OfflineChangeOptions(transactionID: "keyed")
+        try await store.create(
+            "Categories", ODataEntity(properties: ["ID": .int(77), "Name": .string("seventy-seven")]),
+            options: transaction)
+        var product = ODataEntity(properties: ["ID": .int(7501), "Name": .string("in 77")])
+        product.bind("Category", to: "Categories(77)")
+        try await store.create("Products", product, options: transaction)
+        #expect(try await store.entity("Products", .key(.single(.int(7501))))["CategoryID"] == .int(77))
+        let before = try await server.repeatability().applied
+        #expect(try await store.upload() == OfflineUploadResult(sent: 2, failed: 0, held: 0))
+        #expect(try await server.repeatability().applied == before + 1, "one $batch")
+        let online = try await service.entity("Products", key: .single(.int(7501)))
+        #expect(online["CategoryID"] == .int(77), "the foreign key went with the binding")
+        let related = try await service.entity(ODataPath("Products").key(.single(.int(7501))).navigate("Category"))
+        #expect(related["ID"] == .int(77))
+        try store.close()
+    }
+
+    @Test("V2 (mock-sap): a transaction linking to an entity created in it without a key is refused, with why")
+    func v2TransactionLinkRefused() async throws {
+        let server = try await MockSAPServer.start(.init(csrf: true), timeout: .seconds(60))
+        defer { server.stop() }
+        let url = server.serviceURL("API_SALES_ORDER_SRV")
+        let service = ODataService(
+            configuration: .init(
+                serviceURL: url, sapClient: "100",
+                http: HTTPClient.Configuration(timeout: .seconds(30), retry: .never), auth: [CSRFTokenAuth()]))
+        let folder = try offlineTestFolder("links-v2")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = OfflineStore(
+            configuration: .init(
+                service: service, path: folder.appendingPathComponent("so.store").path,
+                definingQueries: [
+                    .init(name: "orders", query: "A_SalesOrder?$top=5"),
+                    .init(name: "items", query: "A_SalesOrderItem?$top=5"),
+                ], key: StoreKey.random()))
+        try await store.open()
+        let before = try await service.count("A_SalesOrder")
+        let transaction = OfflineChangeOptions(transactionID: "order")
+        let order = try await store.create(
+            "A_SalesOrder", ODataEntity(properties: ["SalesOrderType": .string("OR")]), options: transaction)
+        var item = ODataEntity(properties: ["Material": .string("TG11"), "RequestedQuantity": .decimal(1)])
+        item.bind("to_SalesOrder", to: "A_SalesOrder(satchel_eid=\(order))")
+        try await store.create("A_SalesOrderItem", item, options: transaction)
+        #expect(try await store.upload() == OfflineUploadResult(sent: 0, failed: 2, held: 0))
+        let errors = try await store.errors()
+        #expect(errors.count == 2)
+        #expect(errors.contains { $0.message.contains("OData V2 cannot link") }, "\(errors.map(\.message))")
+        #expect(try await service.count("A_SalesOrder") == before, "nothing reached the service")
         try store.close()
     }
 }

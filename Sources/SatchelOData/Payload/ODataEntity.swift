@@ -33,6 +33,9 @@ public struct ODataEntity: Sendable, Hashable {
     /// Links to send on create/update: navigation property → paths of existing entities (`People('russell')`),
     /// written as V4 `Nav@odata.bind` or V2 `__metadata.uri` references.
     public var bindings: [String: [String]]
+    /// Navigation properties among ``bindings`` that are collection-valued: written as a list even with one path
+    /// (V4 `Nav@odata.bind: [...]`); without metadata the writer cannot tell.
+    public var collectionBindings: Set<String> = []
     /// Instance annotations other than the ones above (`@com.sap.vocabularies.Common.v1.Messages`, `Nav@odata.count`).
     public var annotations: [String: JSONValue]
     /// In a delta response: this entity was removed; the reason (`deleted`, `changed`) when given.

@@ -40,14 +40,16 @@ public struct ODataPayloadWriter: Sendable {
             object.append(key: name, value: try json(for: value, at: name))
         }
         for (navigation, paths) in entity.bindings.sorted(by: { $0.key < $1.key }) {
+            let isMany =
+                paths.count > 1 || entity.properties[navigation]?.entitiesValue != nil
+                || entity.collectionBindings.contains(navigation)
             if version == .v4 {
-                let isMany = paths.count > 1 || entity.properties[navigation]?.entitiesValue != nil
                 object.append(
                     key: navigation + "@odata.bind",
                     value: isMany ? .array(paths.map { .string($0) }) : .string(paths.first ?? ""))
             } else {
                 let references: [JSONValue] = paths.map { ["__metadata": ["uri": .string(absolute($0))]] }
-                object.append(key: navigation, value: references.count == 1 ? references[0] : .array(references))
+                object.append(key: navigation, value: isMany ? .array(references) : references[0])
             }
         }
         return .object(object)
