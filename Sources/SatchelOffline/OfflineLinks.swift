@@ -304,7 +304,7 @@ enum OfflineLinks {
         let dependants = try Row.fetchAll(
             try db.cachedStatement(
                 sql: """
-                    SELECT DISTINCT q.entity_set, q.entity_id, q.links FROM q_requests q
+                    SELECT q.entity_set, q.entity_id, q.links FROM q_requests q INDEXED BY q_requests_links
                     WHERE q.links IS NOT NULL AND EXISTS (
                         SELECT 1 FROM json_each(q.links) j
                         WHERE json_extract(j.value, '$[1]') = ? AND json_extract(j.value, '$[2]') = ?)

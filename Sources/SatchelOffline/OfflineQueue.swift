@@ -34,6 +34,10 @@ enum OfflineQueue {
         try db.execute(
             sql: "CREATE INDEX IF NOT EXISTS q_requests_batch ON q_requests (batch_id) WHERE batch_id IS NOT NULL")
         try db.execute(sql: "CREATE INDEX IF NOT EXISTS q_requests_entity ON q_requests (entity_set, entity_id)")
+        // The few requests with links: what finds the requests linking to an entity reads only these (its queries
+        // name it: SQLite would rather scan the entity index, the whole queue, for each uploaded creation).
+        try db.execute(
+            sql: "CREATE INDEX IF NOT EXISTS q_requests_links ON q_requests (id) WHERE links IS NOT NULL")
         try db.execute(
             sql: """
                 CREATE TABLE IF NOT EXISTS q_errors (

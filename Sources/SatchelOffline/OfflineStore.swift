@@ -392,7 +392,7 @@ public final class OfflineStore: Sendable {
                         AND NOT EXISTS (
                             SELECT 1 FROM s_members m WHERE m.entity_set = ? AND m.entity_id = \(table.sql)._id)
                         AND NOT EXISTS (
-                            SELECT 1 FROM q_requests q, json_each(q.links) j
+                            SELECT 1 FROM q_requests q INDEXED BY q_requests_links, json_each(q.links) j
                             WHERE q.links IS NOT NULL AND json_extract(j.value, '$[1]') = ?
                                 AND json_extract(j.value, '$[2]') = \(table.sql)._id)
                     """, arguments: [table.entitySet, table.entitySet])

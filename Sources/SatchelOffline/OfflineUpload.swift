@@ -118,12 +118,15 @@ struct OfflineUploadSelection: Sendable {
         // Entities whose earliest request waits: their later requests wait too (FIFO per entity).
         var waiting: Set<OfflineEntityRef> = []
         var after: Int64 = 0
+        // In chunks, the first about what the round needs, then larger ones: requests that wait or are held may be
+        // many before one that can go.
+        var chunk = max(maximum, 1) * 2 + 16
         rows: while true {
-            // In chunks: requests that wait or are held may be many before one that can go.
             let pending = try Row.fetchAll(
-                db,
-                sql: "SELECT * FROM q_requests WHERE failed = 0\(categoryCondition) AND id > ? ORDER BY id LIMIT 256",
-                arguments: [after])
+                try db.cachedStatement(
+                    sql: "SELECT * FROM q_requests WHERE failed = 0\(categoryCondition) AND id > ? ORDER BY id LIMIT ?"),
+                arguments: [after, chunk])
+            chunk = min(chunk * 4, 4096)
             guard let last = pending.last else { break }
             after = last["id"]
             for row in pending {
