@@ -22,28 +22,35 @@ extension OfflineStore {
         _ entitySet: String, _ entity: ODataEntity, options: OfflineChangeOptions = OfflineChangeOptions()
     ) async throws -> Int64 {
         let opened = try current()
-        let table = try opened.schema.table(entitySet)
-        let given = table.columns.map {
-            OfflineValues.databaseValue(OfflineValues.value(of: $0, in: entity.properties), for: $0)
-        }
         let serviceURL = configuration.service.configuration.serviceURL
         return try await opened.store.database.write { db in
-            var values = given
-            let links = try OfflineLinks.resolve(
-                entity.bindings, from: table, schema: opened.schema, version: opened.version, serviceURL: serviceURL,
-                db: db)
-            for (column, value) in try OfflineLinks.foreignKeys(links, table: table, schema: opened.schema, db: db) {
-                if let index = table.columns.firstIndex(where: { $0.path == column.path }) { values[index] = value }
-            }
-            let id = try Self.insertCreated(values, into: table, db: db)
-            try OfflineLinks.record(
-                links, from: OfflineEntityRef(entitySet: entitySet, entityID: id), table: table, schema: opened.schema,
-                db: db)
-            try Self.enqueue(
-                db, set: entitySet, id: id, method: "POST", body: OfflineQueue.encode(values, columns: table.columns),
-                ifMatch: nil, links: links, options: options)
-            return id
+            try Self.create(entitySet, entity, options: options, opened: opened, serviceURL: serviceURL, db: db)
         }
+    }
+
+    /// ``create(_:_:options:)`` inside a write transaction.
+    static func create(
+        _ entitySet: String, _ entity: ODataEntity, options: OfflineChangeOptions, opened: Opened, serviceURL: URL?,
+        db: Database
+    ) throws -> Int64 {
+        let table = try opened.schema.table(entitySet)
+        var values = table.columns.map {
+            OfflineValues.databaseValue(OfflineValues.value(of: $0, in: entity.properties), for: $0)
+        }
+        let links = try OfflineLinks.resolve(
+            entity.bindings, from: table, schema: opened.schema, version: opened.version, serviceURL: serviceURL,
+            db: db)
+        for (column, value) in try OfflineLinks.foreignKeys(links, table: table, schema: opened.schema, db: db) {
+            if let index = table.columns.firstIndex(where: { $0.path == column.path }) { values[index] = value }
+        }
+        let id = try Self.insertCreated(values, into: table, db: db)
+        try OfflineLinks.record(
+            links, from: OfflineEntityRef(entitySet: entitySet, entityID: id), table: table, schema: opened.schema,
+            db: db)
+        try Self.enqueue(
+            db, set: entitySet, id: id, method: "POST", body: OfflineQueue.encode(values, columns: table.columns),
+            ifMatch: nil, links: links, options: options)
+        return id
     }
 
     /// Changes properties of an entity locally (merge: the properties given; replace: every property, the others
@@ -56,6 +63,19 @@ extension OfflineStore {
         method: ODataUpdateMethod = .merge, options: OfflineChangeOptions = OfflineChangeOptions()
     ) async throws {
         let opened = try current()
+        let serviceURL = configuration.service.configuration.serviceURL
+        try await opened.store.database.write { db in
+            try Self.update(
+                entitySet, reference, with: changes, method: method, options: options, opened: opened,
+                serviceURL: serviceURL, db: db)
+        }
+    }
+
+    /// ``update(_:_:with:method:options:)`` inside a write transaction.
+    static func update(
+        _ entitySet: String, _ reference: EntityReference, with changes: ODataEntity, method: ODataUpdateMethod,
+        options: OfflineChangeOptions, opened: Opened, serviceURL: URL?, db: Database
+    ) throws {
         let table = try opened.schema.table(entitySet)
         let givenColumns = table.columns.filter { column in
             // A replacement resets every property but the key, which addresses the entity.
@@ -66,83 +86,80 @@ extension OfflineStore {
         let givenValues = givenColumns.map {
             OfflineValues.databaseValue(OfflineValues.value(of: $0, in: changes.properties), for: $0)
         }
-        let serviceURL = configuration.service.configuration.serviceURL
-        try await opened.store.database.write { db in
-            var changed = givenColumns
-            var values = givenValues
-            let links = try OfflineLinks.resolve(
-                changes.bindings, from: table, schema: opened.schema, version: opened.version, serviceURL: serviceURL,
-                db: db)
-            for (column, value) in try OfflineLinks.foreignKeys(links, table: table, schema: opened.schema, db: db) {
-                if let index = changed.firstIndex(where: { $0.path == column.path }) {
-                    values[index] = value
-                } else {
-                    changed.append(column)
-                    values.append(value)
-                }
+        var changed = givenColumns
+        var values = givenValues
+        let links = try OfflineLinks.resolve(
+            changes.bindings, from: table, schema: opened.schema, version: opened.version, serviceURL: serviceURL,
+            db: db)
+        for (column, value) in try OfflineLinks.foreignKeys(links, table: table, schema: opened.schema, db: db) {
+            if let index = changed.firstIndex(where: { $0.path == column.path }) {
+                values[index] = value
+            } else {
+                changed.append(column)
+                values.append(value)
             }
-            let row = try Self.row(db, table: table, reference)
-            let id: Int64 = row["_id"]
-            try Self.keepServerValues(db, table: table, row: row)
-            try OfflineLinks.record(
-                links, from: OfflineEntityRef(entitySet: entitySet, entityID: id), table: table, schema: opened.schema,
-                db: db)
-            if !changed.isEmpty {
-                try db.execute(
-                    sql:
-                        "UPDATE \(table.sql) SET \(changed.map { "\($0.sql) = ?" }.joined(separator: ", ")) WHERE _id = ?",
-                    arguments: StatementArguments(values + [id.databaseValue]))
-            }
-            let state = OfflineState(rawValue: row["_state"]) ?? .downloaded
-            let body = OfflineQueue.encode(values, columns: changed, only: Set(changed.map(\.path)))
-            // The latest request for this entity, if it can take the change.
-            if let last = try Row.fetchOne(
-                db,
+        }
+        let row = try Self.row(db, table: table, reference)
+        let id: Int64 = row["_id"]
+        try Self.keepServerValues(db, table: table, row: row)
+        try OfflineLinks.record(
+            links, from: OfflineEntityRef(entitySet: entitySet, entityID: id), table: table, schema: opened.schema,
+            db: db)
+        if !changed.isEmpty {
+            try db.execute(
                 sql:
-                    "SELECT id, method, body, links, failed, attempted, unmodifiable, transaction_id, custom_tag FROM q_requests WHERE entity_set = ? AND entity_id = ? ORDER BY id DESC LIMIT 1",
-                arguments: [entitySet, id]),
-                ["POST", "PATCH"].contains(last["method"] as String), method == .merge, !options.unmodifiable,
-                last["unmodifiable"] as Bool == false, last["transaction_id"] as String? == options.transactionID,
-                last["custom_tag"] as String? == options.uploadCategory,
-                // A request sent (or being sent) and not refused may have reached the server: never changed after.
-                last["attempted"] as Bool == false || last["failed"] as Bool == true,
-                // Nor can it take a link to an entity created after it (that creation must be sent first).
-                try Self.linksPrecede(links, request: last["id"], db: db)
-            {
-                let merged = OfflineQueue.merge(
-                    zip(changed, values).map { (column: $0, value: $1) },
-                    over: OfflineQueue.decode(last["body"], table: table))
-                let text = OfflineQueue.encode(
-                    merged.map(\.value), columns: merged.map(\.column), only: Set(merged.map(\.column.path)))
-                // A refused request fixed is a new request for the server: a new repeatability id, so a server that
-                // kept the refusal does not answer the fix with it.
-                let mergedLinks = OfflineLinks.merge(
-                    links, over: try OfflineLinks.decode(last["links"]), table: table, schema: opened.schema)
-                try db.execute(
-                    sql: """
-                        UPDATE q_requests SET body = ?, links = ?, attempted = 0,
-                            repeatability_id = CASE WHEN failed = 1 THEN ? ELSE repeatability_id END,
-                            first_sent = CASE WHEN failed = 1 THEN ? ELSE first_sent END, failed = 0
-                        WHERE id = ?
-                        """,
-                    arguments: [
-                        text, OfflineLinks.encode(mergedLinks), UUID().uuidString.lowercased(),
-                        HTTPDate.format(Date()), last["id"] as Int64,
-                    ])
-                // A fix for a failed request: its error is settled, the request goes again.
-                try db.execute(sql: "DELETE FROM q_errors WHERE request_id = ?", arguments: [last["id"] as Int64])
-                let next: OfflineState = last["method"] as String == "POST" ? .created : .changed
-                try db.execute(sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?", arguments: [next.rawValue, id])
-                return
-            }
-            try Self.enqueue(
-                db, set: entitySet, id: id, method: method == .merge ? "PATCH" : "PUT", body: body,
-                ifMatch: row["_etag"], links: links, options: options)
-            if state == .downloaded {
-                try db.execute(
-                    sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?",
-                    arguments: [OfflineState.changed.rawValue, id])
-            }
+                    "UPDATE \(table.sql) SET \(changed.map { "\($0.sql) = ?" }.joined(separator: ", ")) WHERE _id = ?",
+                arguments: StatementArguments(values + [id.databaseValue]))
+        }
+        let state = OfflineState(rawValue: row["_state"]) ?? .downloaded
+        let body = OfflineQueue.encode(values, columns: changed, only: Set(changed.map(\.path)))
+        // The latest request for this entity, if it can take the change.
+        if let last = try Row.fetchOne(
+            db,
+            sql:
+                "SELECT id, method, body, links, failed, attempted, unmodifiable, transaction_id, custom_tag FROM q_requests WHERE entity_set = ? AND entity_id = ? ORDER BY id DESC LIMIT 1",
+            arguments: [entitySet, id]),
+            ["POST", "PATCH"].contains(last["method"] as String), method == .merge, !options.unmodifiable,
+            last["unmodifiable"] as Bool == false, last["transaction_id"] as String? == options.transactionID,
+            last["custom_tag"] as String? == options.uploadCategory,
+            // A request sent (or being sent) and not refused may have reached the server: never changed after.
+            last["attempted"] as Bool == false || last["failed"] as Bool == true,
+            // Nor can it take a link to an entity created after it (that creation must be sent first).
+            try Self.linksPrecede(links, request: last["id"], db: db)
+        {
+            let merged = OfflineQueue.merge(
+                zip(changed, values).map { (column: $0, value: $1) },
+                over: OfflineQueue.decode(last["body"], table: table))
+            let text = OfflineQueue.encode(
+                merged.map(\.value), columns: merged.map(\.column), only: Set(merged.map(\.column.path)))
+            // A refused request fixed is a new request for the server: a new repeatability id, so a server that
+            // kept the refusal does not answer the fix with it.
+            let mergedLinks = OfflineLinks.merge(
+                links, over: try OfflineLinks.decode(last["links"]), table: table, schema: opened.schema)
+            try db.execute(
+                sql: """
+                    UPDATE q_requests SET body = ?, links = ?, attempted = 0,
+                        repeatability_id = CASE WHEN failed = 1 THEN ? ELSE repeatability_id END,
+                        first_sent = CASE WHEN failed = 1 THEN ? ELSE first_sent END, failed = 0
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    text, OfflineLinks.encode(mergedLinks), UUID().uuidString.lowercased(),
+                    HTTPDate.format(Date()), last["id"] as Int64,
+                ])
+            // A fix for a failed request: its error is settled, the request goes again.
+            try db.execute(sql: "DELETE FROM q_errors WHERE request_id = ?", arguments: [last["id"] as Int64])
+            let next: OfflineState = last["method"] as String == "POST" ? .created : .changed
+            try db.execute(sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?", arguments: [next.rawValue, id])
+            return
+        }
+        try Self.enqueue(
+            db, set: entitySet, id: id, method: method == .merge ? "PATCH" : "PUT", body: body,
+            ifMatch: row["_etag"], links: links, options: options)
+        if state == .downloaded {
+            try db.execute(
+                sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?",
+                arguments: [OfflineState.changed.rawValue, id])
         }
     }
 
@@ -153,43 +170,50 @@ extension OfflineStore {
         _ entitySet: String, _ reference: EntityReference, options: OfflineChangeOptions = OfflineChangeOptions()
     ) async throws {
         let opened = try current()
-        let table = try opened.schema.table(entitySet)
         try await opened.store.database.write { db in
-            let row = try Self.row(db, table: table, reference)
-            let id: Int64 = row["_id"]
-            try Self.keepServerValues(db, table: table, row: row)
-            // Created offline and never sent (or refused): nothing reached the server.
-            let localOnly =
-                try Bool.fetchOne(
-                    db,
-                    sql: """
-                        SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ?
-                            AND method IN ('POST', 'POSTMEDIA')
-                            AND (attempted = 0 OR failed = 1) AND unmodifiable = 0
-                        """,
-                    arguments: [entitySet, id]) ?? false
-            // Requests that may have reached the server stay (the DELETE follows them); the others go.
-            let requests = try Int64.fetchAll(
-                db,
-                sql:
-                    "SELECT id FROM q_requests WHERE entity_set = ? AND entity_id = ? AND (attempted = 0 OR failed = 1) AND unmodifiable = 0",
-                arguments: [entitySet, id])
-            for request in requests {
-                try db.execute(sql: "DELETE FROM q_errors WHERE request_id = ?", arguments: [request])
-                try db.execute(sql: "DELETE FROM q_requests WHERE id = ?", arguments: [request])
-            }
-            if localOnly {
-                // Created offline: nothing reached the server.
-                try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [id])
-                try Self.forgetRow(OfflineEntityRef(entitySet: entitySet, entityID: id), db: db)
-                return
-            }
-            // The server's ETag as downloaded (not one a local change would have).
-            try Self.enqueue(
-                db, set: entitySet, id: id, method: "DELETE", body: nil, ifMatch: row["_etag"], options: options)
-            try db.execute(
-                sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?", arguments: [OfflineState.deleted.rawValue, id])
+            try Self.delete(entitySet, reference, options: options, opened: opened, db: db)
         }
+    }
+
+    /// ``delete(_:_:options:)`` inside a write transaction.
+    static func delete(
+        _ entitySet: String, _ reference: EntityReference, options: OfflineChangeOptions, opened: Opened, db: Database
+    ) throws {
+        let table = try opened.schema.table(entitySet)
+        let row = try Self.row(db, table: table, reference)
+        let id: Int64 = row["_id"]
+        try Self.keepServerValues(db, table: table, row: row)
+        // Created offline and never sent (or refused): nothing reached the server.
+        let localOnly =
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ?
+                        AND method IN ('POST', 'POSTMEDIA')
+                        AND (attempted = 0 OR failed = 1) AND unmodifiable = 0
+                    """,
+                arguments: [entitySet, id]) ?? false
+        // Requests that may have reached the server stay (the DELETE follows them); the others go.
+        let requests = try Int64.fetchAll(
+            db,
+            sql:
+                "SELECT id FROM q_requests WHERE entity_set = ? AND entity_id = ? AND (attempted = 0 OR failed = 1) AND unmodifiable = 0",
+            arguments: [entitySet, id])
+        for request in requests {
+            try db.execute(sql: "DELETE FROM q_errors WHERE request_id = ?", arguments: [request])
+            try db.execute(sql: "DELETE FROM q_requests WHERE id = ?", arguments: [request])
+        }
+        if localOnly {
+            // Created offline: nothing reached the server.
+            try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [id])
+            try Self.forgetRow(OfflineEntityRef(entitySet: entitySet, entityID: id), db: db)
+            return
+        }
+        // The server's ETag as downloaded (not one a local change would have).
+        try Self.enqueue(
+            db, set: entitySet, id: id, method: "DELETE", body: nil, ifMatch: row["_etag"], options: options)
+        try db.execute(
+            sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?", arguments: [OfflineState.deleted.rawValue, id])
     }
 
     /// Whether every entity `links` name was downloaded or created before request `id`: a link to an entity created

@@ -34,6 +34,8 @@ public protocol ODataProvider: Sendable {
     /// Replaces the content of the media entity at `path` (a service that requires `If-Match` gets the media ETag
     /// the entity has now).
     func replaceMediaContent(_ path: ODataPath, with data: Data, contentType: String) async throws
+    /// Sends reads and changesets together (`$batch`).
+    func send(_ batch: ODataBatch) async throws -> ODataBatchResponse
 }
 
 extension ODataService: ODataProvider {
