@@ -27,7 +27,7 @@ enum OfflineQueue {
         let existing = Set(try Row.fetchAll(db, sql: "PRAGMA table_info(q_requests)").map { $0["name"] as String })
         for (name, definition) in [
             ("transaction_id", "TEXT"), ("unmodifiable", "INTEGER NOT NULL DEFAULT 0"), ("batch_id", "TEXT"),
-            ("batch_first_sent", "TEXT"), ("links", "TEXT"),
+            ("batch_first_sent", "TEXT"), ("links", "TEXT"), ("deep", "TEXT"),
         ] where !existing.contains(name) {
             try db.execute(sql: "ALTER TABLE q_requests ADD COLUMN \(name) \(definition)")
         }
@@ -38,6 +38,7 @@ enum OfflineQueue {
         // name it: SQLite would rather scan the entity index, the whole queue, for each uploaded creation).
         try db.execute(
             sql: "CREATE INDEX IF NOT EXISTS q_requests_links ON q_requests (id) WHERE links IS NOT NULL")
+        try db.execute(sql: "CREATE INDEX IF NOT EXISTS q_requests_deep ON q_requests (id) WHERE deep IS NOT NULL")
         try db.execute(
             sql: """
                 CREATE TABLE IF NOT EXISTS q_errors (

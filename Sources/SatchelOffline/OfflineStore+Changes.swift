@@ -13,6 +13,10 @@ extension OfflineStore {
 
     /// Creates an entity locally and queues its creation: reads see it at once. Returns its entity id.
     ///
+    /// Related entities inline in `entity` (`order["Items"] = .entities([...])`, one level deep) are created with it
+    /// in the same request (deep insert); they have rows of their own at once, and changes to them before the upload
+    /// go with the creation.
+    ///
     /// The entity's ``SatchelOData/ODataEntity/bindings`` link it to entities of the store, named by key
     /// (`Categories(3)`) or, for an entity created offline whose key the server assigns, by its read link
     /// (`Categories(satchel_eid=17)`): the upload sends the server's key once it has it, or the creation's Content-ID
@@ -43,13 +47,15 @@ extension OfflineStore {
         for (column, value) in try OfflineLinks.foreignKeys(links, table: table, schema: opened.schema, db: db) {
             if let index = table.columns.firstIndex(where: { $0.path == column.path }) { values[index] = value }
         }
+        let nested = try OfflineDeepInsert.nested(in: entity, table: table, schema: opened.schema)
         let id = try Self.insertCreated(values, into: table, db: db)
-        try OfflineLinks.record(
-            links, from: OfflineEntityRef(entitySet: entitySet, entityID: id), table: table, schema: opened.schema,
-            db: db)
+        let created = OfflineEntityRef(entitySet: entitySet, entityID: id)
+        try OfflineLinks.record(links, from: created, table: table, schema: opened.schema, db: db)
+        let deep = try OfflineDeepInsert.insert(
+            nested, parent: created, parentTable: table, parentValues: values, db: db)
         try Self.enqueue(
             db, set: entitySet, id: id, method: "POST", body: OfflineQueue.encode(values, columns: table.columns),
-            ifMatch: nil, links: links, options: options)
+            ifMatch: nil, links: links, deep: deep, options: options)
         return id
     }
 
@@ -110,6 +116,12 @@ extension OfflineStore {
                 sql:
                     "UPDATE \(table.sql) SET \(changed.map { "\($0.sql) = ?" }.joined(separator: ", ")) WHERE _id = ?",
                 arguments: StatementArguments(values + [id.databaseValue]))
+        }
+        // Created inline with another entity whose creation is not sent yet: that creation sends it as it is now.
+        if links.isEmpty,
+            try OfflineDeepInsert.owner(of: OfflineEntityRef(entitySet: entitySet, entityID: id), db: db) != nil
+        {
+            return
         }
         let state = OfflineState(rawValue: row["_state"]) ?? .downloaded
         let body = OfflineQueue.encode(values, columns: changed, only: Set(changed.map(\.path)))
@@ -182,6 +194,18 @@ extension OfflineStore {
         let table = try opened.schema.table(entitySet)
         let row = try Self.row(db, table: table, reference)
         let id: Int64 = row["_id"]
+        let entity = OfflineEntityRef(entitySet: entitySet, entityID: id)
+        if let owner = try OfflineDeepInsert.owner(of: entity, db: db) {
+            // Created inline with another entity whose creation is not sent yet: it leaves that creation.
+            let list = try OfflineLinks.decode(
+                try String.fetchOne(db, sql: "SELECT deep FROM q_requests WHERE id = ?", arguments: [owner]))
+            try db.execute(
+                sql: "UPDATE q_requests SET deep = ? WHERE id = ?",
+                arguments: [OfflineLinks.encode(list.filter { $0.target != entity }), owner])
+            try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [id])
+            try Self.forgetRow(entity, db: db)
+            return
+        }
         try Self.keepServerValues(db, table: table, row: row)
         // Created offline and never sent (or refused): nothing reached the server.
         let localOnly =
@@ -199,6 +223,7 @@ extension OfflineStore {
             sql:
                 "SELECT id FROM q_requests WHERE entity_set = ? AND entity_id = ? AND (attempted = 0 OR failed = 1) AND unmodifiable = 0",
             arguments: [entitySet, id])
+        if localOnly { try OfflineDeepInsert.dropChildren(ofRequestsOn: entity, schema: opened.schema, db: db) }
         for request in requests {
             try db.execute(sql: "DELETE FROM q_errors WHERE request_id = ?", arguments: [request])
             try db.execute(sql: "DELETE FROM q_requests WHERE id = ?", arguments: [request])
@@ -294,17 +319,18 @@ extension OfflineStore {
 
     static func enqueue(
         _ db: Database, set: String, id: Int64, method: String, body: String?, ifMatch: String?,
-        links: [OfflineLink] = [], options: OfflineChangeOptions
+        links: [OfflineLink] = [], deep: [OfflineLink] = [], options: OfflineChangeOptions
     ) throws {
         try db.execute(
             sql: """
                 INSERT INTO q_requests (entity_set, entity_id, method, body, if_match, repeatability_id, first_sent,
-                    transaction_id, custom_tag, unmodifiable, links)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    transaction_id, custom_tag, unmodifiable, links, deep)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 set, id, method, body, ifMatch, UUID().uuidString.lowercased(), HTTPDate.format(Date()),
                 options.transactionID, options.uploadCategory, options.unmodifiable, OfflineLinks.encode(links),
+                OfflineLinks.encode(deep),
             ])
     }
 }

@@ -11,13 +11,16 @@ extension OfflineStore {
         let table = try opened.schema.table(entitySet)
         try await opened.store.database.write { db in
             let row = try Self.row(db, table: table, reference, includingDeleted: true)
-            try Self.restore(db, table: table, entityID: row["_id"])
+            try Self.restore(db, table: table, schema: opened.schema, entityID: row["_id"])
         }
     }
 
     /// Drops an entity's queued requests and errors and restores its downloaded values (or removes it when it
     /// was created offline).
-    static func restore(_ db: Database, table: OfflineTable, entityID: Int64) throws {
+    static func restore(_ db: Database, table: OfflineTable, schema: OfflineSchema, entityID: Int64) throws {
+        // Entities created inline with a creation dropped here never reached the server.
+        try OfflineDeepInsert.dropChildren(
+            ofRequestsOn: OfflineEntityRef(entitySet: table.entitySet, entityID: entityID), schema: schema, db: db)
         try db.execute(
             sql: "DELETE FROM q_errors WHERE entity_set = ? AND entity_id = ?", arguments: [table.entitySet, entityID])
         try db.execute(

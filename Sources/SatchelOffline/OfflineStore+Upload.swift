@@ -377,6 +377,14 @@ extension OfflineStore {
         }
         switch request.method {
         case "POST":
+            if !request.deep.isEmpty {
+                // A deep insert: the related entities as their rows are now.
+                let inline = try await opened.store.database.read { db in
+                    try OfflineDeepInsert.properties(
+                        of: request.deep, table: table, schema: opened.schema, version: opened.version, db: db)
+                }
+                for (navigation, value) in inline { entity[navigation] = value }
+            }
             return .create(ODataPath(table.entitySet), entity, localLinks: localLinks)
         case "PATCH", "PUT":
             let path = try await keyPath(table: table, entityID: request.entityID, opened: opened)
@@ -465,6 +473,10 @@ extension OfflineStore {
                 .execute(arguments: StatementArguments(values + [entityID.databaseValue]))
             // Rows that link to it take its key in their foreign keys.
             try OfflineLinks.propagateKey(of: request.entity, schema: schema, db: db)
+            if !request.deep.isEmpty {
+                try OfflineDeepInsert.complete(
+                    request.deep, parent: request.entity, answered: written.entity, schema: schema, db: db)
+            }
         case "PATCH", "PUT":
             // The entity's new ETag (none known when the service sent none: a later change reads it first).
             try db.cachedStatement(sql: "UPDATE \(table.sql) SET _etag = ? WHERE _id = ?").execute(arguments: [
@@ -606,7 +618,7 @@ extension OfflineStore {
                 throw ODataError(.notFound, "no ErrorArchive entry \(errorID)")
             }
             let table = try opened.schema.table(error["entity_set"])
-            try Self.restore(db, table: table, entityID: error["entity_id"])
+            try Self.restore(db, table: table, schema: opened.schema, entityID: error["entity_id"])
         }
     }
 }

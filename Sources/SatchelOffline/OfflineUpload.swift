@@ -49,6 +49,8 @@ struct OfflineQueuedRequest: Sendable {
     let transactionID: String?
     /// The entities it binds navigation properties to.
     let links: [OfflineLink]
+    /// A creation's related entities created inline with it (deep insert).
+    let deep: [OfflineLink]
 
     init(_ row: Row) throws {
         id = row["id"]
@@ -61,6 +63,7 @@ struct OfflineQueuedRequest: Sendable {
         firstSent = row["first_sent"]
         transactionID = row["transaction_id"]
         links = try OfflineLinks.decode(row["links"])
+        deep = try OfflineLinks.decode(row["deep"])
     }
 
     var entity: OfflineEntityRef { OfflineEntityRef(entitySet: entitySet, entityID: entityID) }
@@ -182,6 +185,13 @@ struct OfflineUploadSelection: Sendable {
                 var waits = false
                 for member in group {
                     if waiting.contains(member.entity) { waits = true }
+                    // An entity created inline with another waits for that creation.
+                    if member.method != "POST",
+                        let owner = try OfflineDeepInsert.owner(of: member.entity, unsent: false, db: db),
+                        !group.contains(where: { $0.id == owner })
+                    {
+                        waits = true
+                    }
                     for link in member.links where !createdInGroup.contains(link.target) {
                         if entities.contains(link.target) || waiting.contains(link.target) { waits = true }
                         if try Self.isUncreated(link.target, db: db) { waits = true }
