@@ -9,8 +9,8 @@ extension OfflineStore {
     /// Runs a batch as the service would, against the store: reads are answered from it; the changes of a changeset
     /// are made in one local transaction (all or none) and queued under one transaction id, so the upload sends them
     /// in one changeset; a change outside changesets is queued on its own. `$n` names an entity created earlier in
-    /// the same changeset, as a path or in a binding. Operations are the service's, and a link removed is sent
-    /// online only: their parts fail with `notSupported`.
+    /// the same changeset, as a path or in a binding. Operations are the service's: their parts fail with
+    /// `notSupported`.
     public func send(_ batch: ODataBatch) async throws -> ODataBatchResponse {
         let opened = try current()
         var results: [ODataBatchResult] = []
@@ -90,6 +90,10 @@ extension OfflineStore {
             guard let key else { throw ODataError(.invalidArgument, "\(path) names no entity (no key)") }
             return (set, .key(key))
         }
+        /// A path naming `$n` names the entity created earlier in the changeset by its read link.
+        func path(_ path: ODataPath) -> String {
+            created[path.description].map { "\($0.set)(\(OfflineLinks.entityIDKey)=\($0.id))" } ?? path.description
+        }
         /// Bindings naming `$n` name the entity created earlier in the changeset by its read link.
         func resolved(_ entity: ODataEntity) -> ODataEntity {
             var entity = entity
@@ -123,14 +127,14 @@ extension OfflineStore {
             try delete(set, reference, options: options, opened: opened, db: db)
         case .addLink(let source, let navigation, let linked, _):
             let (set, reference) = try target(source)
-            var binding = ODataEntity()
-            binding.bind(navigation, to: linked.description)
-            try update(
-                set, reference, with: resolved(binding), method: .merge, options: options, opened: opened,
-                serviceURL: serviceURL, db: db)
-        case .removeLink(let source, let navigation, _):
-            throw ODataError(
-                .notSupported, "the offline store does not remove links (\(source)/\(navigation)): send it online")
+            try link(
+                set, reference, navigation: navigation, target: path(linked), removing: false, options: options,
+                opened: opened, serviceURL: serviceURL, db: db)
+        case .removeLink(let source, let navigation, let linked):
+            let (set, reference) = try target(source)
+            try link(
+                set, reference, navigation: navigation, target: linked.map(path), removing: true, options: options,
+                opened: opened, serviceURL: serviceURL, db: db)
         case .call(let name, _, _):
             throw ODataError(.notSupported, "\(name) is an operation of the service: call it online")
         case .read:

@@ -192,6 +192,16 @@ extension OfflineStore {
                 // Already gone (a retry after the first attempt was applied, or deleted by someone else).
             }
             written = ODataWriteResult()
+        case .link(let path, let navigation, let target, let replace, let removing, _):
+            if removing {
+                try await service.removeLink(
+                    from: path, navigation: navigation, to: target, headers: request.repeatabilityHeaders)
+            } else if let target {
+                try await service.addLink(
+                    from: path, navigation: navigation, to: target, replace: replace,
+                    headers: request.repeatabilityHeaders)
+            }
+            written = ODataWriteResult()
         }
         return written
     }
@@ -254,6 +264,17 @@ extension OfflineStore {
                     case .delete(let path, let ifMatch):
                         let target = created[request.entity]
                         reference = changes.delete(target?.path ?? path, ifMatch: ifMatch, headers: headers)
+                    case .link(let path, let navigation, let target, let replace, let removing, let local):
+                        let source = created[request.entity]?.path ?? path
+                        let linked = local.flatMap { created[$0]?.path } ?? target
+                        if removing {
+                            reference = changes.removeLink(
+                                from: source, navigation: navigation, to: linked, headers: headers)
+                        } else {
+                            reference = changes.addLink(
+                                from: source, navigation: navigation, to: linked ?? path, replace: replace,
+                                headers: headers)
+                        }
                     }
                     sent.append((request, reference))
                 }
@@ -323,6 +344,9 @@ extension OfflineStore {
         for request: OfflineQueuedRequest, createdHere: Set<OfflineEntityRef> = [], opened: Opened
     ) async throws -> OfflineOperation {
         let table = try opened.schema.table(request.entitySet)
+        if request.method == "LINK" || request.method == "UNLINK" {
+            return try await linkOperation(for: request, table: table, createdHere: createdHere, opened: opened)
+        }
         var values = OfflineQueue.decode(request.body, table: table)
         // The foreign keys a link covers: the target's key as the store has it now (the server's, for an entity
         // created offline and uploaded since), or nothing when the target is created in the same changeset (the
@@ -410,6 +434,30 @@ extension OfflineStore {
         }
     }
 
+    /// A `LINK` or `UNLINK` request on the wire: the source by its key (or Content-ID), the target likewise.
+    private func linkOperation(
+        for request: OfflineQueuedRequest, table: OfflineTable, createdHere: Set<OfflineEntityRef>, opened: Opened
+    ) async throws -> OfflineOperation {
+        let navigation = request.body ?? ""
+        let relationship = try opened.schema.relationship(from: table, navigation: navigation)
+        let source =
+            createdHere.contains(request.entity)
+            ? ODataPath(table.entitySet) : try await keyPath(table: table, entityID: request.entityID, opened: opened)
+        var target: ODataPath?
+        var local: OfflineEntityRef?
+        if let link = request.links.first {
+            let targetTable = try opened.schema.table(link.target.entitySet)
+            do {
+                target = try await keyPath(table: targetTable, entityID: link.target.entityID, opened: opened)
+            } catch let error as ODataError where createdHere.contains(link.target) && error.status == 424 {
+                local = link.target
+            }
+        }
+        return .link(
+            source, navigation: navigation, target: target, replace: !relationship.isCollection,
+            removing: request.method == "UNLINK", localTarget: local)
+    }
+
     /// Writes what the server answered to a request that succeeded, and removes it from the queue.
     static func complete(
         _ request: OfflineQueuedRequest, with written: ODataWriteResult, schema: OfflineSchema, db: Database
@@ -417,6 +465,10 @@ extension OfflineStore {
         let table = try schema.table(request.entitySet)
         let entityID = request.entityID
         switch request.method {
+        case "LINK", "UNLINK":
+            // Nothing of the row changes: the link was made locally when queued.
+            try finish(db, request: request.id, table: table, entityID: entityID)
+            return
         case "PUTMEDIA":
             // The entity's ETag may have changed with its content: later changes of its properties read it first.
             try db.cachedStatement(sql: "UPDATE \(table.sql) SET _etag = NULL WHERE _id = ?").execute(arguments: [

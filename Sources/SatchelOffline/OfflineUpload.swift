@@ -79,6 +79,11 @@ enum OfflineOperation: Sendable {
     case create(ODataPath, ODataEntity, localLinks: [OfflineLink])
     case update(ODataPath, ODataEntity, ODataUpdateMethod, ifMatch: String?, localLinks: [OfflineLink])
     case delete(ODataPath, ifMatch: String?)
+    /// `LINK`/`UNLINK` requests: `$ref` (V4) or `$links` (V2); no target clears a to-one link. A target created in
+    /// the same changeset without a key yet is `localTarget` (addressed by its Content-ID).
+    case link(
+        ODataPath, navigation: String, target: ODataPath?, replace: Bool, removing: Bool,
+        localTarget: OfflineEntityRef?)
 }
 
 /// The requests one exchange sends: one alone, or a `$batch` of changesets with its own repeatability id.

@@ -174,17 +174,18 @@ public struct ODataBatch: Sendable {
         /// reference's path.
         @discardableResult
         public mutating func addLink(
-            from source: ODataPath, navigation: String, to target: ODataPath, replace: Bool = false
+            from source: ODataPath, navigation: String, to target: ODataPath, replace: Bool = false,
+            headers: HTTPHeaders = [:]
         ) -> ODataBatchReference {
-            append(.addLink(source, navigation, target, replace: replace))
+            append(.addLink(source, navigation, target, replace: replace), headers: headers)
         }
 
         /// Removes a link (for a to-one navigation, pass `target: nil`).
         @discardableResult
         public mutating func removeLink(
-            from source: ODataPath, navigation: String, to target: ODataPath? = nil
+            from source: ODataPath, navigation: String, to target: ODataPath? = nil, headers: HTTPHeaders = [:]
         ) -> ODataBatchReference {
-            append(.removeLink(source, navigation, target))
+            append(.removeLink(source, navigation, target), headers: headers)
         }
 
         /// Calls an action, or a V2 function import that changes data.

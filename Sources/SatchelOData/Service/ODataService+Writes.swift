@@ -104,9 +104,10 @@ extension ODataService {
     // MARK: Links
 
     /// Links an existing entity to another through a navigation property (V4 `Nav/$ref`, V2 `$links/Nav`): adds
-    /// to a collection (POST) or sets a to-one link (`replace`, PUT).
+    /// to a collection (POST) or sets a to-one link (`replace`, PUT). `headers` go with this request only.
     public func addLink(
-        from source: ODataPath, navigation: String, to target: ODataPath, replace: Bool = false
+        from source: ODataPath, navigation: String, to target: ODataPath, replace: Bool = false,
+        headers: HTTPHeaders = [:]
     ) async throws {
         let version = try await version()
         let targetURL = url(path: target.text(for: version)).absoluteString
@@ -114,14 +115,17 @@ extension ODataService {
             version == .v4
             ? (source.navigate(navigation).appending(raw: "$ref").text(for: version), ["@odata.id": .string(targetURL)])
             : (source.appending(raw: "$links").navigate(navigation).text(for: version), ["uri": .string(targetURL)])
-        let request = request(
+        var request = request(
             replace ? .put : .post, url(path: path), version: version, operation: "link \(source)/\(navigation)",
             body: .json(body))
+        for field in headers { request.headers[field.name] = field.value }
         _ = try await send(request)
     }
 
     /// Removes a link: for a collection, the one to `target`; for a to-one navigation, pass `target: nil`.
-    public func removeLink(from source: ODataPath, navigation: String, to target: ODataPath? = nil) async throws {
+    public func removeLink(
+        from source: ODataPath, navigation: String, to target: ODataPath? = nil, headers: HTTPHeaders = [:]
+    ) async throws {
         let version = try await version()
         let path: String
         var query = ""
@@ -136,8 +140,9 @@ extension ODataService {
             if let target, let key = target.segments.last, case .key(let value) = key { links = links.key(value) }
             path = links.text(for: version)
         }
-        let request = request(
+        var request = request(
             .delete, url(path: path, query: query), version: version, operation: "unlink \(source)/\(navigation)")
+        for field in headers { request.headers[field.name] = field.value }
         _ = try await send(request)
     }
 

@@ -36,6 +36,11 @@ public protocol ODataProvider: Sendable {
     func replaceMediaContent(_ path: ODataPath, with data: Data, contentType: String) async throws
     /// Sends reads and changesets together (`$batch`).
     func send(_ batch: ODataBatch) async throws -> ODataBatchResponse
+    /// Links an entity to another through a navigation property: adds to a collection, or sets a to-one link
+    /// (`replace`).
+    func addLink(from source: ODataPath, navigation: String, to target: ODataPath, replace: Bool) async throws
+    /// Removes a link: for a collection, the one to `target`; for a to-one navigation, `target: nil`.
+    func removeLink(from source: ODataPath, navigation: String, to target: ODataPath?) async throws
 }
 
 extension ODataService: ODataProvider {
@@ -44,6 +49,14 @@ extension ODataService: ODataProvider {
     }
 
     public func mediaContent(_ path: ODataPath) async throws -> Data { try await rawValue(path) }
+
+    public func addLink(from source: ODataPath, navigation: String, to target: ODataPath, replace: Bool) async throws {
+        try await addLink(from: source, navigation: navigation, to: target, replace: replace, headers: [:])
+    }
+
+    public func removeLink(from source: ODataPath, navigation: String, to target: ODataPath?) async throws {
+        try await removeLink(from: source, navigation: navigation, to: target, headers: [:])
+    }
 
     public func replaceMediaContent(_ path: ODataPath, with data: Data, contentType: String) async throws {
         let current = try await entity(path)
