@@ -80,7 +80,8 @@ struct UnitTests {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        var dates = [-86_400.5, 0, 951_782_400, 951_868_799, 4_107_542_399, 1_795_000_000.9].map {
+        var dates = [-86_400.5, 0, 951_782_400, 951_868_799, 4_107_542_399, 1_795_000_000.9, 2_189_208_644.9996686].map
+        {
             Date(timeIntervalSince1970: $0)
         }
         dates += (0..<500).map { _ in Date(timeIntervalSince1970: Double.random(in: -2e9...5e9)) }

@@ -377,7 +377,9 @@ extension HTTPDate {
     /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110), computed from the seconds since 1970 (a
     /// `DateFormatter` costs tens of microseconds to make; queues stamp every request with one of these).
     public static func format(_ date: Date) -> String {
-        let (civil, time) = CivilDate.split(secondsSince1970: Int64(date.timeIntervalSince1970.rounded(.down)))
+        // To the millisecond first, as the date formatter does (…44.9997 s is …45).
+        let millis = (date.timeIntervalSince1970 * 1000).rounded()
+        let (civil, time) = CivilDate.split(secondsSince1970: Int64((millis / 1000).rounded(.down)))
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return "\(weekdays[civil.weekday]), \(two(civil.day)) \(months[civil.month - 1]) \(civil.year) "
             + "\(two(time / 3600)):\(two(time % 3600 / 60)):\(two(time % 60)) GMT"
