@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "SatchelServer", targets: ["SatchelServer"]),
         .library(name: "SatchelStore", targets: ["SatchelStore"]),
         .library(name: "SatchelOffline", targets: ["SatchelOffline"]),
+        .library(name: "SatchelNuxeo", targets: ["SatchelNuxeo"]),
         .executable(name: "satchel", targets: ["satchel"]),
         .executable(name: "satchel-odata-gen", targets: ["satchel-odata-gen"]),
         .plugin(name: "SatchelODataGenPlugin", targets: ["SatchelODataGenPlugin"]),
@@ -87,6 +88,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+
+        // The Nuxeo REST client (docs/nuxeo.md).
+        .target(name: "SatchelNuxeo", dependencies: ["SatchelHTTP", "SatchelJSON"], swiftSettings: swiftSettings),
 
         // MARK: Repository server (satchel serve)
         // CMIS QL: parser and evaluator, no I/O.
@@ -215,6 +219,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SatchelNuxeoTests",
+            dependencies: ["SatchelNuxeo", "SatchelJSON"],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

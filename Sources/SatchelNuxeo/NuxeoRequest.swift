@@ -1,0 +1,108 @@
+import Foundation
+import SatchelHTTP
+
+/// A Nuxeo REST request, built from parts: the resource (`path/…`, `id/…`, `search/…`, `automation/…`), web
+/// adapters (`@children`, `@blob/file:content`, chainable), query items and headers. Every part is encoded where it
+/// goes: an NXQL query with `&`, `+` or `=` arrives as written (the old SDK broke those).
+///
+/// ```swift
+/// let children = NuxeoRequest.path("/default-domain/workspaces").adapter("children").query("pageSize", "50")
+/// let search = NuxeoRequest.search(nxql: "SELECT * FROM Document WHERE dc:title = 'R&D + QA'")
+/// children.url(server: serverURL, apiPrefix: "api/v1", repository: "default")
+/// ```
+public struct NuxeoRequest: Sendable, Hashable {
+    /// Path segments under the API root, each encoded on its own (`path`, `default-domain`, `work spaces`).
+    public var segments: [String]
+    /// Whether the request goes to the repository (`repo/{name}/` is put before it when a repository is set).
+    public var inRepository: Bool
+    public var query: [QueryItem] = []
+    public var method: HTTPMethod = .get
+    public var headers: HTTPHeaders = [:]
+
+    public struct QueryItem: Sendable, Hashable {
+        public var name: String
+        public var value: String
+    }
+
+    public init(segments: [String], inRepository: Bool) {
+        self.segments = segments
+        self.inRepository = inRepository
+    }
+
+    /// A document by path (`/default-domain/workspaces`).
+    public static func path(_ path: String) -> NuxeoRequest {
+        NuxeoRequest(segments: ["path"] + path.split(separator: "/").map(String.init), inRepository: true)
+    }
+
+    /// A document by uid.
+    public static func id(_ uid: String) -> NuxeoRequest { NuxeoRequest(segments: ["id", uid], inRepository: true) }
+
+    /// An NXQL search (`search/lang/NXQL/execute?query=…`).
+    public static func search(nxql: String) -> NuxeoRequest {
+        NuxeoRequest(segments: ["search", "lang", "NXQL", "execute"], inRepository: true).query("query", nxql)
+    }
+
+    /// Any other resource under the API root (`me`, `user/alice`, `upload`, `automation/Document.Fetch`).
+    public static func resource(_ segments: String...) -> NuxeoRequest {
+        NuxeoRequest(segments: segments.flatMap { $0.split(separator: "/").map(String.init) }, inRepository: false)
+    }
+
+    /// Adds a web adapter: `@name`, or `@name/value` (`blob`, `file:content`).
+    public func adapter(_ name: String, _ value: String? = nil) -> NuxeoRequest {
+        var copy = self
+        copy.segments.append("@" + name)
+        if let value { copy.segments += value.split(separator: "/").map(String.init) }
+        return copy
+    }
+
+    /// Adds a query item.
+    public func query(_ name: String, _ value: String) -> NuxeoRequest {
+        var copy = self
+        copy.query.append(QueryItem(name: name, value: value))
+        return copy
+    }
+
+    public func method(_ method: HTTPMethod) -> NuxeoRequest {
+        var copy = self
+        copy.method = method
+        return copy
+    }
+
+    public func header(_ name: String, _ value: String) -> NuxeoRequest {
+        var copy = self
+        copy.headers[name] = value
+        return copy
+    }
+
+    /// The URL: server, API prefix, `repo/{name}/` for repository resources, the segments, the query.
+    public func url(server: URL, apiPrefix: String = "api/v1", repository: String? = nil) -> URL {
+        var text = server.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        var parts = apiPrefix.split(separator: "/").map(String.init)
+        if inRepository, let repository { parts += ["repo", repository] }
+        parts += segments
+        text += "/" + parts.map(Self.encodeSegment).joined(separator: "/")
+        if !query.isEmpty {
+            text +=
+                "?" + query.map { Self.encodeQuery($0.name) + "=" + Self.encodeQuery($0.value) }.joined(separator: "&")
+        }
+        // Every character was encoded above: the text is a valid URL.
+        return URL(string: text)!
+    }
+
+    /// Unreserved characters and those a path segment may carry as they are (`:` for `file:content`, `@` for
+    /// adapters).
+    private static let segmentAllowed = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:@!$'()*,;")
+    /// Unreserved characters only: `&`, `+`, `=`, `#`, `%` and spaces are encoded in query names and values.
+    private static let queryAllowed = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    static func encodeSegment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: segmentAllowed) ?? text
+    }
+
+    static func encodeQuery(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? text
+    }
+}
