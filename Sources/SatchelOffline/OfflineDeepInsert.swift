@@ -52,7 +52,8 @@ enum OfflineDeepInsert {
                 var values = table.columns.map {
                     OfflineValues.databaseValue(OfflineValues.value(of: $0, in: child.properties), for: $0)
                 }
-                if relationship.isCollection {
+                if relationship.isCollection || !relationship.foreignKeyInSource {
+                    // The foreign key is the child's: it takes the parent's key.
                     for pair in relationship.pairs {
                         guard let index = table.columns.firstIndex(where: { $0.path == pair.remote.path }),
                             values[index].isNull,
@@ -65,7 +66,7 @@ enum OfflineDeepInsert {
                 let reference = OfflineEntityRef(entitySet: table.entitySet, entityID: id)
                 if relationship.pairs.isEmpty {
                     try OfflineLinks.add(from: parent, through: relationship, to: reference, db: db)
-                } else if !relationship.isCollection {
+                } else if !relationship.isCollection, relationship.foreignKeyInSource {
                     let assignments = relationship.pairs.compactMap { pair -> (OfflineColumn, DatabaseValue)? in
                         guard let index = table.columns.firstIndex(where: { $0.path == pair.remote.path }) else {
                             return nil
@@ -148,7 +149,7 @@ enum OfflineDeepInsert {
                         }
                     }
                 }
-                if relationship.isCollection {
+                if relationship.isCollection || !relationship.foreignKeyInSource {
                     for pair in relationship.pairs where !assignments.contains(where: { $0.0.path == pair.remote.path })
                     {
                         assignments.append((pair.remote, parentRow[pair.local.name] ?? .null))
@@ -164,6 +165,16 @@ enum OfflineDeepInsert {
                 try db.execute(
                     sql: sql + " WHERE _id = ?",
                     arguments: StatementArguments(arguments + [link.target.entityID.databaseValue]))
+                // A child the server gave a key it did not answer with stays "created": it is not what the server
+                // holds until a download brings it.
+                if !table.keyColumnNames.isEmpty {
+                    try db.execute(
+                        sql: """
+                            UPDATE \(table.sql) SET _state = \(OfflineState.created.rawValue) WHERE _id = ?
+                                AND (\(table.keyColumnNames.map { "\(quoted($0)) IS NULL" }.joined(separator: " OR ")))
+                            """, arguments: [link.target.entityID])
+                }
+                try OfflineLinks.propagateKey(of: link.target, schema: schema, db: db)
             }
         }
     }
@@ -181,6 +192,16 @@ enum OfflineDeepInsert {
                     """), arguments: [entity.entitySet, entity.entityID])
     }
 
+    /// Drops the queued requests (and their ErrorArchive entries) of an entity that never reached the server.
+    static func forgetRequests(on entity: OfflineEntityRef, db: Database) throws {
+        try db.execute(
+            sql: "DELETE FROM q_errors WHERE entity_set = ? AND entity_id = ?",
+            arguments: [entity.entitySet, entity.entityID])
+        try db.execute(
+            sql: "DELETE FROM q_requests WHERE entity_set = ? AND entity_id = ?",
+            arguments: [entity.entitySet, entity.entityID])
+    }
+
     /// Removes the rows an entity's dropped creations carried inline (they never reached the server).
     static func dropChildren(ofRequestsOn entity: OfflineEntityRef, schema: OfflineSchema, db: Database) throws {
         let lists = try String.fetchAll(
@@ -191,6 +212,7 @@ enum OfflineDeepInsert {
                 let table = try schema.table(link.target.entitySet)
                 try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [link.target.entityID])
                 try OfflineStore.forgetRow(link.target, db: db)
+                try forgetRequests(on: link.target, db: db)
             }
         }
     }

@@ -305,7 +305,7 @@ enum OfflineLinks {
             try db.cachedStatement(
                 sql: """
                     SELECT q.entity_set, q.entity_id, q.links FROM q_requests q INDEXED BY q_requests_links
-                    WHERE q.links IS NOT NULL AND EXISTS (
+                    WHERE q.links IS NOT NULL AND q.method <> 'UNLINK' AND EXISTS (
                         SELECT 1 FROM json_each(q.links) j
                         WHERE json_extract(j.value, '$[1]') = ? AND json_extract(j.value, '$[2]') = ?)
                     """), arguments: [created.entitySet, created.entityID])

@@ -260,6 +260,10 @@ struct OfflineRelationship {
     let partnerIsCollection: Bool
     let isCollection: Bool
 
+    /// Whether the referential constraint's foreign key is in the source's row (not only its key): a to-one
+    /// navigation whose constraint is its partner's keeps the foreign key in the target's row.
+    var foreignKeyInSource: Bool { pairs.contains { !source.keyPaths.contains($0.local.path) } }
+
     /// SQL that holds when the target row aliased `inner` is related to the source row aliased `outer`.
     func join(inner: String, outer: String) -> String {
         if !pairs.isEmpty {

@@ -204,6 +204,7 @@ extension OfflineStore {
                 arguments: [OfflineLinks.encode(list.filter { $0.target != entity }), owner])
             try db.execute(sql: "DELETE FROM \(table.sql) WHERE _id = ?", arguments: [id])
             try Self.forgetRow(entity, db: db)
+            try OfflineDeepInsert.forgetRequests(on: entity, db: db)
             return
         }
         try Self.keepServerValues(db, table: table, row: row)

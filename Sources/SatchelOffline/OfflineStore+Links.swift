@@ -66,6 +66,8 @@ extension OfflineStore {
             throw ODataError(.invalidArgument, "\(entitySet)/\(navigation): which entity to link (or unlink)?")
         }
         let target = links.first?.target
+        // The source's values as downloaded, before anything of it changes: what a revert restores.
+        try keepServerValues(db, table: table, row: row)
         if relationship.pairs.isEmpty {
             switch (removing, target) {
             case (false, let target?):
@@ -77,9 +79,8 @@ extension OfflineStore {
             case (true, let target?): try OfflineLinks.remove(from: source, through: relationship, to: target, db: db)
             default: try OfflineLinks.replaceLinks(from: source, through: relationship, to: [], db: db)
             }
-        } else if !relationship.isCollection {
+        } else if !relationship.isCollection, relationship.foreignKeyInSource {
             // The foreign key is the source's: it takes the target's key, or null.
-            try keepServerValues(db, table: table, row: row)
             let values =
                 removing ? [] : try OfflineLinks.foreignKeys(links, table: table, schema: opened.schema, db: db)
             let pairs = relationship.pairs.filter { !table.keyPaths.contains($0.local.path) }

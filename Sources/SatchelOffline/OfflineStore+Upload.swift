@@ -445,13 +445,20 @@ extension OfflineStore {
             ? ODataPath(table.entitySet) : try await keyPath(table: table, entityID: request.entityID, opened: opened)
         var target: ODataPath?
         var local: OfflineEntityRef?
-        if let link = request.links.first {
+        // A to-one link is removed without naming its target (V2 `$links/Nav`, V4 `Nav/$ref`).
+        if let link = request.links.first, request.method == "LINK" || relationship.isCollection {
             let targetTable = try opened.schema.table(link.target.entitySet)
             do {
                 target = try await keyPath(table: targetTable, entityID: link.target.entityID, opened: opened)
             } catch let error as ODataError where createdHere.contains(link.target) && error.status == 424 {
                 local = link.target
             }
+        }
+        if opened.version == .v2, local != nil {
+            throw ODataError(
+                .notSupported,
+                "\(table.entitySet)/\(navigation): OData V2 cannot link to an entity created in the same transaction before the server gives it a key (give it a key, or leave the transaction)",
+                status: 424, operation: "upload")
         }
         return .link(
             source, navigation: navigation, target: target, replace: !relationship.isCollection,

@@ -268,12 +268,15 @@ struct OfflineUploadSelection: Sendable {
 
     /// Whether an entity's creation is still queued (its key is not known yet).
     static func isUncreated(_ entity: OfflineEntityRef, db: Database) throws -> Bool {
-        try Bool.fetchOne(
-            try db.cachedStatement(
-                sql: """
-                    SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ?
-                        AND method IN ('POST', 'POSTMEDIA')
-                    """), arguments: [entity.entitySet, entity.entityID]) ?? false
+        let own =
+            try Bool.fetchOne(
+                try db.cachedStatement(
+                    sql: """
+                        SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ?
+                            AND method IN ('POST', 'POSTMEDIA')
+                        """), arguments: [entity.entitySet, entity.entityID]) ?? false
+        // Or created inline with another entity whose creation is still queued.
+        return try own || OfflineDeepInsert.owner(of: entity, unsent: false, db: db) != nil
     }
 
     /// Forgets a batch whose answer is written (or that never reached the service): what is left of it goes in a

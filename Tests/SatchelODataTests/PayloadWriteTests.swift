@@ -114,5 +114,9 @@ struct PayloadWriteTests {
         let v2 = try ODataPayloadWriter(version: .v2, serviceURL: URL(string: "http://h/s/")).json(for: entity)
         #expect(v2["Friends"]?.arrayValue?.count == 1)
         #expect(v2["BestFriend"]?["__metadata"]?["uri"] == .string("http://h/s/People('b')"))
+        // No path at all: an empty list, not a crash.
+        var none = ODataEntity()
+        none.bindings["Friends"] = []
+        #expect(try ODataPayloadWriter(version: .v2).json(for: none)["Friends"] == .array([]))
     }
 }

@@ -63,4 +63,23 @@ struct LinkSeamTests {
         try await Self.check(service)
         try store.close()
     }
+
+    @Test("a link undone before the upload leaves the downloaded entity as it was")
+    func undoLink() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 50, timeout: .seconds(60))
+        defer { server.stop() }
+        let folder = try offlineTestFolder("link-undo")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = offlineTestStore(
+            serviceURL: server.serviceURL, folder: folder, queries: [.init(name: "o", query: "Orders?$expand=Items")])
+        try await store.open()
+        let before = try await store.entity("Orders", .key(.single(.int(5))))
+        try await store.addLink(
+            "Orders", .key(.single(.int(5))), navigation: "Items", to: "OrderItems(OrderID=3,LineNumber=1)")
+        try await store.undoPendingChanges("Orders", .key(.single(.int(5))))
+        let after = try await store.entity("Orders", .key(.single(.int(5))))
+        #expect(after["CustomerName"] == before["CustomerName"], "the downloaded order is still there")
+        #expect(try await store.requests().isEmpty)
+        try store.close()
+    }
 }

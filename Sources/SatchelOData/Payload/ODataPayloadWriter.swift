@@ -49,7 +49,8 @@ public struct ODataPayloadWriter: Sendable {
                     value: isMany ? .array(paths.map { .string($0) }) : .string(paths.first ?? ""))
             } else {
                 let references: [JSONValue] = paths.map { ["__metadata": ["uri": .string(absolute($0))]] }
-                object.append(key: navigation, value: isMany ? .array(references) : references[0])
+                object.append(
+                    key: navigation, value: isMany || references.count != 1 ? .array(references) : references[0])
             }
         }
         return .object(object)
