@@ -256,7 +256,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelServerTests",
-            dependencies: ["SatchelServer", "SatchelCMIS", "SatchelTestSupport"],
+            dependencies: ["SatchelServer", "SatchelCMIS", "SatchelNuxeo", "SatchelTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -18,6 +18,6 @@ public protocol ServerBindingRoutes: Sendable {
 extension SatchelServerApp {
     /// The bindings every server mounts.
     public static var defaultBindings: [any ServerBindingRoutes] {
-        [BrowserBindingRoutes(), AtomPubBindingRoutes()]
+        [BrowserBindingRoutes(), AtomPubBindingRoutes(), NuxeoRoutes()]
     }
 }

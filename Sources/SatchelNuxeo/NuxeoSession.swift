@@ -1,0 +1,153 @@
+import Foundation
+import SatchelHTTP
+import SatchelJSON
+
+/// A connection to a Nuxeo server's REST API (docs/nuxeo.md).
+///
+/// ```swift
+/// let session = NuxeoSession(configuration: .init(
+///     serverURL: URL(string: "https://nuxeo.example.com/nuxeo")!, repository: "default",
+///     auth: [BasicAuth(user: "alice", password: password)]))
+/// let workspace = try await session.document(path: "/default-domain/workspaces")
+/// for try await child in session.children(ofPath: workspace.path ?? "/") { print(child.title ?? child.uid) }
+/// ```
+public final class NuxeoSession: Sendable {
+    public struct Configuration: Sendable {
+        /// The server's root, with Nuxeo's context path (`https://host/nuxeo`).
+        public var serverURL: URL
+        public var apiPrefix: String
+        /// Sent as `repo/{name}/` on repository calls; nil: the server's default repository.
+        public var repository: String?
+        /// Schemas whose properties documents carry (`properties` header).
+        public var schemas: [String]
+        /// Headers on every request (enrichers, `fetch-document`, `depth`…).
+        public var headers: HTTPHeaders
+        public var http: HTTPClient.Configuration
+        public var auth: [any HTTPAuthProvider]
+
+        public init(
+            serverURL: URL, apiPrefix: String = "api/v1", repository: String? = nil,
+            schemas: [String] = ["dublincore", "file"], headers: HTTPHeaders = [:],
+            http: HTTPClient.Configuration = HTTPClient.Configuration(), auth: [any HTTPAuthProvider] = []
+        ) {
+            self.serverURL = serverURL
+            self.apiPrefix = apiPrefix
+            self.repository = repository
+            self.schemas = schemas
+            self.headers = headers
+            self.http = http
+            self.auth = auth
+        }
+    }
+
+    public let configuration: Configuration
+    let client: HTTPClient
+
+    public init(configuration: Configuration, transport: any HTTPTransport = HTTPClient.defaultTransport()) {
+        self.configuration = configuration
+        client = HTTPClient(configuration: configuration.http, transport: transport, auth: configuration.auth)
+    }
+
+    /// Sends a request; an answer outside 2xx becomes a ``NuxeoError`` read from the server's `exception` entity.
+    public func send(_ request: NuxeoRequest, body: HTTPBody? = nil) async throws -> HTTPResponse {
+        let url = request.url(
+            server: configuration.serverURL, apiPrefix: configuration.apiPrefix, repository: configuration.repository)
+        var headers = configuration.headers
+        headers["Accept"] = "application/json"
+        if !configuration.schemas.isEmpty { headers["properties"] = configuration.schemas.joined(separator: ",") }
+        for field in request.headers { headers[field.name] = field.value }
+        let operation = "\(request.method) \(request.segments.joined(separator: "/"))"
+        var http = HTTPRequest(request.method, url: url, headers: headers, body: body, operation: operation)
+        http.validatesStatus = false
+        let response: HTTPResponse
+        do {
+            response = try await client.send(http)
+        } catch let error as HTTPError {
+            throw NuxeoError(.transport, error.message, status: error.status, operation: operation)
+        }
+        guard (200..<300).contains(response.status) else {
+            var error: NuxeoError
+            if case .exception(let refusal)? = try? NuxeoEntity(json: response.body) {
+                error = refusal
+            } else {
+                error = NuxeoError(
+                    .server, "the server answered \(response.status) without an exception entity",
+                    status: response.status)
+            }
+            error.status = error.status ?? response.status
+            error.operation = operation
+            throw error
+        }
+        return response
+    }
+
+    /// A request's answer as an entity.
+    public func entity(_ request: NuxeoRequest, body: HTTPBody? = nil) async throws -> NuxeoEntity {
+        let response = try await send(request, body: body)
+        do {
+            return try NuxeoEntity(json: response.body)
+        } catch var error {
+            error.operation = "\(request.method) \(request.segments.joined(separator: "/"))"
+            throw error
+        }
+    }
+
+    /// A document by path.
+    public func document(path: String) async throws -> NuxeoDocument {
+        try Self.document(try await entity(.path(path)))
+    }
+
+    /// A document by uid.
+    public func document(id: String) async throws -> NuxeoDocument {
+        try Self.document(try await entity(.id(id)))
+    }
+
+    /// Who the session is (`automation/login`).
+    public func login() async throws -> NuxeoLogin {
+        guard case .login(let login) = try await entity(NuxeoRequest.resource("automation", "login").method(.post))
+        else { throw NuxeoError(.invalidResponse, "automation/login answered no login entity") }
+        return login
+    }
+
+    /// The children of the folder at `path`, page by page as they are iterated (`@children`).
+    public func children(ofPath path: String, pageSize: Int = 50) -> AsyncThrowingStream<NuxeoDocument, any Error> {
+        pages(NuxeoRequest.path(path).adapter("children"), pageSize: pageSize)
+    }
+
+    /// The documents an NXQL query selects, page by page as they are iterated.
+    public func query(_ nxql: String, pageSize: Int = 50) -> AsyncThrowingStream<NuxeoDocument, any Error> {
+        pages(NuxeoRequest.search(nxql: nxql), pageSize: pageSize)
+    }
+
+    private func pages(_ request: NuxeoRequest, pageSize: Int) -> AsyncThrowingStream<NuxeoDocument, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var index = 0
+                    while true {
+                        let page = request.query("pageSize", String(pageSize)).query("currentPageIndex", String(index))
+                        guard case .documents(let documents) = try await entity(page) else {
+                            throw NuxeoError(.invalidResponse, "a page of documents was expected")
+                        }
+                        for document in documents.entries { continuation.yield(document) }
+                        // A page that brought nothing ends it even if the server says more follow.
+                        guard documents.isNextPageAvailable, !documents.entries.isEmpty else { break }
+                        try Task.checkCancellation()
+                        index += 1
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private static func document(_ entity: NuxeoEntity) throws(NuxeoError) -> NuxeoDocument {
+        guard case .document(let document) = entity else {
+            throw NuxeoError(.invalidResponse, "a document was expected")
+        }
+        return document
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Hummingbird
+import SatchelCMIS
+import SatchelJSON
+import SatchelRepository
+
+/// The Nuxeo REST API over the repository `satchel serve` serves through CMIS (docs/nuxeo.md): the same users,
+/// objects and permissions. Mounted at `/nuxeo/api/v1/`: documents by path and id (with `repo/{name}/`; `default`
+/// is the shared repository), `@children` with Nuxeo's paging, `automation/login`, and errors as Nuxeo's
+/// `exception` entity.
+public struct NuxeoRoutes: ServerBindingRoutes {
+    public static let apiRoot = "/nuxeo/api/v1"
+    /// The CMIS repository Nuxeo's `default` names.
+    public var defaultRepository: String
+
+    public init(defaultRepository: String = "shared") {
+        self.defaultRepository = defaultRepository
+    }
+
+    public func register(on router: Router<ServerRequestContext>, environment: BindingEnvironment) {
+        let handler = NuxeoHandler(environment: environment, defaultRepository: defaultRepository)
+        router.get(RouterPath("\(Self.apiRoot)/**")) { request, context in await handler.get(request, context: context)
+        }
+        for path in ["\(Self.apiRoot)/automation/login", "/nuxeo/site/automation/login"] {
+            router.post(RouterPath(path)) { _, context in handler.login(context: context) }
+        }
+    }
+}
+
+struct NuxeoHandler: Sendable {
+    let environment: BindingEnvironment
+    let defaultRepository: String
+
+    var service: any CMISService { environment.service }
+
+    /// `automation/login`: who the caller is.
+    func login(context: ServerRequestContext) -> Response {
+        guard let caller = context.caller else { return Self.exception(401, "authentication required") }
+        return Self.json(
+            [
+                "entity-type": "login", "id": .string(caller.user), "username": .string(caller.user),
+                "isAdministrator": .bool(caller.isAdministrator),
+                "groups": .array(caller.isAdministrator ? ["administrators", "members"] : ["members"]),
+            ])
+    }
+
+    func get(_ request: Request, context: ServerRequestContext) async -> Response {
+        guard let caller = context.caller else { return Self.exception(401, "authentication required") }
+        var segments = request.uri.path.dropFirst(NuxeoRoutes.apiRoot.count).split(separator: "/").map {
+            String($0).removingPercentEncoding ?? String($0)
+        }
+        var repository = defaultRepository
+        if segments.first == "repo", segments.count >= 2 {
+            repository = segments[1] == "default" ? defaultRepository : segments[1]
+            segments.removeFirst(2)
+        }
+        // Adapters (`@children`) end the document's part of the path.
+        let adapterIndex = segments.firstIndex { $0.hasPrefix("@") }
+        let adapters = adapterIndex.map { Array(segments[$0...]) } ?? []
+        let resource = adapterIndex.map { Array(segments[..<$0]) } ?? segments
+        let query = request.uri.queryParameters
+        do {
+            guard let kind = resource.first else { throw CMISError(.objectNotFound, "no resource named") }
+            let object: CMISObject
+            let documentContext = OperationContext(includePathSegment: true)
+            switch kind {
+            case "path":
+                let path = "/" + resource.dropFirst().joined(separator: "/")
+                object = try await service.object(
+                    repositoryId: repository, path: path, context: documentContext, caller: caller)
+            case "id" where resource.count == 2:
+                object = try await service.object(
+                    repositoryId: repository, id: resource[1], context: documentContext, caller: caller)
+            default:
+                throw CMISError(.objectNotFound, "no such resource: \(resource.joined(separator: "/"))")
+            }
+            let path = try await self.path(of: object, repository: repository, caller: caller)
+            switch adapters.first {
+            case nil:
+                return Self.json(document(object, path: path, repository: repository))
+            case "@children":
+                return try await children(
+                    of: object, path: path, repository: repository, query: query, caller: caller)
+            case let adapter?:
+                throw CMISError(.notSupported, "the adapter \(adapter) is not served here")
+            }
+        } catch let error as CMISError {
+            return Self.exception(Int(error.httpStatus.code), error.message)
+        } catch {
+            return Self.exception(500, "\(error)")
+        }
+    }
+
+    /// `@children`: a page of the folder's children (`currentPageIndex` from 0, `pageSize`, default 50).
+    private func children(
+        of folder: CMISObject, path: String, repository: String, query: Parameters, caller: CallerContext
+    ) async throws -> Response {
+        guard folder.baseType == .folder, let id = folder.id else {
+            throw CMISError(.invalidArgument, "\(path) is not a folder: it has no children")
+        }
+        let pageSize = max(1, min(Int(query["pageSize"].map(String.init) ?? "") ?? 50, 1000))
+        let pageIndex = max(0, Int(query["currentPageIndex"].map(String.init) ?? "") ?? 0)
+        let list = try await service.children(
+            repositoryId: repository, folderId: id, context: OperationContext(includePathSegment: true),
+            maxItems: pageSize, skipCount: pageIndex * pageSize, caller: caller)
+        let base = path == "/" ? "" : path
+        let entries = list.objects.map { child -> JSONValue in
+            let segment = child.pathSegment ?? child.object.name ?? ""
+            return document(child.object, path: base + "/" + segment, repository: repository)
+        }
+        var page: JSONObject = [
+            "entity-type": "documents", "isPaginable": true, "currentPageIndex": .number(JSONNumber(pageIndex)),
+            "pageSize": .number(JSONNumber(pageSize)), "currentPageSize": .number(JSONNumber(entries.count)),
+            "isNextPageAvailable": .bool(list.hasMoreItems), "isPreviousPageAvailable": .bool(pageIndex > 0),
+            "entries": .array(entries),
+        ]
+        if let total = list.numItems {
+            page.append(key: "resultsCount", value: .number(JSONNumber(total)))
+            page.append(
+                key: "numberOfPages", value: .number(JSONNumber((total + Int64(pageSize) - 1) / Int64(pageSize))))
+        }
+        return Self.json(.object(page))
+    }
+
+    /// An object's path: a folder's own, a document's parent's with its name.
+    private func path(of object: CMISObject, repository: String, caller: CallerContext) async throws -> String {
+        if let path = object.path { return path }
+        guard let id = object.id else { return "/" }
+        let parents = try await service.objectParents(
+            repositoryId: repository, objectId: id, context: OperationContext(includePathSegment: true),
+            caller: caller)
+        guard let parent = parents.first, let parentPath = parent.object.path else { return "/" + (object.name ?? id) }
+        return (parentPath == "/" ? "" : parentPath) + "/" + (parent.relativePathSegment ?? object.name ?? id)
+    }
+
+    /// A CMIS object as a Nuxeo document: folders are `Folder`, documents `File` with `file:content`.
+    func document(_ object: CMISObject, path: String, repository: String) -> JSONValue {
+        let isFolder = object.baseType == .folder
+        let modified = object.lastModificationDate.map { JSONValue.string(Self.timestamp($0)) } ?? .null
+        var properties: JSONObject = [
+            "dc:title": object.name.map { .string($0) } ?? .null,
+            "dc:description": object.objectDescription.map { .string($0) } ?? .null,
+            "dc:creator": object.createdBy.map { .string($0) } ?? .null,
+            "dc:created": object.creationDate.map { .string(Self.timestamp($0)) } ?? .null,
+            "dc:modified": modified,
+            "dc:lastContributor": object.lastModifiedBy.map { .string($0) } ?? .null,
+        ]
+        if !isFolder {
+            var content: JSONValue = .null
+            if let length = object.contentStreamLength, let id = object.id {
+                content = [
+                    "name": .string(object.contentStreamFileName ?? object.name ?? "content"),
+                    "mime-type": object.contentStreamMimeType.map { .string($0) } ?? .null,
+                    "encoding": .null,
+                    // Nuxeo writes the length as a string.
+                    "length": .string(String(length)),
+                    "data": .string("\(NuxeoRoutes.apiRoot)/repo/\(repository)/id/\(id)/@blob/file:content"),
+                ]
+            }
+            properties.append(key: "file:content", value: content)
+        }
+        var document: JSONObject = [
+            "entity-type": "document", "repository": .string(repository == defaultRepository ? "default" : repository),
+            "uid": .string(object.id ?? ""), "path": .string(path), "type": .string(isFolder ? "Folder" : "File"),
+            "state": "project", "parentRef": object.parentId.map { .string($0) } ?? .null,
+            "isCheckedOut": .bool(
+                object.properties["cmis:isVersionSeriesCheckedOut"]?.values.first?.boolValue ?? false),
+            "isVersion": false, "isProxy": false, "isTrashed": false,
+            "changeToken": object.changeToken.map { .string($0) } ?? .null,
+            "title": object.name.map { .string($0) } ?? .null, "lastModified": modified,
+            "properties": .object(properties),
+            "facets": .array(isFolder ? ["Folderish"] : ["Downloadable", "Versionable"]),
+        ]
+        if let label = object.versionLabel { document.append(key: "versionLabel", value: .string(label)) }
+        return .object(document)
+    }
+
+    /// Nuxeo's dates: UTC with milliseconds (`2024-01-15T10:20:30.123Z`), as `xsd:dateTime` is written.
+    static func timestamp(_ date: Date) -> String { AtomPubWriter.dateString(date) }
+
+    static func json(_ value: JSONValue, status: Int = 200) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(
+            status: HTTPResponse.Status(code: status), headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: value.serialized())))
+    }
+
+    /// Nuxeo's error entity.
+    static func exception(_ status: Int, _ message: String) -> Response {
+        json(
+            ["entity-type": "exception", "status": .number(JSONNumber(status)), "message": .string(message)],
+            status: status)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import SatchelCMIS
+import SatchelHTTP
+import SatchelNuxeo
+import SatchelServer
+import Testing
+
+/// Satchel's Nuxeo client against the Nuxeo REST API of `satchel serve`: what CMIS created is read over Nuxeo
+/// (documents by path and id, children page by page, blobs described as Nuxeo does, login), and errors come back as
+/// Nuxeo's exception entity.
+@Suite("Nuxeo REST facade with NuxeoSession", .serialized)
+struct NuxeoFacadeTests {
+    static let server = Task { try await ServerHarness.start() }
+
+    static func nuxeo(
+        _ harness: ServerHarness, user: String, password: String? = nil, repository: String? = "default"
+    )
+        -> NuxeoSession
+    {
+        NuxeoSession(
+            configuration: .init(
+                serverURL: harness.url("/nuxeo"), repository: repository,
+                http: HTTPClient.Configuration(retry: .never),
+                auth: [BasicAuth(user: user, password: password ?? "pw-\(user)")]))
+    }
+
+    @Test("documents created over CMIS, read over Nuxeo REST")
+    func createdOverCMIS() async throws {
+        let harness = try await Self.server.value
+        let cmis = try await CMISSession.connect(
+            SessionParameters(
+                url: harness.url("/cmis/browser"), repositoryId: "shared",
+                auth: [BasicAuth(user: "admin", password: "pw-admin")]))
+        let root = cmis.repositoryInfo.rootFolderId
+        let folder = try await cmis.createFolder(named: "NuxeoTest", in: root)
+        let folderID = try #require(folder.id)
+        var sizes: [String: Int64] = [:]
+        for index in 0..<3 {
+            let bytes = Data("nuxeo \(index) ".utf8 + (0..<(100 * index)).map { _ in UInt8(65) })
+            let created = try await cmis.createDocument(
+                named: "doc-\(index).txt", in: folderID,
+                content: .data(bytes, filename: "doc-\(index).txt", mimeType: "text/plain"))
+            sizes[created.id ?? ""] = Int64(bytes.count)
+        }
+
+        let nuxeo = Self.nuxeo(harness, user: "admin")
+        let read = try await nuxeo.document(path: "/NuxeoTest")
+        #expect(read.uid == folderID && read.type == "Folder" && read.title == "NuxeoTest")
+        #expect(read.path == "/NuxeoTest" && read.facets.contains("Folderish"))
+
+        var children: [NuxeoDocument] = []
+        for try await child in nuxeo.children(ofPath: "/NuxeoTest", pageSize: 2) { children.append(child) }
+        #expect(children.count == 3, "two pages of two")
+        for child in children {
+            #expect(child.type == "File" && child.path == "/NuxeoTest/" + (child.title ?? ""))
+            #expect(child.blob?.length == sizes[child.uid] && child.blob?.mimeType == "text/plain")
+            #expect(child.lastModified != nil && child[string: "dc:creator"] == "admin")
+        }
+        let first = try #require(children.first)
+        let byID = try await nuxeo.document(id: first.uid)
+        #expect(byID.path == first.path && byID.changeToken == first.changeToken)
+        // Without `repo/default/` too.
+        #expect(try await Self.nuxeo(harness, user: "admin", repository: nil).document(id: first.uid).uid == first.uid)
+
+        let login = try await nuxeo.login()
+        #expect(login.username == "admin" && login.isAdministrator)
+    }
+
+    @Test("errors are Nuxeo's exception entity: missing documents, wrong passwords, another user's space")
+    func errors() async throws {
+        let harness = try await Self.server.value
+        let missing = await #expect(throws: NuxeoError.self) {
+            try await Self.nuxeo(harness, user: "alice").document(path: "/no/such/thing")
+        }
+        #expect(missing?.status == 404 && missing?.code == .server, "\(String(describing: missing))")
+        let refused = await #expect(throws: NuxeoError.self) {
+            try await Self.nuxeo(harness, user: "alice", password: "wrong").login()
+        }
+        #expect(refused?.status == 401, "\(String(describing: refused))")
+        let alice = try await CMISSession.connect(
+            SessionParameters(
+                url: harness.url("/cmis/browser"), preferMyDocuments: true,
+                auth: [BasicAuth(user: "alice", password: "pw-alice")],
+                tokenAuth: HeaderTokenAuth(headerName: "X-CSRF-Token")))
+        let home = try #require(alice.myDocumentsFolderId)
+        let secret = try await alice.createDocument(
+            named: "secret.txt", in: home,
+            content: .data(Data("x".utf8), filename: "secret.txt", mimeType: "text/plain"))
+        let bobTries = await #expect(throws: NuxeoError.self) {
+            try await Self.nuxeo(harness, user: "bob", repository: "mydocs-alice").document(id: secret.id ?? "")
+        }
+        #expect([403, 404].contains(bobTries?.status ?? 0), "\(String(describing: bobTries))")
+        #expect(
+            try await Self.nuxeo(harness, user: "alice", repository: "mydocs-alice").document(id: secret.id ?? "").title
+                == "secret.txt")
+    }
+}
