@@ -102,6 +102,61 @@ public final class NuxeoSession: Sendable {
         try Self.document(try await entity(.id(id)))
     }
 
+    /// Creates a document in the folder at `parentPath` (`type`: `Folder`, `File`, `Note`…; `name`: its path
+    /// segment). Returns it as the server made it.
+    public func create(
+        in parentPath: String, type: String, name: String, properties: [String: JSONValue] = [:]
+    ) async throws -> NuxeoDocument {
+        var members: [(key: String, value: JSONValue)] = []
+        for key in properties.keys.sorted() { members.append((key, properties[key] ?? .null)) }
+        let body: JSONValue = [
+            "entity-type": "document", "type": .string(type), "name": .string(name),
+            "properties": .object(JSONObject(members)),
+        ]
+        return try Self.document(try await entity(NuxeoRequest.path(parentPath).method(.post), body: .json(body)))
+    }
+
+    /// Changes a document's properties (only those given), guarded by its change token when it has one.
+    public func update(_ document: NuxeoDocument, properties: [String: JSONValue]) async throws -> NuxeoDocument {
+        var members: [(key: String, value: JSONValue)] = []
+        for key in properties.keys.sorted() { members.append((key, properties[key] ?? .null)) }
+        var body: JSONObject = ["entity-type": "document", "properties": .object(JSONObject(members))]
+        if let token = document.changeToken { body.append(key: "changeToken", value: .string(token)) }
+        return try Self.document(
+            try await entity(NuxeoRequest.id(document.uid).method(.put), body: .json(.object(body))))
+    }
+
+    /// Deletes a document (a folder with what it holds).
+    public func delete(id: String) async throws {
+        _ = try await send(NuxeoRequest.id(id).method(.delete))
+    }
+
+    /// Streams a document's blob (`@blob/file:content` by default) into a file, in constant memory; the file is
+    /// replaced only when the download succeeds.
+    public func downloadBlob(
+        id: String, xpath: String = "file:content", to file: URL,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws {
+        let request = NuxeoRequest.id(id).adapter("blob", xpath)
+        let url = request.url(
+            server: configuration.serverURL, apiPrefix: configuration.apiPrefix, repository: configuration.repository)
+        let operation = "GET \(request.segments.joined(separator: "/"))"
+        do {
+            _ = try await client.download(
+                HTTPRequest(.get, url: url, headers: configuration.headers, operation: operation), to: file,
+                progress: progress)
+        } catch let error as HTTPError {
+            var failure = NuxeoError(.transport, error.message, status: error.status, operation: operation)
+            if let excerpt = error.responseExcerpt,
+                case .exception(let refusal)? = try? NuxeoEntity(json: Data(excerpt.utf8))
+            {
+                failure = refusal
+                failure.operation = operation
+            }
+            throw failure
+        }
+    }
+
     /// Who the session is (`automation/login`).
     public func login() async throws -> NuxeoLogin {
         guard case .login(let login) = try await entity(NuxeoRequest.resource("automation", "login").method(.post))

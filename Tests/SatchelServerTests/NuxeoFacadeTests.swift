@@ -94,4 +94,46 @@ struct NuxeoFacadeTests {
             try await Self.nuxeo(harness, user: "alice", repository: "mydocs-alice").document(id: secret.id ?? "").title
                 == "secret.txt")
     }
+
+    @Test("create, update and delete over Nuxeo, seen over CMIS; content written over CMIS downloaded over Nuxeo")
+    func writes() async throws {
+        let harness = try await Self.server.value
+        let nuxeo = Self.nuxeo(harness, user: "admin")
+        let folder = try await nuxeo.create(
+            in: "/", type: "Workspace", name: "FromNuxeo", properties: ["dc:description": "made over REST"])
+        #expect(folder.type == "Folder" && folder.path == "/FromNuxeo")
+        let note = try await nuxeo.create(in: "/FromNuxeo", type: "File", name: "note.txt")
+        #expect(note.path == "/FromNuxeo/note.txt" && note.blob == nil)
+
+        let cmis = try await CMISSession.connect(
+            SessionParameters(
+                url: harness.url("/cmis/browser"), repositoryId: "shared",
+                auth: [BasicAuth(user: "admin", password: "pw-admin")]))
+        let seen = try await cmis.object(at: "/FromNuxeo", useCache: false)
+        #expect(seen.id == folder.uid && seen.objectDescription == "made over REST")
+
+        // Renamed over Nuxeo: CMIS sees the new name; a stale change token is refused (409).
+        let renamed = try await nuxeo.update(note, properties: ["dc:title": "renamed.txt"])
+        #expect(renamed.path == "/FromNuxeo/renamed.txt")
+        #expect(try await cmis.object(id: note.uid, useCache: false).name == "renamed.txt")
+        let stale = await #expect(throws: NuxeoError.self) {
+            try await nuxeo.update(note, properties: ["dc:title": "again.txt"])
+        }
+        #expect(stale?.status == 409, "\(String(describing: stale))")
+
+        // Content written over CMIS, downloaded over Nuxeo.
+        let bytes = Data((0..<50_000).map { UInt8($0 % 251) })
+        _ = try await cmis.setContent(
+            of: note.uid, to: .data(bytes, filename: "renamed.txt", mimeType: "application/octet-stream"))
+        let file = harness.dataDirectory.appendingPathComponent("downloaded.bin")
+        try await nuxeo.downloadBlob(id: note.uid, to: file)
+        #expect(try Data(contentsOf: file) == bytes)
+        let blob = try #require(try await nuxeo.document(id: note.uid).blob)
+        #expect(blob.length == Int64(bytes.count))
+
+        try await nuxeo.delete(id: folder.uid)
+        await #expect(throws: CMISError.self) { try await cmis.object(at: "/FromNuxeo", useCache: false) }
+        let gone = await #expect(throws: NuxeoError.self) { try await nuxeo.document(id: note.uid) }
+        #expect(gone?.status == 404)
+    }
 }

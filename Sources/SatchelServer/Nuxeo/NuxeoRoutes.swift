@@ -19,8 +19,11 @@ public struct NuxeoRoutes: ServerBindingRoutes {
 
     public func register(on router: Router<ServerRequestContext>, environment: BindingEnvironment) {
         let handler = NuxeoHandler(environment: environment, defaultRepository: defaultRepository)
-        router.get(RouterPath("\(Self.apiRoot)/**")) { request, context in await handler.get(request, context: context)
-        }
+        let all = RouterPath("\(Self.apiRoot)/**")
+        router.get(all) { request, context in await handler.handle(request, context: context) }
+        router.post(all) { request, context in await handler.handle(request, context: context) }
+        router.put(all) { request, context in await handler.handle(request, context: context) }
+        router.delete(all) { request, context in await handler.handle(request, context: context) }
         for path in ["\(Self.apiRoot)/automation/login", "/nuxeo/site/automation/login"] {
             router.post(RouterPath(path)) { _, context in handler.login(context: context) }
         }
@@ -44,7 +47,9 @@ struct NuxeoHandler: Sendable {
             ])
     }
 
-    func get(_ request: Request, context: ServerRequestContext) async -> Response {
+    /// Documents: GET (with `@children` or `@blob/{xpath}`), POST (a child created in the document), PUT (its
+    /// properties), DELETE.
+    func handle(_ request: Request, context: ServerRequestContext) async -> Response {
         guard let caller = context.caller else { return Self.exception(401, "authentication required") }
         var segments = request.uri.path.dropFirst(NuxeoRoutes.apiRoot.count).split(separator: "/").map {
             String($0).removingPercentEncoding ?? String($0)
@@ -75,20 +80,114 @@ struct NuxeoHandler: Sendable {
                 throw CMISError(.objectNotFound, "no such resource: \(resource.joined(separator: "/"))")
             }
             let path = try await self.path(of: object, repository: repository, caller: caller)
-            switch adapters.first {
-            case nil:
+            switch (request.method, adapters.first) {
+            case (.get, nil):
                 return Self.json(document(object, path: path, repository: repository))
-            case "@children":
+            case (.get, "@children"):
                 return try await children(
                     of: object, path: path, repository: repository, query: query, caller: caller)
-            case let adapter?:
-                throw CMISError(.notSupported, "the adapter \(adapter) is not served here")
+            case (.get, "@blob"):
+                // `@blob/file:content`: the document's content stream.
+                guard adapters.dropFirst().joined(separator: "/") == "file:content", let id = object.id else {
+                    throw CMISError(.objectNotFound, "only file:content holds a blob here")
+                }
+                let content = try await service.contentStream(
+                    repositoryId: repository, objectId: id, streamId: nil, caller: caller)
+                return try await ContentResponse(content: content).response(to: request, context: context)
+            case (.post, nil):
+                return try await create(
+                    in: object, path: path, repository: repository, request: request, caller: caller)
+            case (.put, nil):
+                return try await update(object, path: path, repository: repository, request: request, caller: caller)
+            case (.delete, nil):
+                guard let id = object.id else { throw CMISError(.objectNotFound, "no such document") }
+                if object.baseType == .folder {
+                    _ = try await service.deleteTree(
+                        repositoryId: repository, folderId: id, allVersions: true, unfileObjects: .delete,
+                        continueOnFailure: false, caller: caller)
+                } else {
+                    try await service.deleteObject(
+                        repositoryId: repository, objectId: id, allVersions: true, caller: caller)
+                }
+                return Response(status: .noContent)
+            case (_, let adapter):
+                throw CMISError(
+                    .notSupported, "\(request.method) \(adapter.map { "with \($0) " } ?? "")is not served here")
             }
         } catch let error as CMISError {
             return Self.exception(Int(error.httpStatus.code), error.message)
         } catch {
             return Self.exception(500, "\(error)")
         }
+    }
+
+    /// A document entity from a request's body (at most 1 MiB).
+    private func body(_ request: Request) async throws -> JSONValue {
+        let buffer = try await request.body.collect(upTo: min(environment.limits.maxMetadataBytes, 1 << 20))
+        do {
+            return try JSONValue(parsing: Data(buffer: buffer))
+        } catch {
+            throw CMISError(.invalidArgument, "the body is not a JSON document entity: \(error)")
+        }
+    }
+
+    /// POST on a folder: the document entity of a new child (`type`: Folder, Workspace, OrderedFolder make folders,
+    /// anything else a document; `name` or `dc:title` its name).
+    private func create(
+        in parent: CMISObject, path: String, repository: String, request: Request, caller: CallerContext
+    ) async throws -> Response {
+        guard parent.baseType == .folder, let parentID = parent.id else {
+            throw CMISError(.invalidArgument, "\(path) is not a folder: nothing can be created in it")
+        }
+        let entity = try await body(request)
+        let type = entity["type"]?.stringValue ?? "File"
+        guard let name = entity["name"]?.stringValue ?? entity["properties"]?["dc:title"]?.stringValue, !name.isEmpty
+        else { throw CMISError(.invalidArgument, "a new document needs a name (or dc:title)") }
+        let isFolder = ["Folder", "Workspace", "OrderedFolder", "WorkspaceRoot", "Domain"].contains(type)
+        var properties = [
+            CMISProperty(id: "cmis:name", type: .string, values: [.string(name)]),
+            CMISProperty(
+                id: "cmis:objectTypeId", type: .id, values: [.id(isFolder ? "cmis:folder" : "cmis:document")]),
+        ]
+        if let description = entity["properties"]?["dc:description"]?.stringValue {
+            properties.append(CMISProperty(id: "cmis:description", type: .string, values: [.string(description)]))
+        }
+        let created =
+            isFolder
+            ? try await service.createFolder(
+                repositoryId: repository, parentId: parentID, properties: Properties(properties), policies: [],
+                addACEs: [], removeACEs: [], caller: caller)
+            : try await service.createDocument(
+                repositoryId: repository, parentId: parentID, properties: Properties(properties), content: nil,
+                versioningState: nil, policies: [], addACEs: [], removeACEs: [], caller: caller)
+        let base = path == "/" ? "" : path
+        return Self.json(document(created, path: base + "/" + name, repository: repository), status: 201)
+    }
+
+    /// PUT on a document: its properties (`dc:title` renames it, `dc:description`), guarded by `changeToken` when
+    /// the entity carries one.
+    private func update(
+        _ object: CMISObject, path: String, repository: String, request: Request, caller: CallerContext
+    ) async throws -> Response {
+        guard let id = object.id else { throw CMISError(.objectNotFound, "no such document") }
+        let entity = try await body(request)
+        var properties: [CMISProperty] = []
+        if let title = entity["properties"]?["dc:title"]?.stringValue {
+            properties.append(CMISProperty(id: "cmis:name", type: .string, values: [.string(title)]))
+        }
+        if let description = entity["properties"]?["dc:description"] {
+            properties.append(
+                CMISProperty(
+                    id: "cmis:description", type: .string, values: description.stringValue.map { [.string($0)] } ?? []))
+        }
+        var updated = object
+        if !properties.isEmpty {
+            updated = try await service.updateProperties(
+                repositoryId: repository, objectId: id, changeToken: entity["changeToken"]?.stringValue,
+                properties: Properties(properties), caller: caller)
+        }
+        let newPath = try await self.path(of: updated, repository: repository, caller: caller)
+        return Self.json(document(updated, path: newPath, repository: repository))
     }
 
     /// `@children`: a page of the folder's children (`currentPageIndex` from 0, `pageSize`, default 50).
