@@ -62,6 +62,29 @@ struct NuxeoFacadeTests {
         // Without `repo/default/` too.
         #expect(try await Self.nuxeo(harness, user: "admin", repository: nil).document(id: first.uid).uid == first.uid)
 
+        // NXQL, translated to the repository's query engine, paged.
+        var found: [String] = []
+        for try await document in nuxeo.query(
+            "SELECT * FROM Document WHERE ecm:parentId = '\(folderID)' AND ecm:isTrashed = 0 ORDER BY dc:title DESC",
+            pageSize: 2)
+        {
+            found.append(document.title ?? "")
+        }
+        #expect(found == ["doc-2.txt", "doc-1.txt", "doc-0.txt"])
+        var under: [String] = []
+        for try await document in nuxeo.query(
+            "SELECT * FROM File WHERE ecm:path STARTSWITH '/NuxeoTest' AND dc:title LIKE 'doc-1%'")
+        {
+            under.append(document.path ?? "")
+        }
+        #expect(under == ["/NuxeoTest/doc-1.txt"])
+        let untranslated = await #expect(throws: NuxeoError.self) {
+            for try await _ in nuxeo.query("SELECT * FROM Document WHERE dc:title = 'a' OR dc:title = 'b'") {}
+        }
+        #expect(
+            untranslated?.status == 400 && untranslated?.message.contains("OR") == true,
+            "\(String(describing: untranslated))")
+
         let login = try await nuxeo.login()
         #expect(login.username == "admin" && login.isAdministrator)
     }

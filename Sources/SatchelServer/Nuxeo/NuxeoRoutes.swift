@@ -65,6 +65,11 @@ struct NuxeoHandler: Sendable {
         let resource = adapterIndex.map { Array(segments[..<$0]) } ?? segments
         let query = request.uri.queryParameters
         do {
+            if request.method == .get,
+                resource == ["query", "NXQL"] || resource == ["search", "lang", "NXQL", "execute"]
+            {
+                return try await search(repository: repository, query: query, caller: caller)
+            }
             guard let kind = resource.first else { throw CMISError(.objectNotFound, "no resource named") }
             let object: CMISObject
             let documentContext = OperationContext(includePathSegment: true)
@@ -88,7 +93,9 @@ struct NuxeoHandler: Sendable {
                     of: object, path: path, repository: repository, query: query, caller: caller)
             case (.get, "@blob"):
                 // `@blob/file:content`: the document's content stream.
-                guard adapters.dropFirst().joined(separator: "/") == "file:content", let id = object.id else {
+                // `blobholder:0` is what a document's main blob is called too.
+                let xpath = adapters.dropFirst().joined(separator: "/")
+                guard ["file:content", "blobholder:0"].contains(xpath), let id = object.id else {
                     throw CMISError(.objectNotFound, "only file:content holds a blob here")
                 }
                 let content = try await service.contentStream(
@@ -119,6 +126,56 @@ struct NuxeoHandler: Sendable {
         } catch {
             return Self.exception(500, "\(error)")
         }
+    }
+
+    /// An NXQL search (`query/NXQL?query=…`, `search/lang/NXQL/execute?query=…`) run by the repository's query
+    /// engine, paged as Nuxeo pages (`pageSize`, `currentPageIndex`; `sortBy`, `sortOrder`).
+    private func search(repository: String, query: Parameters, caller: CallerContext) async throws -> Response {
+        guard let nxql = query["query"].map(String.init), !nxql.isEmpty else {
+            throw CMISError(.invalidArgument, "an NXQL search needs query=")
+        }
+        var translation = try NXQLTranslator.translate(nxql)
+        for (index, path) in translation.pathsToResolve.enumerated() {
+            let folder = try await service.object(
+                repositoryId: repository, path: path, context: OperationContext(), caller: caller)
+            let literal = "'" + (folder.id ?? "").replacingOccurrences(of: "'", with: "\\'") + "'"
+            translation.statement = translation.statement.replacingOccurrences(of: "{path:\(index)}", with: literal)
+        }
+        if !translation.statement.contains(" ORDER BY "), let sortBy = query["sortBy"].map(String.init),
+            let mapped = NXQLTranslator.properties[sortBy]
+        {
+            let descending = query["sortOrder"].map { $0.lowercased() == "desc" } ?? false
+            translation.statement += " ORDER BY \(mapped)\(descending ? " DESC" : "")"
+        }
+        let pageSize = max(1, min(Int(query["pageSize"].map(String.init) ?? "") ?? 50, 1000))
+        let pageIndex = max(0, Int(query["currentPageIndex"].map(String.init) ?? "") ?? 0)
+        let list = try await service.query(
+            repositoryId: repository, statement: translation.statement, searchAllVersions: false,
+            includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil, maxItems: pageSize,
+            skipCount: pageIndex * pageSize, caller: caller)
+        var entries: [JSONValue] = []
+        for object in list.objects {
+            let path = try await path(of: object, repository: repository, caller: caller)
+            entries.append(document(object, path: path, repository: repository))
+        }
+        return Self.json(
+            Self.page(entries, index: pageIndex, size: pageSize, more: list.hasMoreItems, total: list.numItems))
+    }
+
+    /// A page of documents (`entity-type: documents`) with Nuxeo's paging fields.
+    static func page(_ entries: [JSONValue], index: Int, size: Int, more: Bool, total: Int64?) -> JSONValue {
+        var page: JSONObject = [
+            "entity-type": "documents", "isPaginable": true, "currentPageIndex": .number(JSONNumber(index)),
+            "pageSize": .number(JSONNumber(size)), "currentPageSize": .number(JSONNumber(entries.count)),
+            "isNextPageAvailable": .bool(more), "isPreviousPageAvailable": .bool(index > 0),
+            "entries": .array(entries),
+        ]
+        if let total {
+            page.append(key: "resultsCount", value: .number(JSONNumber(total)))
+            page.append(key: "totalSize", value: .number(JSONNumber(total)))
+            page.append(key: "numberOfPages", value: .number(JSONNumber((total + Int64(size) - 1) / Int64(size))))
+        }
+        return .object(page)
     }
 
     /// A document entity from a request's body (at most 1 MiB).
@@ -207,18 +264,8 @@ struct NuxeoHandler: Sendable {
             let segment = child.pathSegment ?? child.object.name ?? ""
             return document(child.object, path: base + "/" + segment, repository: repository)
         }
-        var page: JSONObject = [
-            "entity-type": "documents", "isPaginable": true, "currentPageIndex": .number(JSONNumber(pageIndex)),
-            "pageSize": .number(JSONNumber(pageSize)), "currentPageSize": .number(JSONNumber(entries.count)),
-            "isNextPageAvailable": .bool(list.hasMoreItems), "isPreviousPageAvailable": .bool(pageIndex > 0),
-            "entries": .array(entries),
-        ]
-        if let total = list.numItems {
-            page.append(key: "resultsCount", value: .number(JSONNumber(total)))
-            page.append(
-                key: "numberOfPages", value: .number(JSONNumber((total + Int64(pageSize) - 1) / Int64(pageSize))))
-        }
-        return Self.json(.object(page))
+        return Self.json(
+            Self.page(entries, index: pageIndex, size: pageSize, more: list.hasMoreItems, total: list.numItems))
     }
 
     /// An object's path: a folder's own, a document's parent's with its name.

@@ -1,0 +1,183 @@
+import Foundation
+import SatchelCMIS
+
+/// NXQL as CMIS QL for the repository's query engine (docs/nuxeo.md): `SELECT * FROM Document|File|Folder`, a
+/// `WHERE` of conditions joined by `AND`, `ORDER BY`. Nuxeo's properties map onto CMIS's (`dc:title` → `cmis:name`,
+/// `dc:modified` → `cmis:lastModificationDate`…); `ecm:parentId = '…'` is `IN_FOLDER`, `ecm:path STARTSWITH '…'` is
+/// `IN_TREE` (the path resolved to its folder by the caller); conditions on what the repository has no notion of
+/// (`ecm:isTrashed = 0`, `ecm:isVersion = 0`, `ecm:isProxy = 0`, `ecm:mixinType != 'HiddenInNavigation'`) hold for
+/// every object and are dropped. Anything else is refused with the clause named.
+struct NXQLTranslator {
+    /// A translated query; `pathsToResolve` are `STARTSWITH` paths whose folder ids go where `{path:N}` stands.
+    struct Translation {
+        var statement: String
+        var pathsToResolve: [String]
+    }
+
+    private enum Token: Equatable {
+        case word(String)
+        case string(String)
+        case number(String)
+        case symbol(String)
+    }
+
+    static let properties: [String: String] = [
+        "dc:title": "cmis:name", "dc:description": "cmis:description", "dc:creator": "cmis:createdBy",
+        "dc:created": "cmis:creationDate", "dc:modified": "cmis:lastModificationDate",
+        "dc:lastContributor": "cmis:lastModifiedBy", "ecm:uuid": "cmis:objectId", "ecm:name": "cmis:name",
+        "ecm:primaryType": "cmis:objectTypeId", "file:content/length": "cmis:contentStreamLength",
+        "file:content/name": "cmis:contentStreamFileName", "file:content/mime-type": "cmis:contentStreamMimeType",
+    ]
+
+    /// Conditions that hold for every object of this repository.
+    static let alwaysTrue: Set<String> = [
+        "ecm:isTrashed=0", "ecm:isVersion=0", "ecm:isProxy=0", "ecm:isCheckedInVersion=0",
+        "ecm:mixinType!=HiddenInNavigation", "ecm:mixinType<>HiddenInNavigation", "ecm:currentLifeCycleState!=deleted",
+        "ecm:currentLifeCycleState<>deleted",
+    ]
+
+    static func translate(_ nxql: String) throws(CMISError) -> Translation {
+        var tokens = try tokenize(nxql)[...]
+        func next() -> Token? { tokens.popFirst() }
+        func keyword(_ word: String) -> Bool {
+            if case .word(let value)? = tokens.first, value.uppercased() == word {
+                tokens.removeFirst()
+                return true
+            }
+            return false
+        }
+        guard keyword("SELECT"), next() == .symbol("*"), keyword("FROM"), case .word(let type)? = next() else {
+            throw CMISError(.invalidArgument, "NXQL here is SELECT * FROM <type> [WHERE …] [ORDER BY …]: \(nxql)")
+        }
+        let table: String
+        switch type {
+        case "Document", "File", "Note", "Picture": table = "cmis:document"
+        case "Folder", "Workspace", "OrderedFolder", "Folderish": table = "cmis:folder"
+        default: throw CMISError(.invalidArgument, "NXQL type \(type) has no CMIS counterpart here")
+        }
+        var conditions: [String] = []
+        var paths: [String] = []
+        if keyword("WHERE") {
+            repeat {
+                guard case .word(let property)? = next() else {
+                    throw CMISError(.invalidArgument, "NXQL condition expected in \(nxql)")
+                }
+                guard let op = next() else {
+                    throw CMISError(.invalidArgument, "NXQL operator expected after \(property)")
+                }
+                var operatorText: String
+                switch op {
+                case .symbol(let symbol): operatorText = symbol
+                case .word(let word): operatorText = word.uppercased()
+                default: throw CMISError(.invalidArgument, "NXQL operator expected after \(property)")
+                }
+                if operatorText == "NOT", keyword("LIKE") { operatorText = "NOT LIKE" }
+                guard let value = next() else {
+                    throw CMISError(.invalidArgument, "NXQL value expected after \(property)")
+                }
+                let literal: String
+                let bare: String
+                switch value {
+                case .string(let text):
+                    literal = "'" + text.replacingOccurrences(of: "'", with: "\\'") + "'"
+                    bare = text
+                case .number(let text):
+                    literal = text
+                    bare = text
+                default: throw CMISError(.invalidArgument, "NXQL value expected after \(property) \(operatorText)")
+                }
+                if alwaysTrue.contains(property + operatorText + bare) { continue }
+                switch (property, operatorText) {
+                case ("ecm:parentId", "="): conditions.append("IN_FOLDER(\(literal))")
+                case ("ecm:ancestorId", "="): conditions.append("IN_TREE(\(literal))")
+                case ("ecm:path", "STARTSWITH"):
+                    paths.append(bare)
+                    conditions.append("IN_TREE({path:\(paths.count - 1)})")
+                case (_, "="), (_, "!="), (_, "<>"), (_, "<"), (_, ">"), (_, "<="), (_, ">="), (_, "LIKE"),
+                    (_, "NOT LIKE"), (_, "ILIKE"):
+                    guard let mapped = properties[property] else {
+                        throw CMISError(.invalidArgument, "NXQL property \(property) has no CMIS counterpart here")
+                    }
+                    var value = literal
+                    if mapped.hasSuffix("Date"), literal.hasPrefix("'") { value = "TIMESTAMP " + literal }
+                    let cmisOperator = operatorText == "!=" ? "<>" : operatorText == "ILIKE" ? "LIKE" : operatorText
+                    conditions.append("\(mapped) \(cmisOperator) \(value)")
+                default:
+                    throw CMISError(
+                        .invalidArgument, "NXQL condition \(property) \(operatorText) is not supported here")
+                }
+            } while keyword("AND")
+        }
+        var order = ""
+        if keyword("ORDER") {
+            guard keyword("BY") else { throw CMISError(.invalidArgument, "ORDER BY expected in \(nxql)") }
+            var terms: [String] = []
+            repeat {
+                guard case .word(let property)? = next(), let mapped = properties[property] else {
+                    throw CMISError(.invalidArgument, "NXQL ORDER BY needs a property with a CMIS counterpart")
+                }
+                let direction = keyword("DESC") ? " DESC" : (keyword("ASC") ? " ASC" : "")
+                terms.append(mapped + direction)
+            } while tokens.first == .symbol(",") && next() != nil
+            order = " ORDER BY " + terms.joined(separator: ", ")
+        }
+        guard tokens.isEmpty else {
+            throw CMISError(.invalidArgument, "NXQL not translated here near \(String(describing: tokens.first!))")
+        }
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return Translation(statement: "SELECT * FROM \(table)\(whereClause)\(order)", pathsToResolve: paths)
+    }
+
+    private static func tokenize(_ text: String) throws(CMISError) -> [Token] {
+        var tokens: [Token] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if character.isWhitespace {
+                index = text.index(after: index)
+            } else if character == "'" || character == "\"" {
+                var value = ""
+                var cursor = text.index(after: index)
+                var closed = false
+                while cursor < text.endIndex {
+                    if text[cursor] == "\\", text.index(after: cursor) < text.endIndex {
+                        value.append(text[text.index(after: cursor)])
+                        cursor = text.index(cursor, offsetBy: 2)
+                        continue
+                    }
+                    if text[cursor] == character {
+                        closed = true
+                        cursor = text.index(after: cursor)
+                        break
+                    }
+                    value.append(text[cursor])
+                    cursor = text.index(after: cursor)
+                }
+                guard closed else { throw CMISError(.invalidArgument, "NXQL string not closed: \(text)") }
+                tokens.append(.string(value))
+                index = cursor
+            } else if "=<>!".contains(character) {
+                var symbol = String(character)
+                let after = text.index(after: index)
+                if after < text.endIndex, "=>".contains(text[after]) {
+                    symbol.append(text[after])
+                    index = text.index(after: after)
+                } else {
+                    index = after
+                }
+                tokens.append(.symbol(symbol))
+            } else if "*,()".contains(character) {
+                tokens.append(.symbol(String(character)))
+                index = text.index(after: index)
+            } else {
+                var word = ""
+                while index < text.endIndex, !text[index].isWhitespace, !"=<>!*,()'\"".contains(text[index]) {
+                    word.append(text[index])
+                    index = text.index(after: index)
+                }
+                tokens.append(word.first.map { $0.isNumber || $0 == "-" } == true ? .number(word) : .word(word))
+            }
+        }
+        return tokens
+    }
+}
