@@ -78,6 +78,13 @@ struct NuxeoFacadeTests {
             under.append(document.path ?? "")
         }
         #expect(under == ["/NuxeoTest/doc-1.txt"])
+        // `&`, `+` and `=` inside NXQL arrive as written (the old SDK broke them).
+        _ = try await nuxeo.create(in: "/NuxeoTest", type: "File", name: "R&D + QA = 1")
+        var odd: [String] = []
+        for try await document in nuxeo.query("SELECT * FROM File WHERE dc:title = 'R&D + QA = 1'") {
+            odd.append(document.title ?? "")
+        }
+        #expect(odd == ["R&D + QA = 1"])
         let untranslated = await #expect(throws: NuxeoError.self) {
             for try await _ in nuxeo.query("SELECT * FROM Document WHERE dc:title = 'a' OR dc:title = 'b'") {}
         }

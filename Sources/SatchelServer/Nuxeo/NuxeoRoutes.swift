@@ -63,7 +63,15 @@ struct NuxeoHandler: Sendable {
         let adapterIndex = segments.firstIndex { $0.hasPrefix("@") }
         let adapters = adapterIndex.map { Array(segments[$0...]) } ?? []
         let resource = adapterIndex.map { Array(segments[..<$0]) } ?? segments
-        let query = request.uri.queryParameters
+        // Form-decoded as a servlet does (`+` is a space; `%2B` a plus), which Hummingbird's parameters do not.
+        var query: [String: String] = [:]
+        do {
+            for (name, value) in try FormDecoding.decode(Substring(request.uri.query ?? ""), maxFields: 64) {
+                query[name] = value
+            }
+        } catch {
+            return Self.exception(400, error.message)
+        }
         do {
             if request.method == .get,
                 resource == ["query", "NXQL"] || resource == ["search", "lang", "NXQL", "execute"]
@@ -130,8 +138,8 @@ struct NuxeoHandler: Sendable {
 
     /// An NXQL search (`query/NXQL?query=…`, `search/lang/NXQL/execute?query=…`) run by the repository's query
     /// engine, paged as Nuxeo pages (`pageSize`, `currentPageIndex`; `sortBy`, `sortOrder`).
-    private func search(repository: String, query: Parameters, caller: CallerContext) async throws -> Response {
-        guard let nxql = query["query"].map(String.init), !nxql.isEmpty else {
+    private func search(repository: String, query: [String: String], caller: CallerContext) async throws -> Response {
+        guard let nxql = query["query"], !nxql.isEmpty else {
             throw CMISError(.invalidArgument, "an NXQL search needs query=")
         }
         var translation = try NXQLTranslator.translate(nxql)
@@ -141,14 +149,14 @@ struct NuxeoHandler: Sendable {
             let literal = "'" + (folder.id ?? "").replacingOccurrences(of: "'", with: "\\'") + "'"
             translation.statement = translation.statement.replacingOccurrences(of: "{path:\(index)}", with: literal)
         }
-        if !translation.statement.contains(" ORDER BY "), let sortBy = query["sortBy"].map(String.init),
+        if !translation.statement.contains(" ORDER BY "), let sortBy = query["sortBy"],
             let mapped = NXQLTranslator.properties[sortBy]
         {
             let descending = query["sortOrder"].map { $0.lowercased() == "desc" } ?? false
             translation.statement += " ORDER BY \(mapped)\(descending ? " DESC" : "")"
         }
-        let pageSize = max(1, min(Int(query["pageSize"].map(String.init) ?? "") ?? 50, 1000))
-        let pageIndex = max(0, Int(query["currentPageIndex"].map(String.init) ?? "") ?? 0)
+        let pageSize = max(1, min(Int(query["pageSize"] ?? "") ?? 50, 1000))
+        let pageIndex = max(0, Int(query["currentPageIndex"] ?? "") ?? 0)
         let list = try await service.query(
             repositoryId: repository, statement: translation.statement, searchAllVersions: false,
             includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil, maxItems: pageSize,
@@ -249,13 +257,13 @@ struct NuxeoHandler: Sendable {
 
     /// `@children`: a page of the folder's children (`currentPageIndex` from 0, `pageSize`, default 50).
     private func children(
-        of folder: CMISObject, path: String, repository: String, query: Parameters, caller: CallerContext
+        of folder: CMISObject, path: String, repository: String, query: [String: String], caller: CallerContext
     ) async throws -> Response {
         guard folder.baseType == .folder, let id = folder.id else {
             throw CMISError(.invalidArgument, "\(path) is not a folder: it has no children")
         }
-        let pageSize = max(1, min(Int(query["pageSize"].map(String.init) ?? "") ?? 50, 1000))
-        let pageIndex = max(0, Int(query["currentPageIndex"].map(String.init) ?? "") ?? 0)
+        let pageSize = max(1, min(Int(query["pageSize"] ?? "") ?? 50, 1000))
+        let pageIndex = max(0, Int(query["currentPageIndex"] ?? "") ?? 0)
         let list = try await service.children(
             repositoryId: repository, folderId: id, context: OperationContext(includePathSegment: true),
             maxItems: pageSize, skipCount: pageIndex * pageSize, caller: caller)

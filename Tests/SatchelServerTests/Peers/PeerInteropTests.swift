@@ -20,6 +20,19 @@ struct PeerInteropTests {
         #expect(result.output.contains("0 failed"), "\(result.output)")
     }
 
+    @Test("Nuxeo's Python client 7.1.0: root, create, get by path and uid, children, NXQL with paging, update, delete")
+    func nuxeoPython() async throws {
+        let python = try PeerProcess.python()
+        let script = PeerProcess.packageRoot.appendingPathComponent("Tests/Peers/nuxeo_check.py")
+        let server = try await ServerHarness.start(sqlite: true)
+        defer { Task { await server.stop() } }
+        let result = try await PeerProcess.run(
+            python, [script.path, server.url("/nuxeo/").absoluteString, "admin", "pw-admin"])
+        #expect(result.status == 0, "nuxeo (Python):\n\(result.output)")
+        #expect(result.output.contains("ok query with paging"), "\(result.output)")
+        #expect(result.output.contains("0 failed"), "\(result.output)")
+    }
+
     @Test("cmissh's cmis-tck passes every suite over AtomPub")
     func cmisTCK() async throws {
         let tck = try PeerProcess.venvTool("cmis-tck")

@@ -1,0 +1,99 @@
+"""Nuxeo's own Python client (nuxeo 7.1.0) against satchel serve's Nuxeo REST API.
+
+    python nuxeo_check.py SERVER_URL USER PASSWORD      # SERVER_URL: http://127.0.0.1:PORT/nuxeo/
+
+Every step asserts what the client reports; prints "ok <step>" or "FAIL <step>", then "<n> failed".
+"""
+
+import sys
+import traceback
+
+from nuxeo.client import Nuxeo
+from nuxeo.exceptions import HTTPError
+from nuxeo.models import Document
+
+
+def main(url, user, password):
+    nuxeo = Nuxeo(host=url, auth=(user, password))
+    state = {}
+    failed = 0
+
+    def step(name, body):
+        nonlocal failed
+        try:
+            body()
+            print("ok", name)
+        except Exception as error:  # noqa: BLE001 - every failure is reported and counted
+            failed += 1
+            print("FAIL", name, repr(error))
+            traceback.print_exc()
+
+    def root():
+        document = nuxeo.documents.get(path="/")
+        assert document.type == "Folder", document.type
+
+    def create_folder():
+        folder = nuxeo.documents.create(
+            Document(name="py-folder", type="Folder", properties={"dc:title": "py-folder"}), parent_path="/")
+        assert folder.path == "/py-folder", folder.path
+        assert folder.uid, "no uid"
+        state["folder"] = folder
+
+    def create_documents():
+        for index in range(3):
+            created = nuxeo.documents.create(
+                Document(name=f"py-{index}.txt", type="File", properties={"dc:title": f"py-{index}.txt"}),
+                parent_path="/py-folder")
+            assert created.path == f"/py-folder/py-{index}.txt", created.path
+
+    def get_by_path_and_uid():
+        by_path = nuxeo.documents.get(path="/py-folder/py-1.txt")
+        by_uid = nuxeo.documents.get(uid=by_path.uid)
+        assert by_uid.path == by_path.path and by_uid.title == "py-1.txt", (by_uid.path, by_uid.title)
+
+    def children():
+        titles = sorted(child.title for child in nuxeo.documents.get_children(path="/py-folder"))
+        assert titles == ["py-0.txt", "py-1.txt", "py-2.txt"], titles
+
+    def query():
+        uid = state["folder"].uid
+        first = nuxeo.documents.query(
+            {"query": f"SELECT * FROM Document WHERE ecm:parentId = '{uid}' ORDER BY dc:title", "pageSize": 2})
+        assert [entry.title for entry in first["entries"]] == ["py-0.txt", "py-1.txt"], first["entries"]
+        assert first["isNextPageAvailable"], first
+        second = nuxeo.documents.query(
+            {"query": f"SELECT * FROM Document WHERE ecm:parentId = '{uid}' ORDER BY dc:title", "pageSize": 2,
+             "currentPageIndex": 1})
+        assert [entry.title for entry in second["entries"]] == ["py-2.txt"], second["entries"]
+
+    def update():
+        document = nuxeo.documents.get(path="/py-folder/py-0.txt")
+        document.properties["dc:title"] = "py-renamed.txt"
+        document.save()
+        again = nuxeo.documents.get(uid=document.uid)
+        assert again.title == "py-renamed.txt" and again.path == "/py-folder/py-renamed.txt", again.path
+
+    def missing():
+        assert not nuxeo.documents.exists(path="/no/such/document")
+        try:
+            nuxeo.documents.get(path="/no/such/document")
+            raise AssertionError("no error for a missing document")
+        except HTTPError as error:
+            assert error.status == 404, error.status
+
+    def delete():
+        nuxeo.documents.delete(state["folder"].uid)
+        assert not nuxeo.documents.exists(path="/py-folder")
+
+    for name, body in [
+        ("root", root), ("create folder", create_folder), ("create documents", create_documents),
+        ("get by path and uid", get_by_path_and_uid), ("children", children), ("query with paging", query),
+        ("update", update), ("missing document", missing), ("delete", delete),
+    ]:
+        step(name, body)
+    print(f"{failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:4]))
