@@ -157,6 +157,25 @@ public final class NuxeoSession: Sendable {
         }
     }
 
+    /// Runs an Automation operation (`Document.Fetch`, `Repository.Query`…): its `input` (a document by path or
+    /// uid), `params` and `context`. Returns what it answered as an entity, or nil for a void operation (or a blob:
+    /// read those with ``send(_:body:)``).
+    @discardableResult
+    public func execute(
+        _ operationID: String, input: String? = nil, params: [String: JSONValue] = [:],
+        context: [String: JSONValue] = [:]
+    ) async throws -> NuxeoEntity? {
+        func object(_ members: [String: JSONValue]) -> JSONValue {
+            .object(JSONObject(members.keys.sorted().map { (key: $0, value: members[$0] ?? .null) }))
+        }
+        var call: JSONObject = ["params": object(params), "context": object(context)]
+        if let input { call.append(key: "input", value: .string(input.hasPrefix("/") ? "doc:" + input : input)) }
+        let response = try await send(
+            NuxeoRequest.resource("automation", operationID).method(.post), body: .json(.object(call)))
+        guard response.status != 204, !response.body.isEmpty else { return nil }
+        return try NuxeoEntity(json: response.body)
+    }
+
     /// Who the session is (`automation/login`).
     public func login() async throws -> NuxeoLogin {
         guard case .login(let login) = try await entity(NuxeoRequest.resource("automation", "login").method(.post))

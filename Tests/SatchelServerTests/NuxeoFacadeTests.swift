@@ -166,4 +166,64 @@ struct NuxeoFacadeTests {
         let gone = await #expect(throws: NuxeoError.self) { try await nuxeo.document(id: note.uid) }
         #expect(gone?.status == 404)
     }
+
+    @Test("Automation: the registry and the common document operations")
+    func automation() async throws {
+        let harness = try await Self.server.value
+        let nuxeo = Self.nuxeo(harness, user: "admin")
+        let registry = try await nuxeo.send(NuxeoRequest.resource("automation"))
+        #expect(String(decoding: registry.body, as: UTF8.self).contains("\"Document.Fetch\""))
+
+        _ = try await nuxeo.create(in: "/", type: "Folder", name: "Ops")
+        _ = try await nuxeo.create(in: "/", type: "Folder", name: "OpsTarget")
+        guard
+            case .document(let created)? = try await nuxeo.execute(
+                "Document.Create", input: "/Ops",
+                params: ["type": "File", "name": "a.txt", "properties": "dc:description=first"])
+        else {
+            Issue.record("Document.Create answered no document")
+            return
+        }
+        #expect(created.path == "/Ops/a.txt")
+        guard case .document(let fetched)? = try await nuxeo.execute("Document.Fetch", params: ["value": "/Ops/a.txt"])
+        else {
+            Issue.record("Document.Fetch answered no document")
+            return
+        }
+        #expect(fetched.uid == created.uid && fetched[string: "dc:description"] == "first")
+        guard
+            case .document(let updated)? = try await nuxeo.execute(
+                "Document.Update", input: created.uid, params: ["properties": "dc:title=b.txt"])
+        else { return }
+        #expect(updated.path == "/Ops/b.txt")
+        guard case .documents(let children)? = try await nuxeo.execute("Document.GetChildren", input: "/Ops") else {
+            Issue.record("Document.GetChildren answered no documents")
+            return
+        }
+        #expect(children.entries.map(\.title) == ["b.txt"])
+        guard
+            case .document(let copied)? = try await nuxeo.execute(
+                "Document.Copy", input: created.uid, params: ["target": "/OpsTarget", "name": "copy.txt"])
+        else { return }
+        #expect(copied.path == "/OpsTarget/copy.txt" && copied.uid != created.uid)
+        guard
+            case .document(let moved)? = try await nuxeo.execute(
+                "Document.Move", input: created.uid, params: ["target": "/OpsTarget"])
+        else { return }
+        #expect(moved.path == "/OpsTarget/b.txt")
+        guard
+            case .documents(let found)? = try await nuxeo.execute(
+                "Repository.Query",
+                params: ["query": "SELECT * FROM File WHERE ecm:path STARTSWITH '/OpsTarget' ORDER BY dc:title"])
+        else { return }
+        #expect(found.entries.map(\.title) == ["b.txt", "copy.txt"])
+        #expect(try await nuxeo.execute("Document.Delete", input: "/OpsTarget") == nil)
+        await #expect(throws: NuxeoError.self) { try await nuxeo.document(path: "/OpsTarget") }
+        let unknown = await #expect(throws: NuxeoError.self) {
+            try await nuxeo.execute("Workflow.Start", input: "/Ops")
+        }
+        #expect(unknown?.message.contains("Workflow.Start") == true)
+        let missing = await #expect(throws: NuxeoError.self) { try await nuxeo.execute("Document.Fetch") }
+        #expect(missing?.status == 400 && missing?.message.contains("value") == true)
+    }
 }

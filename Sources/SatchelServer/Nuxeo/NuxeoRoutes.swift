@@ -27,6 +27,14 @@ public struct NuxeoRoutes: ServerBindingRoutes {
         for path in ["\(Self.apiRoot)/automation/login", "/nuxeo/site/automation/login"] {
             router.post(RouterPath(path)) { _, context in handler.login(context: context) }
         }
+        // The login route makes `automation` a path of its own: the registry and the operations are routed under it
+        // explicitly.
+        router.get(RouterPath("\(Self.apiRoot)/automation")) { request, context in
+            await handler.handle(request, context: context)
+        }
+        router.post(RouterPath("\(Self.apiRoot)/automation/**")) { request, context in
+            await handler.handle(request, context: context)
+        }
     }
 }
 
@@ -73,6 +81,11 @@ struct NuxeoHandler: Sendable {
             return Self.exception(400, error.message)
         }
         do {
+            if resource.first == "automation" {
+                return try await automation(
+                    Array(resource.dropFirst()), request: request, context: context, repository: repository,
+                    caller: caller)
+            }
             if request.method == .get,
                 resource == ["query", "NXQL"] || resource == ["search", "lang", "NXQL", "execute"]
             {
@@ -115,15 +128,7 @@ struct NuxeoHandler: Sendable {
             case (.put, nil):
                 return try await update(object, path: path, repository: repository, request: request, caller: caller)
             case (.delete, nil):
-                guard let id = object.id else { throw CMISError(.objectNotFound, "no such document") }
-                if object.baseType == .folder {
-                    _ = try await service.deleteTree(
-                        repositoryId: repository, folderId: id, allVersions: true, unfileObjects: .delete,
-                        continueOnFailure: false, caller: caller)
-                } else {
-                    try await service.deleteObject(
-                        repositoryId: repository, objectId: id, allVersions: true, caller: caller)
-                }
+                try await deleteDocument(object, repository: repository, caller: caller)
                 return Response(status: .noContent)
             case (_, let adapter):
                 throw CMISError(
@@ -138,7 +143,7 @@ struct NuxeoHandler: Sendable {
 
     /// An NXQL search (`query/NXQL?query=…`, `search/lang/NXQL/execute?query=…`) run by the repository's query
     /// engine, paged as Nuxeo pages (`pageSize`, `currentPageIndex`; `sortBy`, `sortOrder`).
-    private func search(repository: String, query: [String: String], caller: CallerContext) async throws -> Response {
+    func search(repository: String, query: [String: String], caller: CallerContext) async throws -> Response {
         guard let nxql = query["query"], !nxql.isEmpty else {
             throw CMISError(.invalidArgument, "an NXQL search needs query=")
         }
@@ -187,7 +192,7 @@ struct NuxeoHandler: Sendable {
     }
 
     /// A document entity from a request's body (at most 1 MiB).
-    private func body(_ request: Request) async throws -> JSONValue {
+    func body(_ request: Request) async throws -> JSONValue {
         let buffer = try await request.body.collect(upTo: min(environment.limits.maxMetadataBytes, 1 << 20))
         do {
             return try JSONValue(parsing: Data(buffer: buffer))
@@ -201,30 +206,11 @@ struct NuxeoHandler: Sendable {
     private func create(
         in parent: CMISObject, path: String, repository: String, request: Request, caller: CallerContext
     ) async throws -> Response {
-        guard parent.baseType == .folder, let parentID = parent.id else {
-            throw CMISError(.invalidArgument, "\(path) is not a folder: nothing can be created in it")
-        }
         let entity = try await body(request)
-        let type = entity["type"]?.stringValue ?? "File"
-        guard let name = entity["name"]?.stringValue ?? entity["properties"]?["dc:title"]?.stringValue, !name.isEmpty
-        else { throw CMISError(.invalidArgument, "a new document needs a name (or dc:title)") }
-        let isFolder = ["Folder", "Workspace", "OrderedFolder", "WorkspaceRoot", "Domain"].contains(type)
-        var properties = [
-            CMISProperty(id: "cmis:name", type: .string, values: [.string(name)]),
-            CMISProperty(
-                id: "cmis:objectTypeId", type: .id, values: [.id(isFolder ? "cmis:folder" : "cmis:document")]),
-        ]
-        if let description = entity["properties"]?["dc:description"]?.stringValue {
-            properties.append(CMISProperty(id: "cmis:description", type: .string, values: [.string(description)]))
-        }
-        let created =
-            isFolder
-            ? try await service.createFolder(
-                repositoryId: repository, parentId: parentID, properties: Properties(properties), policies: [],
-                addACEs: [], removeACEs: [], caller: caller)
-            : try await service.createDocument(
-                repositoryId: repository, parentId: parentID, properties: Properties(properties), content: nil,
-                versioningState: nil, policies: [], addACEs: [], removeACEs: [], caller: caller)
+        let name = entity["name"]?.stringValue ?? entity["properties"]?["dc:title"]?.stringValue ?? ""
+        let created = try await createChild(
+            in: parent, type: entity["type"]?.stringValue ?? "File", name: name,
+            description: entity["properties"]?["dc:description"]?.stringValue, repository: repository, caller: caller)
         let base = path == "/" ? "" : path
         return Self.json(document(created, path: base + "/" + name, repository: repository), status: 201)
     }
@@ -234,23 +220,11 @@ struct NuxeoHandler: Sendable {
     private func update(
         _ object: CMISObject, path: String, repository: String, request: Request, caller: CallerContext
     ) async throws -> Response {
-        guard let id = object.id else { throw CMISError(.objectNotFound, "no such document") }
         let entity = try await body(request)
-        var properties: [CMISProperty] = []
-        if let title = entity["properties"]?["dc:title"]?.stringValue {
-            properties.append(CMISProperty(id: "cmis:name", type: .string, values: [.string(title)]))
-        }
-        if let description = entity["properties"]?["dc:description"] {
-            properties.append(
-                CMISProperty(
-                    id: "cmis:description", type: .string, values: description.stringValue.map { [.string($0)] } ?? []))
-        }
-        var updated = object
-        if !properties.isEmpty {
-            updated = try await service.updateProperties(
-                repositoryId: repository, objectId: id, changeToken: entity["changeToken"]?.stringValue,
-                properties: Properties(properties), caller: caller)
-        }
+        let updated = try await updateDocument(
+            object, title: entity["properties"]?["dc:title"]?.stringValue,
+            description: entity["properties"]?["dc:description"], changeToken: entity["changeToken"]?.stringValue,
+            repository: repository, caller: caller)
         let newPath = try await self.path(of: updated, repository: repository, caller: caller)
         return Self.json(document(updated, path: newPath, repository: repository))
     }
@@ -277,7 +251,7 @@ struct NuxeoHandler: Sendable {
     }
 
     /// An object's path: a folder's own, a document's parent's with its name.
-    private func path(of object: CMISObject, repository: String, caller: CallerContext) async throws -> String {
+    func path(of object: CMISObject, repository: String, caller: CallerContext) async throws -> String {
         if let path = object.path { return path }
         guard let id = object.id else { return "/" }
         let parents = try await service.objectParents(

@@ -1,0 +1,199 @@
+import Foundation
+import Hummingbird
+import SatchelCMIS
+import SatchelJSON
+import SatchelRepository
+
+/// Nuxeo Automation over the repository (docs/nuxeo.md): `GET automation` (the registry clients check parameters
+/// against) and `POST automation/{operation}` with `{"params": …, "input": …, "context": …}` for the common document
+/// operations.
+extension NuxeoHandler {
+    /// The operations served, with their parameters (name, type, required).
+    static let operations: [(id: String, params: [(String, String, Bool)], signature: [String])] = [
+        ("Document.Fetch", [("value", "document", true)], ["void", "document"]),
+        (
+            "Document.Create",
+            [("type", "string", true), ("name", "string", false), ("properties", "properties", false)],
+            ["document", "document"]
+        ),
+        (
+            "Document.Update", [("properties", "properties", true), ("changeToken", "string", false)],
+            ["document", "document"]
+        ),
+        ("Document.Delete", [], ["document", "void"]),
+        ("Document.GetChildren", [], ["document", "documents"]),
+        ("Document.Move", [("target", "document", true), ("name", "string", false)], ["document", "document"]),
+        ("Document.Copy", [("target", "document", true), ("name", "string", false)], ["document", "document"]),
+        (
+            "Repository.Query",
+            [
+                ("query", "string", true), ("pageSize", "integer", false),
+                ("currentPageIndex", "integer", false), ("sortBy", "string", false), ("sortOrder", "string", false),
+            ],
+            ["void", "documents"]
+        ),
+        ("Blob.Get", [("xpath", "string", false)], ["document", "blob"]),
+    ]
+
+    func automation(
+        _ segments: [String], request: Request, context: ServerRequestContext, repository: String,
+        caller: CallerContext
+    ) async throws -> Response {
+        if segments.isEmpty, request.method == .get { return Self.json(Self.registry()) }
+        guard request.method == .post, segments.count == 1 else {
+            throw CMISError(.notSupported, "automation/\(segments.joined(separator: "/")) is not served here")
+        }
+        let operation = segments[0]
+        guard let declared = Self.operations.first(where: { $0.id == operation }) else {
+            throw CMISError(.notSupported, "the operation \(operation) is not served here")
+        }
+        let call = try await body(request)
+        let params = call["params"]?.objectValue ?? JSONObject()
+        for (name, _, required) in declared.params where required && params[name] == nil {
+            throw CMISError(.invalidArgument, "\(operation) needs the parameter \(name)")
+        }
+        func input() async throws -> CMISObject {
+            guard let reference = call["input"]?.stringValue else {
+                throw CMISError(.invalidArgument, "\(operation) needs a document as input")
+            }
+            return try await resolve(reference, repository: repository, caller: caller)
+        }
+        func rendered(_ object: CMISObject) async throws -> Response {
+            Self.json(
+                document(
+                    object, path: try await path(of: object, repository: repository, caller: caller),
+                    repository: repository))
+        }
+        switch operation {
+        case "Document.Fetch":
+            return try await rendered(
+                try await resolve(params["value"]?.stringValue ?? "", repository: repository, caller: caller))
+        case "Document.Create":
+            let properties = Self.properties(params["properties"])
+            let name = params["name"]?.stringValue ?? properties["dc:title"] ?? ""
+            return try await rendered(
+                try await createChild(
+                    in: try await input(), type: params["type"]?.stringValue ?? "File", name: name,
+                    description: properties["dc:description"], repository: repository, caller: caller))
+        case "Document.Update":
+            let properties = Self.properties(params["properties"])
+            return try await rendered(
+                try await updateDocument(
+                    try await input(), title: properties["dc:title"],
+                    description: properties["dc:description"].map { .string($0) },
+                    changeToken: params["changeToken"]?.stringValue, repository: repository, caller: caller))
+        case "Document.Delete":
+            try await deleteDocument(try await input(), repository: repository, caller: caller)
+            return Response(status: .noContent)
+        case "Document.GetChildren":
+            let folder = try await input()
+            guard let id = folder.id, folder.baseType == .folder else {
+                throw CMISError(.invalidArgument, "Document.GetChildren needs a folder as input")
+            }
+            let base = try await path(of: folder, repository: repository, caller: caller)
+            var entries: [JSONValue] = []
+            var skip = 0
+            while true {
+                let list = try await service.children(
+                    repositoryId: repository, folderId: id, context: OperationContext(includePathSegment: true),
+                    maxItems: 1000, skipCount: skip, caller: caller)
+                for child in list.objects {
+                    let segment = child.pathSegment ?? child.object.name ?? ""
+                    entries.append(
+                        document(child.object, path: (base == "/" ? "" : base) + "/" + segment, repository: repository))
+                }
+                skip += list.objects.count
+                guard list.hasMoreItems, !list.objects.isEmpty else { break }
+            }
+            return Self.json(
+                Self.page(entries, index: 0, size: max(entries.count, 1), more: false, total: Int64(entries.count)))
+        case "Document.Move", "Document.Copy":
+            let object = try await input()
+            let target = try await resolve(params["target"]?.stringValue ?? "", repository: repository, caller: caller)
+            guard let id = object.id, let targetID = target.id, target.baseType == .folder else {
+                throw CMISError(.invalidArgument, "\(operation) needs a folder as target")
+            }
+            var result: CMISObject
+            if operation == "Document.Move" {
+                let parents = try await service.objectParents(
+                    repositoryId: repository, objectId: id, context: OperationContext(), caller: caller)
+                result = try await service.moveObject(
+                    repositoryId: repository, objectId: id, targetFolderId: targetID,
+                    sourceFolderId: object.parentId ?? parents.first?.object.id, caller: caller)
+            } else {
+                guard object.baseType == .document else {
+                    throw CMISError(.notSupported, "Document.Copy copies documents here, not folders")
+                }
+                result = try await service.createDocumentFromSource(
+                    repositoryId: repository, sourceId: id, parentId: targetID, properties: Properties(),
+                    versioningState: nil, caller: caller)
+            }
+            if let name = params["name"]?.stringValue, let resultID = result.id {
+                result = try await service.updateProperties(
+                    repositoryId: repository, objectId: resultID, changeToken: nil,
+                    properties: Properties([CMISProperty(id: "cmis:name", type: .string, values: [.string(name)])]),
+                    caller: caller)
+            }
+            return try await rendered(result)
+        case "Repository.Query":
+            var query: [String: String] = [:]
+            for (name, value) in params {
+                query[name] = value.stringValue ?? value.int64Value.map(String.init)
+            }
+            return try await search(repository: repository, query: query, caller: caller)
+        case "Blob.Get":
+            let object = try await input()
+            guard let id = object.id else { throw CMISError(.objectNotFound, "no such document") }
+            let content = try await service.contentStream(
+                repositoryId: repository, objectId: id, streamId: nil, caller: caller)
+            return try await ContentResponse(content: content).response(to: request, context: context)
+        default:
+            throw CMISError(.notSupported, "the operation \(operation) is not served here")
+        }
+    }
+
+    /// A document reference as Automation takes it: `doc:/path`, `/path`, a uid, or `doc:uid`.
+    func resolve(_ reference: String, repository: String, caller: CallerContext) async throws -> CMISObject {
+        var text = reference
+        if text.hasPrefix("doc:") { text.removeFirst(4) }
+        guard !text.isEmpty else { throw CMISError(.invalidArgument, "a document reference is empty") }
+        if text.hasPrefix("/") {
+            return try await service.object(
+                repositoryId: repository, path: text, context: OperationContext(), caller: caller)
+        }
+        return try await service.object(repositoryId: repository, id: text, context: OperationContext(), caller: caller)
+    }
+
+    /// Automation's `properties`: an object, or `key=value` lines.
+    static func properties(_ value: JSONValue?) -> [String: String] {
+        var result: [String: String] = [:]
+        if let object = value?.objectValue {
+            for (key, member) in object { result[key] = member.stringValue }
+        } else if let text = value?.stringValue {
+            for line in text.split(separator: "\n") {
+                let pair = line.split(separator: "=", maxSplits: 1).map(String.init)
+                if pair.count == 2 { result[pair[0].trimmingCharacters(in: .whitespaces)] = pair[1] }
+            }
+        }
+        return result
+    }
+
+    /// `GET automation`: the operations and their parameters.
+    static func registry() -> JSONValue {
+        let operations: [JSONValue] = operations.map { operation in
+            [
+                "id": .string(operation.id), "label": .string(operation.id), "category": "Document",
+                "requires": .null, "description": .string(operation.id), "url": .string(operation.id),
+                "signature": .array(operation.signature.map { .string($0) }),
+                "params": .array(
+                    operation.params.map { name, type, required in
+                        [
+                            "name": .string(name), "description": "", "type": .string(type),
+                            "required": .bool(required), "widget": .null, "order": 0, "values": [],
+                        ]
+                    }),
+            ]
+        }
+        return ["operations": .array(operations), "chains": [], "paths": [:], "codec": []]
+    }
+}
