@@ -81,6 +81,19 @@ def main(url, user, password):
         except HTTPError as error:
             assert error.status == 404, error.status
 
+    def automation():
+        fetched = nuxeo.operations.execute(command="Document.Fetch", params={"value": "/py-folder"})
+        assert fetched["path"] == "/py-folder" and fetched["entity-type"] == "document", fetched
+        uid = state["folder"].uid
+        found = nuxeo.operations.execute(
+            command="Repository.Query",
+            params={"query": f"SELECT * FROM Document WHERE ecm:parentId = '{uid}' ORDER BY dc:title", "pageSize": 2})
+        assert [entry["title"] for entry in found["entries"]] == ["py-1.txt", "py-2.txt"], found["entries"]
+        created = nuxeo.operations.execute(
+            command="Document.Create", input_obj="doc:/py-folder",
+            params={"type": "File", "name": "py-op.txt", "properties": {"dc:description": "by automation"}})
+        assert created["path"] == "/py-folder/py-op.txt", created
+
     def delete():
         nuxeo.documents.delete(state["folder"].uid)
         assert not nuxeo.documents.exists(path="/py-folder")
@@ -88,7 +101,7 @@ def main(url, user, password):
     for name, body in [
         ("root", root), ("create folder", create_folder), ("create documents", create_documents),
         ("get by path and uid", get_by_path_and_uid), ("children", children), ("query with paging", query),
-        ("update", update), ("missing document", missing), ("delete", delete),
+        ("update", update), ("missing document", missing), ("automation", automation), ("delete", delete),
     ]:
         step(name, body)
     print(f"{failed} failed")

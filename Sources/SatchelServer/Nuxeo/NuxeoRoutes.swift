@@ -10,6 +10,7 @@ import SatchelRepository
 /// `exception` entity.
 public struct NuxeoRoutes: ServerBindingRoutes {
     public static let apiRoot = "/nuxeo/api/v1"
+    public static let siteAutomation = "/nuxeo/site/automation"
     /// The CMIS repository Nuxeo's `default` names.
     public var defaultRepository: String
 
@@ -35,6 +36,13 @@ public struct NuxeoRoutes: ServerBindingRoutes {
         router.post(RouterPath("\(Self.apiRoot)/automation/**")) { request, context in
             await handler.handle(request, context: context)
         }
+        // Automation's older home, which Nuxeo's clients still use.
+        router.get(RouterPath(Self.siteAutomation)) { request, context in
+            await handler.siteAutomation(request, context: context)
+        }
+        router.post(RouterPath("\(Self.siteAutomation)/**")) { request, context in
+            await handler.siteAutomation(request, context: context)
+        }
     }
 }
 
@@ -53,6 +61,23 @@ struct NuxeoHandler: Sendable {
                 "isAdministrator": .bool(caller.isAdministrator),
                 "groups": .array(caller.isAdministrator ? ["administrators", "members"] : ["members"]),
             ])
+    }
+
+    /// `/nuxeo/site/automation[/{operation}]`: Automation on the shared repository.
+    func siteAutomation(_ request: Request, context: ServerRequestContext) async -> Response {
+        guard let caller = context.caller else { return Self.exception(401, "authentication required") }
+        let segments = request.uri.path.dropFirst(NuxeoRoutes.siteAutomation.count).split(separator: "/").map {
+            String($0).removingPercentEncoding ?? String($0)
+        }
+        if segments == ["login"] { return login(context: context) }
+        do {
+            return try await automation(
+                segments, request: request, context: context, repository: defaultRepository, caller: caller)
+        } catch let error as CMISError {
+            return Self.exception(Int(error.httpStatus.code), error.message)
+        } catch {
+            return Self.exception(500, "\(error)")
+        }
     }
 
     /// Documents: GET (with `@children` or `@blob/{xpath}`), POST (a child created in the document), PUT (its
