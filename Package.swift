@@ -137,6 +137,7 @@ let package = Package(
                 "SatchelOData",
                 "SatchelODataGen",
                 "SatchelOffline",
+                "SatchelNuxeo",
                 "SatchelStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

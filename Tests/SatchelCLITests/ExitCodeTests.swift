@@ -25,7 +25,7 @@ extension SatchelCLITests {
             Case(name: "unknown subcommand", arguments: ["http", "fetch", "{server}/"], status: 2),
             Case(
                 name: "password argument", arguments: ["http", "get", "--password", "hunter2", "{server}/"], status: 2),
-            Case(name: "not built yet", arguments: ["nuxeo", "get", "/"], status: 9),
+            Case(name: "nuxeo without --url", arguments: ["nuxeo", "get", "/"], status: 2),
         ]
 
         @Test(arguments: cases)

@@ -1,18 +1,221 @@
 import ArgumentParser
+import Foundation
+import SatchelHTTP
+import SatchelJSON
+import SatchelNuxeo
 
-struct NuxeoCommand: NotYetAvailableCommand {
+/// `satchel nuxeo`: a Nuxeo server's REST API from the shell (or `satchel serve`'s, at `…/nuxeo`).
+struct NuxeoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nuxeo",
-        abstract: "Talk to a Nuxeo server.",
+        abstract: "Talk to a Nuxeo server: documents, children, NXQL, blobs, Automation.",
         discussion: """
-            Fetches documents by path or id with schemas and enrichers, runs Automation operations, and \
-            downloads blobs through the shared blob cache.
+            --url is the server with its context path (https://host/nuxeo). Documents are named by path (/a/b) or \
+            uid. The password comes from SATCHEL_PASSWORD or --password-stdin.
 
-            Not part of this build yet: running it exits with code 9.
-            """
+            Examples:
+              satchel nuxeo info --url https://host/nuxeo --user alice
+              satchel nuxeo ls /default-domain/workspaces --url … --user alice
+              satchel nuxeo query "SELECT * FROM Document WHERE dc:title LIKE 'Q3%'" --url … --user alice
+              satchel nuxeo fetch /ws/report.pdf report.pdf --url … --user alice
+              satchel nuxeo op Document.Fetch --param value=/ws --url … --user alice
+            """,
+        subcommands: [
+            NuxeoInfoCommand.self, NuxeoGetCommand.self, NuxeoListCommand.self, NuxeoQueryCommand.self,
+            NuxeoMakeDocumentCommand.self, NuxeoFetchCommand.self, NuxeoRemoveCommand.self, NuxeoOperationCommand.self,
+        ]
     )
-    static let missing = "the Nuxeo client"
+}
 
-    @Argument(parsing: .allUnrecognized, help: .hidden)
-    var arguments: [String] = []
+/// Connection and repository, shared by every `satchel nuxeo` command.
+struct NuxeoOptions: ParsableArguments {
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var connection: ConnectionOptions
+    @Option(help: "The repository (sent as repo/NAME/; default: the server's).") var repository: String?
+
+    func session() throws -> NuxeoSession {
+        guard let text = connection.url else {
+            throw CLIError(.usage, "satchel nuxeo needs --url (https://host/nuxeo)")
+        }
+        var http = HTTPClient.Configuration()
+        http.timeout = .milliseconds(Int64(connection.timeout * 1000))
+        http.retry.maximumAttempts = connection.retries + 1
+        return NuxeoSession(
+            configuration: .init(
+                serverURL: try ConnectionOptions.url(text, option: "--url"), repository: repository, http: http,
+                auth: try connection.authProviders()))
+    }
+
+    /// Runs `body` with a session; failures become one line and an exit code.
+    func run(_ body: @escaping @Sendable (NuxeoSession) async throws -> Void) async throws {
+        try await CommandRunner.run(global) {
+            let session = try session()
+            do {
+                try await body(session)
+            } catch let error as NuxeoError {
+                let code: SatchelExitCode =
+                    switch error.status {
+                    case 401: .authentication
+                    case 404: .notFound
+                    default: .failure
+                    }
+                throw CLIError(code, error.description)
+            }
+        }
+    }
+
+    /// A document named by path (`/a/b`) or uid.
+    static func document(_ reference: String, in session: NuxeoSession) async throws -> NuxeoDocument {
+        reference.hasPrefix("/")
+            ? try await session.document(path: reference) : try await session.document(id: reference)
+    }
+
+    /// One line per document: type, uid, path.
+    static func line(_ document: NuxeoDocument) -> String {
+        "\(document.type)\t\(document.uid)\t\(document.path ?? "-")"
+    }
+}
+
+struct NuxeoInfoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "info", abstract: "Who you are on the server.")
+    @OptionGroup var options: NuxeoOptions
+
+    func run() async throws {
+        try await options.run { session in
+            let login = try await session.login()
+            print("user: \(login.username)")
+            print("administrator: \(login.isAdministrator ? "yes" : "no")")
+            if !login.groups.isEmpty { print("groups: \(login.groups.joined(separator: ", "))") }
+        }
+    }
+}
+
+struct NuxeoGetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "get", abstract: "Show a document.")
+    @OptionGroup var options: NuxeoOptions
+    @Argument(help: "The document: a path (/a/b) or a uid.") var document: String
+
+    func run() async throws {
+        try await options.run { [document] session in
+            let found = try await NuxeoOptions.document(document, in: session)
+            print("uid: \(found.uid)")
+            print("path: \(found.path ?? "-")")
+            print("type: \(found.type)")
+            print("title: \(found.title ?? "-")")
+            if let modified = found.lastModified { print("modified: \(modified)") }
+            if let blob = found.blob {
+                print(
+                    "blob: \(blob.name ?? "-") (\(blob.length.map(String.init) ?? "?") bytes, \(blob.mimeType ?? "-"))")
+            }
+        }
+    }
+}
+
+struct NuxeoListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ls", abstract: "List a folder's children (type, uid, path), page by page.")
+    @OptionGroup var options: NuxeoOptions
+    @Argument(help: "The folder's path.") var path: String = "/"
+    @Option(help: "Documents per request.") var pageSize = 50
+
+    func run() async throws {
+        try await options.run { [path, pageSize] session in
+            for try await child in session.children(ofPath: path, pageSize: pageSize) {
+                print(NuxeoOptions.line(child))
+            }
+        }
+    }
+}
+
+struct NuxeoQueryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query", abstract: "Run an NXQL query (type, uid, path of each document), page by page.")
+    @OptionGroup var options: NuxeoOptions
+    @Argument(help: "The NXQL query.") var nxql: String
+    @Option(help: "Documents per request.") var pageSize = 50
+
+    func run() async throws {
+        try await options.run { [nxql, pageSize] session in
+            for try await document in session.query(nxql, pageSize: pageSize) { print(NuxeoOptions.line(document)) }
+        }
+    }
+}
+
+struct NuxeoMakeDocumentCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mkdoc", abstract: "Create a document (Folder, Workspace, File, Note…) in a folder.")
+    @OptionGroup var options: NuxeoOptions
+    @Argument(help: "The parent folder's path.") var parent: String
+    @Argument(help: "The new document's name.") var name: String
+    @Option(help: "The document type.") var type = "File"
+    @Option(help: "Its description (dc:description).") var description: String?
+
+    func run() async throws {
+        try await options.run { [parent, name, type, description] session in
+            let created = try await session.create(
+                in: parent, type: type, name: name,
+                properties: description.map { ["dc:description": .string($0)] } ?? [:])
+            print(NuxeoOptions.line(created))
+        }
+    }
+}
+
+struct NuxeoFetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch", abstract: "Download a document's blob (file:content) into a file, streamed.")
+    @OptionGroup var options: NuxeoOptions
+    @Argument(help: "The document: a path or a uid.") var document: String
+    @Argument(help: "The file to write.") var file: String
+
+    func run() async throws {
+        try await options.run { [document, file] session in
+            let found = try await NuxeoOptions.document(document, in: session)
+            let url = URL(fileURLWithPath: file)
+            try await session.downloadBlob(id: found.uid, to: url)
+            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+            print("\(size) bytes → \(file)")
+        }
+    }
+}
+
+struct NuxeoRemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rm", abstract: "Delete a document (a folder with what it holds).")
+    @OptionGroup var options: NuxeoOptions
+    @Argument(help: "The document: a path or a uid.") var document: String
+
+    func run() async throws {
+        try await options.run { [document] session in
+            let found = try await NuxeoOptions.document(document, in: session)
+            try await session.delete(id: found.uid)
+        }
+    }
+}
+
+struct NuxeoOperationCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "op", abstract: "Run an Automation operation; prints what it answered (documents as lines).")
+    @OptionGroup var options: NuxeoOptions
+    @Argument(help: "The operation (Document.Fetch, Repository.Query…).") var operation: String
+    @Option(help: "The input document (a path or a uid).") var input: String?
+    @Option(name: .customLong("param"), help: ArgumentHelp("A parameter.", valueName: "name=value"))
+    var params: [String] = []
+
+    func run() async throws {
+        var values: [String: JSONValue] = [:]
+        for param in params {
+            guard let equals = param.firstIndex(of: "=") else { throw CLIError(.usage, "--param needs name=value") }
+            let value = String(param[param.index(after: equals)...])
+            values[String(param[..<equals])] = Int64(value).map { .number(JSONNumber($0)) } ?? .string(value)
+        }
+        try await options.run { [operation, input, values] session in
+            switch try await session.execute(operation, input: input, params: values) {
+            case nil: print("done")
+            case .document(let document)?: print(NuxeoOptions.line(document))
+            case .documents(let page)?: for document in page.entries { print(NuxeoOptions.line(document)) }
+            case .login(let login)?: print("user: \(login.username)")
+            case let other?: print(other)
+            }
+        }
+    }
 }

@@ -114,7 +114,7 @@ struct ConnectionOptions: ParsableArguments, Sendable {
     }
 
     /// Credentials first, then handshakes that need them (see `HTTPAuthProvider`).
-    private func authProviders() throws -> [any HTTPAuthProvider] {
+    func authProviders() throws -> [any HTTPAuthProvider] {
         var providers: [any HTTPAuthProvider] = []
         switch resolvedAuth {
         case nil:

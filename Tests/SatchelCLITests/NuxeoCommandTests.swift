@@ -1,0 +1,74 @@
+import Foundation
+import SatchelServer
+import Testing
+
+extension SatchelCLITests {
+    /// `satchel nuxeo` against the Nuxeo REST API of a live `satchel serve` (memory store), with `satchel cmis` on
+    /// the other side for content.
+    @Suite struct NuxeoCommandTests {
+        @Test func documentsQueriesBlobsAndOperations() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-cli-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let usersFile = directory.appendingPathComponent("users.json")
+            try UsersFile(
+                entries: ["admin": try PasswordHash.make(password: "pw-admin", rounds: 1_000)],
+                administrators: ["admin"]
+            ).save(to: usersFile)
+            let app = SatchelServerApp(
+                configuration: ServerConfiguration(
+                    port: 0, dataDirectory: directory.appendingPathComponent("data"), usersFile: usersFile,
+                    store: .memory, logLevel: .critical))
+            let server = try await app.start()
+            defer { Task { await server.shutdown() } }
+            let nuxeoURL = server.baseURL.appendingPathComponent("nuxeo").absoluteString
+            func nuxeo(_ arguments: String..., password: String = "pw-admin") async throws -> SatchelResult {
+                try await SatchelProcess.run(
+                    ["nuxeo"] + arguments + ["--url", nuxeoURL, "--user", "admin", "-q"],
+                    environment: ["SATCHEL_PASSWORD": password])
+            }
+
+            let info = try await nuxeo("info")
+            #expect(info.status == 0 && info.stdoutText.contains("user: admin"), "\(info.stderr)")
+            #expect(info.stdoutText.contains("administrator: yes"))
+            for step in [["mkdoc", "/", "Reports", "--type", "Folder"], ["mkdoc", "/Reports", "a.txt"]] {
+                let result = try await SatchelProcess.run(
+                    ["nuxeo"] + step + ["--url", nuxeoURL, "--user", "admin", "-q"],
+                    environment: ["SATCHEL_PASSWORD": "pw-admin"])
+                #expect(result.status == 0, "\(step): \(result.stderr)")
+            }
+            // Content put over CMIS, fetched over Nuxeo.
+            let source = directory.appendingPathComponent("b.txt")
+            try Data("content for nuxeo\n".utf8).write(to: source)
+            let put = try await SatchelProcess.run(
+                [
+                    "cmis", "put", source.path, "/Reports", "--name", "b.txt", "--url",
+                    server.baseURL.appendingPathComponent("cmis/browser").absoluteString, "--repository", "shared",
+                    "--user", "admin", "-q",
+                ], environment: ["SATCHEL_PASSWORD": "pw-admin"])
+            #expect(put.status == 0, "\(put.stderr)")
+
+            let listed = try await nuxeo("ls", "/Reports")
+            #expect(listed.status == 0, "\(listed.stderr)")
+            #expect(listed.stdoutText.contains("/Reports/a.txt") && listed.stdoutText.contains("/Reports/b.txt"))
+            let queried = try await nuxeo("query", "SELECT * FROM File WHERE dc:title = 'b.txt'")
+            #expect(
+                queried.stdoutText.split(separator: "\n").count == 1 && queried.stdoutText.contains("/Reports/b.txt"))
+            let shown = try await nuxeo("get", "/Reports/b.txt")
+            #expect(shown.stdoutText.contains("blob: b.txt (18 bytes"), "\(shown.stdoutText)")
+            let target = directory.appendingPathComponent("fetched.txt")
+            let fetched = try await nuxeo("fetch", "/Reports/b.txt", target.path)
+            #expect(fetched.status == 0, "\(fetched.stderr)")
+            #expect(try Data(contentsOf: target) == Data(contentsOf: source))
+            let operation = try await nuxeo("op", "Document.Fetch", "--param", "value=/Reports")
+            #expect(operation.stdoutText.hasPrefix("Folder\t") && operation.stdoutText.contains("/Reports"))
+
+            let removed = try await nuxeo("rm", "/Reports")
+            #expect(removed.status == 0, "\(removed.stderr)")
+            let gone = try await nuxeo("get", "/Reports")
+            #expect(gone.status == 5, "not found: \(gone.stderr)")
+            let refused = try await nuxeo("info", password: "wrong")
+            #expect(refused.status == 4, "authentication: \(refused.stderr)")
+        }
+    }
+}
