@@ -8,18 +8,9 @@ extension SatchelCLITests {
     @Suite struct CMISServerCommandTests {
         @Test(arguments: ["browser", "atom"])
         func versioningTreeMoveAndACL(binding: String) async throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-cli-\(UUID())")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let usersFile = directory.appendingPathComponent("users.json")
-            try UsersFile(entries: ["alice": try PasswordHash.make(password: "pw-alice", rounds: 1_000)])
-                .save(to: usersFile)
-            let app = SatchelServerApp(
-                configuration: ServerConfiguration(
-                    port: 0, dataDirectory: directory.appendingPathComponent("data"), usersFile: usersFile,
-                    store: .memory, logLevel: .critical))
-            let server = try await app.start()
-            defer { Task { await server.shutdown() } }
+            let server = try await CLITestServer.start(users: ["alice"])
+            defer { Task { await server.stop() } }
+            let directory = server.directory
             let url = server.baseURL.appendingPathComponent(binding == "atom" ? "cmis/atom" : "cmis/browser")
 
             func cmis(_ arguments: [String]) async throws -> SatchelResult {

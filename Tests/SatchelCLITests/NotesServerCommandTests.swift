@@ -9,23 +9,8 @@ extension SatchelCLITests {
     @Suite struct NotesServerCommandTests {
         @Test(arguments: ["browser", "atom"])
         func notesLifecycle(binding: String) async throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-notes-\(UUID())")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let usersFile = directory.appendingPathComponent("users.json")
-            try UsersFile(
-                entries: [
-                    "alice": try PasswordHash.make(password: "pw-alice", rounds: 1_000),
-                    "bob": try PasswordHash.make(password: "pw-bob", rounds: 1_000),
-                ]
-            ).save(to: usersFile)
-            let data = directory.appendingPathComponent("data")
-            let app = SatchelServerApp(
-                configuration: ServerConfiguration(
-                    port: 0, dataDirectory: data, usersFile: usersFile,
-                    store: .sqlite(path: data.appendingPathComponent("satchel.sqlite").path), logLevel: .critical))
-            let server = try await app.start()
-            defer { Task { await server.shutdown() } }
+            let server = try await CLITestServer.start(users: ["alice", "bob"], sqlite: true)
+            defer { Task { await server.stop() } }
 
             func notes(
                 _ arguments: [String], user: String = "alice", as other: String? = nil, input: String? = nil,

@@ -7,20 +7,9 @@ extension SatchelCLITests {
     /// the other side for content.
     @Suite struct NuxeoCommandTests {
         @Test func documentsQueriesBlobsAndOperations() async throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-cli-\(UUID())")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let usersFile = directory.appendingPathComponent("users.json")
-            try UsersFile(
-                entries: ["admin": try PasswordHash.make(password: "pw-admin", rounds: 1_000)],
-                administrators: ["admin"]
-            ).save(to: usersFile)
-            let app = SatchelServerApp(
-                configuration: ServerConfiguration(
-                    port: 0, dataDirectory: directory.appendingPathComponent("data"), usersFile: usersFile,
-                    store: .memory, logLevel: .critical))
-            let server = try await app.start()
-            defer { Task { await server.shutdown() } }
+            let server = try await CLITestServer.start(users: ["admin"], administrators: ["admin"])
+            defer { Task { await server.stop() } }
+            let directory = server.directory
             let nuxeoURL = server.baseURL.appendingPathComponent("nuxeo").absoluteString
             func nuxeo(_ arguments: String..., password: String = "pw-admin") async throws -> SatchelResult {
                 try await SatchelProcess.run(
