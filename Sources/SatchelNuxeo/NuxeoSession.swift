@@ -50,6 +50,11 @@ public final class NuxeoSession: Sendable {
 
     /// Sends a request; an answer outside 2xx becomes a ``NuxeoError`` read from the server's `exception` entity.
     public func send(_ request: NuxeoRequest, body: HTTPBody? = nil) async throws -> HTTPResponse {
+        try await send(request, body: body, accepting308: false)
+    }
+
+    /// `accepting308`: a batch upload's "not complete yet" is an answer, not a refusal.
+    func send(_ request: NuxeoRequest, body: HTTPBody?, accepting308: Bool) async throws -> HTTPResponse {
         let url = request.url(
             server: configuration.serverURL, apiPrefix: configuration.apiPrefix, repository: configuration.repository)
         var headers = configuration.headers
@@ -65,7 +70,7 @@ public final class NuxeoSession: Sendable {
         } catch let error as HTTPError {
             throw NuxeoError(.transport, error.message, status: error.status, operation: operation)
         }
-        guard (200..<300).contains(response.status) else {
+        guard (200..<300).contains(response.status) || (accepting308 && response.status == 308) else {
             var error: NuxeoError
             if case .exception(let refusal)? = try? NuxeoEntity(json: response.body) {
                 error = refusal

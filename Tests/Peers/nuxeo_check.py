@@ -5,12 +5,14 @@
 Every step asserts what the client reports; prints "ok <step>" or "FAIL <step>", then "<n> failed".
 """
 
+import os
 import sys
+import tempfile
 import traceback
 
 from nuxeo.client import Nuxeo
 from nuxeo.exceptions import HTTPError
-from nuxeo.models import Document
+from nuxeo.models import Document, FileBlob
 
 
 def main(url, user, password):
@@ -94,6 +96,25 @@ def main(url, user, password):
             params={"type": "File", "name": "py-op.txt", "properties": {"dc:description": "by automation"}})
         assert created["path"] == "/py-folder/py-op.txt", created
 
+    def upload():
+        data = bytes(range(256)) * 4000  # 1,024,000 bytes
+        with tempfile.TemporaryDirectory() as folder:
+            large = os.path.join(folder, "py.bin")
+            with open(large, "wb") as file:
+                file.write(data)
+            batch = nuxeo.uploads.batch()
+            batch.upload(FileBlob(large, mimetype="application/octet-stream"), chunked=True, chunk_size=256 * 1024)
+            batch.attach("/py-folder/py-1.txt")
+            fetched = nuxeo.documents.fetch_blob(path="/py-folder/py-1.txt")
+            assert fetched == data, f"{len(fetched)} bytes back"
+            small = os.path.join(folder, "p.txt")
+            with open(small, "wb") as file:
+                file.write(b"plain text\n")
+            plain = nuxeo.uploads.batch()
+            plain.upload(FileBlob(small, mimetype="text/plain"))
+            plain.attach("/py-folder/py-2.txt")
+            assert nuxeo.documents.fetch_blob(path="/py-folder/py-2.txt") == b"plain text\n"
+
     def delete():
         nuxeo.documents.delete(state["folder"].uid)
         assert not nuxeo.documents.exists(path="/py-folder")
@@ -101,7 +122,8 @@ def main(url, user, password):
     for name, body in [
         ("root", root), ("create folder", create_folder), ("create documents", create_documents),
         ("get by path and uid", get_by_path_and_uid), ("children", children), ("query with paging", query),
-        ("update", update), ("missing document", missing), ("automation", automation), ("delete", delete),
+        ("update", update), ("missing document", missing), ("automation", automation), ("upload, plain and chunked", upload),
+        ("delete", delete),
     ]:
         step(name, body)
     print(f"{failed} failed")

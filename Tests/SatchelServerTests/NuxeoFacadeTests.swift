@@ -1,6 +1,7 @@
 import Foundation
 import SatchelCMIS
 import SatchelHTTP
+import SatchelJSON
 import SatchelNuxeo
 import SatchelServer
 import Testing
@@ -225,5 +226,62 @@ struct NuxeoFacadeTests {
         #expect(unknown?.message.contains("Workflow.Start") == true)
         let missing = await #expect(throws: NuxeoError.self) { try await nuxeo.execute("Document.Fetch") }
         #expect(missing?.status == 400 && missing?.message.contains("value") == true)
+    }
+
+    @Test("batch upload: whole and chunked, resumed from the server's own state (308), attached, downloaded")
+    func batchUpload() async throws {
+        let harness = try await Self.server.value
+        let nuxeo = Self.nuxeo(harness, user: "admin")
+        _ = try await nuxeo.create(in: "/", type: "Folder", name: "Up")
+        let target = try await nuxeo.create(in: "/Up", type: "File", name: "file.bin")
+        let folder = harness.dataDirectory.appendingPathComponent("uploads-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+
+        // Whole.
+        let small = folder.appendingPathComponent("small.txt")
+        try Data("a small file\n".utf8).write(to: small)
+        let whole = try await nuxeo.upload(file: small, mimeType: "text/plain")
+        let attached = try await nuxeo.attach(whole, to: "/Up/file.bin")
+        #expect(attached.blob?.length == 13 && attached.blob?.mimeType == "text/plain")
+
+        // Chunked: two of four chunks arrive, the connection is "lost"; the next call sends only the others.
+        let bytes = Data((0..<200_000).map { UInt8($0 % 253) })
+        let large = folder.appendingPathComponent("large.bin")
+        try bytes.write(to: large)
+        let batch = try JSONValue(parsing: try await nuxeo.send(NuxeoRequest.resource("upload").method(.post)).body)
+        let batchID = try #require(batch["batchId"]?.stringValue)
+        for chunk in [0, 2] {
+            let part = bytes[(chunk * 65_536)..<min(bytes.count, (chunk + 1) * 65_536)]
+            let request = NuxeoRequest.resource("upload", batchID, "0").method(.post)
+                .header("X-File-Name", "large.bin").header("X-File-Size", String(bytes.count))
+                .header("X-Upload-Type", "chunked").header("X-Upload-Chunk-Count", "4")
+                .header("X-Upload-Chunk-Index", String(chunk))
+            let answer = await #expect(throws: NuxeoError.self) {
+                try await nuxeo.send(request, body: .data(Data(part), contentType: "application/octet-stream"))
+            }
+            #expect(answer?.status == 308, "not complete yet: 308, which the plain send does not accept")
+        }
+        let premature = await #expect(throws: NuxeoError.self) {
+            try await nuxeo.attach(NuxeoUpload(batchID: batchID, fileIndex: 0), to: target.uid)
+        }
+        #expect(premature?.status == 409, "\(String(describing: premature))")
+        // Someone else's batch is not found.
+        let bob = Self.nuxeo(harness, user: "bob")
+        let foreign = await #expect(throws: NuxeoError.self) {
+            try await bob.send(NuxeoRequest.resource("upload", batchID))
+        }
+        #expect(foreign?.status == 404)
+        let resumed = try await nuxeo.upload(
+            file: large, chunkSize: 65_536, batchID: batchID, fileIndex: 0)
+        _ = try await nuxeo.attach(resumed, to: target.uid)
+        let downloaded = folder.appendingPathComponent("downloaded.bin")
+        try await nuxeo.downloadBlob(id: target.uid, to: downloaded)
+        #expect(try Data(contentsOf: downloaded) == bytes)
+
+        // A fresh chunked upload end to end.
+        let other = try await nuxeo.upload(file: large, chunkSize: 50_000)
+        #expect(other.batchID != batchID)
+        let copy = try await nuxeo.create(in: "/Up", type: "File", name: "copy.bin")
+        #expect(try await nuxeo.attach(other, to: copy.uid).blob?.length == Int64(bytes.count))
     }
 }

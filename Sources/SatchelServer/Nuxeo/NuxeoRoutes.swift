@@ -49,6 +49,8 @@ public struct NuxeoRoutes: ServerBindingRoutes {
 struct NuxeoHandler: Sendable {
     let environment: BindingEnvironment
     let defaultRepository: String
+    /// Batch uploads in progress.
+    let uploads = NuxeoUploads()
 
     var service: any CMISService { environment.service }
 
@@ -106,6 +108,11 @@ struct NuxeoHandler: Sendable {
             return Self.exception(400, error.message)
         }
         do {
+            if resource.first == "upload" {
+                return try await upload(
+                    Array(resource.dropFirst()), request: request, context: context, repository: repository,
+                    caller: caller)
+            }
             if resource.first == "automation" {
                 return try await automation(
                     Array(resource.dropFirst()), request: request, context: context, repository: repository,

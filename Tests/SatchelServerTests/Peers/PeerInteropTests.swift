@@ -33,6 +33,7 @@ struct PeerInteropTests {
         #expect(result.status == 0, "nuxeo (Python):\n\(result.output)")
         #expect(result.output.contains("ok query with paging"), "\(result.output)")
         #expect(result.output.contains("ok automation"), "\(result.output)")
+        #expect(result.output.contains("ok upload, plain and chunked"), "\(result.output)")
         #expect(result.output.contains("0 failed"), "\(result.output)")
     }
 

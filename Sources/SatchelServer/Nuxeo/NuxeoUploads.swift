@@ -1,0 +1,250 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SatchelCMIS
+import SatchelJSON
+import SatchelRepository
+import Synchronization
+
+/// Nuxeo's batch upload (docs/nuxeo.md): a batch of files, each sent whole or in chunks (`X-Upload-Type: chunked`,
+/// `X-Upload-Chunk-Index`, `X-Upload-Chunk-Count`); an unfinished chunked file answers **308** with the chunks it
+/// has, so a client that lost its connection asks (`GET upload/{batch}/{file}`) and sends only the missing ones.
+/// Chunks go into the blob store as they arrive (leased until the batch is attached or dropped); a batch belongs to
+/// the user who made it.
+final class NuxeoUploads: Sendable {
+    struct File {
+        var name: String
+        var mimeType: String
+        var size: Int64?
+        var chunkCount: Int
+        var chunked: Bool
+        var chunks: [Int: BlobLease] = [:]
+
+        var isComplete: Bool { chunks.count == chunkCount }
+        var uploadedSize: Int64 { chunks.values.reduce(0) { $0 + $1.reference.length } }
+    }
+
+    struct Batch {
+        let owner: String
+        var files: [Int: File] = [:]
+    }
+
+    /// Per server: at most this many open batches per user, files per batch and chunks per file.
+    static let maximumBatches = 64
+    static let maximumFiles = 256
+    static let maximumChunks = 100_000
+
+    private let batches = Mutex<[String: Batch]>([:])
+
+    func create(owner: String) throws(CMISError) -> String {
+        let id = "batchId-" + UUID().uuidString.lowercased()
+        try batches.withLock { (batches: inout [String: Batch]) throws(CMISError) in
+            guard batches.values.filter({ $0.owner == owner }).count < Self.maximumBatches else {
+                throw CMISError(.constraint, "too many open upload batches: attach or drop some")
+            }
+            batches[id] = Batch(owner: owner)
+        }
+        return id
+    }
+
+    /// The caller's batch (someone else's is not found, as a missing one).
+    func batch(_ id: String, owner: String) throws(CMISError) -> Batch {
+        guard let batch = batches.withLock({ $0[id] }), batch.owner == owner else {
+            throw CMISError(.objectNotFound, "no upload batch \(id)")
+        }
+        return batch
+    }
+
+    /// Stores one chunk (or the whole file, chunk 0 of 1); returns the file as it is now.
+    func store(
+        _ lease: BlobLease, batch id: String, file index: Int, chunk: Int, of count: Int, name: String,
+        mimeType: String,
+        size: Int64?, chunked: Bool, owner: String
+    ) throws(CMISError) -> File {
+        guard (0..<Self.maximumFiles).contains(index), (1...Self.maximumChunks).contains(count),
+            (0..<count).contains(chunk)
+        else {
+            lease.end()
+            throw CMISError(.invalidArgument, "file \(index), chunk \(chunk) of \(count) is out of range")
+        }
+        return try batches.withLock { (batches: inout [String: Batch]) throws(CMISError) -> File in
+            guard var batch = batches[id], batch.owner == owner else {
+                lease.end()
+                throw CMISError(.objectNotFound, "no upload batch \(id)")
+            }
+            var file =
+                batch.files[index]
+                ?? File(name: name, mimeType: mimeType, size: size, chunkCount: count, chunked: chunked)
+            if file.chunkCount != count || file.chunked != chunked {
+                // A new upload of that file index starts over.
+                for lease in file.chunks.values { lease.end() }
+                file = File(name: name, mimeType: mimeType, size: size, chunkCount: count, chunked: chunked)
+            }
+            file.chunks[chunk]?.end()
+            file.chunks[chunk] = lease
+            batch.files[index] = file
+            batches[id] = batch
+            return file
+        }
+    }
+
+    /// Removes a batch (or one of its files) and ends its chunks' leases.
+    func drop(_ id: String, file index: Int? = nil, owner: String) throws(CMISError) {
+        try batches.withLock { (batches: inout [String: Batch]) throws(CMISError) in
+            guard var batch = batches[id], batch.owner == owner else {
+                throw CMISError(.objectNotFound, "no upload batch \(id)")
+            }
+            if let index {
+                for lease in batch.files[index]?.chunks.values ?? [:].values { lease.end() }
+                batch.files[index] = nil
+                batches[id] = batch
+            } else {
+                for file in batch.files.values { for lease in file.chunks.values { lease.end() } }
+                batches[id] = nil
+            }
+        }
+    }
+
+    /// A file's state as Nuxeo writes it.
+    static func info(_ file: File, batch: String, index: Int, uploaded: Bool) -> JSONValue {
+        var object: JSONObject = [
+            "name": .string(file.name), "size": file.size.map { .number(JSONNumber($0)) } ?? .null,
+            "uploadType": .string(file.chunked ? "chunked" : "normal"),
+        ]
+        if uploaded {
+            object.append(key: "uploaded", value: "true")
+            object.append(key: "batchId", value: .string(batch))
+            object.append(key: "fileIdx", value: .string(String(index)))
+            object.append(key: "uploadedSize", value: .string(String(file.uploadedSize)))
+        }
+        if file.chunked {
+            object.append(
+                key: "uploadedChunkIds", value: .array(file.chunks.keys.sorted().map { .number(JSONNumber($0)) }))
+            object.append(key: "chunkCount", value: .number(JSONNumber(file.chunkCount)))
+        }
+        return .object(object)
+    }
+}
+
+extension NuxeoHandler {
+    /// `upload[/{batch}[/{file}[/execute/{operation}]]]`.
+    func upload(
+        _ segments: [String], request: Request, context: ServerRequestContext, repository: String,
+        caller: CallerContext
+    ) async throws -> Response {
+        switch (request.method, segments.count) {
+        case (.post, 0):
+            return Self.json(["batchId": .string(try uploads.create(owner: caller.user))], status: 201)
+        case (.get, 1) where segments[0] == "handlers":
+            return Self.json(["handlers": [["name": "default"]]])
+        case (.get, 1):
+            let batch = try uploads.batch(segments[0], owner: caller.user)
+            let files = batch.files.keys.sorted().compactMap { index in
+                batch.files[index].map { NuxeoUploads.info($0, batch: segments[0], index: index, uploaded: false) }
+            }
+            return Self.json(.array(files))
+        case (.get, 2):
+            let batch = try uploads.batch(segments[0], owner: caller.user)
+            guard let index = Int(segments[1]), let file = batch.files[index] else {
+                throw CMISError(.objectNotFound, "no file \(segments[1]) in batch \(segments[0])")
+            }
+            let info = NuxeoUploads.info(file, batch: segments[0], index: index, uploaded: false)
+            return Self.json(info, status: file.isComplete ? 200 : 308)
+        case (.delete, 1), (.delete, 2):
+            try uploads.drop(segments[0], file: segments.count == 2 ? Int(segments[1]) : nil, owner: caller.user)
+            return Response(status: .noContent)
+        case (.post, 2):
+            return try await receive(segments[0], file: segments[1], request: request, caller: caller)
+        case (.post, 3) where segments[1] == "execute":
+            // The whole batch (Nuxeo's clients attach this way): its one file.
+            let batch = try uploads.batch(segments[0], owner: caller.user)
+            guard batch.files.count == 1, let index = batch.files.keys.first else {
+                throw CMISError(
+                    .notSupported, "a batch of \(batch.files.count) files cannot be attached to one document here")
+            }
+            return try await attach(
+                segments[0], file: String(index), operation: segments[2], request: request, repository: repository,
+                caller: caller)
+        case (.post, 4) where segments[2] == "execute":
+            return try await attach(
+                segments[0], file: segments[1], operation: segments[3], request: request, repository: repository,
+                caller: caller)
+        default:
+            throw CMISError(
+                .notSupported, "\(request.method) upload/\(segments.joined(separator: "/")) is not served here")
+        }
+    }
+
+    /// One file or chunk, streamed into the blob store.
+    private func receive(
+        _ batch: String, file: String, request: Request, caller: CallerContext
+    ) async throws -> Response {
+        _ = try uploads.batch(batch, owner: caller.user)
+        guard let index = Int(file) else { throw CMISError(.invalidArgument, "file index \(file) is not a number") }
+        func header(_ name: String) -> String? { request.headers[HTTPField.Name(name)!] }
+        let chunked = header("X-Upload-Type")?.lowercased() == "chunked"
+        let count = chunked ? Int(header("X-Upload-Chunk-Count") ?? "") ?? 0 : 1
+        let chunk = chunked ? Int(header("X-Upload-Chunk-Index") ?? "") ?? -1 : 0
+        let name = header("X-File-Name").map { $0.removingPercentEncoding ?? $0 } ?? "file-\(index)"
+        let mimeType = header("X-File-Type") ?? request.headers[.contentType] ?? "application/octet-stream"
+        let writer = try environment.blobs.makeWriter(maxBytes: environment.limits.maxContentBytes)
+        do {
+            for try await buffer in request.body {
+                try buffer.withUnsafeReadableBytes { bytes throws(BlobStoreError) in try writer.write(bytes) }
+            }
+        } catch {
+            writer.cancel()
+            throw CMISError(.invalidArgument, "the upload could not be read: \(error)")
+        }
+        let stored = try uploads.store(
+            try writer.finish(), batch: batch, file: index, chunk: chunk, of: count, name: name, mimeType: mimeType,
+            size: header("X-File-Size").flatMap { Int64($0) }, chunked: chunked, owner: caller.user)
+        return Self.json(
+            NuxeoUploads.info(stored, batch: batch, index: index, uploaded: true), status: stored.isComplete ? 201 : 308
+        )
+    }
+
+    /// `upload/{batch}/{file}/execute/Blob.AttachOnDocument` (`params.document`): the file becomes the document's
+    /// content; the batch's file is used up.
+    private func attach(
+        _ batch: String, file: String, operation: String, request: Request, repository: String, caller: CallerContext
+    ) async throws -> Response {
+        guard operation == "Blob.AttachOnDocument" || operation == "Blob.Attach" else {
+            throw CMISError(.notSupported, "\(operation) on an upload is not served here")
+        }
+        let uploaded = try uploads.batch(batch, owner: caller.user)
+        guard let index = Int(file), let stored = uploaded.files[index] else {
+            throw CMISError(.objectNotFound, "no file \(file) in batch \(batch)")
+        }
+        guard stored.isComplete else {
+            throw CMISError(.constraint, "file \(file) of batch \(batch) is missing chunks: it cannot be attached yet")
+        }
+        let call = try await body(request)
+        guard let reference = call["params"]?["document"]?.stringValue else {
+            throw CMISError(.invalidArgument, "Blob.AttachOnDocument needs the parameter document")
+        }
+        let document = try await resolve(reference, repository: repository, caller: caller)
+        guard let id = document.id else { throw CMISError(.objectNotFound, "no such document") }
+        // The chunks, in order, as one blob.
+        let writer = try environment.blobs.makeWriter(maxBytes: environment.limits.maxContentBytes)
+        do {
+            for chunk in 0..<stored.chunkCount {
+                guard let lease = stored.chunks[chunk] else { continue }
+                try writer.write(
+                    contentsOf: environment.blobs.url(for: lease.reference.hash), length: lease.reference.length)
+            }
+        } catch {
+            writer.cancel()
+            throw error
+        }
+        let content = try writer.finish()
+        defer { content.end() }
+        let updated = try await service.setContentStream(
+            repositoryId: repository, objectId: id, overwrite: true, changeToken: nil,
+            content: ContentInput(blob: content, mimeType: stored.mimeType, fileName: stored.name), caller: caller)
+        try uploads.drop(batch, file: index, owner: caller.user)
+        if request.headers[HTTPField.Name("X-NXVoidOperation")!] == "true" { return Response(status: .noContent) }
+        let path = try await self.path(of: updated, repository: repository, caller: caller)
+        return Self.json(self.document(updated, path: path, repository: repository))
+    }
+}
