@@ -49,6 +49,17 @@ extension SatchelCLITests {
             let fetched = try await nuxeo("fetch", "/Reports/b.txt", target.path)
             #expect(fetched.status == 0, "\(fetched.stderr)")
             #expect(try Data(contentsOf: target) == Data(contentsOf: source))
+            // Uploaded in chunks over Nuxeo, fetched back.
+            let large = directory.appendingPathComponent("large.bin")
+            let bytes = Data((0..<300_000).map { UInt8($0 % 241) })
+            try bytes.write(to: large)
+            let uploaded = try await nuxeo("put", large.path, "/Reports", "--chunk-size", "65536")
+            #expect(
+                uploaded.status == 0 && uploaded.stdoutText.hasPrefix("300000 bytes → /Reports/large.bin"),
+                "\(uploaded.stdoutText) \(uploaded.stderr)")
+            let back = directory.appendingPathComponent("back.bin")
+            #expect(try await nuxeo("fetch", "/Reports/large.bin", back.path).status == 0)
+            #expect(try Data(contentsOf: back) == bytes)
             let operation = try await nuxeo("op", "Document.Fetch", "--param", "value=/Reports")
             #expect(operation.stdoutText.hasPrefix("Folder\t") && operation.stdoutText.contains("/Reports"))
 

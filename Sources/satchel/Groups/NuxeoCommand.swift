@@ -22,7 +22,8 @@ struct NuxeoCommand: AsyncParsableCommand {
             """,
         subcommands: [
             NuxeoInfoCommand.self, NuxeoGetCommand.self, NuxeoListCommand.self, NuxeoQueryCommand.self,
-            NuxeoMakeDocumentCommand.self, NuxeoFetchCommand.self, NuxeoRemoveCommand.self, NuxeoOperationCommand.self,
+            NuxeoMakeDocumentCommand.self, NuxeoPutCommand.self, NuxeoFetchCommand.self, NuxeoRemoveCommand.self,
+            NuxeoOperationCommand.self,
         ]
     )
 }
@@ -156,6 +157,46 @@ struct NuxeoMakeDocumentCommand: AsyncParsableCommand {
                 in: parent, type: type, name: name,
                 properties: description.map { ["dc:description": .string($0)] } ?? [:])
             print(NuxeoOptions.line(created))
+        }
+    }
+}
+
+struct NuxeoPutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "put",
+        abstract: "Upload a file as a document's content (a new File in a folder), in chunks if asked; resumable.",
+        discussion: """
+            With --chunk-size the file goes in chunks; run the same command again after a dropped connection with \
+            --batch (printed when the upload starts) and only the chunks the server lacks are sent.
+            """)
+    @OptionGroup var options: NuxeoOptions
+    @Argument(help: "The file to upload.") var file: String
+    @Argument(help: "The folder's path.") var parent: String
+    @Option(help: "The document's name (default: the file's).") var name: String?
+    @Option(help: "The content's media type.") var contentType = "application/octet-stream"
+    @Option(help: "Send in chunks of this many bytes.") var chunkSize: Int?
+    @Option(help: "Resume this batch (from a run that was cut).") var batch: String?
+
+    func run() async throws {
+        try await options.run { [file, parent, name, contentType, chunkSize, batch] session in
+            let url = URL(fileURLWithPath: file)
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw CLIError(.localFile, "cannot read \(file)")
+            }
+            let documentName = name ?? url.lastPathComponent
+            let path = (parent == "/" ? "" : parent) + "/" + documentName
+            let document: NuxeoDocument
+            do {
+                document = try await session.document(path: path)
+            } catch let error as NuxeoError where error.status == 404 {
+                document = try await session.create(in: parent, type: "File", name: documentName)
+            }
+            let upload = try await session.upload(
+                file: url, name: documentName, mimeType: contentType, chunkSize: chunkSize, batchID: batch)
+            let attached = try await session.attach(upload, to: document.uid)
+            print(
+                "\(attached.blob?.length.map(String.init) ?? "?") bytes → \(attached.path ?? path) (batch \(upload.batchID))"
+            )
         }
     }
 }
