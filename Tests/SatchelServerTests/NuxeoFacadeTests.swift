@@ -284,4 +284,64 @@ struct NuxeoFacadeTests {
         let copy = try await nuxeo.create(in: "/Up", type: "File", name: "copy.bin")
         #expect(try await nuxeo.attach(other, to: copy.uid).blob?.length == Int64(bytes.count))
     }
+
+    @Test("attacks: a page index that would overflow, a cross-site form, a missing XSRF token, NXQL escaping, uploads")
+    func attacks() async throws {
+        let harness = try await Self.server.value
+        // An offset that overflows pageSize × index: answered, the server lives on.
+        let deep = try await harness.send(
+            .get, "/nuxeo/api/v1/path/@children?currentPageIndex=9223372036854775807&pageSize=1000", user: "admin")
+        #expect(deep.status == 200)
+        #expect(try await harness.send(.get, "/nuxeo/api/v1/path/", user: "admin").status == 200)
+
+        // A signed-in browser's cookie session: a change without the session's token is refused (another site
+        // could make the browser send it), and a text/plain body is no document entity anyway.
+        let login = try await harness.post("/login", user: nil, fields: [("user", "admin"), ("password", "pw-admin")])
+        let cookie = String(try #require(login.headers["Set-Cookie"]).split(separator: ";")[0])
+        let forged = try await harness.send(
+            .post, "/nuxeo/site/automation/Document.Create", user: nil,
+            headers: [("Cookie", cookie), ("Content-Type", "text/plain")],
+            body: .text(#"{"input":"doc:/","params":{"type":"Folder","name":"forged"}}"#))
+        #expect(forged.status == 403, "\(forged.status) \(String(decoding: forged.body, as: UTF8.self))")
+        // With Basic credentials but on MyDocuments, the token is needed too.
+        let mine = try await harness.send(
+            .post, "/nuxeo/api/v1/repo/mydocs-alice/path/", user: "alice",
+            headers: [("Content-Type", "application/json")],
+            body: .text(#"{"entity-type":"document","type":"Folder","name":"x"}"#))
+        #expect(mine.status == 403)
+        let notJSON = try await harness.send(
+            .post, "/nuxeo/api/v1/path/", user: "admin", headers: [("Content-Type", "text/plain")],
+            body: .text(#"{"entity-type":"document","type":"Folder","name":"y"}"#))
+        #expect(notJSON.status == 400)
+
+        // NXQL literals cannot break out of their quotes: a trailing backslash, a quote, CMIS QL inside one.
+        let nuxeo = Self.nuxeo(harness, user: "admin")
+        for title in [#"a\"#, "it's", "x' OR cmis:name LIKE '%"] {
+            let escaped = title.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+            var found = 0
+            for try await _ in nuxeo.query("SELECT * FROM Document WHERE dc:title = '\(escaped)'") { found += 1 }
+            #expect(found == 0, "\(title)")
+        }
+        let unterminated = await #expect(throws: NuxeoError.self) {
+            for try await _ in nuxeo.query(#"SELECT * FROM Document WHERE dc:title = 'a\'"#) {}
+        }
+        #expect(unterminated?.status == 400)
+
+        // Uploads: out-of-range chunks are refused; deleting a file by a bad index leaves the batch alone.
+        let batch = try JSONValue(parsing: try await nuxeo.send(NuxeoRequest.resource("upload").method(.post)).body)
+        let batchID = try #require(batch["batchId"]?.stringValue)
+        let tooMany = await #expect(throws: NuxeoError.self) {
+            try await nuxeo.send(
+                NuxeoRequest.resource("upload", batchID, "0").method(.post).header("X-Upload-Type", "chunked")
+                    .header("X-Upload-Chunk-Count", "10000000").header("X-Upload-Chunk-Index", "0"),
+                body: .data(Data("x".utf8), contentType: "application/octet-stream"))
+        }
+        #expect(tooMany?.status == 400)
+        let badIndex = await #expect(throws: NuxeoError.self) {
+            try await nuxeo.send(NuxeoRequest.resource("upload", batchID, "abc").method(.delete))
+        }
+        #expect(badIndex?.status == 404)
+        #expect(
+            try await nuxeo.send(NuxeoRequest.resource("upload", batchID)).status == 200, "the batch is still there")
+    }
 }

@@ -8,10 +8,21 @@ import SatchelCMIS
 /// (`ecm:isTrashed = 0`, `ecm:isVersion = 0`, `ecm:isProxy = 0`, `ecm:mixinType != 'HiddenInNavigation'`) hold for
 /// every object and are dropped. Anything else is refused with the clause named.
 struct NXQLTranslator {
-    /// A translated query; `pathsToResolve` are `STARTSWITH` paths whose folder ids go where `{path:N}` stands.
+    /// A translated query; `pathsToResolve` are `STARTSWITH` paths whose folder ids go where `marker` followed by
+    /// their index stands (a marker no literal of this query contains).
     struct Translation {
         var statement: String
         var pathsToResolve: [String]
+        var marker: String
+    }
+
+    /// At most this many conditions, and `STARTSWITH` paths among them.
+    static let maximumConditions = 32
+    static let maximumPaths = 8
+
+    /// A CMIS QL string literal: backslashes and quotes escaped.
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
     }
 
     private enum Token: Equatable {
@@ -57,6 +68,7 @@ struct NXQLTranslator {
         }
         var conditions: [String] = []
         var paths: [String] = []
+        let marker = "{path-" + UUID().uuidString + ":"
         if keyword("WHERE") {
             repeat {
                 guard case .word(let property)? = next() else {
@@ -79,9 +91,12 @@ struct NXQLTranslator {
                 let bare: String
                 switch value {
                 case .string(let text):
-                    literal = "'" + text.replacingOccurrences(of: "'", with: "\\'") + "'"
+                    literal = Self.literal(text)
                     bare = text
                 case .number(let text):
+                    guard text.wholeMatch(of: /-?[0-9]+(\.[0-9]+)?/) != nil else {
+                        throw CMISError(.invalidArgument, "NXQL number \(text) is not one")
+                    }
                     literal = text
                     bare = text
                 default: throw CMISError(.invalidArgument, "NXQL value expected after \(property) \(operatorText)")
@@ -91,8 +106,12 @@ struct NXQLTranslator {
                 case ("ecm:parentId", "="): conditions.append("IN_FOLDER(\(literal))")
                 case ("ecm:ancestorId", "="): conditions.append("IN_TREE(\(literal))")
                 case ("ecm:path", "STARTSWITH"):
+                    guard paths.count < Self.maximumPaths else {
+                        throw CMISError(
+                            .invalidArgument, "NXQL here takes at most \(Self.maximumPaths) STARTSWITH paths")
+                    }
                     paths.append(bare)
-                    conditions.append("IN_TREE({path:\(paths.count - 1)})")
+                    conditions.append("IN_TREE(\(marker)\(paths.count - 1)})")
                 case (_, "="), (_, "!="), (_, "<>"), (_, "<"), (_, ">"), (_, "<="), (_, ">="), (_, "LIKE"),
                     (_, "NOT LIKE"), (_, "ILIKE"):
                     guard let mapped = properties[property] else {
@@ -105,6 +124,9 @@ struct NXQLTranslator {
                 default:
                     throw CMISError(
                         .invalidArgument, "NXQL condition \(property) \(operatorText) is not supported here")
+                }
+                guard conditions.count <= Self.maximumConditions else {
+                    throw CMISError(.invalidArgument, "NXQL here takes at most \(Self.maximumConditions) conditions")
                 }
             } while keyword("AND")
         }
@@ -125,7 +147,8 @@ struct NXQLTranslator {
             throw CMISError(.invalidArgument, "NXQL not translated here near \(String(describing: tokens.first!))")
         }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        return Translation(statement: "SELECT * FROM \(table)\(whereClause)\(order)", pathsToResolve: paths)
+        return Translation(
+            statement: "SELECT * FROM \(table)\(whereClause)\(order)", pathsToResolve: paths, marker: marker)
     }
 
     private static func tokenize(_ text: String) throws(CMISError) -> [Token] {

@@ -8,6 +8,9 @@ import SatchelRepository
 /// against) and `POST automation/{operation}` with `{"params": …, "input": …, "context": …}` for the common document
 /// operations.
 extension NuxeoHandler {
+    /// At most this many children in one Document.GetChildren answer.
+    static let maximumChildren = 10_000
+
     /// The operations served, with their parameters (name, type, required).
     static let operations: [(id: String, params: [(String, String, Bool)], signature: [String])] = [
         ("Document.Fetch", [("value", "document", true)], ["void", "document"]),
@@ -91,22 +94,27 @@ extension NuxeoHandler {
                 throw CMISError(.invalidArgument, "Document.GetChildren needs a folder as input")
             }
             let base = try await path(of: folder, repository: repository, caller: caller)
+            // All the children, as Nuxeo answers, up to a bound (a page says whether more follow).
             var entries: [JSONValue] = []
             var skip = 0
-            while true {
+            var more = false
+            while entries.count < Self.maximumChildren {
                 let list = try await service.children(
                     repositoryId: repository, folderId: id, context: OperationContext(includePathSegment: true),
-                    maxItems: 1000, skipCount: skip, caller: caller)
+                    maxItems: min(1000, Self.maximumChildren - entries.count), skipCount: skip, caller: caller)
                 for child in list.objects {
                     let segment = child.pathSegment ?? child.object.name ?? ""
                     entries.append(
                         document(child.object, path: (base == "/" ? "" : base) + "/" + segment, repository: repository))
                 }
                 skip += list.objects.count
+                more = list.hasMoreItems
                 guard list.hasMoreItems, !list.objects.isEmpty else { break }
             }
             return Self.json(
-                Self.page(entries, index: 0, size: max(entries.count, 1), more: false, total: Int64(entries.count)))
+                Self.page(
+                    entries, index: 0, size: max(entries.count, 1), more: more, total: more ? nil : Int64(entries.count)
+                ))
         case "Document.Move", "Document.Copy":
             let object = try await input()
             let target = try await resolve(params["target"]?.stringValue ?? "", repository: repository, caller: caller)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import SatchelCMIS
 import SatchelJSON
@@ -50,7 +51,13 @@ struct NuxeoHandler: Sendable {
     let environment: BindingEnvironment
     let defaultRepository: String
     /// Batch uploads in progress.
-    let uploads = NuxeoUploads()
+    let uploads: NuxeoUploads
+
+    init(environment: BindingEnvironment, defaultRepository: String) {
+        self.environment = environment
+        self.defaultRepository = defaultRepository
+        uploads = NuxeoUploads(maximumBytes: environment.limits.maxContentBytes)
+    }
 
     var service: any CMISService { environment.service }
 
@@ -65,9 +72,30 @@ struct NuxeoHandler: Sendable {
             ])
     }
 
+    /// Changes need what the CMIS bindings need: the session's XSRF token where the policy asks for it (a cookie
+    /// session, MyDocuments, the strict policy), so another site cannot make a signed-in browser change anything.
+    func xsrfRefusal(_ request: Request, context: ServerRequestContext) -> Response? {
+        guard request.method != .get, request.method != .head else { return nil }
+        let path = request.uri.path
+        let segments = path.split(separator: "/")
+        let repository = segments.firstIndex(of: "repo").flatMap {
+            segments.indices.contains($0 + 1) ? String(segments[$0 + 1]) : nil
+        }
+        let header = HTTPField.Name(environment.xsrfHeader).flatMap { request.headers[$0] }
+        do throws(CMISError) {
+            try environment.checkXSRF(
+                context: context, repositoryIsMyDocuments: repository?.hasPrefix("mydocs-") ?? false,
+                presented: header)
+            return nil
+        } catch {
+            return Self.exception(403, error.message)
+        }
+    }
+
     /// `/nuxeo/site/automation[/{operation}]`: Automation on the shared repository.
     func siteAutomation(_ request: Request, context: ServerRequestContext) async -> Response {
         guard let caller = context.caller else { return Self.exception(401, "authentication required") }
+        if let refusal = xsrfRefusal(request, context: context) { return refusal }
         let segments = request.uri.path.dropFirst(NuxeoRoutes.siteAutomation.count).split(separator: "/").map {
             String($0).removingPercentEncoding ?? String($0)
         }
@@ -75,10 +103,8 @@ struct NuxeoHandler: Sendable {
         do {
             return try await automation(
                 segments, request: request, context: context, repository: defaultRepository, caller: caller)
-        } catch let error as CMISError {
-            return Self.exception(Int(error.httpStatus.code), error.message)
         } catch {
-            return Self.exception(500, "\(error)")
+            return Self.failure(error)
         }
     }
 
@@ -86,6 +112,7 @@ struct NuxeoHandler: Sendable {
     /// properties), DELETE.
     func handle(_ request: Request, context: ServerRequestContext) async -> Response {
         guard let caller = context.caller else { return Self.exception(401, "authentication required") }
+        if let refusal = xsrfRefusal(request, context: context) { return refusal }
         var segments = request.uri.path.dropFirst(NuxeoRoutes.apiRoot.count).split(separator: "/").map {
             String($0).removingPercentEncoding ?? String($0)
         }
@@ -166,10 +193,8 @@ struct NuxeoHandler: Sendable {
                 throw CMISError(
                     .notSupported, "\(request.method) \(adapter.map { "with \($0) " } ?? "")is not served here")
             }
-        } catch let error as CMISError {
-            return Self.exception(Int(error.httpStatus.code), error.message)
         } catch {
-            return Self.exception(500, "\(error)")
+            return Self.failure(error)
         }
     }
 
@@ -183,8 +208,8 @@ struct NuxeoHandler: Sendable {
         for (index, path) in translation.pathsToResolve.enumerated() {
             let folder = try await service.object(
                 repositoryId: repository, path: path, context: OperationContext(), caller: caller)
-            let literal = "'" + (folder.id ?? "").replacingOccurrences(of: "'", with: "\\'") + "'"
-            translation.statement = translation.statement.replacingOccurrences(of: "{path:\(index)}", with: literal)
+            translation.statement = translation.statement.replacingOccurrences(
+                of: "\(translation.marker)\(index)}", with: NXQLTranslator.literal(folder.id ?? ""))
         }
         if !translation.statement.contains(" ORDER BY "), let sortBy = query["sortBy"],
             let mapped = NXQLTranslator.properties[sortBy]
@@ -192,8 +217,7 @@ struct NuxeoHandler: Sendable {
             let descending = query["sortOrder"].map { $0.lowercased() == "desc" } ?? false
             translation.statement += " ORDER BY \(mapped)\(descending ? " DESC" : "")"
         }
-        let pageSize = max(1, min(Int(query["pageSize"] ?? "") ?? 50, 1000))
-        let pageIndex = max(0, Int(query["currentPageIndex"] ?? "") ?? 0)
+        let (pageSize, pageIndex) = Self.paging(query)
         let list = try await service.query(
             repositoryId: repository, statement: translation.statement, searchAllVersions: false,
             includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil, maxItems: pageSize,
@@ -205,6 +229,14 @@ struct NuxeoHandler: Sendable {
         }
         return Self.json(
             Self.page(entries, index: pageIndex, size: pageSize, more: list.hasMoreItems, total: list.numItems))
+    }
+
+    /// `pageSize` (1…1000, default 50) and `currentPageIndex` (0…1,000,000): what a page asks for, bounded so the
+    /// offset (`pageSize × index`) cannot overflow.
+    static func paging(_ query: [String: String]) -> (size: Int, index: Int) {
+        let size = max(1, min(Int(query["pageSize"] ?? "") ?? 50, 1000))
+        let index = max(0, min(Int(query["currentPageIndex"] ?? "") ?? 0, 1_000_000))
+        return (size, index)
     }
 
     /// A page of documents (`entity-type: documents`) with Nuxeo's paging fields.
@@ -225,6 +257,10 @@ struct NuxeoHandler: Sendable {
 
     /// A document entity from a request's body (at most 1 MiB).
     func body(_ request: Request) async throws -> JSONValue {
+        // JSON only: a form another site posts (text/plain, urlencoded) is not a document entity.
+        guard let type = request.headers[.contentType]?.lowercased(), type.contains("json") else {
+            throw CMISError(.invalidArgument, "the body must be JSON (Content-Type application/json)")
+        }
         let buffer = try await request.body.collect(upTo: min(environment.limits.maxMetadataBytes, 1 << 20))
         do {
             return try JSONValue(parsing: Data(buffer: buffer))
@@ -268,8 +304,7 @@ struct NuxeoHandler: Sendable {
         guard folder.baseType == .folder, let id = folder.id else {
             throw CMISError(.invalidArgument, "\(path) is not a folder: it has no children")
         }
-        let pageSize = max(1, min(Int(query["pageSize"] ?? "") ?? 50, 1000))
-        let pageIndex = max(0, Int(query["currentPageIndex"] ?? "") ?? 0)
+        let (pageSize, pageIndex) = Self.paging(query)
         let list = try await service.children(
             repositoryId: repository, folderId: id, context: OperationContext(includePathSegment: true),
             maxItems: pageSize, skipCount: pageIndex * pageSize, caller: caller)
@@ -344,6 +379,14 @@ struct NuxeoHandler: Sendable {
         return Response(
             status: HTTPResponse.Status(code: status), headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: value.serialized())))
+    }
+
+    /// An error as Nuxeo's exception entity: the repository's with its status, an HTTP error (a body over the limit:
+    /// 413) with its own, anything else as 500 without internals.
+    static func failure(_ error: any Error) -> Response {
+        if let error = error as? CMISError { return exception(Int(error.httpStatus.code), error.message) }
+        if let error = error as? any HTTPResponseError { return exception(Int(error.status.code), "\(error.status)") }
+        return exception(500, "the request could not be completed")
     }
 
     /// Nuxeo's error entity.

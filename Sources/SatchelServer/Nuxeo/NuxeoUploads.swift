@@ -27,18 +27,44 @@ final class NuxeoUploads: Sendable {
     struct Batch {
         let owner: String
         var files: [Int: File] = [:]
+        /// When it last changed: a batch left alone for ``idleLifetime`` is dropped.
+        var touched = ContinuousClock.now
+
+        var bytes: Int64 { files.values.reduce(0) { $0 + $1.uploadedSize } }
     }
 
-    /// Per server: at most this many open batches per user, files per batch and chunks per file.
+    /// Per user: at most this many open batches, files per batch, chunks per file, and bytes in all their batches;
+    /// a batch untouched for a day is dropped (its chunks released).
     static let maximumBatches = 64
-    static let maximumFiles = 256
-    static let maximumChunks = 100_000
+    static let maximumFiles = 64
+    static let maximumChunks = 10_000
+    static let idleLifetime = Duration.seconds(24 * 3600)
+
+    /// Bytes one user's batches may hold together (one file is at most that too: a document's largest content).
+    let maximumBytes: Int64
+
+    init(maximumBytes: Int64) {
+        self.maximumBytes = maximumBytes
+    }
 
     private let batches = Mutex<[String: Batch]>([:])
+
+    /// Bytes the user may still upload.
+    func allowance(owner: String) -> Int64 {
+        batches.withLock { batches in
+            maximumBytes - batches.values.filter { $0.owner == owner }.reduce(0) { $0 + $1.bytes }
+        }
+    }
 
     func create(owner: String) throws(CMISError) -> String {
         let id = "batchId-" + UUID().uuidString.lowercased()
         try batches.withLock { (batches: inout [String: Batch]) throws(CMISError) in
+            // Abandoned batches go first.
+            let now = ContinuousClock.now
+            for (key, batch) in batches where batch.touched.duration(to: now) > Self.idleLifetime {
+                for file in batch.files.values { for lease in file.chunks.values { lease.end() } }
+                batches[key] = nil
+            }
             guard batches.values.filter({ $0.owner == owner }).count < Self.maximumBatches else {
                 throw CMISError(.constraint, "too many open upload batches: attach or drop some")
             }
@@ -67,37 +93,60 @@ final class NuxeoUploads: Sendable {
             lease.end()
             throw CMISError(.invalidArgument, "file \(index), chunk \(chunk) of \(count) is out of range")
         }
+        let fresh = File(name: name, mimeType: mimeType, size: size, chunkCount: count, chunked: chunked)
         return try batches.withLock { (batches: inout [String: Batch]) throws(CMISError) -> File in
-            guard var batch = batches[id], batch.owner == owner else {
+            guard let batch = batches[id], batch.owner == owner else {
                 lease.end()
                 throw CMISError(.objectNotFound, "no upload batch \(id)")
             }
-            var file =
-                batch.files[index]
-                ?? File(name: name, mimeType: mimeType, size: size, chunkCount: count, chunked: chunked)
-            if file.chunkCount != count || file.chunked != chunked {
+            if let existing = batch.files[index], existing.chunkCount != count || existing.chunked != chunked {
                 // A new upload of that file index starts over.
-                for lease in file.chunks.values { lease.end() }
-                file = File(name: name, mimeType: mimeType, size: size, chunkCount: count, chunked: chunked)
+                for old in existing.chunks.values { old.end() }
+                batches[id]?.files[index] = nil
             }
-            file.chunks[chunk]?.end()
-            file.chunks[chunk] = lease
-            batch.files[index] = file
-            batches[id] = batch
+            if batches[id]?.files[index] == nil { batches[id]?.files[index] = fresh }
+            batches[id]?.touched = .now
+            // In place: the chunk table is not copied for every chunk.
+            batches[id]?.files[index]?.chunks[chunk]?.end()
+            batches[id]?.files[index]?.chunks[chunk] = lease
+            return batches[id]?.files[index] ?? fresh
+        }
+    }
+
+    /// Takes a complete file out of its batch to attach it (a concurrent change or a second attach finds it gone);
+    /// ``restore(_:batch:file:owner:)`` puts it back when the attach fails.
+    func take(_ id: String, file index: Int, owner: String) throws(CMISError) -> File {
+        try batches.withLock { (batches: inout [String: Batch]) throws(CMISError) -> File in
+            guard let batch = batches[id], batch.owner == owner, let file = batch.files[index] else {
+                throw CMISError(.objectNotFound, "no file \(index) in batch \(id)")
+            }
+            guard file.isComplete else {
+                throw CMISError(
+                    .constraint, "file \(index) of batch \(id) is missing chunks: it cannot be attached yet")
+            }
+            batches[id]?.files[index] = nil
             return file
         }
+    }
+
+    func restore(_ file: File, batch id: String, file index: Int, owner: String) {
+        let kept = batches.withLock { batches -> Bool in
+            guard batches[id]?.owner == owner, batches[id]?.files[index] == nil else { return false }
+            batches[id]?.files[index] = file
+            return true
+        }
+        if !kept { for lease in file.chunks.values { lease.end() } }
     }
 
     /// Removes a batch (or one of its files) and ends its chunks' leases.
     func drop(_ id: String, file index: Int? = nil, owner: String) throws(CMISError) {
         try batches.withLock { (batches: inout [String: Batch]) throws(CMISError) in
-            guard var batch = batches[id], batch.owner == owner else {
+            guard let batch = batches[id], batch.owner == owner else {
                 throw CMISError(.objectNotFound, "no upload batch \(id)")
             }
             if let index {
                 for lease in batch.files[index]?.chunks.values ?? [:].values { lease.end() }
-                batch.files[index] = nil
-                batches[id] = batch
+                batches[id]?.files[index] = nil
             } else {
                 for file in batch.files.values { for lease in file.chunks.values { lease.end() } }
                 batches[id] = nil
@@ -150,8 +199,14 @@ extension NuxeoHandler {
             }
             let info = NuxeoUploads.info(file, batch: segments[0], index: index, uploaded: false)
             return Self.json(info, status: file.isComplete ? 200 : 308)
-        case (.delete, 1), (.delete, 2):
-            try uploads.drop(segments[0], file: segments.count == 2 ? Int(segments[1]) : nil, owner: caller.user)
+        case (.delete, 1):
+            try uploads.drop(segments[0], owner: caller.user)
+            return Response(status: .noContent)
+        case (.delete, 2):
+            guard let index = Int(segments[1]) else {
+                throw CMISError(.objectNotFound, "no file \(segments[1]) in batch \(segments[0])")
+            }
+            try uploads.drop(segments[0], file: index, owner: caller.user)
             return Response(status: .noContent)
         case (.post, 2):
             return try await receive(segments[0], file: segments[1], request: request, caller: caller)
@@ -187,7 +242,10 @@ extension NuxeoHandler {
         let chunk = chunked ? Int(header("X-Upload-Chunk-Index") ?? "") ?? -1 : 0
         let name = header("X-File-Name").map { $0.removingPercentEncoding ?? $0 } ?? "file-\(index)"
         let mimeType = header("X-File-Type") ?? request.headers[.contentType] ?? "application/octet-stream"
-        let writer = try environment.blobs.makeWriter(maxBytes: environment.limits.maxContentBytes)
+        // No more than the user may still hold in batches.
+        let allowance = uploads.allowance(owner: caller.user)
+        guard allowance > 0 else { throw CMISError(.constraint, "your upload batches are full: attach or drop some") }
+        let writer = try environment.blobs.makeWriter(maxBytes: allowance)
         do {
             for try await buffer in request.body {
                 try buffer.withUnsafeReadableBytes { bytes throws(BlobStoreError) in try writer.write(bytes) }
@@ -212,19 +270,23 @@ extension NuxeoHandler {
         guard operation == "Blob.AttachOnDocument" || operation == "Blob.Attach" else {
             throw CMISError(.notSupported, "\(operation) on an upload is not served here")
         }
-        let uploaded = try uploads.batch(batch, owner: caller.user)
-        guard let index = Int(file), let stored = uploaded.files[index] else {
-            throw CMISError(.objectNotFound, "no file \(file) in batch \(batch)")
-        }
-        guard stored.isComplete else {
-            throw CMISError(.constraint, "file \(file) of batch \(batch) is missing chunks: it cannot be attached yet")
-        }
+        guard let index = Int(file) else { throw CMISError(.objectNotFound, "no file \(file) in batch \(batch)") }
         let call = try await body(request)
         guard let reference = call["params"]?["document"]?.stringValue else {
             throw CMISError(.invalidArgument, "Blob.AttachOnDocument needs the parameter document")
         }
         let document = try await resolve(reference, repository: repository, caller: caller)
         guard let id = document.id else { throw CMISError(.objectNotFound, "no such document") }
+        // Out of the batch while it is attached: a concurrent change or a second attach finds it gone.
+        let stored = try uploads.take(batch, file: index, owner: caller.user)
+        var attached = false
+        defer {
+            if attached {
+                for lease in stored.chunks.values { lease.end() }
+            } else {
+                uploads.restore(stored, batch: batch, file: index, owner: caller.user)
+            }
+        }
         // The chunks, in order, as one blob.
         let writer = try environment.blobs.makeWriter(maxBytes: environment.limits.maxContentBytes)
         do {
@@ -242,7 +304,7 @@ extension NuxeoHandler {
         let updated = try await service.setContentStream(
             repositoryId: repository, objectId: id, overwrite: true, changeToken: nil,
             content: ContentInput(blob: content, mimeType: stored.mimeType, fileName: stored.name), caller: caller)
-        try uploads.drop(batch, file: index, owner: caller.user)
+        attached = true
         if request.headers[HTTPField.Name("X-NXVoidOperation")!] == "true" { return Response(status: .noContent) }
         let path = try await self.path(of: updated, repository: repository, caller: caller)
         return Self.json(self.document(updated, path: path, repository: repository))
