@@ -15,6 +15,8 @@ public struct NuxeoRequest: Sendable, Hashable {
     public var segments: [String]
     /// Whether the request goes to the repository (`repo/{name}/` is put before it when a repository is set).
     public var inRepository: Bool
+    /// Whether the request goes under the API prefix (`api/v1`); `authentication/token` and `site/…` do not.
+    public var underAPI = true
     public var query: [QueryItem] = []
     public var method: HTTPMethod = .get
     public var headers: HTTPHeaders = [:]
@@ -45,6 +47,13 @@ public struct NuxeoRequest: Sendable, Hashable {
     /// Any other resource under the API root (`me`, `user/alice`, `upload`, `automation/Document.Fetch`).
     public static func resource(_ segments: String...) -> NuxeoRequest {
         NuxeoRequest(segments: segments.flatMap { $0.split(separator: "/").map(String.init) }, inRepository: false)
+    }
+
+    /// A resource beside the API rather than under it (`authentication/token`, `site/automation`).
+    public static func site(_ segments: String...) -> NuxeoRequest {
+        var request = resource(segments.joined(separator: "/"))
+        request.underAPI = false
+        return request
     }
 
     /// Adds a web adapter: `@name`, or `@name/value` (`blob`, `file:content`).
@@ -78,7 +87,7 @@ public struct NuxeoRequest: Sendable, Hashable {
     public func url(server: URL, apiPrefix: String = "api/v1", repository: String? = nil) -> URL {
         var text = server.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
-        var parts = apiPrefix.split(separator: "/").map(String.init)
+        var parts = underAPI ? apiPrefix.split(separator: "/").map(String.init) : []
         if inRepository, let repository { parts += ["repo", repository] }
         parts += segments
         text += "/" + parts.map(Self.encodeSegment).joined(separator: "/")

@@ -10,6 +10,7 @@ import sys
 import tempfile
 import traceback
 
+from nuxeo.auth import TokenAuth
 from nuxeo.client import Nuxeo
 from nuxeo.exceptions import HTTPError
 from nuxeo.models import Document, FileBlob
@@ -115,6 +116,25 @@ def main(url, user, password):
             plain.attach("/py-folder/py-2.txt")
             assert nuxeo.documents.fetch_blob(path="/py-folder/py-2.txt") == b"plain text\n"
 
+    def token():
+        # A token bought with the password, then a client that sends only the token.
+        token = Nuxeo(host=url, auth=(user, password)).client.request_auth_token(
+            device_id="peer-check", permission="ReadWrite", app_name="nuxeo_check", device="the peer test")
+        assert token and "\n" not in token, token
+        by_token = Nuxeo(host=url, auth=TokenAuth(token))
+        assert by_token.documents.get(path="/py-folder").uid == state["folder"].uid
+        note = by_token.documents.create(
+            Document(name="by-token", type="Note", properties={"dc:title": "by-token"}), parent_path="/py-folder")
+        assert note.path == "/py-folder/by-token", note.path
+        # Revoked: the token opens nothing any more.
+        Nuxeo(host=url, auth=(user, password)).client.request_auth_token(
+            device_id="peer-check", permission="ReadWrite", app_name="nuxeo_check", revoke=True)
+        try:
+            Nuxeo(host=url, auth=TokenAuth(token)).documents.get(path="/py-folder")
+            raise AssertionError("a revoked token was accepted")
+        except HTTPError as error:
+            assert error.status == 401, error.status
+
     def delete():
         nuxeo.documents.delete(state["folder"].uid)
         assert not nuxeo.documents.exists(path="/py-folder")
@@ -123,7 +143,7 @@ def main(url, user, password):
         ("root", root), ("create folder", create_folder), ("create documents", create_documents),
         ("get by path and uid", get_by_path_and_uid), ("children", children), ("query with paging", query),
         ("update", update), ("missing document", missing), ("automation", automation), ("upload, plain and chunked", upload),
-        ("delete", delete),
+        ("token authentication", token), ("delete", delete),
     ]:
         step(name, body)
     print(f"{failed} failed")

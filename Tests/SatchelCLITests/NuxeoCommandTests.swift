@@ -63,6 +63,20 @@ extension SatchelCLITests {
             let operation = try await nuxeo("op", "Document.Fetch", "--param", "value=/Reports")
             #expect(operation.stdoutText.hasPrefix("Folder\t") && operation.stdoutText.contains("/Reports"))
 
+            // A token once, then no password: SATCHEL_NUXEO_TOKEN.
+            let token = try await nuxeo("token", "--device", "ci", "--read-only")
+            let issued = token.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(token.status == 0 && issued.count >= 40, "\(token.stderr)")
+            func byToken(_ arguments: String..., token: String = issued) async throws -> SatchelResult {
+                try await SatchelProcess.run(
+                    ["nuxeo"] + arguments + ["--url", nuxeoURL, "-q"], environment: ["SATCHEL_NUXEO_TOKEN": token])
+            }
+            let whoami = try await byToken("info")
+            #expect(whoami.status == 0 && whoami.stdoutText.contains("user: admin"), "\(whoami.stderr)")
+            #expect(try await byToken("rm", "/Reports/a.txt").status != 0, "read-only")
+            #expect(try await nuxeo("token", "--device", "ci", "--revoke").status == 0)
+            #expect(try await byToken("info").status == 4, "revoked")
+
             let removed = try await nuxeo("rm", "/Reports")
             #expect(removed.status == 0, "\(removed.stderr)")
             let gone = try await nuxeo("get", "/Reports")

@@ -42,6 +42,8 @@ public final class Authenticator: Sendable {
     }
 
     private let users: UsersFile
+    /// Tokens issued to applications (``AccessTokens``).
+    public let tokens: AccessTokens
     private let secret: SymmetricKey
     private let basicCacheTTL: Duration
     private let sessionTTL: Duration
@@ -79,9 +81,11 @@ public final class Authenticator: Sendable {
     ///   - throttling: how failed logins are slowed down.
     public init(
         users: UsersFile, basicCacheTTL: Duration = .seconds(60), sessionTTL: Duration = .seconds(8 * 3600),
-        throttling: LoginThrottling = LoginThrottling()
+        throttling: LoginThrottling = LoginThrottling(), tokens: AccessTokens? = nil
     ) {
         self.users = users
+        // In memory only unless the server names a file (`try!`: without a file nothing is read).
+        self.tokens = tokens ?? (try! AccessTokens(file: nil))
         secret = SymmetricKey(size: .bits256)
         self.basicCacheTTL = basicCacheTTL
         self.sessionTTL = sessionTTL
@@ -200,6 +204,14 @@ public final class Authenticator: Sendable {
             let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
         else { return nil }
         return (String(text[..<colon]), String(text[text.index(after: colon)...]))
+    }
+
+    /// The caller an `X-Authentication-Token` stands for, with what the token allows; nil for a token never issued,
+    /// revoked, or of a user no longer in the users file. Session id `token:` and the token's digest, so each token
+    /// has its own XSRF token.
+    public func tokenCaller(_ token: String) -> (caller: Caller, grant: AccessTokens.Grant)? {
+        guard let grant = tokens.grant(for: token), users.entries[grant.user] != nil else { return nil }
+        return (caller(user: grant.user, sessionId: "token:" + grant.digest), grant)
     }
 
     /// Starts a cookie session for `user` (already verified) and returns its id (the cookie value) and caller.

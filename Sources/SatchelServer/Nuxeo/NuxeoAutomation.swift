@@ -38,6 +38,9 @@ extension NuxeoHandler {
         ("Blob.Get", [("xpath", "string", false)], ["document", "blob"]),
     ]
 
+    /// The operations that only read (all a read-only token may run).
+    static let readOperations: Set<String> = ["Document.Fetch", "Document.GetChildren", "Repository.Query", "Blob.Get"]
+
     func automation(
         _ segments: [String], request: Request, context: ServerRequestContext, repository: String,
         caller: CallerContext
@@ -49,6 +52,9 @@ extension NuxeoHandler {
         let operation = segments[0]
         guard let declared = Self.operations.first(where: { $0.id == operation }) else {
             throw CMISError(.notSupported, "the operation \(operation) is not served here")
+        }
+        if context.accessToken?.permission == .read, !Self.readOperations.contains(operation) {
+            throw CMISError(.permissionDenied, "the token is read-only: \(operation) changes documents")
         }
         let call = try await body(request)
         let params = call["params"]?.objectValue ?? JSONObject()

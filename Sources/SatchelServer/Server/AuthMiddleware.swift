@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import SatchelCMIS
 import SatchelHTTP
 import SatchelRepository
 
@@ -40,7 +41,15 @@ public struct AuthMiddleware: RouterMiddleware {
         var context = context
         context.trustsForwardedHeaders = proxies.trusts(context.remoteAddress)
         var refusal: Authenticator.Outcome?
-        if let sessionId = request.cookies[Authenticator.sessionCookie]?.value,
+        if let token = request.headers[Self.tokenHeader] {
+            // A token sent is the credential, even beside another: one that is not known is refused.
+            if let (caller, grant) = authenticator.tokenCaller(token) {
+                context.caller = caller.context
+                context.accessToken = grant
+            } else {
+                refusal = .refused
+            }
+        } else if let sessionId = request.cookies[Authenticator.sessionCookie]?.value,
             let session = authenticator.sessionCaller(id: sessionId)
         {
             context.caller = session.context
@@ -58,6 +67,10 @@ public struct AuthMiddleware: RouterMiddleware {
         var response: Response
         if context.caller == nil && MountPoints.isProtected(path) {
             response = Self.refusalResponse(refusal)
+        } else if context.accessToken?.permission == .read, ![.get, .head, .options].contains(request.method),
+            !Self.checksReadOnlyItself(path)
+        {
+            response = Self.readOnlyRefusal(path: path)
         } else {
             do {
                 response = try await next(request, context)
@@ -79,6 +92,25 @@ public struct AuthMiddleware: RouterMiddleware {
         let bytes = response.body.contentLength ?? response.headers[.contentLength].flatMap { Int($0) }
         log(request, status: response.status.code, bytes: bytes, start: start, user: context.caller?.user)
         return response
+    }
+
+    /// The header that carries a token from ``AccessTokens``.
+    static let tokenHeader = HTTPField.Name("X-Authentication-Token")!
+
+    /// Automation is all POST, reads too: its handler refuses the operations that change something.
+    static func checksReadOnlyItself(_ path: String) -> Bool {
+        if path.hasPrefix(NuxeoRoutes.siteAutomation + "/") { return true }
+        guard path.hasPrefix(NuxeoRoutes.apiRoot + "/") else { return false }
+        let segments = path.dropFirst(NuxeoRoutes.apiRoot.count).split(separator: "/")
+        return segments.first == "automation"
+            || (segments.count > 2 && segments[0] == "repo" && segments[2] == "automation")
+    }
+
+    /// A change asked with a read-only token.
+    static func readOnlyRefusal(path: String) -> Response {
+        let message = "the token is read-only"
+        if path.hasPrefix("/nuxeo/") { return NuxeoHandler.exception(403, message) }
+        return CMISErrorResponse.json(CMISError(.permissionDenied, message), status: .forbidden)
     }
 
     /// The answer to a request on a binding path without an accepted credential.

@@ -150,8 +150,15 @@ public struct SatchelServerApp: Sendable {
         let environment = BindingEnvironment(
             service: service, blobs: blobs, limits: configuration.limits, xsrfPolicy: configuration.xsrfPolicy,
             omitNewTypeCapabilities: configuration.omitNewTypeCapabilities)
+        let tokens: AccessTokens
+        do {
+            tokens = try AccessTokens(file: configuration.dataDirectory.appendingPathComponent("tokens.json"))
+        } catch {
+            throw ServerError(error.message)
+        }
         let authenticator = Authenticator(
-            users: users, basicCacheTTL: configuration.credentialCacheTTL, throttling: configuration.loginThrottling)
+            users: users, basicCacheTTL: configuration.credentialCacheTTL, throttling: configuration.loginThrottling,
+            tokens: tokens)
         prepared = true
         return Prepared(
             store: store, environment: environment, authenticator: authenticator, demoCredentials: demo,

@@ -13,6 +13,8 @@ public struct ServerRequestContext: RequestContext {
     public var caller: CallerContext?
     /// True when the caller was recognised by a session cookie (form login), which is what XSRF protects.
     public var authenticatedByCookie: Bool
+    /// The token the caller was recognised by (`X-Authentication-Token`), if that is how.
+    public var accessToken: AccessTokens.Grant?
     /// The address of the connection's other end (a client, or a proxy in front of the server).
     public var remoteAddress: SocketAddress?
     /// True when that end is a trusted proxy, whose forwarded headers count (``TrustedProxies``).
@@ -22,6 +24,7 @@ public struct ServerRequestContext: RequestContext {
         coreContext = .init(source: source)
         caller = nil
         authenticatedByCookie = false
+        accessToken = nil
         remoteAddress = source.channel.remoteAddress
         trustsForwardedHeaders = false
     }

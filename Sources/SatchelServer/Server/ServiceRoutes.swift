@@ -9,6 +9,7 @@ enum ServiceRoutes {
         on router: Router<ServerRequestContext>, environment: BindingEnvironment, authenticator: Authenticator,
         proxies: TrustedProxies
     ) {
+        NuxeoTokenRoute.register(on: router, authenticator: authenticator)
         router.get("/health") { _, _ in
             ServiceRoutes.jsonResponse { writer in
                 writer.writeObject { writer in

@@ -11,7 +11,8 @@ struct NuxeoCommand: AsyncParsableCommand {
         abstract: "Talk to a Nuxeo server: documents, children, NXQL, blobs, Automation.",
         discussion: """
             --url is the server with its context path (https://host/nuxeo). Documents are named by path (/a/b) or \
-            uid. The password comes from SATCHEL_PASSWORD or --password-stdin.
+            uid. The password comes from SATCHEL_PASSWORD or --password-stdin; without --user, a token from \
+            `satchel nuxeo token` in SATCHEL_NUXEO_TOKEN is sent instead.
 
             Examples:
               satchel nuxeo info --url https://host/nuxeo --user alice
@@ -19,11 +20,13 @@ struct NuxeoCommand: AsyncParsableCommand {
               satchel nuxeo query "SELECT * FROM Document WHERE dc:title LIKE 'Q3%'" --url … --user alice
               satchel nuxeo fetch /ws/report.pdf report.pdf --url … --user alice
               satchel nuxeo op Document.Fetch --param value=/ws --url … --user alice
+              export SATCHEL_NUXEO_TOKEN=$(satchel nuxeo token --app satchel --device laptop --url … --user alice)
+              satchel nuxeo ls / --url …
             """,
         subcommands: [
             NuxeoInfoCommand.self, NuxeoGetCommand.self, NuxeoListCommand.self, NuxeoQueryCommand.self,
             NuxeoMakeDocumentCommand.self, NuxeoPutCommand.self, NuxeoFetchCommand.self, NuxeoRemoveCommand.self,
-            NuxeoOperationCommand.self,
+            NuxeoOperationCommand.self, NuxeoTokenCommand.self,
         ]
     )
 }
@@ -41,10 +44,14 @@ struct NuxeoOptions: ParsableArguments {
         var http = HTTPClient.Configuration()
         http.timeout = .milliseconds(Int64(connection.timeout * 1000))
         http.retry.maximumAttempts = connection.retries + 1
+        var auth = try connection.authProviders()
+        if auth.isEmpty, let token = Terminal.environment("SATCHEL_NUXEO_TOKEN"), !token.isEmpty {
+            auth = [NuxeoSession.tokenAuth(token)]
+        }
         return NuxeoSession(
             configuration: .init(
                 serverURL: try ConnectionOptions.url(text, option: "--url"), repository: repository, http: http,
-                auth: try connection.authProviders()))
+                auth: auth))
     }
 
     /// Runs `body` with a session; failures become one line and an exit code.
@@ -257,6 +264,35 @@ struct NuxeoOperationCommand: AsyncParsableCommand {
             case .login(let login)?: print("user: \(login.username)")
             case let other?: print(other)
             }
+        }
+    }
+}
+
+struct NuxeoTokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Acquire (or revoke) a token for an application on a device; prints it.",
+        discussion: """
+            Signs in with the password once; the token then stands for it (SATCHEL_NUXEO_TOKEN). Asking again for \
+            the same application and device may replace the previous token.
+            """)
+    @OptionGroup var options: NuxeoOptions
+    @Option(help: "The application's name.") var app = "satchel"
+    @Option(help: "This device's id.") var device: String
+    @Option(help: "This device, in words.") var deviceDescription: String?
+    @Flag(help: "A token that may only read.") var readOnly = false
+    @Flag(help: "Revoke the token of this application and device instead.") var revoke = false
+
+    func run() async throws {
+        try await options.run { [app, device, deviceDescription, readOnly, revoke] session in
+            if revoke {
+                try await session.revokeToken(application: app, device: device)
+                return
+            }
+            print(
+                try await session.acquireToken(
+                    application: app, device: device, deviceDescription: deviceDescription,
+                    permission: readOnly ? .read : .readWrite))
         }
     }
 }
