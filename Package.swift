@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "SatchelStore", targets: ["SatchelStore"]),
         .library(name: "SatchelOffline", targets: ["SatchelOffline"]),
         .library(name: "SatchelNuxeo", targets: ["SatchelNuxeo"]),
+        .library(name: "SatchelCache", targets: ["SatchelCache"]),
         .executable(name: "satchel", targets: ["satchel"]),
         .executable(name: "satchel-odata-gen", targets: ["satchel-odata-gen"]),
         .plugin(name: "SatchelODataGenPlugin", targets: ["SatchelODataGenPlugin"]),
@@ -92,6 +93,17 @@ let package = Package(
         // The Nuxeo REST client (docs/nuxeo.md).
         .target(name: "SatchelNuxeo", dependencies: ["SatchelHTTP", "SatchelJSON"], swiftSettings: swiftSettings),
 
+        // Content browsable offline: hierarchies and blobs from Nuxeo and CMIS, over SatchelStore (docs/nuxeo.md).
+        .target(
+            name: "SatchelCache",
+            dependencies: [
+                "SatchelStore", "SatchelNuxeo", "SatchelCMIS", "SatchelJSON",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Repository server (satchel serve)
         // CMIS QL: parser and evaluator, no I/O.
         .target(name: "SatchelCMISQL", dependencies: ["SatchelCMIS", "SatchelJSON"], swiftSettings: swiftSettings),
@@ -138,6 +150,7 @@ let package = Package(
                 "SatchelODataGen",
                 "SatchelOffline",
                 "SatchelNuxeo",
+                "SatchelCache",
                 "SatchelStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -204,7 +217,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelODataGenConsumerTests",
-            dependencies: ["SatchelOData", "SatchelJSON", "SatchelHTTP", "SatchelOffline", "SatchelStore", "SatchelTestSupport"],
+            dependencies: [
+                "SatchelOData", "SatchelJSON", "SatchelHTTP", "SatchelOffline", "SatchelStore", "SatchelTestSupport",
+            ],
             swiftSettings: swiftSettings,
             plugins: ["SatchelODataGenPlugin"]
         ),
@@ -257,7 +272,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelServerTests",
-            dependencies: ["SatchelServer", "SatchelCMIS", "SatchelNuxeo", "SatchelTestSupport"],
+            dependencies: [
+                "SatchelServer", "SatchelCMIS", "SatchelNuxeo", "SatchelCache", "SatchelStore", "SatchelTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -198,7 +198,27 @@ public final class NuxeoSession: Sendable {
         pages(NuxeoRequest.search(nxql: nxql), pageSize: pageSize)
     }
 
+    /// The pages of an NXQL query, as the server answers them (what ``query(_:pageSize:)`` flattens).
+    public func queryPages(_ nxql: String, pageSize: Int = 50) -> AsyncThrowingStream<NuxeoDocumentPage, any Error> {
+        pages(NuxeoRequest.search(nxql: nxql), pageSize: pageSize)
+    }
+
     private func pages(_ request: NuxeoRequest, pageSize: Int) -> AsyncThrowingStream<NuxeoDocument, any Error> {
+        let pages: AsyncThrowingStream<NuxeoDocumentPage, any Error> = pages(request, pageSize: pageSize)
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    for try await page in pages { for document in page.entries { continuation.yield(document) } }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func pages(_ request: NuxeoRequest, pageSize: Int) -> AsyncThrowingStream<NuxeoDocumentPage, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
@@ -208,7 +228,7 @@ public final class NuxeoSession: Sendable {
                         guard case .documents(let documents) = try await entity(page) else {
                             throw NuxeoError(.invalidResponse, "a page of documents was expected")
                         }
-                        for document in documents.entries { continuation.yield(document) }
+                        continuation.yield(documents)
                         // A page that brought nothing ends it even if the server says more follow.
                         guard documents.isNextPageAvailable, !documents.entries.isEmpty else { break }
                         try Task.checkCancellation()

@@ -14,6 +14,17 @@ struct NXQLTranslator {
         var statement: String
         var pathsToResolve: [String]
         var marker: String
+        /// `FROM Document` in Nuxeo is every document, folders included: the statement is then run over
+        /// `cmis:folder` first, then over `cmis:document` (unless a condition is on content, which folders lack).
+        var includesFolders = false
+
+        /// The statements to run, in order.
+        var statements: [String] {
+            guard includesFolders else { return [statement] }
+            let folders = statement.replacingOccurrences(
+                of: "SELECT * FROM cmis:document", with: "SELECT * FROM cmis:folder")
+            return [folders, statement]
+        }
     }
 
     /// At most this many conditions, and `STARTSWITH` paths among them.
@@ -147,8 +158,10 @@ struct NXQLTranslator {
             throw CMISError(.invalidArgument, "NXQL not translated here near \(String(describing: tokens.first!))")
         }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let statement = "SELECT * FROM \(table)\(whereClause)\(order)"
         return Translation(
-            statement: "SELECT * FROM \(table)\(whereClause)\(order)", pathsToResolve: paths, marker: marker)
+            statement: statement, pathsToResolve: paths, marker: marker,
+            includesFolders: type == "Document" && !statement.contains("cmis:contentStream"))
     }
 
     private static func tokenize(_ text: String) throws(CMISError) -> [Token] {

@@ -68,10 +68,7 @@ extension NuxeoHandler {
             return try await resolve(reference, repository: repository, caller: caller)
         }
         func rendered(_ object: CMISObject) async throws -> Response {
-            Self.json(
-                document(
-                    object, path: try await path(of: object, repository: repository, caller: caller),
-                    repository: repository))
+            Self.json(try await render(object, repository: repository, caller: caller))
         }
         switch operation {
         case "Document.Fetch":
@@ -111,7 +108,9 @@ extension NuxeoHandler {
                 for child in list.objects {
                     let segment = child.pathSegment ?? child.object.name ?? ""
                     entries.append(
-                        document(child.object, path: (base == "/" ? "" : base) + "/" + segment, repository: repository))
+                        try await render(
+                            child.object, placedAt: ((base == "/" ? "" : base) + "/" + segment, id),
+                            repository: repository, caller: caller))
                 }
                 skip += list.objects.count
                 more = list.hasMoreItems

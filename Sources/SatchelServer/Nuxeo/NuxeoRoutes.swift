@@ -164,10 +164,12 @@ struct NuxeoHandler: Sendable {
             default:
                 throw CMISError(.objectNotFound, "no such resource: \(resource.joined(separator: "/"))")
             }
-            let path = try await self.path(of: object, repository: repository, caller: caller)
+            let placement = try await self.placement(of: object, repository: repository, caller: caller)
+            let path = placement.path
             switch (request.method, adapters.first) {
             case (.get, nil):
-                return Self.json(document(object, path: path, repository: repository))
+                return Self.json(
+                    try await render(object, placedAt: placement, repository: repository, caller: caller))
             case (.get, "@children"):
                 return try await children(
                     of: object, path: path, repository: repository, query: query, caller: caller)
@@ -218,17 +220,29 @@ struct NuxeoHandler: Sendable {
             translation.statement += " ORDER BY \(mapped)\(descending ? " DESC" : "")"
         }
         let (pageSize, pageIndex) = Self.paging(query)
-        let list = try await service.query(
-            repositoryId: repository, statement: translation.statement, searchAllVersions: false,
-            includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil, maxItems: pageSize,
-            skipCount: pageIndex * pageSize, caller: caller)
+        // One page across the statements (folders, then documents for `FROM Document`): what the first does not fill
+        // comes from the next, skipping what the page's offset passed of it.
+        var skip = pageIndex * pageSize
         var entries: [JSONValue] = []
-        for object in list.objects {
-            let path = try await path(of: object, repository: repository, caller: caller)
-            entries.append(document(object, path: path, repository: repository))
+        var more = false
+        var total: Int64 = 0
+        for statement in translation.statements {
+            let list = try await service.query(
+                repositoryId: repository, statement: statement, searchAllVersions: false,
+                includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil,
+                maxItems: max(1, pageSize - entries.count), skipCount: skip, caller: caller)
+            let matches = list.numItems ?? Int64(skip + list.objects.count)
+            total += matches
+            if entries.count < pageSize {
+                for object in list.objects.prefix(pageSize - entries.count) {
+                    entries.append(try await render(object, repository: repository, caller: caller))
+                }
+            }
+            more = list.hasMoreItems
+            skip = Int(max(0, Int64(skip) - matches))
         }
-        return Self.json(
-            Self.page(entries, index: pageIndex, size: pageSize, more: list.hasMoreItems, total: list.numItems))
+        if translation.statements.count > 1 { more = Int64(pageIndex * pageSize + entries.count) < total }
+        return Self.json(Self.page(entries, index: pageIndex, size: pageSize, more: more, total: total))
     }
 
     /// `pageSize` (1…1000, default 50) and `currentPageIndex` (0…1,000,000): what a page asks for, bounded so the
@@ -280,7 +294,9 @@ struct NuxeoHandler: Sendable {
             in: parent, type: entity["type"]?.stringValue ?? "File", name: name,
             description: entity["properties"]?["dc:description"]?.stringValue, repository: repository, caller: caller)
         let base = path == "/" ? "" : path
-        return Self.json(document(created, path: base + "/" + name, repository: repository), status: 201)
+        return Self.json(
+            try await render(created, placedAt: (base + "/" + name, parent.id), repository: repository, caller: caller),
+            status: 201)
     }
 
     /// PUT on a document: its properties (`dc:title` renames it, `dc:description`), guarded by `changeToken` when
@@ -293,8 +309,7 @@ struct NuxeoHandler: Sendable {
             object, title: entity["properties"]?["dc:title"]?.stringValue,
             description: entity["properties"]?["dc:description"], changeToken: entity["changeToken"]?.stringValue,
             repository: repository, caller: caller)
-        let newPath = try await self.path(of: updated, repository: repository, caller: caller)
-        return Self.json(document(updated, path: newPath, repository: repository))
+        return Self.json(try await render(updated, repository: repository, caller: caller))
     }
 
     /// `@children`: a page of the folder's children (`currentPageIndex` from 0, `pageSize`, default 50).
@@ -309,9 +324,12 @@ struct NuxeoHandler: Sendable {
             repositoryId: repository, folderId: id, context: OperationContext(includePathSegment: true),
             maxItems: pageSize, skipCount: pageIndex * pageSize, caller: caller)
         let base = path == "/" ? "" : path
-        let entries = list.objects.map { child -> JSONValue in
+        var entries: [JSONValue] = []
+        for child in list.objects {
             let segment = child.pathSegment ?? child.object.name ?? ""
-            return document(child.object, path: base + "/" + segment, repository: repository)
+            entries.append(
+                try await render(
+                    child.object, placedAt: (base + "/" + segment, id), repository: repository, caller: caller))
         }
         return Self.json(
             Self.page(entries, index: pageIndex, size: pageSize, more: list.hasMoreItems, total: list.numItems))
@@ -319,17 +337,55 @@ struct NuxeoHandler: Sendable {
 
     /// An object's path: a folder's own, a document's parent's with its name.
     func path(of object: CMISObject, repository: String, caller: CallerContext) async throws -> String {
-        if let path = object.path { return path }
-        guard let id = object.id else { return "/" }
+        try await placement(of: object, repository: repository, caller: caller).path
+    }
+
+    /// An object's path and its parent's id: a folder's own, a document's first parent's.
+    func placement(
+        of object: CMISObject, repository: String, caller: CallerContext
+    ) async throws -> (
+        path: String, parentID: String?
+    ) {
+        if let path = object.path { return (path, object.parentId) }
+        guard let id = object.id else { return ("/", nil) }
         let parents = try await service.objectParents(
             repositoryId: repository, objectId: id, context: OperationContext(includePathSegment: true),
             caller: caller)
-        guard let parent = parents.first, let parentPath = parent.object.path else { return "/" + (object.name ?? id) }
-        return (parentPath == "/" ? "" : parentPath) + "/" + (parent.relativePathSegment ?? object.name ?? id)
+        guard let parent = parents.first, let parentPath = parent.object.path else {
+            return ("/" + (object.name ?? id), nil)
+        }
+        return (
+            (parentPath == "/" ? "" : parentPath) + "/" + (parent.relativePathSegment ?? object.name ?? id),
+            parent.object.id
+        )
+    }
+
+    /// An object as a Nuxeo document, placed (path and parent) where the caller does not know it, with its blob's
+    /// digest.
+    func render(
+        _ object: CMISObject, placedAt known: (path: String, parentID: String?)? = nil, repository: String,
+        caller: CallerContext
+    ) async throws -> JSONValue {
+        let placement: (path: String, parentID: String?)
+        if let known {
+            placement = known
+        } else {
+            placement = try await self.placement(of: object, repository: repository, caller: caller)
+        }
+        var digest: String?
+        if object.baseType == .document, object.contentStreamLength != nil, let id = object.id {
+            digest = try? await service.contentStream(
+                repositoryId: repository, objectId: id, streamId: nil, caller: caller
+            ).hash
+        }
+        return document(
+            object, path: placement.path, parentID: placement.parentID, digest: digest, repository: repository)
     }
 
     /// A CMIS object as a Nuxeo document: folders are `Folder`, documents `File` with `file:content`.
-    func document(_ object: CMISObject, path: String, repository: String) -> JSONValue {
+    func document(
+        _ object: CMISObject, path: String, parentID: String?, digest: String?, repository: String
+    ) -> JSONValue {
         let isFolder = object.baseType == .folder
         let modified = object.lastModificationDate.map { JSONValue.string(Self.timestamp($0)) } ?? .null
         var properties: JSONObject = [
@@ -347,6 +403,7 @@ struct NuxeoHandler: Sendable {
                     "name": .string(object.contentStreamFileName ?? object.name ?? "content"),
                     "mime-type": object.contentStreamMimeType.map { .string($0) } ?? .null,
                     "encoding": .null,
+                    "digestAlgorithm": digest == nil ? .null : "SHA-256", "digest": digest.map { .string($0) } ?? .null,
                     // Nuxeo writes the length as a string.
                     "length": .string(String(length)),
                     "data": .string("\(NuxeoRoutes.apiRoot)/repo/\(repository)/id/\(id)/@blob/file:content"),
@@ -357,7 +414,7 @@ struct NuxeoHandler: Sendable {
         var document: JSONObject = [
             "entity-type": "document", "repository": .string(repository == defaultRepository ? "default" : repository),
             "uid": .string(object.id ?? ""), "path": .string(path), "type": .string(isFolder ? "Folder" : "File"),
-            "state": "project", "parentRef": object.parentId.map { .string($0) } ?? .null,
+            "state": "project", "parentRef": (parentID ?? object.parentId).map { .string($0) } ?? .null,
             "isCheckedOut": .bool(
                 object.properties["cmis:isVersionSeriesCheckedOut"]?.values.first?.boolValue ?? false),
             "isVersion": false, "isProxy": false, "isTrashed": false,

@@ -306,7 +306,6 @@ extension NuxeoHandler {
             content: ContentInput(blob: content, mimeType: stored.mimeType, fileName: stored.name), caller: caller)
         attached = true
         if request.headers[HTTPField.Name("X-NXVoidOperation")!] == "true" { return Response(status: .noContent) }
-        let path = try await self.path(of: updated, repository: repository, caller: caller)
-        return Self.json(self.document(updated, path: path, repository: repository))
+        return Self.json(try await render(updated, repository: repository, caller: caller))
     }
 }

@@ -1,0 +1,211 @@
+import Foundation
+import GRDB
+import SatchelStore
+
+/// Content browsable offline (docs/nuxeo.md, "SatchelCache"): named hierarchies of folders and documents loaded from
+/// a Nuxeo server or a CMIS repository, and their blobs, in one folder — `cache.sqlite` (a ``SatchelStore`` store,
+/// encrypted when opened with a key) and `blobs/` (content files, sealed with a key kept inside the encrypted store).
+///
+/// A load writes a new generation of rows and switches to it in one transaction at the end: a load that fails or is
+/// killed leaves the previous tree as it was, never half a tree.
+///
+/// ```swift
+/// let cache = try await ContentCache.open(at: folder, key: .passphrase(secret))
+/// try await cache.load("sales", from: NuxeoHierarchySource(session: session, rootPath: "/ws/Sales"))
+/// let sales = try cache.hierarchy("sales")
+/// for child in try sales.childrenOfRoot() { print(child.isFolder ? "📁" : "📄", child.name) }
+/// let bytes = try await cache.data(of: try sales.node(path: "/ws/Sales/q3.pdf"), from: source)   // cached after
+/// ```
+public final class ContentCache: Sendable {
+    public let store: LocalStore<DatabasePool>
+    public let folder: URL
+    public let blobs: BlobCache
+
+    /// Progress of a load.
+    public struct LoadProgress: Sendable, Hashable {
+        public var pages: Int
+        public var nodes: Int
+    }
+
+    private init(store: LocalStore<DatabasePool>, folder: URL, blobs: BlobCache) {
+        self.store = store
+        self.folder = folder
+        self.blobs = blobs
+    }
+
+    /// Opens (or creates) the cache in `folder`; `key` encrypts the database and the blobs (nil: neither).
+    /// Rows of loads that never finished (a killed process) are removed.
+    public static func open(
+        at folder: URL, key: StoreKey?, blobLimits: BlobCache.Limits = BlobCache.Limits()
+    ) async throws -> ContentCache {
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let store = try await StoreFile(path: folder.appendingPathComponent("cache.sqlite").path)
+            .openPoolDetached(key: key)
+        do {
+            let contentKey = try await store.database.write { db -> [UInt8]? in
+                try Schema.create(db)
+                try Schema.discardUnfinishedLoads(db)
+                guard store.isEncrypted else { return nil }
+                if let existing = try Data.fetchOne(db, sql: "SELECT value FROM cache_meta WHERE key = 'content-key'") {
+                    return [UInt8](existing)
+                }
+                let fresh = SealedContent.randomKey()
+                try db.execute(
+                    sql: "INSERT INTO cache_meta(key, value) VALUES ('content-key', ?)", arguments: [Data(fresh)])
+                return fresh
+            }
+            let blobs = try BlobCache(
+                database: store.database, directory: folder.appendingPathComponent("blobs", isDirectory: true),
+                sealer: try contentKey.map { try SealedContent(key: $0) }, limits: blobLimits)
+            return ContentCache(store: store, folder: folder, blobs: blobs)
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+
+    /// Closes the database.
+    public func close() throws { try store.close() }
+
+    // MARK: Hierarchies
+
+    /// Loads (or reloads) the hierarchy `name` from `source`, following its pages; the new tree replaces the old one
+    /// only when the load completes.
+    @discardableResult
+    public func load(
+        _ name: String, from source: any HierarchySource, progress: (@Sendable (LoadProgress) -> Void)? = nil
+    ) async throws -> HierarchySummary {
+        let database = store.database
+        let generation = try await database.write { db -> Int64 in
+            try db.execute(
+                sql: "INSERT INTO generation(hierarchy, started, complete) VALUES (?, ?, 0)",
+                arguments: [name, Date().timeIntervalSince1970])
+            return db.lastInsertedRowID
+        }
+        var done = false
+        defer {
+            if !done {
+                // Failed or cancelled: its rows go now (or at the next open, if this process dies first).
+                Task.detached { try? await database.write { try Schema.discard(generation: generation, $0) } }
+            }
+        }
+        var counts = LoadProgress(pages: 0, nodes: 0)
+        for try await page in source.nodes() {
+            try await database.write { db in try Schema.insert(page, generation: generation, db) }
+            counts.pages += 1
+            counts.nodes += page.count
+            progress?(counts)
+        }
+        let summary = try await database.write { db in
+            try Schema.switchTo(generation: generation, name: name, source: source.description, db)
+        }
+        done = true
+        return summary
+    }
+
+    /// The hierarchy `name` as last loaded.
+    public func hierarchy(_ name: String) throws -> Hierarchy {
+        let found = try store.database.read { db in try Schema.summary(name, db) }
+        guard found != nil else { throw CacheError(.unknownHierarchy, "no hierarchy named '\(name)' was loaded") }
+        return Hierarchy(name: name, database: store.database)
+    }
+
+    /// The hierarchy `name`, reloaded first from `source` when it was never loaded or is older than `maxAge`. When
+    /// the reload fails (offline, the server down) the cached tree is answered if there is one; `refreshError` says
+    /// why it is not fresh.
+    public func hierarchy(
+        _ name: String, refreshingFrom source: any HierarchySource, maxAge: Duration
+    ) async throws -> (hierarchy: Hierarchy, refreshError: (any Error)?) {
+        let summary = try await store.database.read { db in try Schema.summary(name, db) }
+        if let summary, Date().timeIntervalSince(summary.loadedAt) < Double(maxAge.components.seconds) {
+            return (Hierarchy(name: name, database: store.database), nil)
+        }
+        do {
+            try await load(name, from: source)
+            return (Hierarchy(name: name, database: store.database), nil)
+        } catch {
+            guard summary != nil else { throw error }
+            return (Hierarchy(name: name, database: store.database), error)
+        }
+    }
+
+    /// The hierarchies loaded, by name.
+    public func hierarchies() throws -> [HierarchySummary] {
+        try store.database.read { db in try Schema.summaries(db) }
+    }
+
+    /// Forgets a hierarchy (its blobs stay in the blob cache until evicted).
+    public func remove(_ name: String) async throws {
+        try await store.database.write { db in
+            if let generation = try Int64.fetchOne(
+                db, sql: "SELECT generation FROM hierarchy WHERE name = ?", arguments: [name])
+            {
+                try Schema.discard(generation: generation, db)
+            }
+            try db.execute(sql: "DELETE FROM hierarchy WHERE name = ?", arguments: [name])
+        }
+    }
+
+    // MARK: Content
+
+    /// A document's content: from the blob cache, or fetched from `source` (then cached) when it is not there — or
+    /// when the cached copy fails its check, which is then replaced.
+    public func data(of node: HierarchyNode, from source: (any HierarchySource)? = nil) async throws -> Data {
+        let content = try Self.content(of: node)
+        if let data = try? await blobs.data(for: content.key) { return data }
+        try await fetch(node, content: content, from: source)
+        return try await blobs.data(for: content.key) ?? Data()
+    }
+
+    /// A document's content written to `destination` (see ``data(of:from:)``).
+    public func open(
+        _ node: HierarchyNode, to destination: URL, from source: (any HierarchySource)? = nil
+    )
+        async throws
+    {
+        let content = try Self.content(of: node)
+        if (try? await blobs.open(content.key, to: destination)) == true { return }
+        try await fetch(node, content: content, from: source)
+        guard try await blobs.open(content.key, to: destination) else {
+            throw CacheError(.notCached, "the content of \(node.path) was evicted while it was opened")
+        }
+    }
+
+    /// Whether a document's content is in the blob cache.
+    public func isCached(_ node: HierarchyNode) async -> Bool {
+        guard let key = node.content?.key else { return false }
+        return await blobs.contains(key)
+    }
+
+    private static func content(of node: HierarchyNode) throws -> HierarchyNode.Content {
+        guard let content = node.content else { throw CacheError(.noContent, "\(node.path) has no content") }
+        return content
+    }
+
+    private func fetch(
+        _ node: HierarchyNode, content: HierarchyNode.Content, from source: (any HierarchySource)?
+    )
+        async throws
+    {
+        guard let source else {
+            throw CacheError(
+                .notCached, "the content of \(node.path) is not cached, and there is no source to fetch it")
+        }
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "satchel-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        try await source.download(node, to: temporary)
+        try await blobs.save(content.key, file: temporary, digest: content.digest)
+    }
+}
+
+/// What a hierarchy is: its root, where it came from, when it was loaded and what it holds.
+public struct HierarchySummary: Sendable, Hashable {
+    public var name: String
+    public var source: String
+    public var rootID: String
+    public var loadedAt: Date
+    public var folders: Int
+    public var documents: Int
+}

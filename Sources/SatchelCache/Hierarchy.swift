@@ -1,0 +1,106 @@
+import Foundation
+import GRDB
+
+/// A loaded hierarchy, read from the cache with the network off. Every call reads the tree as last loaded (a load
+/// that completes meanwhile shows from the next call on). Siblings come folders first, then by name (case folded),
+/// then by path.
+public struct Hierarchy: Sendable {
+    public let name: String
+    let database: DatabasePool
+
+    /// What the hierarchy is and when it was loaded.
+    public func summary() throws -> HierarchySummary {
+        guard let summary = try database.read({ db in try Schema.summary(name, db) }) else {
+            throw CacheError(.unknownHierarchy, "the hierarchy '\(name)' was removed")
+        }
+        return summary
+    }
+
+    public func root() throws -> HierarchyNode {
+        try read { db, generation in
+            try Self.one(db, "generation = ? AND parent_id IS NULL", [generation], what: "the root")
+        }
+    }
+
+    public func node(id: String) throws -> HierarchyNode {
+        try read { db, generation in
+            try Self.one(db, "generation = ? AND id = ?", [generation, id], what: "a node with id \(id)")
+        }
+    }
+
+    public func node(path: String) throws -> HierarchyNode {
+        try read { db, generation in
+            try Self.one(db, "generation = ? AND path = ?", [generation, path], what: "a node at \(path)")
+        }
+    }
+
+    public func childrenOfRoot() throws -> [HierarchyNode] { try children(of: try root().id) }
+
+    /// A folder's children: folders first, then documents.
+    public func children(of id: String) throws -> [HierarchyNode] {
+        try read { db, generation in try Self.children(db, generation: generation, parent: id, documentsOnly: false) }
+    }
+
+    public func children(ofPath path: String) throws -> [HierarchyNode] { try children(of: try node(path: path).id) }
+
+    /// The documents directly in a folder.
+    public func documents(of id: String) throws -> [HierarchyNode] {
+        try read { db, generation in try Self.children(db, generation: generation, parent: id, documentsOnly: true) }
+    }
+
+    /// The node's siblings and itself, in order.
+    public func siblings(of id: String) throws -> [HierarchyNode] {
+        let node = try node(id: id)
+        guard let parent = node.parentID else { return [node] }
+        return try children(of: parent)
+    }
+
+    /// Whether any document is anywhere under the node.
+    public func hasContent(under id: String) throws -> Bool {
+        try read { db, generation in
+            let node = try Self.one(db, "generation = ? AND id = ?", [generation, id], what: "a node with id \(id)")
+            let prefix = node.path.hasSuffix("/") ? node.path : node.path + "/"
+            let upper = String(prefix.dropLast()) + "0"  // the first path after every path under the prefix
+            return try Bool.fetchOne(
+                db,
+                sql: "SELECT 1 FROM node WHERE generation = ? AND path > ? AND path < ? AND is_folder = 0 LIMIT 1",
+                arguments: [generation, prefix, upper]) ?? false
+        }
+    }
+
+    private func read<T>(_ body: (Database, Int64) throws -> T) throws -> T {
+        try database.read { db in
+            guard
+                let generation = try Int64.fetchOne(
+                    db, sql: "SELECT generation FROM hierarchy WHERE name = ?", arguments: [name])
+            else { throw CacheError(.unknownHierarchy, "the hierarchy '\(name)' was removed") }
+            return try body(db, generation)
+        }
+    }
+
+    private static func one(
+        _ db: Database, _ condition: String, _ arguments: StatementArguments, what: String
+    ) throws
+        -> HierarchyNode
+    {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT \(Schema.nodeColumns) FROM node WHERE \(condition) ORDER BY path LIMIT 1",
+                arguments: arguments)
+        else { throw CacheError(.unknownNode, "the hierarchy has no \(what)") }
+        return Schema.node(row)
+    }
+
+    private static func children(
+        _ db: Database, generation: Int64, parent: String, documentsOnly: Bool
+    ) throws
+        -> [HierarchyNode]
+    {
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT \(Schema.nodeColumns) FROM node WHERE generation = ? AND parent_id = ?
+                \(documentsOnly ? "AND is_folder = 0" : "") ORDER BY is_folder DESC, sort_key, path
+                """)
+        return try Row.fetchAll(statement, arguments: [generation, parent]).map(Schema.node)
+    }
+}

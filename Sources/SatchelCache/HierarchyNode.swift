@@ -1,0 +1,96 @@
+import Foundation
+
+/// One folder or document of a cached hierarchy, as its source described it.
+public struct HierarchyNode: Sendable, Hashable {
+    /// The source's id (a Nuxeo uid, a CMIS object id).
+    public var id: String
+    /// The parent's id; nil for the hierarchy's root.
+    public var parentID: String?
+    /// The full path on the server (`/ws/Reports/q3.pdf`).
+    public var path: String
+    /// The path segment (`q3.pdf`).
+    public var name: String
+    public var title: String?
+    /// The source's type (`Folder`, `File`, `cmis:document`…).
+    public var type: String
+    public var isFolder: Bool
+    public var lastModified: Date?
+    public var changeToken: String?
+    /// The content, if the node has any.
+    public var content: Content?
+
+    /// A document's content as the source describes it.
+    public struct Content: Sendable, Hashable {
+        /// What the blob cache keys it by: the digest when the source gives one (`sha256:…`, `md5:…`), otherwise
+        /// the object id and change token (a new version is a new key).
+        public var key: String
+        /// The digest to check the bytes against, when the source gives one in an algorithm Satchel checks.
+        public var digest: ContentDigest?
+        public var fileName: String?
+        public var mimeType: String?
+        public var length: Int64?
+
+        public init(
+            key: String, digest: ContentDigest? = nil, fileName: String? = nil, mimeType: String? = nil,
+            length: Int64? = nil
+        ) {
+            self.key = key
+            self.digest = digest
+            self.fileName = fileName
+            self.mimeType = mimeType
+            self.length = length
+        }
+    }
+
+    public init(
+        id: String, parentID: String?, path: String, name: String, title: String? = nil, type: String,
+        isFolder: Bool, lastModified: Date? = nil, changeToken: String? = nil, content: Content? = nil
+    ) {
+        self.id = id
+        self.parentID = parentID
+        self.path = path
+        self.name = name
+        self.title = title
+        self.type = type
+        self.isFolder = isFolder
+        self.lastModified = lastModified
+        self.changeToken = changeToken
+        self.content = content
+    }
+}
+
+/// A digest a blob's bytes are checked against when they are saved.
+public struct ContentDigest: Sendable, Hashable, CustomStringConvertible {
+    public enum Algorithm: String, Sendable, Hashable {
+        case md5 = "MD5"
+        case sha1 = "SHA-1"
+        case sha256 = "SHA-256"
+    }
+
+    public var algorithm: Algorithm
+    /// Lowercase hex.
+    public var hex: String
+
+    public init(algorithm: Algorithm, hex: String) {
+        self.algorithm = algorithm
+        self.hex = hex.lowercased()
+    }
+
+    /// A digest as Nuxeo names it (`MD5`, `SHA-256`, `sha256`…); nil for one Satchel does not check or a value that
+    /// is not hex of the right length.
+    public init?(algorithm name: String?, hex: String?) {
+        guard let hex, let name else { return nil }
+        let algorithm: Algorithm
+        switch name.uppercased().replacingOccurrences(of: "-", with: "") {
+        case "MD5": algorithm = .md5
+        case "SHA1": algorithm = .sha1
+        case "SHA256": algorithm = .sha256
+        default: return nil
+        }
+        let lengths: [Algorithm: Int] = [.md5: 32, .sha1: 40, .sha256: 64]
+        guard hex.count == lengths[algorithm], hex.allSatisfy(\.isHexDigit) else { return nil }
+        self.init(algorithm: algorithm, hex: hex)
+    }
+
+    public var description: String { "\(algorithm.rawValue):\(hex)" }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import GRDB
+
+/// The cache's tables. Nodes are kept per *generation* (one per load); `hierarchy.generation` names the one shown.
+enum Schema {
+    static func create(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS cache_meta(key TEXT PRIMARY KEY, value BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS generation(
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, hierarchy TEXT NOT NULL, started REAL NOT NULL,
+                    complete INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS hierarchy(
+                    name TEXT PRIMARY KEY, generation INTEGER NOT NULL, source TEXT NOT NULL, root_id TEXT NOT NULL,
+                    loaded_at REAL NOT NULL, folders INTEGER NOT NULL, documents INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS node(
+                    generation INTEGER NOT NULL, path TEXT NOT NULL, id TEXT NOT NULL, parent_id TEXT,
+                    name TEXT NOT NULL, sort_key TEXT NOT NULL, title TEXT, type TEXT NOT NULL,
+                    is_folder INTEGER NOT NULL, modified REAL, change_token TEXT, content_key TEXT, digest TEXT,
+                    file_name TEXT, mime_type TEXT, length INTEGER,
+                    PRIMARY KEY(generation, path)) WITHOUT ROWID;
+                CREATE INDEX IF NOT EXISTS node_id ON node(generation, id);
+                CREATE INDEX IF NOT EXISTS node_children ON node(generation, parent_id, is_folder DESC, sort_key, path);
+                CREATE TABLE IF NOT EXISTS blob(
+                    key TEXT PRIMARY KEY, file TEXT NOT NULL, length INTEGER NOT NULL, digest TEXT,
+                    used INTEGER NOT NULL, saved REAL NOT NULL);
+                CREATE INDEX IF NOT EXISTS blob_used ON blob(used);
+                """)
+    }
+
+    /// Rows of loads that never finished: a process killed while loading.
+    static func discardUnfinishedLoads(_ db: Database) throws {
+        for generation in try Int64.fetchAll(db, sql: "SELECT id FROM generation WHERE complete = 0") {
+            try discard(generation: generation, db)
+        }
+    }
+
+    static func discard(generation: Int64, _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM node WHERE generation = ?", arguments: [generation])
+        try db.execute(sql: "DELETE FROM generation WHERE id = ?", arguments: [generation])
+    }
+
+    static func insert(_ nodes: [HierarchyNode], generation: Int64, _ db: Database) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM generation WHERE id = ?", arguments: [generation]) == true
+        else { throw CacheError(.superseded, "the load was discarded (the cache was opened again meanwhile)") }
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO node(generation, path, id, parent_id, name, sort_key, title, type, is_folder,
+                    modified, change_token, content_key, digest, file_name, mime_type, length)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        for node in nodes {
+            let modified = node.lastModified?.timeIntervalSince1970
+            try statement.execute(arguments: [
+                generation, node.path, node.id, node.parentID, node.name, node.name.lowercased(), node.title,
+                node.type, node.isFolder, modified, node.changeToken, node.content?.key,
+                node.content?.digest?.description, node.content?.fileName, node.content?.mimeType,
+                node.content?.length,
+            ])
+        }
+    }
+
+    /// Makes `generation` the hierarchy `name`'s, after checking it is a tree with one root; the previous
+    /// generation's rows go in the same transaction.
+    static func switchTo(generation: Int64, name: String, source: String, _ db: Database) throws -> HierarchySummary {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM generation WHERE id = ?", arguments: [generation]) == true
+        else { throw CacheError(.superseded, "the load was discarded (the cache was opened again meanwhile)") }
+        let roots = try String.fetchAll(
+            db, sql: "SELECT id FROM node WHERE generation = ? AND parent_id IS NULL LIMIT 2", arguments: [generation])
+        guard roots.count == 1, let root = roots.first else {
+            throw CacheError(.invalidSource, roots.isEmpty ? "the source gave no root" : "the source gave two roots")
+        }
+        // Nodes whose parent the source never gave hang nowhere: they are not kept (nor what is under them).
+        repeat {
+            try db.execute(
+                sql: """
+                    DELETE FROM node WHERE generation = ?1 AND parent_id IS NOT NULL
+                        AND parent_id NOT IN (SELECT id FROM node WHERE generation = ?1 AND is_folder = 1)
+                    """, arguments: [generation])
+        } while db.changesCount > 0
+        let folders =
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM node WHERE generation = ? AND is_folder = 1", arguments: [generation])
+            ?? 0
+        let documents =
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM node WHERE generation = ? AND is_folder = 0", arguments: [generation])
+            ?? 0
+        if let previous = try Int64.fetchOne(
+            db, sql: "SELECT generation FROM hierarchy WHERE name = ?", arguments: [name])
+        {
+            try discard(generation: previous, db)
+        }
+        let now = Date()
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO hierarchy(name, generation, source, root_id, loaded_at, folders, documents)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [name, generation, source, root, now.timeIntervalSince1970, folders, documents])
+        try db.execute(sql: "UPDATE generation SET complete = 1 WHERE id = ?", arguments: [generation])
+        return HierarchySummary(
+            name: name, source: source, rootID: root, loadedAt: now, folders: folders, documents: documents)
+    }
+
+    static func summary(_ name: String, _ db: Database) throws -> HierarchySummary? {
+        try Row.fetchOne(
+            db, sql: "SELECT * FROM hierarchy WHERE name = ?", arguments: [name]
+        ).map(summary)
+    }
+
+    static func summaries(_ db: Database) throws -> [HierarchySummary] {
+        try Row.fetchAll(db, sql: "SELECT * FROM hierarchy ORDER BY name").map(summary)
+    }
+
+    private static func summary(_ row: Row) -> HierarchySummary {
+        HierarchySummary(
+            name: row["name"], source: row["source"], rootID: row["root_id"],
+            loadedAt: Date(timeIntervalSince1970: row["loaded_at"]), folders: row["folders"],
+            documents: row["documents"])
+    }
+
+    static let nodeColumns =
+        "path, id, parent_id, name, title, type, is_folder, modified, change_token, content_key, digest, file_name, mime_type, length"
+
+    static func node(_ row: Row) -> HierarchyNode {
+        var content: HierarchyNode.Content?
+        if let key: String = row["content_key"] {
+            var digest: ContentDigest?
+            if let text: String = row["digest"], let colon = text.firstIndex(of: ":") {
+                digest = ContentDigest(
+                    algorithm: String(text[..<colon]), hex: String(text[text.index(after: colon)...]))
+            }
+            content = HierarchyNode.Content(
+                key: key, digest: digest, fileName: row["file_name"], mimeType: row["mime_type"],
+                length: row["length"])
+        }
+        let modified: Double? = row["modified"]
+        return HierarchyNode(
+            id: row["id"], parentID: row["parent_id"], path: row["path"], name: row["name"], title: row["title"],
+            type: row["type"], isFolder: row["is_folder"],
+            lastModified: modified.map(Date.init(timeIntervalSince1970:)),
+            changeToken: row["change_token"], content: content)
+    }
+}

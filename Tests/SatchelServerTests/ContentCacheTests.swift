@@ -1,0 +1,277 @@
+import Foundation
+import SatchelCMIS
+import SatchelCache
+import SatchelHTTP
+import SatchelNuxeo
+import SatchelStore
+import Synchronization
+import Testing
+
+/// The offline content cache against a live `satchel serve`: a tree made over CMIS is loaded over Nuxeo REST and
+/// over CMIS into encrypted caches, then browsed and opened with the server stopped. Failed and hostile loads leave
+/// the previous tree; blobs are checked, evicted least recently used first, kept across a reopen, and refused when
+/// tampered with.
+@Suite("Content cache", .serialized)
+struct ContentCacheTests {
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("cache-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    /// `/Offline` with `Docs` (a.txt, b.txt), `Docs/Deep` (c.txt), `Empty`, and `top.txt`.
+    static func makeTree(_ harness: ServerHarness) async throws -> [String: Data] {
+        let cmis = try await CMISSession.connect(
+            SessionParameters(
+                url: harness.url("/cmis/browser"), repositoryId: "shared",
+                auth: [BasicAuth(user: "alice", password: "pw-alice")]))
+        let root = try await cmis.createFolder(named: "Offline", in: cmis.repositoryInfo.rootFolderId)
+        let docs = try await cmis.createFolder(named: "Docs", in: root.id ?? "")
+        let deep = try await cmis.createFolder(named: "Deep", in: docs.id ?? "")
+        _ = try await cmis.createFolder(named: "Empty", in: root.id ?? "")
+        var contents: [String: Data] = [:]
+        for (name, parent, path) in [
+            ("b.txt", docs, "/Offline/Docs/b.txt"), ("a.txt", docs, "/Offline/Docs/a.txt"),
+            ("c.txt", deep, "/Offline/Docs/Deep/c.txt"), ("top.txt", root, "/Offline/top.txt"),
+        ] {
+            let bytes = Data("content of \(name) ".utf8 + Data(repeating: UInt8(name.utf8.first!), count: 70_000))
+            _ = try await cmis.createDocument(
+                named: name, in: parent.id ?? "", content: .data(bytes, filename: name, mimeType: "text/plain"))
+            contents[path] = bytes
+        }
+        return contents
+    }
+
+    static func sources(_ harness: ServerHarness) async throws -> [(String, any HierarchySource)] {
+        let nuxeo = NuxeoSession(
+            configuration: .init(
+                serverURL: harness.url("/nuxeo"), repository: "default", http: HTTPClient.Configuration(retry: .never),
+                auth: [BasicAuth(user: "alice", password: "pw-alice")]))
+        let cmis = try await CMISSession.connect(
+            SessionParameters(
+                url: harness.url("/cmis/browser"), repositoryId: "shared",
+                auth: [BasicAuth(user: "alice", password: "pw-alice")],
+                http: HTTPClient.Configuration(retry: .never)))
+        return [
+            ("nuxeo", NuxeoHierarchySource(session: nuxeo, rootPath: "/Offline", pageSize: 2)),
+            ("cmis", CMISHierarchySource(session: cmis, rootPath: "/Offline", pageSize: 2)),
+        ]
+    }
+
+    @Test("loaded over Nuxeo REST and over CMIS, browsed and opened with the server stopped")
+    func browseOffline() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let harness = try await ServerHarness.start()
+        let contents = try await Self.makeTree(harness)
+        let sources = try await Self.sources(harness)
+        let key = StoreKey.random()
+        var caches: [(String, ContentCache, any HierarchySource)] = []
+        for (name, source) in sources {
+            let cache = try await ContentCache.open(at: folder.appendingPathComponent(name), key: key)
+            let progress = ProgressLog()
+            let summary = try await cache.load("offline", from: source) { progress.record($0.nodes) }
+            #expect(summary.folders == 4 && summary.documents == 4, "\(name): \(summary)")
+            #expect(progress.values.count > 3, "\(name): pages of two")
+            // Two blobs opened while online: cached.
+            let hierarchy = try cache.hierarchy("offline")
+            for path in ["/Offline/Docs/a.txt", "/Offline/top.txt"] {
+                #expect(try await cache.data(of: try hierarchy.node(path: path), from: source) == contents[path])
+            }
+            caches.append((name, cache, source))
+        }
+        await harness.stop()
+
+        for (name, cache, source) in caches {
+            let hierarchy = try cache.hierarchy("offline")
+            #expect(try hierarchy.root().path == "/Offline")
+            #expect(try hierarchy.childrenOfRoot().map(\.name) == ["Docs", "Empty", "top.txt"], "\(name)")
+            let docs = try hierarchy.node(path: "/Offline/Docs")
+            #expect(try hierarchy.children(of: docs.id).map(\.name) == ["Deep", "a.txt", "b.txt"], "\(name)")
+            #expect(try hierarchy.documents(of: docs.id).map(\.name) == ["a.txt", "b.txt"])
+            #expect(try hierarchy.children(ofPath: "/Offline/Docs/Deep").map(\.path) == ["/Offline/Docs/Deep/c.txt"])
+            #expect(try hierarchy.hasContent(under: docs.id))
+            #expect(try !hierarchy.hasContent(under: try hierarchy.node(path: "/Offline/Empty").id))
+            #expect(try hierarchy.hasContent(under: try hierarchy.root().id))
+            let a = try hierarchy.node(path: "/Offline/Docs/a.txt")
+            #expect(try hierarchy.siblings(of: a.id).map(\.name) == ["Deep", "a.txt", "b.txt"])
+            #expect(a.content?.length == Int64(contents[a.path]?.count ?? -1))
+            #expect(a.content?.mimeType == "text/plain" && !a.isFolder && a.lastModified != nil)
+            if name == "nuxeo" { #expect(a.content?.digest?.algorithm == .sha256, "the facade's digest, checked") }
+            // Cached blobs open offline; the others cannot be fetched.
+            #expect(try await cache.data(of: a) == contents[a.path])
+            let opened = folder.appendingPathComponent("\(name)-top.txt")
+            try await cache.open(try hierarchy.node(path: "/Offline/top.txt"), to: opened, from: source)
+            #expect(try Data(contentsOf: opened) == contents["/Offline/top.txt"])
+            let b = try hierarchy.node(path: "/Offline/Docs/b.txt")
+            await #expect(throws: (any Error).self) { _ = try await cache.data(of: b, from: source) }
+            await #expect(throws: CacheError.self) { _ = try await cache.data(of: b) }
+            // A reload that fails (the server is gone) keeps the tree, and says why.
+            let (kept, why) = try await cache.hierarchy("offline", refreshingFrom: source, maxAge: .zero)
+            #expect(why != nil)
+            #expect(try kept.childrenOfRoot().count == 3)
+            #expect(try cache.hierarchies().map(\.name) == ["offline"])
+            #expect(try await cache.blobs.status().isEncrypted)
+            try cache.close()
+        }
+        // The database and blobs hold no plaintext.
+        let blobFolder = folder.appendingPathComponent("cmis/blobs")
+        for file in try FileManager.default.contentsOfDirectory(atPath: blobFolder.path) {
+            let stored = try Data(contentsOf: blobFolder.appendingPathComponent(file))
+            #expect(stored.range(of: Data("content of".utf8)) == nil)
+        }
+        let database = try Data(contentsOf: folder.appendingPathComponent("cmis/cache.sqlite"))
+        #expect(database.range(of: Data("top.txt".utf8)) == nil)
+        // The wrong key opens nothing.
+        await #expect(throws: StoreError.self) {
+            _ = try await ContentCache.open(at: folder.appendingPathComponent("cmis"), key: .random())
+        }
+    }
+
+    @Test("a load that fails or is hostile leaves the tree as it was; a reload replaces it whole")
+    func failedLoads() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = try await ContentCache.open(at: folder, key: nil)
+        defer { try? cache.close() }
+        let good = ScriptedSource(pages: [[Self.folderNode("r", nil, "/r")], [Self.doc("d1", "r", "/r/one")]])
+        try await cache.load("t", from: good)
+        let failing = ScriptedSource(
+            pages: [[Self.folderNode("r", nil, "/r")], [Self.doc("d2", "r", "/r/two")]], failAfter: 1)
+        await #expect(throws: ScriptedSource.Dropped.self) { try await cache.load("t", from: failing) }
+        #expect(try cache.hierarchy("t").childrenOfRoot().map(\.name) == ["one"])
+        for (pages, reason) in [
+            ([[Self.doc("d3", "r", "/r/three")]], "no root"),
+            ([[Self.folderNode("r", nil, "/r"), Self.folderNode("s", nil, "/s")]], "two roots"),
+        ] {
+            await #expect(throws: CacheError.self, "\(reason)") {
+                try await cache.load("t", from: ScriptedSource(pages: pages))
+            }
+            #expect(try cache.hierarchy("t").childrenOfRoot().map(\.name) == ["one"], "\(reason)")
+        }
+        // An orphan (its parent never came) and what is under it are not kept.
+        let replaced = try await cache.load(
+            "t",
+            from: ScriptedSource(pages: [
+                [Self.folderNode("r", nil, "/r"), Self.doc("d4", "r", "/r/four")],
+                [Self.folderNode("lost", "nowhere", "/x/lost"), Self.doc("d5", "lost", "/x/lost/five")],
+            ]))
+        #expect(replaced.documents == 1 && replaced.folders == 1)
+        #expect(try cache.hierarchy("t").childrenOfRoot().map(\.name) == ["four"])
+        await #expect(throws: CacheError.self) { _ = try cache.hierarchy("none") }
+        try await cache.remove("t")
+        #expect(throws: CacheError.self) { _ = try cache.hierarchy("t") }
+        // Only one generation's rows remain of everything loaded.
+        let rows = try await cache.store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM node") }
+        #expect(rows == 0)
+    }
+
+    @Test("blobs: digests checked, least recently used evicted, order kept across a reopen, tampering refused")
+    func blobs() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let key = StoreKey.random()
+        var cache = try await ContentCache.open(
+            at: folder, key: key, blobLimits: BlobCache.Limits(maximumCount: 3, maximumBytes: 10_000))
+        let source = folder.appendingPathComponent("source")
+        func put(_ name: String, _ size: Int, digest: ContentDigest? = nil) async throws {
+            try Data(repeating: UInt8(name.utf8.first!), count: size).write(to: source)
+            try await cache.blobs.save(name, file: source, digest: digest)
+        }
+        try Data("hello".utf8).write(to: source)
+        await #expect(throws: CacheError.self) {
+            try await cache.blobs.save(
+                "bad", file: source,
+                digest: ContentDigest(algorithm: .sha256, hex: String(repeating: "0", count: 64)))
+        }
+        #expect(!cache.blobs.contains("bad"))
+        try await cache.blobs.save(
+            "md5", file: source, digest: ContentDigest(algorithm: "MD5", hex: "5d41402abc4b2a76b9719d911017c592"))
+        try await put("a", 100)
+        try await put("b", 100)
+        _ = try await cache.blobs.data(for: "md5")  // used: now "a" is the least recent
+        try await put("c", 100)
+        #expect(!cache.blobs.contains("a") && cache.blobs.contains("md5"), "count limit: a went")
+        try cache.close()
+
+        cache = try await ContentCache.open(
+            at: folder, key: key, blobLimits: BlobCache.Limits(maximumCount: 3, maximumBytes: 10_000))
+        // Used before the reopen: md5, then b, md5 again, c. Four over a limit of three: b goes; md5 b c d are
+        // 10,005 bytes, over 10,000: md5 goes next (used before c).
+        try await put("d", 9_900)
+        #expect(cache.blobs.contains("d") && cache.blobs.contains("c"))
+        #expect(!cache.blobs.contains("b") && !cache.blobs.contains("md5"))
+        try await put("huge", 50_000)  // over the limit alone: kept, everything else goes
+        #expect(try await cache.blobs.status().count == 1)
+
+        // A sealed blob changed on disk: refused with the reason, and forgotten.
+        let blobFolder = folder.appendingPathComponent("blobs")
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: blobFolder.path).first)
+        var bytes = try Data(contentsOf: blobFolder.appendingPathComponent(file))
+        bytes[bytes.count / 2] ^= 0x40
+        try bytes.write(to: blobFolder.appendingPathComponent(file))
+        await #expect(throws: SealedContent.Failure.self) { _ = try await cache.blobs.data(for: "huge") }
+        #expect(!cache.blobs.contains("huge"))
+
+        // Many tasks at once.
+        try await cache.blobs.setLimits(BlobCache.Limits(maximumCount: 10))
+        let shared = cache
+        let folder = folder
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<24 {
+                group.addTask {
+                    let file = folder.appendingPathComponent("concurrent-\(index)")
+                    try Data("blob \(index)".utf8).write(to: file)
+                    try await shared.blobs.save("k\(index)", file: file)
+                    _ = try await shared.blobs.data(for: "k\(index)")
+                }
+            }
+            try await group.waitForAll()
+        }
+        let status = try await cache.blobs.status()
+        #expect(status.count == 10)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: blobFolder.path).count == 10)
+        try await cache.blobs.clear()
+        #expect(try await cache.blobs.status().count == 0)
+        try cache.close()
+    }
+
+    static func folderNode(_ id: String, _ parent: String?, _ path: String) -> HierarchyNode {
+        HierarchyNode(
+            id: id, parentID: parent, path: path, name: String(path.split(separator: "/").last ?? ""),
+            type: "Folder", isFolder: true)
+    }
+
+    static func doc(_ id: String, _ parent: String, _ path: String) -> HierarchyNode {
+        HierarchyNode(
+            id: id, parentID: parent, path: path, name: String(path.split(separator: "/").last ?? ""), type: "File",
+            isFolder: false, content: .init(key: "k-\(id)"))
+    }
+}
+
+/// Pages given in advance; `failAfter` drops the connection after that many pages.
+struct ScriptedSource: HierarchySource {
+    struct Dropped: Error {}
+    var pages: [[HierarchyNode]]
+    var failAfter: Int?
+    var description: String { "scripted" }
+
+    func nodes() -> AsyncThrowingStream<[HierarchyNode], any Error> {
+        AsyncThrowingStream { continuation in
+            for (index, page) in pages.enumerated() {
+                if index == failAfter {
+                    continuation.finish(throwing: Dropped())
+                    return
+                }
+                continuation.yield(page)
+            }
+            continuation.finish()
+        }
+    }
+
+    func download(_ node: HierarchyNode, to file: URL) async throws { throw Dropped() }
+}
+
+final class ProgressLog: Sendable {
+    private let box = Mutex<[Int]>([])
+    func record(_ value: Int) { box.withLock { $0.append(value) } }
+    var values: [Int] { box.withLock { $0 } }
+}
