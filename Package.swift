@@ -279,7 +279,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelCLITests",
-            dependencies: ["satchel", "SatchelServer", "SatchelStore", "SatchelOData", "SatchelTestSupport"],
+            dependencies: [
+                "satchel", "SatchelServer", "SatchelStore", "SatchelOData", "SatchelCMIS", "SatchelCache",
+                "SatchelTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
 

@@ -140,9 +140,10 @@ public actor BlobCache {
         try? FileManager.default.removeItem(at: file(for: key))
     }
 
-    /// Changes the limits and evicts what they no longer allow.
+    /// Changes the limits (kept for the next opens) and evicts what they no longer allow.
     public func setLimits(_ limits: Limits) throws {
         self.limits = limits
+        try database.write { db in try Schema.storeBlobLimits(limits, db) }
         try evict(sparing: nil)
     }
 

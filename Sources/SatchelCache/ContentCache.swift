@@ -34,30 +34,32 @@ public final class ContentCache: Sendable {
     }
 
     /// Opens (or creates) the cache in `folder`; `key` encrypts the database and the blobs (nil: neither).
-    /// Rows of loads that never finished (a killed process) are removed.
+    /// `blobLimits` are kept for the next opens; nil: the limits kept, or the defaults. Rows of loads that never
+    /// finished (a killed process) are removed.
     public static func open(
-        at folder: URL, key: StoreKey?, blobLimits: BlobCache.Limits = BlobCache.Limits()
+        at folder: URL, key: StoreKey?, blobLimits: BlobCache.Limits? = nil
     ) async throws -> ContentCache {
         try FileManager.default.createDirectory(
             at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let store = try await StoreFile(path: folder.appendingPathComponent("cache.sqlite").path)
             .openPoolDetached(key: key)
         do {
-            let contentKey = try await store.database.write { db -> [UInt8]? in
+            let (contentKey, limits) = try await store.database.write { db -> ([UInt8]?, BlobCache.Limits) in
                 try Schema.create(db)
                 try Schema.discardUnfinishedLoads(db)
-                guard store.isEncrypted else { return nil }
+                let limits = try Schema.blobLimits(replacingWith: blobLimits, db)
+                guard store.isEncrypted else { return (nil, limits) }
                 if let existing = try Data.fetchOne(db, sql: "SELECT value FROM cache_meta WHERE key = 'content-key'") {
-                    return [UInt8](existing)
+                    return ([UInt8](existing), limits)
                 }
                 let fresh = SealedContent.randomKey()
                 try db.execute(
                     sql: "INSERT INTO cache_meta(key, value) VALUES ('content-key', ?)", arguments: [Data(fresh)])
-                return fresh
+                return (fresh, limits)
             }
             let blobs = try BlobCache(
                 database: store.database, directory: folder.appendingPathComponent("blobs", isDirectory: true),
-                sealer: try contentKey.map { try SealedContent(key: $0) }, limits: blobLimits)
+                sealer: try contentKey.map { try SealedContent(key: $0) }, limits: limits)
             return ContentCache(store: store, folder: folder, blobs: blobs)
         } catch {
             try? store.close()
@@ -170,6 +172,46 @@ public final class ContentCache: Sendable {
         guard try await blobs.open(content.key, to: destination) else {
             throw CacheError(.notCached, "the content of \(node.path) was evicted while it was opened")
         }
+    }
+
+    /// Downloads the content of every document of hierarchy `name` that is not cached yet (as many at once as
+    /// `concurrency`), for reading offline; the blob cache's limits still hold (the least recently used go). Returns
+    /// how many were fetched. A document that fails stops the whole with its error.
+    @discardableResult
+    public func fetchContent(
+        of name: String, from source: any HierarchySource, concurrency: Int = 4,
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+    ) async throws -> Int {
+        let documents = try await store.database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Schema.nodeColumns) FROM node
+                    WHERE generation = (SELECT generation FROM hierarchy WHERE name = ?) AND content_key IS NOT NULL
+                    ORDER BY path
+                    """, arguments: [name]
+            ).map(Schema.node)
+        }
+        let missing = documents.filter { !blobs.contains($0.content?.key ?? "") }
+        var next = 0
+        var done = 0
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            func start() {
+                guard next < missing.count else { return }
+                let node = missing[next]
+                next += 1
+                group.addTask { [self] in
+                    if let content = node.content { try await fetch(node, content: content, from: source) }
+                }
+            }
+            for _ in 0..<max(1, concurrency) { start() }
+            while try await group.next() != nil {
+                done += 1
+                progress?(done, missing.count)
+                start()
+            }
+        }
+        return missing.count
     }
 
     /// Whether a document's content is in the blob cache.

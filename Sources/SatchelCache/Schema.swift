@@ -28,6 +28,29 @@ enum Schema {
                 """)
     }
 
+    /// The blob limits kept in the database, replaced by `new` when given.
+    static func blobLimits(replacingWith new: BlobCache.Limits?, _ db: Database) throws -> BlobCache.Limits {
+        if let new {
+            try storeBlobLimits(new, db)
+            return new
+        }
+        let count = try Int64.fetchOne(db, sql: "SELECT value FROM cache_meta WHERE key = 'blob-max-count'")
+        let bytes = try Int64.fetchOne(db, sql: "SELECT value FROM cache_meta WHERE key = 'blob-max-bytes'")
+        guard count != nil || bytes != nil else { return BlobCache.Limits() }
+        // -1: no limit.
+        return BlobCache.Limits(
+            maximumCount: count.flatMap { $0 < 0 ? nil : Int($0) }, maximumBytes: bytes.flatMap { $0 < 0 ? nil : $0 })
+    }
+
+    static func storeBlobLimits(_ limits: BlobCache.Limits, _ db: Database) throws {
+        for (key, value) in [
+            ("blob-max-count", Int64(limits.maximumCount ?? -1)), ("blob-max-bytes", limits.maximumBytes ?? -1),
+        ] {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO cache_meta(key, value) VALUES (?, ?)", arguments: [key, value])
+        }
+    }
+
     /// Rows of loads that never finished: a process killed while loading.
     static func discardUnfinishedLoads(_ db: Database) throws {
         for generation in try Int64.fetchAll(db, sql: "SELECT id FROM generation WHERE complete = 0") {

@@ -14,12 +14,17 @@ public enum ChildProcess {
     }
 
     /// Runs `executable` with `arguments`; with `killAfter`, sends SIGKILL once that much time has passed.
+    /// `environment` adds to (or replaces in) this process's environment.
     public static func run(
-        _ executable: URL, _ arguments: [String], killAfter: Duration? = nil, mergingErrors: Bool = false
+        _ executable: URL, _ arguments: [String], killAfter: Duration? = nil, mergingErrors: Bool = false,
+        environment: [String: String] = [:]
     ) async throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = mergingErrors ? output : FileHandle.nullDevice

@@ -27,6 +27,7 @@ struct Satchel: AsyncParsableCommand {
             ODataCommand.self,
             OfflineCommand.self,
             NuxeoCommand.self,
+            CacheCommand.self,
             StoreCommand.self,
         ]
     )

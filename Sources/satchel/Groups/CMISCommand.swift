@@ -30,6 +30,7 @@ struct CMISCommand: AsyncParsableCommand {
             CMISCancelCheckOutCommand.self,
             CMISVersionsCommand.self,
             CMISACLCommand.self,
+            CMISSyncCommand.self,
         ]
     )
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SatchelHTTP
+import SatchelCache
 import SatchelJSON
 import SatchelNuxeo
 
@@ -26,7 +27,7 @@ struct NuxeoCommand: AsyncParsableCommand {
         subcommands: [
             NuxeoInfoCommand.self, NuxeoGetCommand.self, NuxeoListCommand.self, NuxeoQueryCommand.self,
             NuxeoMakeDocumentCommand.self, NuxeoPutCommand.self, NuxeoFetchCommand.self, NuxeoRemoveCommand.self,
-            NuxeoOperationCommand.self, NuxeoTokenCommand.self,
+            NuxeoOperationCommand.self, NuxeoTokenCommand.self, NuxeoSyncCommand.self,
         ]
     )
 }
@@ -293,6 +294,41 @@ struct NuxeoTokenCommand: AsyncParsableCommand {
                 try await session.acquireToken(
                     application: app, device: device, deviceDescription: deviceDescription,
                     permission: readOnly ? .read : .readWrite))
+        }
+    }
+}
+
+struct NuxeoSyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Load a tree (and with --content its documents' content) into the offline cache.",
+        discussion: """
+            The tree under ROOT is read with one NXQL query, page by page; it replaces the cached tree NAME only when \
+            the load completes. Browse it offline with `satchel cache ls NAME`. See `satchel cache --help` for the \
+            cache's folder and key.
+            """)
+    @OptionGroup var options: NuxeoOptions
+    @OptionGroup var cache: CacheOptions
+    @Argument(help: "The name to keep the tree under.") var name: String
+    @Argument(help: "The root's path.") var root: String
+    @Option(name: .customLong("where"), help: "An NXQL condition the documents must meet (dc:title LIKE 'Q%').")
+    var condition: String?
+    @Flag(help: "Also fetch every document's content (the blob cache's limits still hold).") var content = false
+    @Option(help: "Documents per request.") var pageSize = 500
+
+    func validate() throws {
+        if pageSize < 1 { throw ValidationError("--page-size must be 1 or more") }
+    }
+
+    func run() async throws {
+        try await options.run { [cache, name, root, condition, content, pageSize] session in
+            let source = NuxeoHierarchySource(
+                session: session, rootPath: root, condition: condition, pageSize: pageSize)
+            try await cache.with { cache in
+                let summary = try await cache.load(name, from: source)
+                let fetched = content ? try await cache.fetchContent(of: name, from: source) : nil
+                print(try await CacheOptions.report(summary, fetched: fetched, cache: cache))
+            }
         }
     }
 }

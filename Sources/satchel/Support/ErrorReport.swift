@@ -1,5 +1,6 @@
 import ArgumentParser
 import SatchelCMIS
+import SatchelCache
 import SatchelHTTP
 import SatchelOData
 import SatchelStore
@@ -26,6 +27,11 @@ enum ErrorReport {
             )
         case let error as StoreError:
             return (SatchelExitCode(error.code), error.description)
+        case let error as CacheError:
+            switch error.code {
+            case .unknownHierarchy, .unknownNode, .notCached, .noContent: return (.notFound, error.description)
+            default: return (.failure, error.description)
+            }
         case let error as ODataError:
             return (SatchelExitCode(error.code), Redaction.text(error.description))
         case is CancellationError:
