@@ -302,6 +302,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "CacheBenchmark",
+            dependencies: ["SatchelCache", "SatchelCMIS", "SatchelNuxeo", "SatchelHTTP", "SatchelStore"],
+            path: "Benchmarks/CacheBenchmark",
+            exclude: ["nuxeo_tree_bench.py"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "StoreBenchmark",
             dependencies: ["SatchelStore", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/StoreBenchmark",

@@ -39,6 +39,22 @@ public actor BlobCache {
         self.directory = directory
         self.sealer = sealer
         self.limits = limits
+        try Self.sweep(directory, database: database)
+    }
+
+    /// Removes what a killed process left: partial and incoming files, and files no row names.
+    private static func sweep(_ directory: URL, database: DatabasePool) throws {
+        let indexed = Set(try database.read { db in try String.fetchAll(db, sql: "SELECT file FROM blob") })
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        where !indexed.contains(name) {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
+    }
+
+    /// A new file in the blob folder (owner-only, swept if left behind) for content on its way in: a download that
+    /// ``save(_:file:digest:)`` then keeps.
+    nonisolated func incomingFile() -> URL {
+        directory.appendingPathComponent(".incoming-\(UUID().uuidString)")
     }
 
     private func file(for key: String) -> URL {
@@ -46,10 +62,10 @@ public actor BlobCache {
         return directory.appendingPathComponent(name)
     }
 
-    nonisolated public func contains(_ key: String) -> Bool {
-        ((try? database.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM blob WHERE key = ?", arguments: [key])
-        }) ?? nil) == true
+    nonisolated public func contains(_ key: String) throws -> Bool {
+        try database.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM blob WHERE key = ?", arguments: [key]) ?? false
+        }
     }
 
     /// Keeps the content of `file` (left where it is) under `key`, after checking it against `digest`; then evicts
@@ -66,7 +82,7 @@ public actor BlobCache {
         let destination = file(for: key)
         let length: Int64
         if let sealer {
-            length = try sealer.seal(contentsOf: source, to: destination)
+            length = try sealer.seal(contentsOf: source, to: destination, context: key)
         } else {
             let temporary = directory.appendingPathComponent(".\(UUID().uuidString).partial")
             defer { try? FileManager.default.removeItem(at: temporary) }
@@ -93,32 +109,53 @@ public actor BlobCache {
     /// The content of `key` in memory, or nil when it is not cached. A blob whose file is gone or fails its check
     /// is forgotten, and the failure thrown.
     public func data(for key: String) throws -> Data? {
-        guard let file = try use(key) else { return nil }
+        guard let file = try readable(key) else { return nil }
         do {
-            if let sealer { return try sealer.open(file) }
+            if let sealer { return try sealer.open(file, context: key) }
             return try Data(contentsOf: file)
         } catch {
-            try forget(key)
+            try forgetIfDamaged(key, error)
             throw error
         }
     }
 
-    /// Writes the content of `key` to `destination`; false when it is not cached.
-    public func open(_ key: String, to destination: URL) throws -> Bool {
-        guard let file = try use(key) else { return false }
+    /// Writes the content of `key` to `destination` (replaced only on success); false when it is not cached. A
+    /// failure to write the destination leaves the blob as it is.
+    public func write(_ key: String, to destination: URL) throws -> Bool {
+        guard let file = try readable(key) else { return false }
         do {
             if let sealer {
-                try sealer.open(file, to: destination)
+                try sealer.open(file, to: destination, context: key)
             } else {
-                if FileManager.default.fileExists(atPath: destination.path) {
-                    try FileManager.default.removeItem(at: destination)
-                }
-                try FileManager.default.copyItem(at: file, to: destination)
+                let temporary = destination.deletingLastPathComponent().appendingPathComponent(
+                    ".\(destination.lastPathComponent).\(UUID().uuidString).partial")
+                defer { try? FileManager.default.removeItem(at: temporary) }
+                try FileManager.default.copyItem(at: file, to: temporary)
+                try SealedContent.moveIntoPlace(temporary, destination)
             }
             return true
         } catch {
-            try forget(key)
+            try forgetIfDamaged(key, error)
             throw error
+        }
+    }
+
+    /// The file of `key` marked as just used; nil when not cached. A row whose file is gone is forgotten.
+    private func readable(_ key: String) throws -> URL? {
+        guard let file = try use(key) else { return nil }
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            try forget(key)
+            return nil
+        }
+        return file
+    }
+
+    /// Forgets `key` when `error` says its stored bytes are bad (not when the destination could not be written).
+    private func forgetIfDamaged(_ key: String, _ error: any Error) throws {
+        if let failure = error as? SealedContent.Failure, failure.reason != .io,
+            failure.path.hasPrefix(directory.path)
+        {
+            try forget(key)
         }
     }
 

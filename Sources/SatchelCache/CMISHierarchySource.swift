@@ -52,7 +52,7 @@ public struct CMISHierarchySource: HierarchySource {
                         group.addTask {
                             var found: [HierarchyNode] = []
                             for try await page in session.children(of: folder.id, context: context).pages {
-                                let nodes = page.objects.compactMap { Self.node($0, in: folder) }
+                                let nodes = page.objects.compactMap { node($0, in: folder) }
                                 continuation.yield(nodes)
                                 found += nodes.filter(\.isFolder)
                             }
@@ -70,8 +70,9 @@ public struct CMISHierarchySource: HierarchySource {
         try await session.downloadContent(of: node.id, to: file)
     }
 
-    /// A child as a node (folders and documents; other kinds are not in a tree).
-    static func node(_ child: ObjectInFolder, in folder: HierarchyNode) -> HierarchyNode? {
+    /// A child as a node (folders and documents; other kinds are not in a tree). Content is keyed by this
+    /// repository, the object id and its change token (a new version is a new key).
+    func node(_ child: ObjectInFolder, in folder: HierarchyNode) -> HierarchyNode? {
         let object = child.object
         guard let id = object.id, let baseType = object.baseType, baseType == .folder || baseType == .document
         else { return nil }
@@ -80,10 +81,13 @@ public struct CMISHierarchySource: HierarchySource {
         let path = (folder.path == "/" ? "" : folder.path) + "/" + name
         var content: HierarchyNode.Content?
         if baseType == .document, let length = object.contentStreamLength {
+            // Without anything that changes with the content, a key of this load only: fetched again after a reload.
             let version =
-                object.changeToken ?? object.lastModificationDate.map { "\($0.timeIntervalSince1970)" } ?? ""
+                object.changeToken ?? object.lastModificationDate.map { "\($0.timeIntervalSince1970)" }
+                ?? "load-\(UUID().uuidString)"
+            let repository = "\(session.parameters.url.absoluteString)#\(session.repositoryId)"
             content = HierarchyNode.Content(
-                key: "cmis:\(id)@\(version)", fileName: object.contentStreamFileName,
+                key: "cmis:\(repository)#\(id)@\(version)", fileName: object.contentStreamFileName,
                 mimeType: object.contentStreamMimeType, length: length)
         }
         return HierarchyNode(

@@ -27,10 +27,16 @@ public final class ContentCache: Sendable {
         public var nodes: Int
     }
 
-    private init(store: LocalStore<DatabasePool>, folder: URL, blobs: BlobCache) {
+    /// Where loads in progress hold their leases (``LoadLease``).
+    let leases: URL
+    /// A load stops with ``CacheError/Code/invalidSource`` past this many nodes (a server answering without end).
+    public static let maximumNodes = 5_000_000
+
+    private init(store: LocalStore<DatabasePool>, folder: URL, blobs: BlobCache, leases: URL) {
         self.store = store
         self.folder = folder
         self.blobs = blobs
+        self.leases = leases
     }
 
     /// Opens (or creates) the cache in `folder`; `key` encrypts the database and the blobs (nil: neither).
@@ -41,12 +47,18 @@ public final class ContentCache: Sendable {
     ) async throws -> ContentCache {
         try FileManager.default.createDirectory(
             at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var configuration = Configuration()
+        // Another process may be writing (a sync beside a `cache ls`): wait for it rather than fail at once.
+        configuration.busyMode = .timeout(30)
         let store = try await StoreFile(path: folder.appendingPathComponent("cache.sqlite").path)
-            .openPoolDetached(key: key)
+            .openPoolDetached(key: key, configuration: configuration)
+        let leases = folder.appendingPathComponent("loads", isDirectory: true)
+        try FileManager.default.createDirectory(
+            at: leases, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         do {
             let (contentKey, limits) = try await store.database.write { db -> ([UInt8]?, BlobCache.Limits) in
                 try Schema.create(db)
-                try Schema.discardUnfinishedLoads(db)
+                try Schema.discardUnfinishedLoads(db) { lease in !LoadLease.isHeld(lease, in: leases) }
                 let limits = try Schema.blobLimits(replacingWith: blobLimits, db)
                 guard store.isEncrypted else { return (nil, limits) }
                 if let existing = try Data.fetchOne(db, sql: "SELECT value FROM cache_meta WHERE key = 'content-key'") {
@@ -60,7 +72,7 @@ public final class ContentCache: Sendable {
             let blobs = try BlobCache(
                 database: store.database, directory: folder.appendingPathComponent("blobs", isDirectory: true),
                 sealer: try contentKey.map { try SealedContent(key: $0) }, limits: limits)
-            return ContentCache(store: store, folder: folder, blobs: blobs)
+            return ContentCache(store: store, folder: folder, blobs: blobs, leases: leases)
         } catch {
             try? store.close()
             throw error
@@ -79,24 +91,40 @@ public final class ContentCache: Sendable {
         _ name: String, from source: any HierarchySource, progress: (@Sendable (LoadProgress) -> Void)? = nil
     ) async throws -> HierarchySummary {
         let database = store.database
-        let generation = try await database.write { db -> Int64 in
-            try db.execute(
-                sql: "INSERT INTO generation(hierarchy, started, complete) VALUES (?, ?, 0)",
-                arguments: [name, Date().timeIntervalSince1970])
-            return db.lastInsertedRowID
+        // The lease first: whoever opens the cache meanwhile sees a load alive, not one to discard.
+        let lease = try LoadLease(in: leases)
+        let generation: Int64
+        do {
+            generation = try await database.write { db -> Int64 in
+                try db.execute(
+                    sql: "INSERT INTO generation(hierarchy, started, complete, lease) VALUES (?, ?, 0, ?)",
+                    arguments: [name, Date().timeIntervalSince1970, lease.name])
+                return db.lastInsertedRowID
+            }
+        } catch {
+            lease.end()
+            throw error
         }
         var done = false
         defer {
             if !done {
                 // Failed or cancelled: its rows go now (or at the next open, if this process dies first).
-                Task.detached { try? await database.write { try Schema.discard(generation: generation, $0) } }
+                Task.detached {
+                    try? await database.write { try Schema.discard(generation: generation, $0) }
+                    lease.end()
+                }
+            } else {
+                lease.end()
             }
         }
         var counts = LoadProgress(pages: 0, nodes: 0)
         for try await page in source.nodes() {
-            try await database.write { db in try Schema.insert(page, generation: generation, db) }
             counts.pages += 1
             counts.nodes += page.count
+            guard counts.nodes <= Self.maximumNodes else {
+                throw CacheError(.invalidSource, "\(source.description) gave more than \(Self.maximumNodes) nodes")
+            }
+            try await database.write { db in try Schema.insert(page, generation: generation, db) }
             progress?(counts)
         }
         let summary = try await database.write { db in
@@ -126,6 +154,8 @@ public final class ContentCache: Sendable {
         do {
             try await load(name, from: source)
             return (Hierarchy(name: name, database: store.database), nil)
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
             guard summary != nil else { throw error }
             return (Hierarchy(name: name, database: store.database), error)
@@ -155,33 +185,54 @@ public final class ContentCache: Sendable {
     /// when the cached copy fails its check, which is then replaced.
     public func data(of node: HierarchyNode, from source: (any HierarchySource)? = nil) async throws -> Data {
         let content = try Self.content(of: node)
-        if let data = try? await blobs.data(for: content.key) { return data }
+        do {
+            if let data = try await blobs.data(for: content.key) { return data }
+        } catch  where source != nil && Self.isDamage(error) {}
         try await fetch(node, content: content, from: source)
-        return try await blobs.data(for: content.key) ?? Data()
+        guard let data = try await blobs.data(for: content.key) else {
+            throw CacheError(.notCached, "the content of \(node.path) was evicted while it was read")
+        }
+        return data
     }
 
-    /// A document's content written to `destination` (see ``data(of:from:)``).
-    public func open(
-        _ node: HierarchyNode, to destination: URL, from source: (any HierarchySource)? = nil
-    )
-        async throws
-    {
+    /// A document's content written to `destination`, replaced only on success (see ``data(of:from:)``).
+    public func writeContent(
+        of node: HierarchyNode, to destination: URL, from source: (any HierarchySource)? = nil
+    ) async throws {
         let content = try Self.content(of: node)
-        if (try? await blobs.open(content.key, to: destination)) == true { return }
+        do {
+            if try await blobs.write(content.key, to: destination) { return }
+        } catch  where source != nil && Self.isDamage(error) {}
         try await fetch(node, content: content, from: source)
-        guard try await blobs.open(content.key, to: destination) else {
-            throw CacheError(.notCached, "the content of \(node.path) was evicted while it was opened")
+        guard try await blobs.write(content.key, to: destination) else {
+            throw CacheError(.notCached, "the content of \(node.path) was evicted while it was read")
         }
     }
 
-    /// Downloads the content of every document of hierarchy `name` that is not cached yet (as many at once as
-    /// `concurrency`), for reading offline; the blob cache's limits still hold (the least recently used go). Returns
-    /// how many were fetched. A document that fails stops the whole with its error.
+    /// A cached copy that failed its check (fetched again when there is a source).
+    private static func isDamage(_ error: any Error) -> Bool {
+        (error as? SealedContent.Failure).map { $0.reason != .io } ?? false
+    }
+
+    /// What ``fetchContent(of:from:concurrency:progress:)`` did.
+    public struct ContentFetch: Sendable, Hashable {
+        /// Blobs downloaded and kept.
+        public var fetched: Int
+        /// Documents whose content was cached already.
+        public var alreadyCached: Int
+        /// Documents left out because the blob cache's limits would not hold them all.
+        public var overLimits: Int
+    }
+
+    /// Downloads the content of the documents of hierarchy `name` that is not cached yet (as many at once as
+    /// `concurrency`) for reading offline, each blob once however many documents share it, and no more than the blob
+    /// cache's limits hold (the rest is counted in ``ContentFetch/overLimits``). A document that fails stops the
+    /// whole with its error.
     @discardableResult
     public func fetchContent(
         of name: String, from source: any HierarchySource, concurrency: Int = 4,
         progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
-    ) async throws -> Int {
+    ) async throws -> ContentFetch {
         let documents = try await store.database.read { db in
             try Row.fetchAll(
                 db,
@@ -192,13 +243,32 @@ public final class ContentCache: Sendable {
                     """, arguments: [name]
             ).map(Schema.node)
         }
-        let missing = documents.filter { !blobs.contains($0.content?.key ?? "") }
+        var seen = Set<String>()
+        var missing: [HierarchyNode] = []
+        var cached = 0
+        for document in documents {
+            guard let key = document.content?.key, seen.insert(key).inserted else { continue }
+            if try blobs.contains(key) { cached += 1 } else { missing.append(document) }
+        }
+        // What the limits hold, counting what is cached already.
+        let limits = await blobs.limits
+        let status = try await blobs.status()
+        var room = limits.maximumCount.map { max(0, $0 - status.count) } ?? missing.count
+        var bytes = limits.maximumBytes.map { $0 - status.bytes } ?? Int64.max
+        var chosen: [HierarchyNode] = []
+        for document in missing where room > 0 {
+            let length = document.content?.length ?? 0
+            guard length <= bytes else { continue }
+            chosen.append(document)
+            room -= 1
+            bytes -= length
+        }
         var next = 0
         var done = 0
         try await withThrowingTaskGroup(of: Void.self) { group in
             func start() {
-                guard next < missing.count else { return }
-                let node = missing[next]
+                guard next < chosen.count else { return }
+                let node = chosen[next]
                 next += 1
                 group.addTask { [self] in
                     if let content = node.content { try await fetch(node, content: content, from: source) }
@@ -207,17 +277,17 @@ public final class ContentCache: Sendable {
             for _ in 0..<max(1, concurrency) { start() }
             while try await group.next() != nil {
                 done += 1
-                progress?(done, missing.count)
+                progress?(done, chosen.count)
                 start()
             }
         }
-        return missing.count
+        return ContentFetch(fetched: chosen.count, alreadyCached: cached, overLimits: missing.count - chosen.count)
     }
 
     /// Whether a document's content is in the blob cache.
-    public func isCached(_ node: HierarchyNode) async -> Bool {
+    public func isCached(_ node: HierarchyNode) async throws -> Bool {
         guard let key = node.content?.key else { return false }
-        return await blobs.contains(key)
+        return try blobs.contains(key)
     }
 
     private static func content(of node: HierarchyNode) throws -> HierarchyNode.Content {
@@ -225,20 +295,18 @@ public final class ContentCache: Sendable {
         return content
     }
 
+    /// Downloads into the blob folder (owner-only; swept at the next open if this process dies), then keeps it.
     private func fetch(
         _ node: HierarchyNode, content: HierarchyNode.Content, from source: (any HierarchySource)?
-    )
-        async throws
-    {
+    ) async throws {
         guard let source else {
             throw CacheError(
                 .notCached, "the content of \(node.path) is not cached, and there is no source to fetch it")
         }
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "satchel-cache-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: temporary) }
-        try await source.download(node, to: temporary)
-        try await blobs.save(content.key, file: temporary, digest: content.digest)
+        let incoming = blobs.incomingFile()
+        defer { try? FileManager.default.removeItem(at: incoming) }
+        try await source.download(node, to: incoming)
+        try await blobs.save(content.key, file: incoming, digest: content.digest)
     }
 }
 

@@ -28,25 +28,36 @@ public struct NuxeoHierarchySource: HierarchySource {
             + (condition.map { " where \($0)" } ?? "")
     }
 
-    /// The query: everything strictly under the root (NXQL literal quoting: `\` and `'` escaped).
-    var nxql: String {
+    /// The queries: everything strictly under the root that is live (not trashed, not a version, not a proxy),
+    /// in a stable order so offset paging neither skips nor repeats. With a condition, folders are read apart from
+    /// it (a condition on documents must not cut whole branches off) and documents with it, in parentheses so an
+    /// `OR` in it cannot widen the query beyond the root. NXQL literal quoting: `\` and `'` escaped.
+    var queries: [String] {
         let root = rootPath == "/" ? "/" : rootPath.hasSuffix("/") ? String(rootPath.dropLast()) : rootPath
         let literal = root.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
-        var text = "SELECT * FROM Document WHERE ecm:path STARTSWITH '\(literal)'"
-        if let condition { text += " AND \(condition)" }
-        return text
+        let live = "ecm:path STARTSWITH '\(literal)' AND ecm:isTrashed = 0 AND ecm:isVersion = 0 AND ecm:isProxy = 0"
+        guard let condition else { return ["SELECT * FROM Document WHERE \(live) ORDER BY ecm:uuid"] }
+        return [
+            "SELECT * FROM Folderish WHERE \(live) ORDER BY ecm:uuid",
+            "SELECT * FROM Document WHERE ecm:mixinType != 'Folderish' AND \(live) AND (\(condition)) ORDER BY ecm:uuid",
+        ]
     }
 
     public func nodes() -> AsyncThrowingStream<[HierarchyNode], any Error> {
         .producing { [self] continuation in
             let root = try await session.document(path: rootPath)
-            guard var rootNode = Self.node(root) else {
+            guard var rootNode = node(root) else {
                 throw CacheError(.invalidSource, "the root \(rootPath) has no path")
             }
             rootNode.parentID = nil
             continuation.yield([rootNode])
-            for try await page in session.queryPages(nxql, pageSize: pageSize) {
-                continuation.yield(page.entries.compactMap(Self.node))
+            for query in queries {
+                for try await page in session.queryPages(query, pageSize: pageSize) {
+                    // Only the root has no parent: another such node (its parent unknown to the caller) hangs
+                    // nowhere.
+                    continuation.yield(
+                        page.entries.compactMap(node).filter { $0.parentID != nil && $0.id != rootNode.id })
+                }
             }
         }
     }
@@ -55,16 +66,23 @@ public struct NuxeoHierarchySource: HierarchySource {
         try await session.downloadBlob(id: node.id, to: file)
     }
 
-    /// A document as a node; nil for one without a path (a placeless document is in no tree).
-    static func node(_ document: NuxeoDocument) -> HierarchyNode? {
+    /// A document as a node; nil for one without a path (a placeless document is in no tree). Content is keyed by
+    /// its digest, or else by this server, the uid and the change token (a new version is a new key).
+    func node(_ document: NuxeoDocument) -> HierarchyNode? {
         guard let path = document.path, path.hasPrefix("/") else { return nil }
         let name = path == "/" ? "/" : String(path.split(separator: "/").last ?? "")
         var content: HierarchyNode.Content?
         if let blob = document.blob {
             let digest = ContentDigest(algorithm: blob.digestAlgorithm ?? "MD5", hex: blob.digest)
-            let version = document.changeToken ?? document.lastModified.map { "\($0.timeIntervalSince1970)" } ?? ""
+            // Without anything that changes with the content, a key of this load only: fetched again after a reload.
+            let version =
+                document.changeToken ?? document.lastModified.map { "\($0.timeIntervalSince1970)" }
+                ?? "load-\(UUID().uuidString)"
+            let server = session.configuration.serverURL.absoluteString
             content = HierarchyNode.Content(
-                key: digest.map(\.description) ?? "nuxeo:\(document.uid)@\(version)", digest: digest,
+                key: digest.map(\.description)
+                    ?? "nuxeo:\(server)#\(session.configuration.repository ?? "")#\(document.uid)@\(version)",
+                digest: digest,
                 fileName: blob.name, mimeType: blob.mimeType, length: blob.length)
         }
         return HierarchyNode(

@@ -9,7 +9,7 @@ enum Schema {
                 CREATE TABLE IF NOT EXISTS cache_meta(key TEXT PRIMARY KEY, value BLOB NOT NULL);
                 CREATE TABLE IF NOT EXISTS generation(
                     id INTEGER PRIMARY KEY AUTOINCREMENT, hierarchy TEXT NOT NULL, started REAL NOT NULL,
-                    complete INTEGER NOT NULL);
+                    complete INTEGER NOT NULL, lease TEXT);
                 CREATE TABLE IF NOT EXISTS hierarchy(
                     name TEXT PRIMARY KEY, generation INTEGER NOT NULL, source TEXT NOT NULL, root_id TEXT NOT NULL,
                     loaded_at REAL NOT NULL, folders INTEGER NOT NULL, documents INTEGER NOT NULL);
@@ -51,10 +51,11 @@ enum Schema {
         }
     }
 
-    /// Rows of loads that never finished: a process killed while loading.
-    static func discardUnfinishedLoads(_ db: Database) throws {
-        for generation in try Int64.fetchAll(db, sql: "SELECT id FROM generation WHERE complete = 0") {
-            try discard(generation: generation, db)
+    /// Rows of loads that never finished and whose process is gone (`isDead` of their lease).
+    static func discardUnfinishedLoads(_ db: Database, isDead: (String?) -> Bool) throws {
+        for row in try Row.fetchAll(db, sql: "SELECT id, lease FROM generation WHERE complete = 0")
+        where isDead(row["lease"]) {
+            try discard(generation: row["id"], db)
         }
     }
 
@@ -93,14 +94,18 @@ enum Schema {
         guard roots.count == 1, let root = roots.first else {
             throw CacheError(.invalidSource, roots.isEmpty ? "the source gave no root" : "the source gave two roots")
         }
-        // Nodes whose parent the source never gave hang nowhere: they are not kept (nor what is under them).
-        repeat {
-            try db.execute(
-                sql: """
-                    DELETE FROM node WHERE generation = ?1 AND parent_id IS NOT NULL
-                        AND parent_id NOT IN (SELECT id FROM node WHERE generation = ?1 AND is_folder = 1)
-                    """, arguments: [generation])
-        } while db.changesCount > 0
+        // Only what hangs from the root is kept: nodes whose parent never came, and folders in a cycle, are not
+        // (one pass; UNION ends cycles).
+        try db.execute(
+            sql: """
+                WITH RECURSIVE reach(id) AS (
+                    SELECT id FROM node WHERE generation = ?1 AND parent_id IS NULL
+                    UNION
+                    SELECT node.id FROM node JOIN reach ON node.parent_id = reach.id
+                    WHERE node.generation = ?1 AND node.is_folder = 1)
+                DELETE FROM node WHERE generation = ?1 AND parent_id IS NOT NULL
+                    AND parent_id NOT IN (SELECT id FROM reach)
+                """, arguments: [generation])
         let folders =
             try Int.fetchOne(
                 db, sql: "SELECT count(*) FROM node WHERE generation = ? AND is_folder = 1", arguments: [generation])

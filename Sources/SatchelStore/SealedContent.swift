@@ -67,9 +67,12 @@ public struct SealedContent: Sendable {
         return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 
-    private func fileKey(salt: some DataProtocol) -> SymmetricKey {
+    /// The key of one file: from its salt and the context it was sealed for (a file moved to another context does
+    /// not open there).
+    private func fileKey(salt: some DataProtocol, context: String) -> SymmetricKey {
         HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: key, salt: salt, info: Data("satchel sealed content 1".utf8), outputByteCount: 32)
+            inputKeyMaterial: key, salt: salt, info: Data("satchel sealed content 1\u{0}\(context)".utf8),
+            outputByteCount: 32)
     }
 
     private static func nonce(_ index: UInt64) -> AES.GCM.Nonce {
@@ -83,11 +86,14 @@ public struct SealedContent: Sendable {
     }
 
     /// Seals `source` into `destination` (written beside it, then renamed into place); returns the plaintext length.
+    /// `context` (a cache key, a record id) binds the file to what it is for: it opens only with the same context.
     @discardableResult
-    public func seal(contentsOf source: URL, to destination: URL) throws(Failure) -> Int64 {
+    public func seal(contentsOf source: URL, to destination: URL, context: String = "") throws(Failure) -> Int64 {
         let input = try Reader(source)
         defer { input.close() }
-        return try seal(to: destination) { () throws(Failure) -> Data in try input.read(Self.segmentSize) }
+        return try seal(to: destination, context: context) { () throws(Failure) -> Data in
+            try input.read(Self.segmentSize)
+        }
     }
 
     /// A file read in pieces, its failures said as ``Failure``s.
@@ -116,9 +122,9 @@ public struct SealedContent: Sendable {
     }
 
     /// Seals `data` into `destination`.
-    public func seal(_ data: Data, to destination: URL) throws(Failure) {
+    public func seal(_ data: Data, to destination: URL, context: String = "") throws(Failure) {
         var offset = data.startIndex
-        _ = try seal(to: destination) { () throws(Failure) -> Data in
+        _ = try seal(to: destination, context: context) { () throws(Failure) -> Data in
             let end = data.index(offset, offsetBy: Self.segmentSize, limitedBy: data.endIndex) ?? data.endIndex
             defer { offset = end }
             return data[offset..<end]
@@ -126,7 +132,11 @@ public struct SealedContent: Sendable {
     }
 
     /// Writes segments from `next` (an empty answer: the end) into a temporary file, then renames it.
-    private func seal(to destination: URL, next: () throws(Failure) -> Data) throws(Failure) -> Int64 {
+    private func seal(
+        to destination: URL, context: String, next: () throws(Failure) -> Data
+    ) throws(Failure)
+        -> Int64
+    {
         let (temporary, output) = try Self.temporaryFile(beside: destination)
         var done = false
         defer { if !done { try? FileManager.default.removeItem(at: temporary) } }
@@ -134,7 +144,7 @@ public struct SealedContent: Sendable {
             defer { try? output.close() }
             let salt = Self.randomKey()
             try output.write(contentsOf: Self.magic + salt)
-            let fileKey = fileKey(salt: salt)
+            let fileKey = fileKey(salt: salt, context: context)
             var index: UInt64 = 0
             var total: Int64 = 0
             var current = try next()
@@ -151,7 +161,7 @@ public struct SealedContent: Sendable {
                 current = following
                 index += 1
             }
-            try output.synchronize()
+            // Not synced: a file torn by a power cut fails its check when read, and a cache fetches it again.
             try output.close()
             try Self.moveIntoPlace(temporary, destination)
             done = true
@@ -165,7 +175,7 @@ public struct SealedContent: Sendable {
 
     /// Opens a sealed file segment by segment, passing each segment's plaintext to `body` in order; throws before
     /// passing anything of a segment that fails, and at the end if the last segment never came.
-    public func open(_ sealed: URL, _ body: (Data) throws -> Void) throws {
+    public func open(_ sealed: URL, context: String = "", _ body: (Data) throws -> Void) throws {
         let input = try Reader(sealed)
         defer { input.close() }
         func read(_ count: Int) throws(Failure) -> Data { try input.read(count) }
@@ -173,7 +183,7 @@ public struct SealedContent: Sendable {
         guard header.count == Self.headerSize, Array(header.prefix(Self.magic.count)) == Self.magic else {
             throw Failure(reason: header.count < Self.headerSize ? .truncated : .notSealed, path: sealed.path)
         }
-        let fileKey = fileKey(salt: header.suffix(Self.saltSize))
+        let fileKey = fileKey(salt: header.suffix(Self.saltSize), context: context)
         let stride = Self.segmentSize + Self.tagSize
         var index: UInt64 = 0
         var current = try read(stride)
@@ -210,18 +220,18 @@ public struct SealedContent: Sendable {
     }
 
     /// A sealed file's plaintext in memory.
-    public func open(_ sealed: URL) throws -> Data {
+    public func open(_ sealed: URL, context: String = "") throws -> Data {
         var data = Data()
-        try open(sealed) { data.append($0) }
+        try open(sealed, context: context) { data.append($0) }
         return data
     }
 
     /// Opens a sealed file into `destination` (written beside it, then renamed into place).
-    public func open(_ sealed: URL, to destination: URL) throws {
+    public func open(_ sealed: URL, to destination: URL, context: String = "") throws {
         let (temporary, output) = try Self.temporaryFile(beside: destination)
         defer { try? FileManager.default.removeItem(at: temporary) }
         do {
-            try open(sealed) { try output.write(contentsOf: $0) }
+            try open(sealed, context: context) { try output.write(contentsOf: $0) }
             try output.close()
         } catch {
             try? output.close()

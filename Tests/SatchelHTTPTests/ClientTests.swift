@@ -120,6 +120,31 @@ struct ClientTests {
         }
     }
 
+    @Test("attack: a redirect to another origin carries no credentials, token headers from auth providers included")
+    func crossOriginRedirectDropsCredentials() async throws {
+        try await withServer { server, _ async throws in
+            let client = HTTPClient(
+                configuration: HTTPClient.Configuration(retry: .never),
+                auth: [
+                    BasicAuth(user: "alice", password: "secret"),
+                    HeaderTokenAuth(headerName: "X-Authentication-Token", token: "long-lived-token"),
+                ])
+            let same = try await client.send(HTTPRequest(url: server.url("/redirect?to=/inspect")))
+            let sameInspection = try same.decode(Inspection.self)
+            #expect(sameInspection.header("X-Authentication-Token") == "long-lived-token")
+            #expect(sameInspection.header("Authorization") != nil)
+            // 127.0.0.1 and localhost are two origins.
+            let elsewhere = server.url("/inspect").absoluteString.replacingOccurrences(
+                of: "127.0.0.1", with: "localhost")
+            let query = elsewhere.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? elsewhere
+            let other = try await client.send(HTTPRequest(url: server.url("/redirect?to=\(query)")))
+            let otherInspection = try other.decode(Inspection.self)
+            #expect(other.url.host == "localhost")
+            #expect(otherInspection.header("X-Authentication-Token") == nil)
+            #expect(otherInspection.header("Authorization") == nil)
+        }
+    }
+
     @Test("an HTML login page where data was expected is an unauthorized error; asked-for HTML is data")
     func loginPageDetection() async throws {
         try await withServer { server, _ async throws in

@@ -101,7 +101,7 @@ struct ContentCacheTests {
             // Cached blobs open offline; the others cannot be fetched.
             #expect(try await cache.data(of: a) == contents[a.path])
             let opened = folder.appendingPathComponent("\(name)-top.txt")
-            try await cache.open(try hierarchy.node(path: "/Offline/top.txt"), to: opened, from: source)
+            try await cache.writeContent(of: try hierarchy.node(path: "/Offline/top.txt"), to: opened, from: source)
             #expect(try Data(contentsOf: opened) == contents["/Offline/top.txt"])
             let b = try hierarchy.node(path: "/Offline/Docs/b.txt")
             await #expect(throws: (any Error).self) { _ = try await cache.data(of: b, from: source) }
@@ -157,12 +157,86 @@ struct ContentCacheTests {
             ]))
         #expect(replaced.documents == 1 && replaced.folders == 1)
         #expect(try cache.hierarchy("t").childrenOfRoot().map(\.name) == ["four"])
+        // Folders in a cycle (each the other's parent) hang from nothing: not kept.
+        let cyclic = try await cache.load(
+            "c",
+            from: ScriptedSource(pages: [
+                [Self.folderNode("r", nil, "/r"), Self.doc("d6", "r", "/r/six")],
+                [
+                    Self.folderNode("a", "b", "/r/a"), Self.folderNode("b", "a", "/r/a/b"),
+                    Self.doc("d7", "b", "/r/a/b/x"),
+                ],
+            ]))
+        #expect(cyclic.folders == 1 && cyclic.documents == 1)
         await #expect(throws: CacheError.self) { _ = try cache.hierarchy("none") }
         try await cache.remove("t")
         #expect(throws: CacheError.self) { _ = try cache.hierarchy("t") }
-        // Only one generation's rows remain of everything loaded.
+        // Of everything loaded, only the rows of "c" (a root and a document) remain.
         let rows = try await cache.store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM node") }
+        #expect(rows == 2)
+    }
+
+    @Test("a load in progress survives another opening of the cache; a dead process's load is discarded")
+    func concurrentOpen() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = try await ContentCache.open(at: folder, key: nil)
+        let gate = Gate()
+        let slow = ScriptedSource(
+            pages: [[Self.folderNode("r", nil, "/r")], [Self.doc("d1", "r", "/r/one")]], gate: gate)
+        let load = Task { try await cache.load("slow", from: slow) }
+        try await gate.reached()
+        // Another opening (as `satchel cache ls` in another process would) while the load waits between pages.
+        let other = try await ContentCache.open(at: folder, key: nil)
+        try other.close()
+        gate.open()
+        #expect(try await load.value.documents == 1)
+        // A load whose process died: its generation row names a lease nobody holds.
+        try await cache.store.database.write { db in
+            try db.execute(
+                sql: "INSERT INTO generation(hierarchy, started, complete, lease) VALUES ('dead', 0, 0, 'gone')")
+            try db.execute(
+                sql: """
+                    INSERT INTO node(generation, path, id, name, sort_key, type, is_folder)
+                    VALUES (last_insert_rowid(), '/x', 'x', 'x', 'x', 'Folder', 1)
+                    """)
+        }
+        try cache.close()
+        let reopened = try await ContentCache.open(at: folder, key: nil)
+        defer { try? reopened.close() }
+        let rows = try await reopened.store.database.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM generation WHERE complete = 0")
+        }
         #expect(rows == 0)
+        #expect(try reopened.hierarchy("slow").childrenOfRoot().map(\.name) == ["one"])
+    }
+
+    @Test("a Nuxeo sync with a condition keeps every folder, fetches within the limits, each blob once")
+    func nuxeoCondition() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let harness = try await ServerHarness.start()
+        defer { Task { await harness.stop() } }
+        _ = try await Self.makeTree(harness)
+        let nuxeo = NuxeoSession(
+            configuration: .init(
+                serverURL: harness.url("/nuxeo"), http: HTTPClient.Configuration(retry: .never),
+                auth: [BasicAuth(user: "alice", password: "pw-alice")]))
+        let source = NuxeoHierarchySource(
+            session: nuxeo, rootPath: "/Offline", condition: "dc:title LIKE 'c%' OR dc:title = 'x'", pageSize: 2)
+        let cache = try await ContentCache.open(
+            at: folder, key: .random(), blobLimits: BlobCache.Limits(maximumCount: 1))
+        defer { try? cache.close() }
+        // OR is not served by this facade: refused, never widened.
+        await #expect(throws: NuxeoError.self) { try await cache.load("q", from: source) }
+        let narrowed = NuxeoHierarchySource(
+            session: nuxeo, rootPath: "/Offline", condition: "(dc:title LIKE 'c%')", pageSize: 2)
+        let summary = try await cache.load("q", from: narrowed)
+        #expect(summary.folders == 4 && summary.documents == 1, "every folder, only c.txt: \(summary)")
+        #expect(try cache.hierarchy("q").children(ofPath: "/Offline/Docs/Deep").map(\.name) == ["c.txt"])
+        let everything = NuxeoHierarchySource(session: nuxeo, rootPath: "/Offline")
+        let all = try await cache.load("all", from: everything)
+        #expect(all.documents == 4)
+        let fetched = try await cache.fetchContent(of: "all", from: everything)
+        #expect(fetched.fetched == 1 && fetched.overLimits == 3, "\(fetched)")
     }
 
     @Test("blobs: digests checked, least recently used evicted, order kept across a reopen, tampering refused")
@@ -182,14 +256,14 @@ struct ContentCacheTests {
                 "bad", file: source,
                 digest: ContentDigest(algorithm: .sha256, hex: String(repeating: "0", count: 64)))
         }
-        #expect(!cache.blobs.contains("bad"))
+        #expect(try !cache.blobs.contains("bad"))
         try await cache.blobs.save(
             "md5", file: source, digest: ContentDigest(algorithm: "MD5", hex: "5d41402abc4b2a76b9719d911017c592"))
         try await put("a", 100)
         try await put("b", 100)
         _ = try await cache.blobs.data(for: "md5")  // used: now "a" is the least recent
         try await put("c", 100)
-        #expect(!cache.blobs.contains("a") && cache.blobs.contains("md5"), "count limit: a went")
+        #expect(try !cache.blobs.contains("a") && cache.blobs.contains("md5"), "count limit: a went")
         try cache.close()
 
         cache = try await ContentCache.open(
@@ -197,8 +271,8 @@ struct ContentCacheTests {
         // Used before the reopen: md5, then b, md5 again, c. Four over a limit of three: b goes; md5 b c d are
         // 10,005 bytes, over 10,000: md5 goes next (used before c).
         try await put("d", 9_900)
-        #expect(cache.blobs.contains("d") && cache.blobs.contains("c"))
-        #expect(!cache.blobs.contains("b") && !cache.blobs.contains("md5"))
+        #expect(try cache.blobs.contains("d") && cache.blobs.contains("c"))
+        #expect(try !cache.blobs.contains("b") && !cache.blobs.contains("md5"))
         try await put("huge", 50_000)  // over the limit alone: kept, everything else goes
         #expect(try await cache.blobs.status().count == 1)
 
@@ -209,7 +283,36 @@ struct ContentCacheTests {
         bytes[bytes.count / 2] ^= 0x40
         try bytes.write(to: blobFolder.appendingPathComponent(file))
         await #expect(throws: SealedContent.Failure.self) { _ = try await cache.blobs.data(for: "huge") }
-        #expect(!cache.blobs.contains("huge"))
+        #expect(try !cache.blobs.contains("huge"))
+
+        // Two sealed blobs' files swapped: each is refused, not answered with the other's bytes.
+        try await cache.blobs.setLimits(BlobCache.Limits(maximumCount: 10))
+        try await put("x", 100)
+        try await put("y", 100)
+        let names = try FileManager.default.contentsOfDirectory(atPath: blobFolder.path).sorted()
+        #expect(names.count == 2)
+        let first = blobFolder.appendingPathComponent(names[0])
+        let second = blobFolder.appendingPathComponent(names[1])
+        let swap = blobFolder.appendingPathComponent("swap")
+        try FileManager.default.moveItem(at: first, to: swap)
+        try FileManager.default.moveItem(at: second, to: first)
+        try FileManager.default.moveItem(at: swap, to: second)
+        await #expect(throws: SealedContent.Failure.self) { _ = try await cache.blobs.data(for: "x") }
+        await #expect(throws: SealedContent.Failure.self) { _ = try await cache.blobs.data(for: "y") }
+        // A destination that cannot be written costs nothing cached.
+        try await put("z", 100)
+        await #expect(throws: (any Error).self) {
+            _ = try await cache.blobs.write("z", to: URL(fileURLWithPath: "/nonexistent-\(UUID())/out"))
+        }
+        #expect(try cache.blobs.contains("z"))
+        // What a killed process leaves in the blob folder goes at the next open.
+        for junk in [".incoming-1234", ".abc.partial", "0123456789abcdef"] {
+            try Data("junk".utf8).write(to: blobFolder.appendingPathComponent(junk))
+        }
+        try cache.close()
+        cache = try await ContentCache.open(at: folder, key: key)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: blobFolder.path).count == 1)
+        #expect(try await cache.blobs.data(for: "z")?.count == 100)
 
         // Many tasks at once.
         try await cache.blobs.setLimits(BlobCache.Limits(maximumCount: 10))
@@ -247,27 +350,53 @@ struct ContentCacheTests {
     }
 }
 
-/// Pages given in advance; `failAfter` drops the connection after that many pages.
+/// Pages given in advance; `failAfter` drops the connection after that many pages; with a `gate`, the source
+/// waits after its first page until the gate opens.
 struct ScriptedSource: HierarchySource {
     struct Dropped: Error {}
     var pages: [[HierarchyNode]]
     var failAfter: Int?
+    var gate: Gate?
     var description: String { "scripted" }
 
     func nodes() -> AsyncThrowingStream<[HierarchyNode], any Error> {
         AsyncThrowingStream { continuation in
-            for (index, page) in pages.enumerated() {
-                if index == failAfter {
-                    continuation.finish(throwing: Dropped())
-                    return
+            let task = Task {
+                for (index, page) in pages.enumerated() {
+                    if index == failAfter {
+                        continuation.finish(throwing: Dropped())
+                        return
+                    }
+                    continuation.yield(page)
+                    if index == 0, let gate { await gate.wait() }
                 }
-                continuation.yield(page)
+                continuation.finish()
             }
-            continuation.finish()
+            continuation.onTermination = { _ in task.cancel() }
         }
     }
 
     func download(_ node: HierarchyNode, to file: URL) async throws { throw Dropped() }
+}
+
+/// One side waits until the other opens it; the other can wait until the first is waiting.
+final class Gate: Sendable {
+    private let state = Mutex<(waiting: Bool, open: Bool)>((false, false))
+
+    func wait() async {
+        state.withLock { $0.waiting = true }
+        while !state.withLock({ $0.open }) { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+
+    func reached() async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !state.withLock({ $0.waiting }) {
+            guard ContinuousClock.now < deadline else { throw CancellationError() }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    func open() { state.withLock { $0.open = true } }
 }
 
 final class ProgressLog: Sendable {

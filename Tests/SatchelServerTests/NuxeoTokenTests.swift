@@ -1,5 +1,6 @@
 import Foundation
 import SatchelHTTP
+import SatchelJSON
 import SatchelNuxeo
 import SatchelServer
 import Testing
@@ -126,6 +127,22 @@ struct NuxeoTokenTests {
         let both = try await harness.send(
             .get, "/nuxeo/api/v1/path/", user: "alice", headers: [("X-Authentication-Token", "nope")])
         #expect(both.status == 401)
+
+        // A browser session cannot be made to fetch (or revoke) tokens by another site: it needs its XSRF token.
+        let login = try await harness.send(
+            .post, "/login", user: nil, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: .data(Data("user=alice&password=pw-alice".utf8)))
+        let cookie = try #require(login.headers["Set-Cookie"]?.split(separator: ";").first.map(String.init))
+        let xsrf = try #require(
+            try JSONValue(parsing: login.body)["token"]?.stringValue)
+        let forged = try await harness.send(
+            .get, "/nuxeo/authentication/token?applicationName=evil&deviceId=x", user: nil,
+            headers: [("Cookie", cookie)])
+        #expect(forged.status == 403)
+        let asked = try await harness.send(
+            .get, "/nuxeo/authentication/token?applicationName=app&deviceId=x", user: nil,
+            headers: [("Cookie", cookie), ("X-CSRF-Token", xsrf)])
+        #expect(asked.status == 200)
 
         // Parameters are checked.
         for query in [

@@ -118,10 +118,17 @@ extension HTTPClient {
             for (index, provider) in providers.enumerated() {
                 try await provider.authorize(&authorized, context: HTTPAuthContext(client: self, depth: index))
             }
+            // What the providers added or changed is a credential too (a token header): it stays with the origin.
+            let credentials = Set(
+                authorized.headers.filter {
+                    request.headers.values(for: $0.name) != authorized.headers.values(for: $0.name)
+                }
+                .map { $0.name.lowercased() })
             let exchange = try await exchangeFollowingRedirects(
                 authorized,
                 destination: destination,
-                progress: progress
+                progress: progress,
+                credentialHeaders: credentials
             )
             var retry = false
             for (index, provider) in providers.enumerated() where !recovered.contains(index) {
@@ -141,7 +148,8 @@ extension HTTPClient {
     private func exchangeFollowingRedirects(
         _ request: HTTPRequest,
         destination: Destination,
-        progress: ProgressReporter?
+        progress: ProgressReporter?,
+        credentialHeaders: Set<String> = []
     ) async throws -> Exchange {
         var current = request
         var redirects = 0
@@ -179,6 +187,7 @@ extension HTTPClient {
                 // Credentials belong to the origin that was asked for, not to wherever it sends us.
                 current.headers.remove("Authorization")
                 current.headers.remove("Cookie")
+                for name in credentialHeaders { current.headers.remove(name) }
             }
             current.url = next
         }

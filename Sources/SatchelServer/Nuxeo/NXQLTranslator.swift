@@ -71,7 +71,7 @@ struct NXQLTranslator {
         guard keyword("SELECT"), next() == .symbol("*"), keyword("FROM"), case .word(let type)? = next() else {
             throw CMISError(.invalidArgument, "NXQL here is SELECT * FROM <type> [WHERE …] [ORDER BY …]: \(nxql)")
         }
-        let table: String
+        var table: String
         switch type {
         case "Document", "File", "Note", "Picture": table = "cmis:document"
         case "Folder", "Workspace", "OrderedFolder", "Folderish": table = "cmis:folder"
@@ -79,9 +79,19 @@ struct NXQLTranslator {
         }
         var conditions: [String] = []
         var paths: [String] = []
+        var documentsOnly = false
         let marker = "{path-" + UUID().uuidString + ":"
+        // Parentheses group AND-joined conditions only (there is no OR here): balanced, they change nothing.
+        var depth = 0
         if keyword("WHERE") {
             repeat {
+                while tokens.first == .symbol("(") {
+                    tokens.removeFirst()
+                    depth += 1
+                }
+                guard depth <= Self.maximumConditions else {
+                    throw CMISError(.invalidArgument, "NXQL nests parentheses too deep")
+                }
                 guard case .word(let property)? = next() else {
                     throw CMISError(.invalidArgument, "NXQL condition expected in \(nxql)")
                 }
@@ -112,8 +122,23 @@ struct NXQLTranslator {
                     bare = text
                 default: throw CMISError(.invalidArgument, "NXQL value expected after \(property) \(operatorText)")
                 }
+                defer {
+                    while depth > 0, tokens.first == .symbol(")") {
+                        tokens.removeFirst()
+                        depth -= 1
+                    }
+                }
                 if alwaysTrue.contains(property + operatorText + bare) { continue }
                 switch (property, operatorText) {
+                case ("ecm:mixinType", "!=") where bare == "Folderish",
+                    ("ecm:mixinType", "<>") where bare == "Folderish":
+                    // Documents that are not folders.
+                    guard table == "cmis:document" else {
+                        throw CMISError(.invalidArgument, "NXQL: \(type) WHERE ecm:mixinType != 'Folderish' is empty")
+                    }
+                    documentsOnly = true
+                case ("ecm:mixinType", "=") where bare == "Folderish":
+                    table = "cmis:folder"
                 case ("ecm:parentId", "="): conditions.append("IN_FOLDER(\(literal))")
                 case ("ecm:ancestorId", "="): conditions.append("IN_TREE(\(literal))")
                 case ("ecm:path", "STARTSWITH"):
@@ -141,6 +166,7 @@ struct NXQLTranslator {
                 }
             } while keyword("AND")
         }
+        guard depth == 0 else { throw CMISError(.invalidArgument, "NXQL parentheses not closed: \(nxql)") }
         var order = ""
         if keyword("ORDER") {
             guard keyword("BY") else { throw CMISError(.invalidArgument, "ORDER BY expected in \(nxql)") }
@@ -161,7 +187,8 @@ struct NXQLTranslator {
         let statement = "SELECT * FROM \(table)\(whereClause)\(order)"
         return Translation(
             statement: statement, pathsToResolve: paths, marker: marker,
-            includesFolders: type == "Document" && !statement.contains("cmis:contentStream"))
+            includesFolders: type == "Document" && table == "cmis:document" && !documentsOnly
+                && !statement.contains("cmis:contentStream"))
     }
 
     private static func tokenize(_ text: String) throws(CMISError) -> [Token] {

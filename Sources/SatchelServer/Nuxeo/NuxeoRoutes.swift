@@ -218,6 +218,8 @@ struct NuxeoHandler: Sendable {
         {
             let descending = query["sortOrder"].map { $0.lowercased() == "desc" } ?? false
             translation.statement += " ORDER BY \(mapped)\(descending ? " DESC" : "")"
+            // Folders have no content to sort by.
+            if mapped.hasPrefix("cmis:contentStream") { translation.includesFolders = false }
         }
         let (pageSize, pageIndex) = Self.paging(query)
         // One page across the statements (folders, then documents for `FROM Document`): what the first does not fill
@@ -231,7 +233,10 @@ struct NuxeoHandler: Sendable {
                 repositoryId: repository, statement: statement, searchAllVersions: false,
                 includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil,
                 maxItems: max(1, pageSize - entries.count), skipCount: skip, caller: caller)
-            let matches = list.numItems ?? Int64(skip + list.objects.count)
+            guard let matches = list.numItems else {
+                // Paging across the statements needs each one's count.
+                throw CMISError(.runtime, "the repository did not count the matches of an NXQL search")
+            }
             total += matches
             if entries.count < pageSize {
                 for object in list.objects.prefix(pageSize - entries.count) {
@@ -348,8 +353,11 @@ struct NuxeoHandler: Sendable {
     ) {
         if let path = object.path { return (path, object.parentId) }
         guard let id = object.id else { return ("/", nil) }
+        // Only what the placement needs of the parent: rendering it whole for every document of a page costs more
+        // than the rest of the page.
         let parents = try await service.objectParents(
-            repositoryId: repository, objectId: id, context: OperationContext(includePathSegment: true),
+            repositoryId: repository, objectId: id,
+            context: OperationContext(filter: ["cmis:objectId", "cmis:path"], includePathSegment: true),
             caller: caller)
         guard let parent = parents.first, let parentPath = parent.object.path else {
             return ("/" + (object.name ?? id), nil)

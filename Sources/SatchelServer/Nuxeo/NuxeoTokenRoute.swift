@@ -24,6 +24,13 @@ enum NuxeoTokenRoute {
         guard context.accessToken == nil else {
             return NuxeoHandler.exception(403, "a token cannot acquire tokens: sign in with the password")
         }
+        // A GET that changes something: from a cookie session (a browser, which another site can make send it), only
+        // with the session's XSRF token.
+        if context.authenticatedByCookie,
+            request.headers[HTTPField.Name("X-CSRF-Token")!] != caller.sessionToken
+        {
+            return NuxeoHandler.exception(403, "a token is issued to a browser session only with its X-CSRF-Token")
+        }
         let query = request.uri.queryParameters
         func parameter(_ name: String) -> String { query[name[...]].map(String.init) ?? "" }
         do {

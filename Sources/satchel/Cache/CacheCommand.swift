@@ -100,11 +100,16 @@ struct CacheOptions: ParsableArguments {
     }
 
     /// After a sync: what was loaded, and (with content) fetched.
-    static func report(_ summary: HierarchySummary, fetched: Int?, cache: ContentCache) async throws -> String {
+    static func report(
+        _ summary: HierarchySummary, fetched: ContentCache.ContentFetch?, cache: ContentCache
+    ) async throws -> String {
         var text = "\(summary.name): \(summary.folders) folders, \(summary.documents) documents from \(summary.source)"
         if let fetched {
             let status = try await cache.blobs.status()
-            text += "; \(fetched) blobs fetched, \(status.count) cached (\(status.bytes) bytes)"
+            text += "; \(fetched.fetched) blobs fetched, \(status.count) cached (\(status.bytes) bytes)"
+            if fetched.overLimits > 0 {
+                text += "; \(fetched.overLimits) left out by the cache's limits (satchel cache evict --max-files …)"
+            }
         }
         return text
     }
@@ -126,7 +131,7 @@ struct CacheListCommand: AsyncParsableCommand {
                 let hierarchy = try cache.hierarchy(name)
                 let children = try path.map { try hierarchy.children(ofPath: $0) } ?? hierarchy.childrenOfRoot()
                 for child in children {
-                    print(CacheOptions.line(child, cached: await cache.isCached(child), long: long))
+                    print(CacheOptions.line(child, cached: try await cache.isCached(child), long: long))
                 }
             }
         }
@@ -148,7 +153,7 @@ struct CacheGetCommand: AsyncParsableCommand {
             try await cache.with { cache in
                 let node = try cache.hierarchy(name).node(path: path)
                 if let output {
-                    try await cache.open(node, to: URL(fileURLWithPath: output))
+                    try await cache.writeContent(of: node, to: URL(fileURLWithPath: output))
                 } else {
                     FileHandle.standardOutput.write(try await cache.data(of: node))
                 }
