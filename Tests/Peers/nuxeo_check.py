@@ -31,6 +31,31 @@ def main(url, user, password):
             print("FAIL", name, repr(error))
             traceback.print_exc()
 
+    def current_user():
+        me = nuxeo.users.current_user()
+        assert me.uid == user, me.uid
+        assert me.properties["username"] == user, me.properties
+        info = nuxeo.client.server_info(force=True)
+        assert info and info["productName"], info
+
+    def permissions():
+        uid = state["folder"].uid
+        nuxeo.documents.add_permission(uid, {"permission": "ReadWrite", "username": "bob"})
+        local = [acl for acl in nuxeo.documents.fetch_acls(uid) if acl["name"] == "local"][0]
+        assert any(ace["username"] == "bob" and ace["permission"] == "ReadWrite" for ace in local["aces"]), local
+        nuxeo.documents.remove_permission(uid, {"user": "bob"})
+        local = [acl for acl in nuxeo.documents.fetch_acls(uid) if acl["name"] == "local"][0]
+        assert not any(ace["username"] == "bob" for ace in local["aces"]), local
+
+    def move():
+        moved = nuxeo.documents.create(
+            Document(name="to-move", type="Note", properties={"dc:title": "to-move"}), parent_path="/py-folder")
+        target = nuxeo.documents.create(
+            Document(name="py-target", type="Folder", properties={"dc:title": "py-target"}), parent_path="/")
+        nuxeo.documents.move(moved.uid, "/py-target")
+        assert nuxeo.documents.get(uid=moved.uid).path == "/py-target/to-move"
+        nuxeo.documents.delete(target.uid)
+
     def root():
         document = nuxeo.documents.get(path="/")
         assert document.type == "Folder", document.type
@@ -143,7 +168,8 @@ def main(url, user, password):
         ("root", root), ("create folder", create_folder), ("create documents", create_documents),
         ("get by path and uid", get_by_path_and_uid), ("children", children), ("query with paging", query),
         ("update", update), ("missing document", missing), ("automation", automation), ("upload, plain and chunked", upload),
-        ("token authentication", token), ("delete", delete),
+        ("token authentication", token), ("current user and server info", current_user),
+        ("permissions", permissions), ("move", move), ("delete", delete),
     ]:
         step(name, body)
     print(f"{failed} failed")

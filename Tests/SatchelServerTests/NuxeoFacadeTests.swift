@@ -344,4 +344,59 @@ struct NuxeoFacadeTests {
         #expect(
             try await nuxeo.send(NuxeoRequest.resource("upload", batchID)).status == 200, "the batch is still there")
     }
+
+    @Test("who I am, the server, permissions granted and taken back, move and copy")
+    func principalsPermissionsMoves() async throws {
+        let harness = try await Self.server.value
+        let alice = Self.nuxeo(harness, user: "alice")
+        let me = try await alice.currentUser()
+        #expect(me.id == "alice" && !me.isAdministrator && me.properties["username"]?.stringValue == "alice")
+        let info = try await alice.serverInfo()
+        #expect(info["default"]?["productName"]?.stringValue?.isEmpty == false)
+        let bob = Self.nuxeo(harness, user: "bob")
+        let other = await #expect(throws: NuxeoError.self) {
+            try await bob.send(NuxeoRequest.resource("user", "alice"))
+        }
+        #expect(other?.status == 404, "another user's details are not shown")
+
+        let folder = try await alice.create(in: "/", type: "Folder", name: "acl-\(UUID().uuidString.prefix(8))")
+        let note = try await alice.create(in: folder.path ?? "/", type: "Note", name: "n")
+        // (The shared repository lets every member read and write; what a grant adds shows in the ACLs.)
+        try await alice.addPermission("Read", to: "bob", on: folder.uid)
+        let acp = try await alice.acl(of: folder.uid)
+        let local = try #require(acp.acls.first { $0.name == "local" })
+        #expect(local.aces.contains { $0.username == "bob" && $0.permission == "Read" })
+        let inherited = try await alice.acl(of: note.uid)
+        #expect(inherited.acls.first { $0.name == "inherited" }?.aces.contains { $0.username == "bob" } == true)
+        // Only who may change the ACL grants; only known permissions.
+        let escalation = await #expect(throws: NuxeoError.self) {
+            try await bob.addPermission("Everything", to: "bob", on: folder.uid)
+        }
+        #expect(escalation?.status == 403)
+        #expect(
+            try await alice.acl(of: folder.uid).acls.allSatisfy { acl in
+                !acl.aces.contains { $0.permission == "Everything" && $0.username == "bob" }
+            })
+        let unknown = await #expect(throws: NuxeoError.self) {
+            try await alice.addPermission("Owner", to: "bob", on: folder.uid)
+        }
+        #expect(unknown?.status == 400)
+        try await alice.removePermissions(of: "bob", on: folder.uid)
+        #expect(
+            try await alice.acl(of: folder.uid).acls.first { $0.name == "local" }?.aces.contains {
+                $0.username == "bob"
+            }
+                == false)
+
+        // Enricher: the ACLs in the document's contextParameters.
+        let enriched = try JSONValue(
+            parsing: try await alice.send(NuxeoRequest.id(folder.uid).header("enrichers-document", "acls")).body)
+        #expect(enriched["contextParameters"]?["acls"]?.arrayValue?.count == 2)
+
+        let target = try await alice.create(in: "/", type: "Folder", name: "target-\(UUID().uuidString.prefix(8))")
+        let moved = try await alice.move(note.uid, to: target.path ?? "/", name: "moved")
+        #expect(moved.path == (target.path ?? "") + "/moved")
+        let copied = try await alice.copy(moved.uid, to: folder.uid, name: "copy")
+        #expect(copied.uid != moved.uid && copied.path == (folder.path ?? "") + "/copy")
+    }
 }

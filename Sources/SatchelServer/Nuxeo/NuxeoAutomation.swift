@@ -36,6 +36,20 @@ extension NuxeoHandler {
             ["void", "documents"]
         ),
         ("Blob.Get", [("xpath", "string", false)], ["document", "blob"]),
+        (
+            "Document.AddPermission",
+            [
+                ("permission", "string", true), ("username", "string", false), ("users", "stringlist", false),
+                ("acl", "string", false), ("begin", "date", false), ("end", "date", false),
+                ("blockInheritance", "boolean", false), ("notify", "boolean", false), ("comment", "string", false),
+            ],
+            ["document", "document"]
+        ),
+        (
+            "Document.RemovePermission",
+            [("id", "string", false), ("user", "string", false), ("acl", "string", false)],
+            ["document", "document"]
+        ),
     ]
 
     /// The operations that only read (all a read-only token may run).
@@ -154,6 +168,14 @@ extension NuxeoHandler {
                 query[name] = value.stringValue ?? value.int64Value.map(String.init)
             }
             return try await search(repository: repository, query: query, caller: caller)
+        case "Document.AddPermission":
+            let object = try await input()
+            try await addPermission(object, params: params, repository: repository, caller: caller)
+            return try await rendered(object)
+        case "Document.RemovePermission":
+            let object = try await input()
+            try await removePermission(object, params: params, repository: repository, caller: caller)
+            return try await rendered(object)
         case "Blob.Get":
             let object = try await input()
             guard let id = object.id else { throw CMISError(.objectNotFound, "no such document") }

@@ -11,6 +11,8 @@ import SatchelRepository
 /// `exception` entity.
 public struct NuxeoRoutes: ServerBindingRoutes {
     public static let apiRoot = "/nuxeo/api/v1"
+    /// The API's older home, which Nuxeo's clients still use for some calls (`site/api/v1/me`).
+    public static let siteAPIRoot = "/nuxeo/site/api/v1"
     public static let siteAutomation = "/nuxeo/site/automation"
     /// The CMIS repository Nuxeo's `default` names.
     public var defaultRepository: String
@@ -26,6 +28,12 @@ public struct NuxeoRoutes: ServerBindingRoutes {
         router.post(all) { request, context in await handler.handle(request, context: context) }
         router.put(all) { request, context in await handler.handle(request, context: context) }
         router.delete(all) { request, context in await handler.handle(request, context: context) }
+        router.get(RouterPath("\(Self.siteAPIRoot)/**")) { request, context in
+            await handler.handle(request, context: context)
+        }
+        router.get(RouterPath("/nuxeo/json/cmis")) { request, context in
+            await handler.serverInfo(request, context: context)
+        }
         for path in ["\(Self.apiRoot)/automation/login", "/nuxeo/site/automation/login"] {
             router.post(RouterPath(path)) { _, context in handler.login(context: context) }
         }
@@ -113,7 +121,8 @@ struct NuxeoHandler: Sendable {
     func handle(_ request: Request, context: ServerRequestContext) async -> Response {
         guard let caller = context.caller else { return Self.exception(401, "authentication required") }
         if let refusal = xsrfRefusal(request, context: context) { return refusal }
-        var segments = request.uri.path.dropFirst(NuxeoRoutes.apiRoot.count).split(separator: "/").map {
+        let root = request.uri.path.hasPrefix(NuxeoRoutes.siteAPIRoot) ? NuxeoRoutes.siteAPIRoot : NuxeoRoutes.apiRoot
+        var segments = request.uri.path.dropFirst(root.count).split(separator: "/").map {
             String($0).removingPercentEncoding ?? String($0)
         }
         var repository = defaultRepository
@@ -145,6 +154,9 @@ struct NuxeoHandler: Sendable {
                     Array(resource.dropFirst()), request: request, context: context, repository: repository,
                     caller: caller)
             }
+            if request.method == .get, resource == ["me"] || (resource.count == 2 && resource[0] == "user") {
+                return Self.json(try user(resource.count == 2 ? resource[1] : nil, caller: caller))
+            }
             if request.method == .get,
                 resource == ["query", "NXQL"] || resource == ["search", "lang", "NXQL", "execute"]
             {
@@ -168,8 +180,23 @@ struct NuxeoHandler: Sendable {
             let path = placement.path
             switch (request.method, adapters.first) {
             case (.get, nil):
-                return Self.json(
-                    try await render(object, placedAt: placement, repository: repository, caller: caller))
+                var document = try await render(object, placedAt: placement, repository: repository, caller: caller)
+                // Enrichers asked for: `acls`.
+                let enrichers =
+                    (request.headers[HTTPField.Name("enrichers-document")!] ?? "")
+                    + "," + (request.headers[HTTPField.Name("X-NXenrichers.document")!] ?? "")
+                if enrichers.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "acls" }
+                ),
+                    let id = object.id, case .object(var members) = document
+                {
+                    let acls = try await acls(of: id, repository: repository, caller: caller)
+                    members.append(key: "contextParameters", value: ["acls": acls])
+                    document = .object(members)
+                }
+                return Self.json(document)
+            case (.get, "@acl"):
+                guard let id = object.id else { throw CMISError(.objectNotFound, "the document has no id") }
+                return Self.json(try await aclEntity(of: id, repository: repository, caller: caller))
             case (.get, "@children"):
                 return try await children(
                     of: object, path: path, repository: repository, query: query, caller: caller)
