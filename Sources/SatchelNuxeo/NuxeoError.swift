@@ -18,6 +18,8 @@ public struct NuxeoError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let transport = Code("transport")
         /// The caller's request is wrong before it is sent.
         public static let invalidArgument = Code("invalidArgument")
+        /// A configuration file cannot be used.
+        public static let configuration = Code("configuration")
     }
 
     public var code: Code

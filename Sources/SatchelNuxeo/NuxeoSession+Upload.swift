@@ -88,6 +88,20 @@ extension NuxeoSession {
         return attached
     }
 
+    /// Makes an uploaded file a new document in the folder `folder` (a path or uid), named after the file
+    /// (`FileManager.Import`, which picks the document type from the file on a Nuxeo server).
+    public func importFile(_ upload: NuxeoUpload, into folder: String) async throws -> NuxeoDocument {
+        let request = NuxeoRequest.resource(
+            "upload", upload.batchID, String(upload.fileIndex), "execute", "FileManager.Import"
+        ).method(.post)
+        let reference = folder.hasPrefix("/") ? "doc:" + folder : folder
+        guard
+            case .document(let imported) = try await entity(
+                request, body: .json(["params": [:], "context": ["currentDocument": .string(reference)]]))
+        else { throw NuxeoError(.invalidResponse, "FileManager.Import answered no document") }
+        return imported
+    }
+
     /// An upload request: 308 is an answer here (a chunked file not complete yet), not a refusal.
     private func sendUpload(_ request: NuxeoRequest, body: HTTPBody? = nil) async throws -> HTTPResponse {
         try await send(request, body: body, accepting308: true)

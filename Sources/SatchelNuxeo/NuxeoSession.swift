@@ -24,6 +24,8 @@ public final class NuxeoSession: Sendable {
         public var headers: HTTPHeaders
         public var http: HTTPClient.Configuration
         public var auth: [any HTTPAuthProvider]
+        /// Blob downloads run at most this many at once; the others wait their turn (cancellable while they wait).
+        public var maximumConcurrentDownloads: Int = 4
 
         public init(
             serverURL: URL, apiPrefix: String = "api/v1", repository: String? = nil,
@@ -42,10 +44,13 @@ public final class NuxeoSession: Sendable {
 
     public let configuration: Configuration
     let client: HTTPClient
+    /// The bounded queue blob downloads go through.
+    let downloads: TransferSlots
 
     public init(configuration: Configuration, transport: any HTTPTransport = HTTPClient.defaultTransport()) {
         self.configuration = configuration
         client = HTTPClient(configuration: configuration.http, transport: transport, auth: configuration.auth)
+        downloads = TransferSlots(limit: configuration.maximumConcurrentDownloads)
     }
 
     /// Sends a request; an answer outside 2xx becomes a ``NuxeoError`` read from the server's `exception` entity.
@@ -137,7 +142,8 @@ public final class NuxeoSession: Sendable {
     }
 
     /// Streams a document's blob (`@blob/file:content` by default) into a file, in constant memory; the file is
-    /// replaced only when the download succeeds.
+    /// replaced only when the download succeeds. Downloads wait their turn beyond
+    /// ``Configuration/maximumConcurrentDownloads``; cancelling the task stops one, waiting or running.
     public func downloadBlob(
         id: String, xpath: String = "file:content", to file: URL,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
@@ -147,9 +153,12 @@ public final class NuxeoSession: Sendable {
             server: configuration.serverURL, apiPrefix: configuration.apiPrefix, repository: configuration.repository)
         let operation = "GET \(request.segments.joined(separator: "/"))"
         do {
-            _ = try await client.download(
-                HTTPRequest(.get, url: url, headers: configuration.headers, operation: operation), to: file,
-                progress: progress)
+            let client = client
+            let headers = configuration.headers
+            _ = try await downloads.run {
+                try await client.download(
+                    HTTPRequest(.get, url: url, headers: headers, operation: operation), to: file, progress: progress)
+            }
         } catch let error as HTTPError {
             var failure = NuxeoError(.transport, error.message, status: error.status, operation: operation)
             if let excerpt = error.responseExcerpt,

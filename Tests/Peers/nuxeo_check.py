@@ -140,6 +140,13 @@ def main(url, user, password):
             plain.upload(FileBlob(small, mimetype="text/plain"))
             plain.attach("/py-folder/py-2.txt")
             assert nuxeo.documents.fetch_blob(path="/py-folder/py-2.txt") == b"plain text\n"
+            # FileManager.Import: the uploaded file becomes a new document in the folder.
+            batch = nuxeo.uploads.batch()
+            uploaded = batch.upload(FileBlob(small, mimetype="text/plain"))
+            imported = nuxeo.operations.execute(
+                command="FileManager.Import", context={"currentDocument": "/py-folder"}, input_obj=uploaded)
+            assert imported["path"] == "/py-folder/p.txt", imported
+            assert nuxeo.documents.fetch_blob(path="/py-folder/p.txt") == b"plain text\n"
 
     def token():
         # A token bought with the password, then a client that sends only the token.

@@ -19,6 +19,18 @@ extension SatchelCLITests {
 
             let info = try await nuxeo("info")
             #expect(info.status == 0 && info.stdoutText.contains("user: admin"), "\(info.stderr)")
+            // The server from a shared configuration file instead of --url; one with a password is refused.
+            let shared = directory.appendingPathComponent("nuxeo.json")
+            try Data(#"{"url": "\#(nuxeoURL)", "repository": "default"}"#.utf8).write(to: shared)
+            let configured = try await SatchelProcess.run(
+                ["nuxeo", "info", "--config", shared.path, "--user", "admin", "-q"],
+                environment: ["SATCHEL_PASSWORD": "pw-admin"])
+            #expect(configured.status == 0 && configured.stdoutText.contains("user: admin"), "\(configured.stderr)")
+            try Data(#"{"url": "\#(nuxeoURL)", "password": "pw-admin"}"#.utf8).write(to: shared)
+            let leaky = try await SatchelProcess.run(
+                ["nuxeo", "info", "--config", shared.path, "--user", "admin", "-q"],
+                environment: ["SATCHEL_PASSWORD": "pw-admin"])
+            #expect(leaky.status == 2 && leaky.stderr.contains("credentials"), "\(leaky.stderr)")
             #expect(info.stdoutText.contains("administrator: yes"))
             for step in [["mkdoc", "/", "Reports", "--type", "Folder"], ["mkdoc", "/Reports", "a.txt"]] {
                 let result = try await SatchelProcess.run(

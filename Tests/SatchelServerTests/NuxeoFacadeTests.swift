@@ -243,6 +243,14 @@ struct NuxeoFacadeTests {
         let whole = try await nuxeo.upload(file: small, mimeType: "text/plain")
         let attached = try await nuxeo.attach(whole, to: "/Up/file.bin")
         #expect(attached.blob?.length == 13 && attached.blob?.mimeType == "text/plain")
+        // FileManager.Import: a new document named after the file, with it as content.
+        let imported = try await nuxeo.importFile(
+            try await nuxeo.upload(file: small, mimeType: "text/plain"), into: "/Up")
+        #expect(imported.path == "/Up/small.txt" && imported.blob?.length == 13 && imported.type == "File")
+        let direct = await #expect(throws: NuxeoError.self) {
+            try await nuxeo.execute("FileManager.Import", input: "/Up", context: ["currentDocument": "/Up"])
+        }
+        #expect(direct?.status == 400, "without a blob")
 
         // Chunked: two of four chunks arrive, the connection is "lost"; the next call sends only the others.
         let bytes = Data((0..<200_000).map { UInt8($0 % 253) })

@@ -45,6 +45,8 @@ extension NuxeoHandler {
             ],
             ["document", "document"]
         ),
+        ("FileManager.Import", [("overwite", "boolean", false), ("mimeType", "string", false)], ["blob", "document"]),
+        ("Blob.AttachOnDocument", [("document", "document", true), ("save", "boolean", false)], ["blob", "blob"]),
         (
             "Document.RemovePermission",
             [("id", "string", false), ("user", "string", false), ("acl", "string", false)],
@@ -182,6 +184,11 @@ extension NuxeoHandler {
             let content = try await service.contentStream(
                 repositoryId: repository, objectId: id, streamId: nil, caller: caller)
             return try await ContentResponse(content: content).response(to: request, context: context)
+        case "FileManager.Import", "Blob.AttachOnDocument":
+            throw CMISError(
+                .invalidArgument,
+                "\(operation) takes a blob: upload it in a batch and run it there (upload/{batch}/{file}/execute/\(operation))"
+            )
         default:
             throw CMISError(.notSupported, "the operation \(operation) is not served here")
         }

@@ -262,21 +262,30 @@ extension NuxeoHandler {
         )
     }
 
-    /// `upload/{batch}/{file}/execute/Blob.AttachOnDocument` (`params.document`): the file becomes the document's
-    /// content; the batch's file is used up.
+    /// `upload/{batch}/{file}/execute/{operation}`, the batch's file as the operation's input (used up when it
+    /// succeeds): `Blob.AttachOnDocument` / `Blob.Attach` (`params.document`) make it the document's content;
+    /// `FileManager.Import` makes it a new document, named after the file, in `context.currentDocument`.
     private func attach(
         _ batch: String, file: String, operation: String, request: Request, repository: String, caller: CallerContext
     ) async throws -> Response {
-        guard operation == "Blob.AttachOnDocument" || operation == "Blob.Attach" else {
+        let importing = operation == "FileManager.Import"
+        guard importing || operation == "Blob.AttachOnDocument" || operation == "Blob.Attach" else {
             throw CMISError(.notSupported, "\(operation) on an upload is not served here")
         }
         guard let index = Int(file) else { throw CMISError(.objectNotFound, "no file \(file) in batch \(batch)") }
         let call = try await body(request)
-        guard let reference = call["params"]?["document"]?.stringValue else {
-            throw CMISError(.invalidArgument, "Blob.AttachOnDocument needs the parameter document")
+        let parameter = importing ? call["context"]?["currentDocument"] : call["params"]?["document"]
+        guard let reference = parameter?.stringValue else {
+            throw CMISError(
+                .invalidArgument,
+                importing
+                    ? "FileManager.Import needs context.currentDocument" : "\(operation) needs the parameter document")
         }
         let document = try await resolve(reference, repository: repository, caller: caller)
         guard let id = document.id else { throw CMISError(.objectNotFound, "no such document") }
+        if importing, document.baseType != .folder {
+            throw CMISError(.invalidArgument, "FileManager.Import needs a folder as context.currentDocument")
+        }
         // Out of the batch while it is attached: a concurrent change or a second attach finds it gone.
         let stored = try uploads.take(batch, file: index, owner: caller.user)
         var attached = false
@@ -301,9 +310,20 @@ extension NuxeoHandler {
         }
         let content = try writer.finish()
         defer { content.end() }
-        let updated = try await service.setContentStream(
-            repositoryId: repository, objectId: id, overwrite: true, changeToken: nil,
-            content: ContentInput(blob: content, mimeType: stored.mimeType, fileName: stored.name), caller: caller)
+        let input = ContentInput(blob: content, mimeType: stored.mimeType, fileName: stored.name)
+        let updated: CMISObject
+        if importing {
+            updated = try await service.createDocument(
+                repositoryId: repository, parentId: id,
+                properties: Properties([
+                    CMISProperty(id: "cmis:name", type: .string, values: [.string(stored.name)]),
+                    CMISProperty(id: "cmis:objectTypeId", type: .id, values: [.id("cmis:document")]),
+                ]), content: input, versioningState: nil, policies: [], addACEs: [], removeACEs: [], caller: caller)
+        } else {
+            updated = try await service.setContentStream(
+                repositoryId: repository, objectId: id, overwrite: true, changeToken: nil, content: input,
+                caller: caller)
+        }
         attached = true
         if request.headers[HTTPField.Name("X-NXVoidOperation")!] == "true" { return Response(status: .noContent) }
         return Self.json(try await render(updated, repository: repository, caller: caller))

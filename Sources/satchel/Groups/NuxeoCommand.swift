@@ -37,22 +37,35 @@ struct NuxeoOptions: ParsableArguments {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "The repository (sent as repo/NAME/; default: the server's).") var repository: String?
+    @Option(
+        help: ArgumentHelp(
+            "A shared configuration file (JSON: url, repository, apiPrefix, schemas, headers; never credentials).",
+            valueName: "file"))
+    var config: String?
 
     func session() throws -> NuxeoSession {
-        guard let text = connection.url else {
-            throw CLIError(.usage, "satchel nuxeo needs --url (https://host/nuxeo)")
-        }
-        var http = HTTPClient.Configuration()
-        http.timeout = .milliseconds(Int64(connection.timeout * 1000))
-        http.retry.maximumAttempts = connection.retries + 1
         var auth = try connection.authProviders()
         if auth.isEmpty, let token = Terminal.environment("SATCHEL_NUXEO_TOKEN"), !token.isEmpty {
             auth = [NuxeoSession.tokenAuth(token)]
         }
-        return NuxeoSession(
-            configuration: .init(
-                serverURL: try ConnectionOptions.url(text, option: "--url"), repository: repository, http: http,
-                auth: auth))
+        var configuration: NuxeoSession.Configuration
+        if let config {
+            do {
+                configuration = try NuxeoSession.Configuration(file: URL(fileURLWithPath: config), auth: auth)
+            } catch {
+                throw CLIError(.usage, error.message)
+            }
+            if let text = connection.url { configuration.serverURL = try ConnectionOptions.url(text, option: "--url") }
+        } else {
+            guard let text = connection.url else {
+                throw CLIError(.usage, "satchel nuxeo needs --url (https://host/nuxeo) or --config FILE")
+            }
+            configuration = .init(serverURL: try ConnectionOptions.url(text, option: "--url"), auth: auth)
+            configuration.http.timeout = .milliseconds(Int64(connection.timeout * 1000))
+        }
+        if let repository { configuration.repository = repository }
+        configuration.http.retry.maximumAttempts = connection.retries + 1
+        return NuxeoSession(configuration: configuration)
     }
 
     /// Runs `body` with a session; failures become one line and an exit code.
