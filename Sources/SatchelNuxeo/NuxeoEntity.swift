@@ -73,6 +73,9 @@ public struct NuxeoDocument: Sendable, Hashable {
     public var isProxy: Bool?
     public var isTrashed: Bool?
     public var versionLabel: String?
+    /// Who holds the document's lock, and since when (when the server sends them: `fetch-document: lock`).
+    public var lockOwner: String?
+    public var lockCreated: Date?
     public var facets: [String]
     /// `dc:title`, `file:content`…: as sent (only the schemas asked for with the `properties` header).
     public var properties: [String: JSONValue]
@@ -97,6 +100,8 @@ public struct NuxeoDocument: Sendable, Hashable {
         isProxy = value["isProxy"]?.boolValue
         isTrashed = value["isTrashed"]?.boolValue
         versionLabel = value["versionLabel"]?.stringValue
+        lockOwner = value["lockOwner"]?.stringValue
+        lockCreated = value["lockCreated"]?.stringValue.flatMap(NuxeoDate.parse)
         facets = value["facets"]?.arrayValue?.compactMap(\.stringValue) ?? []
         properties = Self.members(value["properties"])
         contextParameters = Self.members(value["contextParameters"])

@@ -53,14 +53,9 @@ extension NuxeoSession {
 
     private func documentOperation(
         _ operation: String, id: String, target: String, name: String?
-    ) async throws
-        -> NuxeoDocument
-    {
+    ) async throws -> NuxeoDocument {
         var params: [String: JSONValue] = ["target": .string(target)]
         if let name { params["name"] = .string(name) }
-        guard case .document(let document)? = try await execute(operation, input: id, params: params) else {
-            throw NuxeoError(.invalidResponse, "\(operation) answered no document")
-        }
-        return document
+        return try await documentOperation(operation, input: id, params: params)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SatchelHTTP
 import SatchelJSON
+import Synchronization
 
 /// A connection to a Nuxeo server's REST API (docs/nuxeo.md).
 ///
@@ -26,6 +27,9 @@ public final class NuxeoSession: Sendable {
         public var auth: [any HTTPAuthProvider]
         /// Blob downloads run at most this many at once; the others wait their turn (cancellable while they wait).
         public var maximumConcurrentDownloads: Int = 4
+        /// Check every Automation call against the server's operation registry (read once) before sending it: an
+        /// unknown operation, a missing required parameter or an unknown one is refused without a request.
+        public var checksOperations = false
 
         public init(
             serverURL: URL, apiPrefix: String = "api/v1", repository: String? = nil,
@@ -46,6 +50,8 @@ public final class NuxeoSession: Sendable {
     let client: HTTPClient
     /// The bounded queue blob downloads go through.
     let downloads: TransferSlots
+    /// The operation registry, once read.
+    let registry = Mutex<[String: NuxeoOperationInfo]?>(nil)
 
     public init(configuration: Configuration, transport: any HTTPTransport = HTTPClient.defaultTransport()) {
         self.configuration = configuration
@@ -126,14 +132,18 @@ public final class NuxeoSession: Sendable {
         return try Self.document(try await entity(NuxeoRequest.path(parentPath).method(.post), body: .json(body)))
     }
 
-    /// Changes a document's properties (only those given), guarded by its change token when it has one.
-    public func update(_ document: NuxeoDocument, properties: [String: JSONValue]) async throws -> NuxeoDocument {
+    /// Changes a document's properties (only those given), guarded by its change token when it has one;
+    /// `versioning` `.minor` or `.major` makes the change a new version (`X-Versioning-Option`).
+    public func update(
+        _ document: NuxeoDocument, properties: [String: JSONValue], versioning: NuxeoVersioning? = nil
+    ) async throws -> NuxeoDocument {
         var members: [(key: String, value: JSONValue)] = []
         for key in properties.keys.sorted() { members.append((key, properties[key] ?? .null)) }
         var body: JSONObject = ["entity-type": "document", "properties": .object(JSONObject(members))]
         if let token = document.changeToken { body.append(key: "changeToken", value: .string(token)) }
-        return try Self.document(
-            try await entity(NuxeoRequest.id(document.uid).method(.put), body: .json(.object(body))))
+        var request = NuxeoRequest.id(document.uid).method(.put)
+        if let versioning { request = request.header("X-Versioning-Option", versioning.rawValue) }
+        return try Self.document(try await entity(request, body: .json(.object(body))))
     }
 
     /// Deletes a document (a folder with what it holds).
@@ -182,6 +192,7 @@ public final class NuxeoSession: Sendable {
         func object(_ members: [String: JSONValue]) -> JSONValue {
             .object(JSONObject(members.keys.sorted().map { (key: $0, value: members[$0] ?? .null) }))
         }
+        if configuration.checksOperations { try await check(operationID, params: params) }
         var call: JSONObject = ["params": object(params), "context": object(context)]
         if let input { call.append(key: "input", value: .string(input.hasPrefix("/") ? "doc:" + input : input)) }
         let response = try await send(
@@ -252,7 +263,7 @@ public final class NuxeoSession: Sendable {
         }
     }
 
-    private static func document(_ entity: NuxeoEntity) throws(NuxeoError) -> NuxeoDocument {
+    static func document(_ entity: NuxeoEntity) throws(NuxeoError) -> NuxeoDocument {
         guard case .document(let document) = entity else {
             throw NuxeoError(.invalidResponse, "a document was expected")
         }

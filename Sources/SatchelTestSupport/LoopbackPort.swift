@@ -23,6 +23,11 @@ extension LoopbackPort {
     /// A TCP socket listening on 127.0.0.1, on a port the kernel chose: the descriptor and the port. For the test
     /// servers that accept connections themselves.
     public static func listen(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
+        try bind(listening: backlog)
+    }
+
+    /// A socket bound to 127.0.0.1 on a port the kernel chose, listening with `backlog` unless it is nil.
+    private static func bind(listening backlog: Int32?) throws -> (descriptor: Int32, port: Int) {
         #if canImport(Glibc) || canImport(Musl)
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -38,7 +43,7 @@ extension LoopbackPort {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let listening = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && systemListen(descriptor, backlog) == 0
+                systemBind(descriptor, pointer, length) == 0 && (backlog.map { systemListen(descriptor, $0) } ?? 0) == 0
                     && getsockname(descriptor, pointer, &length) == 0
             }
         }
@@ -104,6 +109,31 @@ extension LoopbackPort {
         }
         return descriptor
     }
+}
+
+/// A port on 127.0.0.1 that is bound but never listens: every connection to it is refused, and no other socket
+/// (another test's server) can take it while this lives. Closing a listener to get a refusing port races with
+/// whoever binds next.
+public final class RefusingPort: Sendable {
+    private let descriptor: Int32
+    public let port: Int
+
+    public init() throws {
+        (descriptor, port) = try LoopbackPort.bindWithoutListening()
+    }
+
+    deinit { close(descriptor) }
+}
+
+extension LoopbackPort {
+    fileprivate static func bindWithoutListening() throws -> (descriptor: Int32, port: Int) {
+        try bind(listening: nil)
+    }
+}
+
+/// `bind(2)`, named apart from ``LoopbackPort``'s own.
+private func systemBind(_ descriptor: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    bind(descriptor, address, length)
 }
 
 /// `listen(2)`, named apart from ``LoopbackPort/listen(backlog:)``.

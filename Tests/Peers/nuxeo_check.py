@@ -56,6 +56,40 @@ def main(url, user, password):
         assert nuxeo.documents.get(uid=moved.uid).path == "/py-target/to-move"
         nuxeo.documents.delete(target.uid)
 
+    def locks():
+        doc = nuxeo.documents.create(
+            Document(name="to-lock", type="Note", properties={"dc:title": "to-lock"}), parent_path="/py-folder")
+        assert not doc.is_locked()
+        doc.lock()
+        assert doc.is_locked()
+        assert doc.fetch_lock_status()["lockOwner"] == user
+        try:
+            doc.lock()
+            raise AssertionError("a locked document was locked again")
+        except HTTPError as error:
+            assert error.status == 409, error.status
+        doc.unlock()
+        assert not doc.is_locked()
+
+    def trash():
+        doc = nuxeo.documents.create(
+            Document(name="to-trash", type="Note", properties={"dc:title": "to-trash"}), parent_path="/py-folder")
+        doc.trash()
+        assert doc.isTrashed, doc.isTrashed
+        live = nuxeo.documents.query(
+            opts={"query": f"SELECT * FROM Document WHERE ecm:parentId = '{state['folder'].uid}' AND ecm:isTrashed = 0"})
+        assert doc.uid not in [entry.uid for entry in live["entries"]], live
+        assert doc.uid not in [child.uid for child in nuxeo.documents.get_children(path="/py-folder")]
+        doc.untrash()
+        assert not doc.isTrashed
+        assert doc.uid in [child.uid for child in nuxeo.documents.get_children(path="/py-folder")]
+
+    def has_permission():
+        folder = nuxeo.documents.get(path="/py-folder")
+        assert folder.has_permission("Write")
+        assert folder.has_permission("Read")
+        assert not folder.has_permission("NoSuchPermission")
+
     def root():
         document = nuxeo.documents.get(path="/")
         assert document.type == "Folder", document.type
@@ -176,7 +210,8 @@ def main(url, user, password):
         ("get by path and uid", get_by_path_and_uid), ("children", children), ("query with paging", query),
         ("update", update), ("missing document", missing), ("automation", automation), ("upload, plain and chunked", upload),
         ("token authentication", token), ("current user and server info", current_user),
-        ("permissions", permissions), ("move", move), ("delete", delete),
+        ("permissions", permissions), ("move", move), ("lock and unlock", locks), ("trash and untrash", trash),
+        ("has permission", has_permission), ("delete", delete),
     ]:
         step(name, body)
     print(f"{failed} failed")

@@ -103,14 +103,15 @@ struct ResilienceTests {
 
     @Test("a refused connection is a connection error, retried for GET")
     func connectionRefused() async throws {
-        let raw = try RawTCPServer(response: [])
-        let port = raw.port
-        raw.stop()
+        // Bound and never listening: refused, and no other test's server can take the port meanwhile.
+        let refusing = try RefusingPort()
+        let port = refusing.port
         let error = await #expect(throws: HTTPError.self) {
             try await makeClient().send(HTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
         }
         #expect(error?.code == .connection)
         #expect(error?.url?.port == port)
+        withExtendedLifetime(refusing) {}
     }
 
     @Test("a server that drops the connection mid-body gives an error, and nothing is written")

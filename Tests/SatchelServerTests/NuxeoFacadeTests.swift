@@ -361,6 +361,7 @@ struct NuxeoFacadeTests {
         #expect(me.id == "alice" && !me.isAdministrator && me.properties["username"]?.stringValue == "alice")
         let info = try await alice.serverInfo()
         #expect(info["default"]?["productName"]?.stringValue?.isEmpty == false)
+        #expect(info["default"]?["productVersion"]?.stringValue == NuxeoRoutes.apiLevel)
         let bob = Self.nuxeo(harness, user: "bob")
         let other = await #expect(throws: NuxeoError.self) {
             try await bob.send(NuxeoRequest.resource("user", "alice"))
@@ -406,5 +407,138 @@ struct NuxeoFacadeTests {
         #expect(moved.path == (target.path ?? "") + "/moved")
         let copied = try await alice.copy(moved.uid, to: folder.uid, name: "copy")
         #expect(copied.uid != moved.uid && copied.path == (folder.path ?? "") + "/copy")
+    }
+
+    @Test("locks keep others out until unlocked; the trash hides documents from children and live searches")
+    func locksAndTrash() async throws {
+        let harness = try await Self.server.value
+        let alice = Self.nuxeo(harness, user: "alice")
+        let bob = Self.nuxeo(harness, user: "bob")
+        let folder = try await alice.create(in: "/", type: "Folder", name: "locks-\(UUID().uuidString.prefix(8))")
+        let base = try #require(folder.path)
+        var notes: [NuxeoDocument] = []
+        for index in 0..<5 { notes.append(try await alice.create(in: base, type: "Note", name: "n\(index)")) }
+        let note = notes[2]
+
+        #expect(try await alice.lockStatus(of: note.uid) == nil)
+        let locked = try await alice.lock(note.uid)
+        #expect(locked.lockOwner == "alice")
+        #expect(try await bob.lockStatus(of: note.uid)?.owner == "alice")
+        // Bob, who may write the shared repository, may not change what Alice locked, nor lock it himself.
+        for attempt in [
+            { _ = try await bob.update(note, properties: ["dc:title": "bob's"]) },
+            { try await bob.delete(id: note.uid) },
+            { _ = try await bob.trash(note.uid) },
+            { _ = try await bob.move(note.uid, to: "/") },
+            { _ = try await bob.lock(note.uid) },
+            { try await bob.delete(id: folder.uid) },
+        ] as [@Sendable () async throws -> Void] {
+            let refused = await #expect(throws: NuxeoError.self) { try await attempt() }
+            #expect(
+                refused?.status == 409 && refused?.message.contains("alice") == true, "\(String(describing: refused))")
+        }
+        let unlock = await #expect(throws: NuxeoError.self) { try await bob.unlock(note.uid) }
+        #expect(unlock?.status == 403)
+        #expect(try await alice.document(id: note.uid).title == "n2", "nothing Bob tried changed it")
+        // The owner changes it; an administrator may unlock it.
+        let renamed = try await alice.update(try await alice.document(id: note.uid), properties: ["dc:title": "n2b"])
+        #expect(renamed.title == "n2b")
+        try await Self.nuxeo(harness, user: "admin").unlock(note.uid)
+        #expect(try await alice.lockStatus(of: note.uid) == nil)
+        _ = try await bob.update(renamed, properties: ["dc:title": "n2"])
+
+        // The trash: out of @children (pages stay whole) and live searches, found by ecm:isTrashed = 1, restorable.
+        let trashed = try await bob.trash(note.uid)
+        #expect(trashed.isTrashed == true)
+        #expect(try await alice.document(id: note.uid).isTrashed == true, "still readable by id")
+        var listed: [String] = []
+        for try await child in alice.children(ofPath: base, pageSize: 2) { listed.append(child.title ?? "") }
+        #expect(listed.sorted() == ["n0", "n1", "n3", "n4"])
+        let page = try JSONValue(
+            parsing: try await alice.send(
+                NuxeoRequest.path(base).adapter("children").query("pageSize", "3").query("currentPageIndex", "1")
+            ).body)
+        #expect(page["entries"]?.arrayValue?.count == 1 && page["isNextPageAvailable"]?.boolValue == false)
+        #expect(page["totalSize"]?.int64Value == 4)
+        var live: [String] = []
+        for try await document in alice.query(
+            "SELECT * FROM Document WHERE ecm:parentId = '\(folder.uid)' AND ecm:isTrashed = 0")
+        {
+            live.append(document.title ?? "")
+        }
+        #expect(live.sorted() == ["n0", "n1", "n3", "n4"])
+        var inTrash: [String] = []
+        for try await document in alice.query(
+            "SELECT * FROM Document WHERE ecm:parentId = '\(folder.uid)' AND ecm:isTrashed = 1")
+        {
+            inTrash.append(document.uid)
+        }
+        #expect(inTrash == [note.uid])
+        guard case .documents(let viaAutomation)? = try await alice.execute("Document.GetChildren", input: folder.uid)
+        else {
+            Issue.record("Document.GetChildren answered no documents")
+            return
+        }
+        #expect(viaAutomation.entries.count == 4)
+        let restored = try await alice.untrash(note.uid)
+        #expect(restored.isTrashed == false)
+        listed = []
+        for try await child in alice.children(ofPath: base) { listed.append(child.title ?? "") }
+        #expect(listed.count == 5)
+        // Locks are kept in the data folder (owner-only), and deleting a document forgets its marks.
+        _ = try await alice.lock(notes[0].uid)
+        let marksFile = harness.dataDirectory.appendingPathComponent("nuxeo-documents.json")
+        #expect(try String(contentsOf: marksFile, encoding: .utf8).contains(notes[0].uid))
+        let mode = try FileManager.default.attributesOfItem(atPath: marksFile.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        try await alice.delete(id: notes[0].uid)
+        #expect(try !String(contentsOf: marksFile, encoding: .utf8).contains(notes[0].uid))
+    }
+
+    @Test("versions keep the uid; permissions name what the caller may do; the registry checks calls before sending")
+    func versionsPermissionsRegistry() async throws {
+        let harness = try await Self.server.value
+        let alice = Self.nuxeo(harness, user: "alice")
+        let folder = try await alice.create(in: "/", type: "Folder", name: "versions-\(UUID().uuidString.prefix(8))")
+        let note = try await alice.create(in: folder.path ?? "/", type: "Note", name: "v")
+        let first = note.versionLabel
+        let major = try await alice.update(note, properties: ["dc:title": "v2"], versioning: .major)
+        #expect(major.uid == note.uid && major.title == "v2" && major.isVersion == false)
+        #expect(major.versionLabel != nil && major.versionLabel != first)
+        let minor = try await alice.checkIn(note.uid, major: false, comment: "a minor one")
+        #expect(minor.uid == note.uid && minor.versionLabel != major.versionLabel)
+        let read = try await alice.document(id: note.uid)
+        #expect(read.versionLabel == minor.versionLabel && read.title == "v2", "the uid names the latest version")
+        let bad = await #expect(throws: NuxeoError.self) {
+            _ = try await alice.update(read, properties: ["dc:title": "v3"], versioning: nil)
+            _ = try await alice.send(
+                NuxeoRequest.id(note.uid).method(.put).header("X-Versioning-Option", "SIDEWAYS"),
+                body: .json(["entity-type": "document", "properties": ["dc:title": "v4"]]))
+        }
+        #expect(bad?.status == 400)
+        #expect(try await alice.document(id: note.uid).title == "v3", "a refused option changes nothing")
+
+        let permissions = try await alice.permissions(of: folder.uid)
+        #expect(permissions.isSuperset(of: ["Read", "Write", "Remove", "AddChildren"]))
+        #expect(try await Self.nuxeo(harness, user: "admin").permissions(of: folder.uid).contains("Everything"))
+
+        var configuration = alice.configuration
+        configuration.checksOperations = true
+        let checked = NuxeoSession(configuration: configuration)
+        let registry = try await checked.operations()
+        #expect(
+            registry["Document.Lock"] != nil && registry["Document.Move"]?.parameters.contains { $0.isRequired } == true
+        )
+        for (operation, params, words) in [
+            ("Document.Nope", [:], "no operation"), ("Document.Move", [:], "needs the parameter target"),
+            ("Document.Lock", ["bogus": JSONValue.bool(true)], "no parameter bogus"),
+        ] as [(String, [String: JSONValue], String)] {
+            let refused = await #expect(throws: NuxeoError.self) {
+                try await checked.execute(operation, input: note.uid, params: params)
+            }
+            #expect(refused?.code == .invalidArgument && refused?.message.contains(words) == true)
+        }
+        #expect(try await checked.lock(note.uid).lockOwner == "alice")
+        try await checked.unlock(note.uid)
     }
 }

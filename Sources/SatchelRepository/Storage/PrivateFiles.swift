@@ -35,6 +35,38 @@ package enum PrivateFiles {
         restrict(path)
     }
 
+    /// Replaces `file` with `data` atomically: written to an owner-only temporary file beside it (never readable by
+    /// others, not even for a moment), flushed, then renamed over it. A crash leaves the old file or the new one.
+    package static func replace(_ file: URL, with data: Data) throws {
+        let temporary = file.deletingLastPathComponent().appendingPathComponent(
+            ".\(file.lastPathComponent).\(UUID().uuidString).tmp")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw failure(temporary) }
+        var written = 0
+        let complete = data.withUnsafeBytes { bytes -> Bool in
+            while written < bytes.count {
+                let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                written += count
+            }
+            return fsync(descriptor) == 0
+        }
+        let error = failure(temporary)
+        close(descriptor)
+        guard complete, rename(temporary.path, file.path) == 0 else {
+            let renameError = complete ? failure(file) : error
+            unlink(temporary.path)
+            throw renameError
+        }
+    }
+
+    private static func failure(_ url: URL) -> CocoaError {
+        CocoaError(
+            .fileWriteUnknown,
+            userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+    }
+
     /// Sets `path`'s mode when it exists.
     package static func restrict(_ path: String, mode: mode_t = 0o600) {
         _ = chmod(path, mode)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SatchelRepository
 import SatchelJSON
 import Synchronization
 
@@ -130,8 +131,7 @@ public final class AccessTokens: Sendable {
             try body(&changed)
             if let file {
                 do {
-                    try Self.serialized(changed).write(to: file, options: .atomic)
-                    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+                    try PrivateFiles.replace(file, with: Self.serialized(changed))
                 } catch {
                     throw Refusal(status: 500, message: "the server could not record the token")
                 }

@@ -5,18 +5,32 @@ import SatchelCMIS
 /// `WHERE` of conditions joined by `AND`, `ORDER BY`. Nuxeo's properties map onto CMIS's (`dc:title` → `cmis:name`,
 /// `dc:modified` → `cmis:lastModificationDate`…); `ecm:parentId = '…'` is `IN_FOLDER`, `ecm:path STARTSWITH '…'` is
 /// `IN_TREE` (the path resolved to its folder by the caller); conditions on what the repository has no notion of
-/// (`ecm:isTrashed = 0`, `ecm:isVersion = 0`, `ecm:isProxy = 0`, `ecm:mixinType != 'HiddenInNavigation'`) hold for
-/// every object and are dropped. Anything else is refused with the clause named.
+/// (`ecm:isVersion = 0`, `ecm:isProxy = 0`, `ecm:mixinType != 'HiddenInNavigation'`) hold for every object and are
+/// dropped; `ecm:isTrashed = 0` or `1` is left to the caller, who knows the trash (``Translation/trashed``).
+/// Anything else is refused with the clause named.
 struct NXQLTranslator {
     /// A translated query; `pathsToResolve` are `STARTSWITH` paths whose folder ids go where `marker` followed by
     /// their index stands (a marker no literal of this query contains).
     struct Translation {
-        var statement: String
+        /// `cmis:document` or `cmis:folder`.
+        var table: String
+        /// CMIS QL conditions, joined by `AND`.
+        var conditions: [String]
+        /// ` ORDER BY …`, or empty.
+        var order: String
         var pathsToResolve: [String]
         var marker: String
         /// `FROM Document` in Nuxeo is every document, folders included: the statement is then run over
         /// `cmis:folder` first, then over `cmis:document` (unless a condition is on content, which folders lack).
         var includesFolders = false
+        /// `ecm:isTrashed = 0` (false) or `= 1` (true); nil when the query does not say.
+        var trashed: Bool?
+
+        /// The CMIS QL statement.
+        var statement: String {
+            let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+            return "SELECT * FROM \(table)\(whereClause)\(order)"
+        }
 
         /// The statements to run, in order.
         var statements: [String] {
@@ -24,6 +38,12 @@ struct NXQLTranslator {
             let folders = statement.replacingOccurrences(
                 of: "SELECT * FROM cmis:document", with: "SELECT * FROM cmis:folder")
             return [folders, statement]
+        }
+
+        /// Puts the folder id of `pathsToResolve[index]` where its marker stands.
+        mutating func resolve(path index: Int, to id: String) {
+            let placeholder = "\(marker)\(index)}"
+            conditions = conditions.map { $0.replacingOccurrences(of: placeholder, with: NXQLTranslator.literal(id)) }
         }
     }
 
@@ -53,7 +73,7 @@ struct NXQLTranslator {
 
     /// Conditions that hold for every object of this repository.
     static let alwaysTrue: Set<String> = [
-        "ecm:isTrashed=0", "ecm:isVersion=0", "ecm:isProxy=0", "ecm:isCheckedInVersion=0",
+        "ecm:isVersion=0", "ecm:isProxy=0", "ecm:isCheckedInVersion=0",
         "ecm:mixinType!=HiddenInNavigation", "ecm:mixinType<>HiddenInNavigation", "ecm:currentLifeCycleState!=deleted",
         "ecm:currentLifeCycleState<>deleted",
     ]
@@ -80,6 +100,7 @@ struct NXQLTranslator {
         var conditions: [String] = []
         var paths: [String] = []
         var documentsOnly = false
+        var trashed: Bool?
         let marker = "{path-" + UUID().uuidString + ":"
         // Parentheses group AND-joined conditions only (there is no OR here): balanced, they change nothing.
         var depth = 0
@@ -130,6 +151,12 @@ struct NXQLTranslator {
                 }
                 if alwaysTrue.contains(property + operatorText + bare) { continue }
                 switch (property, operatorText) {
+                case ("ecm:isTrashed", "=") where bare == "0" || bare == "1":
+                    let wanted = bare == "1"
+                    guard trashed == nil || trashed == wanted else {
+                        throw CMISError(.invalidArgument, "NXQL asks for ecm:isTrashed = 0 and = 1 at once")
+                    }
+                    trashed = wanted
                 case ("ecm:mixinType", "!=") where bare == "Folderish",
                     ("ecm:mixinType", "<>") where bare == "Folderish":
                     // Documents that are not folders.
@@ -183,12 +210,11 @@ struct NXQLTranslator {
         guard tokens.isEmpty else {
             throw CMISError(.invalidArgument, "NXQL not translated here near \(String(describing: tokens.first!))")
         }
-        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let statement = "SELECT * FROM \(table)\(whereClause)\(order)"
+        let onContent = (conditions + [order]).contains { $0.contains("cmis:contentStream") }
         return Translation(
-            statement: statement, pathsToResolve: paths, marker: marker,
-            includesFolders: type == "Document" && table == "cmis:document" && !documentsOnly
-                && !statement.contains("cmis:contentStream"))
+            table: table, conditions: conditions, order: order, pathsToResolve: paths, marker: marker,
+            includesFolders: type == "Document" && table == "cmis:document" && !documentsOnly && !onContent,
+            trashed: trashed)
     }
 
     private static func tokenize(_ text: String) throws(CMISError) -> [Token] {

@@ -47,6 +47,11 @@ extension NuxeoHandler {
         ),
         ("FileManager.Import", [("overwite", "boolean", false), ("mimeType", "string", false)], ["blob", "document"]),
         ("Blob.AttachOnDocument", [("document", "document", true), ("save", "boolean", false)], ["blob", "blob"]),
+        ("Document.Lock", [], ["document", "document"]),
+        ("Document.Unlock", [], ["document", "document"]),
+        ("Document.Trash", [], ["document", "document"]),
+        ("Document.Untrash", [], ["document", "document"]),
+        ("Document.CheckIn", [("version", "string", true), ("comment", "string", false)], ["document", "document"]),
         (
             "Document.RemovePermission",
             [("id", "string", false), ("user", "string", false), ("acl", "string", false)],
@@ -121,7 +126,7 @@ extension NuxeoHandler {
                 let list = try await service.children(
                     repositoryId: repository, folderId: id, context: OperationContext(includePathSegment: true),
                     maxItems: min(1000, Self.maximumChildren - entries.count), skipCount: skip, caller: caller)
-                for child in list.objects {
+                for child in list.objects where !marks.isTrashed(child.object.id ?? "", in: repository) {
                     let segment = child.pathSegment ?? child.object.name ?? ""
                     entries.append(
                         try await render(
@@ -144,6 +149,7 @@ extension NuxeoHandler {
             }
             var result: CMISObject
             if operation == "Document.Move" {
+                try checkUnlocked(object, repository: repository, caller: caller)
                 let parents = try await service.objectParents(
                     repositoryId: repository, objectId: id, context: OperationContext(), caller: caller)
                 result = try await service.moveObject(
@@ -170,6 +176,25 @@ extension NuxeoHandler {
                 query[name] = value.stringValue ?? value.int64Value.map(String.init)
             }
             return try await search(repository: repository, query: query, caller: caller)
+        case "Document.Lock", "Document.Unlock", "Document.Trash", "Document.Untrash":
+            let object = try await input()
+            switch operation {
+            case "Document.Lock": try await lockDocument(object, repository: repository, caller: caller)
+            case "Document.Unlock": try await unlockDocument(object, repository: repository, caller: caller)
+            case "Document.Trash": try await trashDocument(object, repository: repository, caller: caller)
+            default: try await untrashDocument(object, repository: repository, caller: caller)
+            }
+            return try await rendered(object)
+        case "Document.CheckIn":
+            // `version`: major or minor (Nuxeo's values; MAJOR/MINOR as the header takes them too).
+            let kind = params["version"]?.stringValue ?? ""
+            guard ["major", "minor"].contains(kind.lowercased()) else {
+                throw CMISError(.invalidArgument, "Document.CheckIn takes version major or minor, not \(kind)")
+            }
+            return try await rendered(
+                try await version(
+                    try await input(), option: kind, comment: params["comment"]?.stringValue, repository: repository,
+                    caller: caller))
         case "Document.AddPermission":
             let object = try await input()
             try await addPermission(object, params: params, repository: repository, caller: caller)
@@ -203,7 +228,7 @@ extension NuxeoHandler {
             return try await service.object(
                 repositoryId: repository, path: text, context: OperationContext(), caller: caller)
         }
-        return try await service.object(repositoryId: repository, id: text, context: OperationContext(), caller: caller)
+        return try await object(uid: text, repository: repository, caller: caller)
     }
 
     /// Automation's `properties`: an object, or `key=value` lines.

@@ -42,6 +42,7 @@ extension NuxeoHandler {
         caller: CallerContext
     ) async throws -> CMISObject {
         guard let id = object.id else { throw CMISError(.objectNotFound, "no such document") }
+        try checkUnlocked(object, repository: repository, caller: caller)
         var properties: [CMISProperty] = []
         if let title { properties.append(CMISProperty(id: "cmis:name", type: .string, values: [.string(title)])) }
         if let description {
@@ -58,6 +59,7 @@ extension NuxeoHandler {
     /// Deletes a document, or a folder with what it holds.
     func deleteDocument(_ object: CMISObject, repository: String, caller: CallerContext) async throws {
         guard let id = object.id else { throw CMISError(.objectNotFound, "no such document") }
+        try await checkTreeUnlocked(object, repository: repository, caller: caller)
         if object.baseType == .folder {
             _ = try await service.deleteTree(
                 repositoryId: repository, folderId: id, allVersions: true, unfileObjects: .delete,
@@ -65,5 +67,6 @@ extension NuxeoHandler {
         } else {
             try await service.deleteObject(repositoryId: repository, objectId: id, allVersions: true, caller: caller)
         }
+        marks.forget([Self.uid(of: object)], in: repository)
     }
 }

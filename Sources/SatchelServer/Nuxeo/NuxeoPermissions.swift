@@ -131,7 +131,10 @@ extension NuxeoHandler {
             // Keyed by id as the Browser binding's service document is, with the shared repository also as
             // `default` (what Nuxeo's clients read); its URLs stay the repository's own.
             writer.jsonObject { writer in
-                for info in infos {
+                for var info in infos {
+                    // Nuxeo's clients read the product version as the Nuxeo API level, and choose calls by it
+                    // (`Document.Trash` from 10.2 on): the level this API follows.
+                    info.productVersion = NuxeoRoutes.apiLevel
                     writer.key(info.id == defaultRepository ? "default" : info.id) {
                         $0.repositoryInfo(info, baseURL: base)
                     }

@@ -14,6 +14,8 @@ public struct NuxeoRoutes: ServerBindingRoutes {
     /// The API's older home, which Nuxeo's clients still use for some calls (`site/api/v1/me`).
     public static let siteAPIRoot = "/nuxeo/site/api/v1"
     public static let siteAutomation = "/nuxeo/site/automation"
+    /// The Nuxeo Platform version whose REST API this follows (LTS 2023), as `json/cmis` reports it.
+    public static let apiLevel = "2023.0"
     /// The CMIS repository Nuxeo's `default` names.
     public var defaultRepository: String
 
@@ -171,8 +173,7 @@ struct NuxeoHandler: Sendable {
                 object = try await service.object(
                     repositoryId: repository, path: path, context: documentContext, caller: caller)
             case "id" where resource.count == 2:
-                object = try await service.object(
-                    repositoryId: repository, id: resource[1], context: documentContext, caller: caller)
+                object = try await self.object(uid: resource[1], repository: repository, caller: caller)
             default:
                 throw CMISError(.objectNotFound, "no such resource: \(resource.joined(separator: "/"))")
             }
@@ -181,16 +182,26 @@ struct NuxeoHandler: Sendable {
             switch (request.method, adapters.first) {
             case (.get, nil):
                 var document = try await render(object, placedAt: placement, repository: repository, caller: caller)
-                // Enrichers asked for: `acls`.
-                let enrichers =
-                    (request.headers[HTTPField.Name("enrichers-document")!] ?? "")
-                    + "," + (request.headers[HTTPField.Name("X-NXenrichers.document")!] ?? "")
-                if enrichers.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "acls" }
-                ),
-                    let id = object.id, case .object(var members) = document
-                {
-                    let acls = try await acls(of: id, repository: repository, caller: caller)
-                    members.append(key: "contextParameters", value: ["acls": acls])
+                // Enrichers asked for: `acls`, `permissions`.
+                let enrichers = Set(
+                    [
+                        request.headers[HTTPField.Name("enrichers-document")!],
+                        request.headers[HTTPField.Name("X-NXenrichers.document")!],
+                    ]
+                    .compactMap { $0 }.joined(separator: ",").split(separator: ",")
+                    .map { $0.trimmingCharacters(in: .whitespaces) })
+                var parameters = JSONObject()
+                if enrichers.contains("acls"), let id = object.id {
+                    parameters.append(
+                        key: "acls", value: try await acls(of: id, repository: repository, caller: caller))
+                }
+                if enrichers.contains("permissions") {
+                    parameters.append(
+                        key: "permissions",
+                        value: try await permissionNames(of: object, repository: repository, caller: caller))
+                }
+                if !parameters.isEmpty, case .object(var members) = document {
+                    members.append(key: "contextParameters", value: .object(parameters))
                     document = .object(members)
                 }
                 return Self.json(document)
@@ -214,7 +225,9 @@ struct NuxeoHandler: Sendable {
                 return try await create(
                     in: object, path: path, repository: repository, request: request, caller: caller)
             case (.put, nil):
-                return try await update(object, path: path, repository: repository, request: request, caller: caller)
+                return try await update(
+                    object, path: path, repository: repository, request: request,
+                    versioning: request.headers[HTTPField.Name("X-Versioning-Option")!], caller: caller)
             case (.delete, nil):
                 try await deleteDocument(object, repository: repository, caller: caller)
                 return Response(status: .noContent)
@@ -237,18 +250,20 @@ struct NuxeoHandler: Sendable {
         for (index, path) in translation.pathsToResolve.enumerated() {
             let folder = try await service.object(
                 repositoryId: repository, path: path, context: OperationContext(), caller: caller)
-            translation.statement = translation.statement.replacingOccurrences(
-                of: "\(translation.marker)\(index)}", with: NXQLTranslator.literal(folder.id ?? ""))
+            translation.resolve(path: index, to: folder.id ?? "")
         }
-        if !translation.statement.contains(" ORDER BY "), let sortBy = query["sortBy"],
-            let mapped = NXQLTranslator.properties[sortBy]
-        {
+        let (pageSize, pageIndex) = Self.paging(query)
+        let trash = trashCondition(translation.trashed, repository: repository)
+        if trash.matchesNothing {
+            return Self.json(Self.page([], index: pageIndex, size: pageSize, more: false, total: 0))
+        }
+        if let condition = trash.condition { translation.conditions.append(condition) }
+        if translation.order.isEmpty, let sortBy = query["sortBy"], let mapped = NXQLTranslator.properties[sortBy] {
             let descending = query["sortOrder"].map { $0.lowercased() == "desc" } ?? false
-            translation.statement += " ORDER BY \(mapped)\(descending ? " DESC" : "")"
+            translation.order = " ORDER BY \(mapped)\(descending ? " DESC" : "")"
             // Folders have no content to sort by.
             if mapped.hasPrefix("cmis:contentStream") { translation.includesFolders = false }
         }
-        let (pageSize, pageIndex) = Self.paging(query)
         // One page across the statements (folders, then documents for `FROM Document`): what the first does not fill
         // comes from the next, skipping what the page's offset passed of it.
         var skip = pageIndex * pageSize
@@ -334,13 +349,16 @@ struct NuxeoHandler: Sendable {
     /// PUT on a document: its properties (`dc:title` renames it, `dc:description`), guarded by `changeToken` when
     /// the entity carries one.
     private func update(
-        _ object: CMISObject, path: String, repository: String, request: Request, caller: CallerContext
+        _ object: CMISObject, path: String, repository: String, request: Request, versioning: String?,
+        caller: CallerContext
     ) async throws -> Response {
+        _ = try Self.versioningOption(versioning)
         let entity = try await body(request)
-        let updated = try await updateDocument(
+        var updated = try await updateDocument(
             object, title: entity["properties"]?["dc:title"]?.stringValue,
             description: entity["properties"]?["dc:description"], changeToken: entity["changeToken"]?.stringValue,
             repository: repository, caller: caller)
+        updated = try await version(updated, option: versioning, repository: repository, caller: caller)
         return Self.json(try await render(updated, repository: repository, caller: caller))
     }
 
@@ -352,19 +370,17 @@ struct NuxeoHandler: Sendable {
             throw CMISError(.invalidArgument, "\(path) is not a folder: it has no children")
         }
         let (pageSize, pageIndex) = Self.paging(query)
-        let list = try await service.children(
-            repositoryId: repository, folderId: id, context: OperationContext(includePathSegment: true),
-            maxItems: pageSize, skipCount: pageIndex * pageSize, caller: caller)
+        let list = try await liveChildren(
+            of: id, skip: pageIndex * pageSize, max: pageSize, repository: repository, caller: caller)
         let base = path == "/" ? "" : path
         var entries: [JSONValue] = []
-        for child in list.objects {
+        for child in list.children {
             let segment = child.pathSegment ?? child.object.name ?? ""
             entries.append(
                 try await render(
                     child.object, placedAt: (base + "/" + segment, id), repository: repository, caller: caller))
         }
-        return Self.json(
-            Self.page(entries, index: pageIndex, size: pageSize, more: list.hasMoreItems, total: list.numItems))
+        return Self.json(Self.page(entries, index: pageIndex, size: pageSize, more: list.more, total: list.total))
     }
 
     /// An object's path: a folder's own, a document's parent's with its name.
@@ -433,7 +449,7 @@ struct NuxeoHandler: Sendable {
         ]
         if !isFolder {
             var content: JSONValue = .null
-            if let length = object.contentStreamLength, let id = object.id {
+            if let length = object.contentStreamLength, object.id != nil {
                 content = [
                     "name": .string(object.contentStreamFileName ?? object.name ?? "content"),
                     "mime-type": object.contentStreamMimeType.map { .string($0) } ?? .null,
@@ -441,24 +457,31 @@ struct NuxeoHandler: Sendable {
                     "digestAlgorithm": digest == nil ? .null : "SHA-256", "digest": digest.map { .string($0) } ?? .null,
                     // Nuxeo writes the length as a string.
                     "length": .string(String(length)),
-                    "data": .string("\(NuxeoRoutes.apiRoot)/repo/\(repository)/id/\(id)/@blob/file:content"),
+                    "data": .string(
+                        "\(NuxeoRoutes.apiRoot)/repo/\(repository)/id/\(Self.uid(of: object))/@blob/file:content"),
                 ]
             }
             properties.append(key: "file:content", value: content)
         }
+        let uid = Self.uid(of: object)
+        let isVersion = object.baseType == .document && object.isLatestVersion == false
         var document: JSONObject = [
             "entity-type": "document", "repository": .string(repository == defaultRepository ? "default" : repository),
-            "uid": .string(object.id ?? ""), "path": .string(path), "type": .string(isFolder ? "Folder" : "File"),
+            "uid": .string(uid), "path": .string(path), "type": .string(isFolder ? "Folder" : "File"),
             "state": "project", "parentRef": (parentID ?? object.parentId).map { .string($0) } ?? .null,
             "isCheckedOut": .bool(
                 object.properties["cmis:isVersionSeriesCheckedOut"]?.values.first?.boolValue ?? false),
-            "isVersion": false, "isProxy": false, "isTrashed": false,
+            "isVersion": .bool(isVersion), "isProxy": false, "isTrashed": .bool(marks.isTrashed(uid, in: repository)),
             "changeToken": object.changeToken.map { .string($0) } ?? .null,
             "title": object.name.map { .string($0) } ?? .null, "lastModified": modified,
             "properties": .object(properties),
             "facets": .array(isFolder ? ["Folderish"] : ["Downloadable", "Versionable"]),
         ]
         if let label = object.versionLabel { document.append(key: "versionLabel", value: .string(label)) }
+        if let lock = marks.lock(of: uid, in: repository) {
+            document.append(key: "lockOwner", value: .string(lock.owner))
+            document.append(key: "lockCreated", value: .string(Self.timestamp(lock.created)))
+        }
         return .object(document)
     }
 

@@ -286,6 +286,7 @@ extension NuxeoHandler {
         if importing, document.baseType != .folder {
             throw CMISError(.invalidArgument, "FileManager.Import needs a folder as context.currentDocument")
         }
+        if !importing { try checkUnlocked(document, repository: repository, caller: caller) }
         // Out of the batch while it is attached: a concurrent change or a second attach finds it gone.
         let stored = try uploads.take(batch, file: index, owner: caller.user)
         var attached = false

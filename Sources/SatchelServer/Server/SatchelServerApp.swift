@@ -127,6 +127,14 @@ public struct SatchelServerApp: Sendable {
         var prepared = false
         defer { if !prepared, let lock { close(lock) } }
         let (users, demo) = try loadUsers()
+        let tokens: AccessTokens
+        do {
+            tokens = try AccessTokens(file: configuration.dataDirectory.appendingPathComponent("tokens.json"))
+        } catch {
+            throw ServerError(error.message)
+        }
+        // Nuxeo's locks and trash.
+        let marks = try DocumentMarks(file: configuration.dataDirectory.appendingPathComponent("nuxeo-documents.json"))
         let blobs: BlobStore
         do {
             blobs = try BlobStore(directory: configuration.blobDirectory)
@@ -149,13 +157,7 @@ public struct SatchelServerApp: Sendable {
         }
         let environment = BindingEnvironment(
             service: service, blobs: blobs, limits: configuration.limits, xsrfPolicy: configuration.xsrfPolicy,
-            omitNewTypeCapabilities: configuration.omitNewTypeCapabilities)
-        let tokens: AccessTokens
-        do {
-            tokens = try AccessTokens(file: configuration.dataDirectory.appendingPathComponent("tokens.json"))
-        } catch {
-            throw ServerError(error.message)
-        }
+            omitNewTypeCapabilities: configuration.omitNewTypeCapabilities, documentMarks: marks)
         let authenticator = Authenticator(
             users: users, basicCacheTTL: configuration.credentialCacheTTL, throttling: configuration.loginThrottling,
             tokens: tokens)

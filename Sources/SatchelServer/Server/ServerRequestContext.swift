@@ -75,11 +75,15 @@ public struct BindingEnvironment: Sendable {
     public var omitNewTypeCapabilities: Bool
     /// Rendered object reads, kept while their repository is unchanged (``ResponseCache``).
     let responses = ResponseCache()
+    /// Nuxeo's locks and trash for the repositories served.
+    public var documentMarks: DocumentMarks
 
     public init(
         service: any CMISService, blobs: BlobStore, limits: RequestLimits = .init(), xsrfPolicy: XSRFPolicy = .standard,
-        xsrfHeader: String = "X-CSRF-Token", omitNewTypeCapabilities: Bool = true
+        xsrfHeader: String = "X-CSRF-Token", omitNewTypeCapabilities: Bool = true,
+        documentMarks: DocumentMarks = DocumentMarks()
     ) {
+        self.documentMarks = documentMarks
         self.service = service
         self.blobs = blobs
         self.limits = limits

@@ -21,7 +21,7 @@ struct PeerInteropTests {
     }
 
     @Test(
-        "Nuxeo's Python client 7.1.0: root, create, get by path and uid, children, NXQL with paging, update, Automation, upload, tokens, current user, permissions, move, delete"
+        "Nuxeo's Python client 7.1.0: root, create, get by path and uid, children, NXQL with paging, update, Automation, upload, tokens, current user, permissions, move, locks, trash, delete"
     )
     func nuxeoPython() async throws {
         let python = try PeerProcess.python()
@@ -35,7 +35,10 @@ struct PeerInteropTests {
         #expect(result.output.contains("ok automation"), "\(result.output)")
         #expect(result.output.contains("ok upload, plain and chunked"), "\(result.output)")
         #expect(result.output.contains("ok token authentication"), "\(result.output)")
-        for step in ["current user and server info", "permissions", "move"] {
+        for step in [
+            "current user and server info", "permissions", "move", "lock and unlock", "trash and untrash",
+            "has permission",
+        ] {
             #expect(result.output.contains("ok \(step)"), "\(result.output)")
         }
         #expect(result.output.contains("0 failed"), "\(result.output)")

@@ -1,0 +1,59 @@
+import Foundation
+import SatchelCMIS
+import SatchelServer
+import Testing
+
+/// Nuxeo's locks and trash as kept beside the repository: they outlive a restart, a damaged file is refused with its
+/// name, and the limits hold.
+@Suite("Document marks (locks and trash)")
+struct DocumentMarksTests {
+    @Test("marks are written owner-only and read back; a damaged file is refused with its path")
+    func persistence() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("nuxeo-documents.json")
+        let marks = try DocumentMarks(file: file)
+        let lock = try marks.lock("doc-1", in: "shared", by: "alice")
+        try marks.trash("doc-2", parentID: "folder-1", in: "shared")
+        try marks.trash("doc-2", parentID: "folder-1", in: "mydocs-bob")
+        let again = try DocumentMarks(file: file)
+        #expect(again.lock(of: "doc-1", in: "shared")?.owner == "alice")
+        #expect(
+            abs((again.lock(of: "doc-1", in: "shared")?.created ?? .distantPast).timeIntervalSince(lock.created)) < 0.01
+        )
+        #expect(again.isTrashed("doc-2", in: "shared") && again.trashed(in: "shared")["doc-2"]?.parentID == "folder-1")
+        #expect(again.lock(of: "doc-1", in: "mydocs-bob") == nil, "marks are per repository")
+        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".tmp") }
+        #expect(leftovers.isEmpty)
+
+        try Data("{\"locks\": [{\"repository\": \"shared\"}], \"trashed\": []}".utf8).write(to: file)
+        let damaged = #expect(throws: ServerError.self) { try DocumentMarks(file: file) }
+        #expect(damaged?.message.contains(file.path) == true && damaged?.message.contains("locks[0]") == true)
+        try Data("not json".utf8).write(to: file)
+        #expect(throws: ServerError.self) { try DocumentMarks(file: file) }
+    }
+
+    @Test("a lock refuses others until its owner (or an override) unlocks it; the trash is bounded")
+    func rules() throws {
+        let marks = DocumentMarks()
+        _ = try marks.lock("d", in: "r", by: "alice")
+        #expect(throws: CMISError.self) { try marks.lock("d", in: "r", by: "alice") }
+        #expect(throws: CMISError.self) { try marks.checkUnlocked("d", in: "r", for: "bob") }
+        try marks.checkUnlocked("d", in: "r", for: "alice")
+        let refused = #expect(throws: CMISError.self) { try marks.unlock("d", in: "r", by: "bob", mayOverride: false) }
+        #expect(refused?.code == .permissionDenied)
+        #expect(try marks.unlock("d", in: "r", by: "bob", mayOverride: true))
+        #expect(try !marks.unlock("d", in: "r", by: "alice", mayOverride: false), "nothing left to unlock")
+
+        for index in 0..<DocumentMarks.maximumTrashed { try marks.trash("t\(index)", parentID: nil, in: "r") }
+        let full = #expect(throws: CMISError.self) { try marks.trash("one-more", parentID: nil, in: "r") }
+        #expect(full?.code == .constraint)
+        try marks.trash("elsewhere", parentID: nil, in: "other")
+        marks.forget(["t0"], in: "r")
+        try marks.trash("one-more", parentID: nil, in: "r")
+        #expect(marks.isTrashed("one-more", in: "r") && !marks.isTrashed("t0", in: "r"))
+    }
+}
