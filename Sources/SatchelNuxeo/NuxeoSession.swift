@@ -189,16 +189,86 @@ public final class NuxeoSession: Sendable {
         _ operationID: String, input: String? = nil, params: [String: JSONValue] = [:],
         context: [String: JSONValue] = [:]
     ) async throws -> NuxeoEntity? {
+        try await run(
+            operationID, input: input.map { $0.hasPrefix("/") ? "doc:" + $0 : $0 }, params: params, context: context)
+    }
+
+    /// Runs a document operation on each of several documents (`docs:` input, paths or uids): the documents it
+    /// answered, or nil for a void operation.
+    @discardableResult
+    public func execute(
+        _ operationID: String, documents: [String], params: [String: JSONValue] = [:],
+        context: [String: JSONValue] = [:]
+    ) async throws -> NuxeoEntity? {
+        guard !documents.isEmpty, !documents.contains(where: { $0.isEmpty || $0.contains(",") }) else {
+            throw NuxeoError(
+                .invalidArgument, "a documents input names at least one document, none empty or with a comma",
+                operation: operationID)
+        }
+        return try await run(
+            operationID, input: "docs:" + documents.joined(separator: ","), params: params, context: context)
+    }
+
+    /// Runs an operation whose input is a file (`FileManager.Import` with `context.currentDocument`,
+    /// `Blob.AttachOnDocument` with `params.document`), sent with the call as one `multipart/related` request and
+    /// streamed from disk. For large files, or to resume after a dropped connection, upload in a batch instead
+    /// (``upload(file:name:mimeType:chunkSize:batchID:fileIndex:progress:)``).
+    @discardableResult
+    public func execute(
+        _ operationID: String, file: URL, fileName: String? = nil, mimeType: String = "application/octet-stream",
+        params: [String: JSONValue] = [:], context: [String: JSONValue] = [:]
+    ) async throws -> NuxeoEntity? {
+        try await run(
+            operationID, input: nil, params: params, context: context,
+            file: (file, fileName ?? file.lastPathComponent, mimeType))
+    }
+
+    private func run(
+        _ operationID: String, input: String?, params: [String: JSONValue], context: [String: JSONValue],
+        file: (url: URL, name: String, mimeType: String)? = nil
+    ) async throws -> NuxeoEntity? {
         func object(_ members: [String: JSONValue]) -> JSONValue {
             .object(JSONObject(members.keys.sorted().map { (key: $0, value: members[$0] ?? .null) }))
         }
         if configuration.checksOperations { try await check(operationID, params: params) }
         var call: JSONObject = ["params": object(params), "context": object(context)]
-        if let input { call.append(key: "input", value: .string(input.hasPrefix("/") ? "doc:" + input : input)) }
-        let response = try await send(
-            NuxeoRequest.resource("automation", operationID).method(.post), body: .json(.object(call)))
+        if let input { call.append(key: "input", value: .string(input)) }
+        var body = HTTPBody.json(.object(call))
+        if let file {
+            body = try Self.related(call: .object(call), file: file.url, name: file.name, mimeType: file.mimeType)
+        }
+        let response = try await send(NuxeoRequest.resource("automation", operationID).method(.post), body: body)
         guard response.status != 204, !response.body.isEmpty else { return nil }
         return try NuxeoEntity(json: response.body)
+    }
+
+    /// Automation's multipart/related body: the call (Content-ID `request`), then the file (Content-ID `input`),
+    /// read from disk while it is sent.
+    static func related(call: JSONValue, file: URL, name: String, mimeType: String) throws -> HTTPBody {
+        let boundary = "satchel-" + UUID().uuidString
+        let length: Int64
+        do {
+            length = try HTTPBody.file(file).length
+        } catch {
+            throw NuxeoError(.invalidArgument, "\(file.path) cannot be read: \(error)")
+        }
+        // Header values: no line breaks or quotes from a file name.
+        let safeName = name.map { "\r\n\"".contains($0) ? "_" : $0 }
+        let encodedName = String(safeName).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "file"
+        let safeType = mimeType.contains(where: \.isNewline) ? "application/octet-stream" : mimeType
+        let head =
+            "--\(boundary)\r\nContent-Type: application/json+nxrequest; charset=UTF-8\r\nContent-ID: request\r\n\r\n"
+        let blobHead =
+            "\r\n--\(boundary)\r\nContent-Type: \(safeType)\r\nContent-Transfer-Encoding: binary\r\n"
+            + "Content-Disposition: attachment; filename=\"\(String(safeName))\"; filename*=UTF-8''\(encodedName)\r\n"
+            + "Content-ID: input\r\n\r\n"
+        return HTTPBody(
+            segments: [
+                .data(Data(head.utf8)), .data(Data(call.serialized())), .data(Data(blobHead.utf8)),
+                .file(file, offset: 0, length: length), .data(Data("\r\n--\(boundary)--\r\n".utf8)),
+            ],
+            contentType:
+                "multipart/related; boundary=\(boundary); type=\"application/json+nxrequest\"; start=\"request\"")
     }
 
     /// Who the session is (`automation/login`).

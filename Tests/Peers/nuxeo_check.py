@@ -70,6 +70,14 @@ def main(url, user, password):
             assert error.status == 409, error.status
         doc.unlock()
         assert not doc.is_locked()
+        # A list input (docs:): the operation runs on each document.
+        other = nuxeo.documents.create(
+            Document(name="to-lock-2", type="Note", properties={"dc:title": "to-lock-2"}), parent_path="/py-folder")
+        locked = nuxeo.operations.execute(command="Document.Lock", input_obj=[doc.uid, other.uid])
+        assert sorted(entry["uid"] for entry in locked["entries"]) == sorted([doc.uid, other.uid]), locked
+        assert doc.is_locked() and other.is_locked()
+        nuxeo.operations.execute(command="Document.Unlock", input_obj=[doc.uid, other.uid])
+        assert not doc.is_locked() and not other.is_locked()
 
     def trash():
         doc = nuxeo.documents.create(

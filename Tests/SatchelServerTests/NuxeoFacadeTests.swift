@@ -541,4 +541,66 @@ struct NuxeoFacadeTests {
         #expect(try await checked.lock(note.uid).lockOwner == "alice")
         try await checked.unlock(note.uid)
     }
+
+    @Test("Automation inputs: a docs: list runs the operation on each; a file goes with the call as multipart/related")
+    func automationInputs() async throws {
+        let harness = try await Self.server.value
+        let alice = Self.nuxeo(harness, user: "alice")
+        let folder = try await alice.create(in: "/", type: "Folder", name: "inputs-\(UUID().uuidString.prefix(8))")
+        let base = try #require(folder.path)
+        var uids: [String] = []
+        for index in 0..<3 { uids.append(try await alice.create(in: base, type: "Note", name: "i\(index)").uid) }
+
+        guard case .documents(let locked)? = try await alice.execute("Document.Lock", documents: uids) else {
+            Issue.record("Document.Lock on a list answered no documents")
+            return
+        }
+        #expect(locked.entries.map(\.uid) == uids && locked.entries.allSatisfy { $0.lockOwner == "alice" })
+        _ = try await alice.execute("Document.Unlock", documents: uids)
+        #expect(try await alice.lockStatus(of: uids[1]) == nil)
+        #expect(try await alice.execute("Document.Delete", documents: Array(uids.prefix(2))) == nil)
+        let gone = await #expect(throws: NuxeoError.self) { try await alice.document(id: uids[0]) }
+        #expect(gone?.status == 404)
+        await #expect(throws: NuxeoError.self) { try await alice.execute("Document.Lock", documents: ["a,b"]) }
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("related-\(UUID().uuidString).txt")
+        try Data("sent with the call\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        guard
+            case .document(let imported)? = try await alice.execute(
+                "FileManager.Import", file: file, fileName: "imported.txt", mimeType: "text/plain",
+                context: ["currentDocument": .string(base)])
+        else {
+            Issue.record("FileManager.Import answered no document")
+            return
+        }
+        #expect(imported.path == base + "/imported.txt" && imported.blob?.mimeType == "text/plain")
+        let downloaded = FileManager.default.temporaryDirectory.appendingPathComponent("dl-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: downloaded) }
+        try await alice.downloadBlob(id: imported.uid, to: downloaded)
+        #expect(try Data(contentsOf: downloaded) == Data("sent with the call\n".utf8))
+        guard
+            case .document(let attached)? = try await alice.execute(
+                "Blob.AttachOnDocument", file: file, fileName: "note.txt", params: ["document": .string(uids[2])])
+        else {
+            Issue.record("Blob.AttachOnDocument answered no document")
+            return
+        }
+        #expect(attached.uid == uids[2] && attached.blob?.length == 19)
+
+        // Refused before any content is stored: a target that does not exist; a form another site could post.
+        let missing = await #expect(throws: NuxeoError.self) {
+            try await alice.execute(
+                "FileManager.Import", file: file, context: ["currentDocument": .string(base + "/no-such-folder")])
+        }
+        #expect(missing?.status == 404)
+        var form = MultipartFormData()
+        form.addField("params", "{}")
+        form.addData("input", data: Data("x".utf8), filename: "x.txt", contentType: "text/plain")
+        let forged = await #expect(throws: NuxeoError.self) {
+            try await alice.send(
+                NuxeoRequest.resource("automation", "FileManager.Import").method(.post), body: .multipart(form))
+        }
+        #expect(forged?.status == 400)
+    }
 }

@@ -77,146 +77,205 @@ extension NuxeoHandler {
         if context.accessToken?.permission == .read, !Self.readOperations.contains(operation) {
             throw CMISError(.permissionDenied, "the token is read-only: \(operation) changes documents")
         }
+        // multipart/related only: a form another site posts (multipart/form-data) is no Automation call.
+        if let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/related") {
+            return try await automationWithBlob(
+                operation, contentType: type, request: request, repository: repository, caller: caller)
+        }
         let call = try await body(request)
         let params = call["params"]?.objectValue ?? JSONObject()
         for (name, _, required) in declared.params where required && params[name] == nil {
             throw CMISError(.invalidArgument, "\(operation) needs the parameter \(name)")
         }
-        func input() async throws -> CMISObject {
-            guard let reference = call["input"]?.stringValue else {
-                throw CMISError(.invalidArgument, "\(operation) needs a document as input")
+        let reference = call["input"]?.stringValue
+        // `docs:a,b`: a document operation run on each, answering the documents (or nothing, when void).
+        if let reference, reference.hasPrefix("docs:"), declared.signature.first == "document" {
+            let references = reference.dropFirst(5).split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
             }
-            return try await resolve(reference, repository: repository, caller: caller)
+            guard references.count <= Self.maximumInputs else {
+                throw CMISError(.invalidArgument, "\(operation) takes at most \(Self.maximumInputs) documents at once")
+            }
+            var entries: [JSONValue] = []
+            for reference in references where !reference.isEmpty {
+                let object = try await resolve(reference, repository: repository, caller: caller)
+                guard
+                    case .document(let result) = try await step(
+                        operation, on: object, params: params, request: request, context: context,
+                        repository: repository, caller: caller)
+                else { continue }
+                entries.append(try await render(result, repository: repository, caller: caller))
+            }
+            if entries.isEmpty { return Response(status: .noContent) }
+            return Self.json(
+                Self.page(entries, index: 0, size: entries.count, more: false, total: Int64(entries.count)))
         }
-        func rendered(_ object: CMISObject) async throws -> Response {
-            Self.json(try await render(object, repository: repository, caller: caller))
+        var object: CMISObject?
+        if let reference, declared.signature.first == "document" {
+            object = try await resolve(reference, repository: repository, caller: caller)
+        } else if declared.signature.first == "document" {
+            throw CMISError(.invalidArgument, "\(operation) needs a document as input")
+        }
+        switch try await step(
+            operation, on: object, params: params, request: request, context: context, repository: repository,
+            caller: caller)
+        {
+        case .document(let result): return Self.json(try await render(result, repository: repository, caller: caller))
+        case .none: return Response(status: .noContent)
+        case .response(let response): return response
+        }
+    }
+
+    /// At most this many documents in one `docs:` input.
+    static let maximumInputs = 1000
+
+    /// What one run of an operation answers.
+    enum StepResult {
+        case document(CMISObject)
+        case none
+        case response(Response)
+    }
+
+    /// Runs an operation on one input document (nil for operations without one).
+    private func step(
+        _ operation: String, on input: CMISObject?, params: JSONObject, request: Request,
+        context: ServerRequestContext, repository: String, caller: CallerContext
+    ) async throws -> StepResult {
+        func object() throws(CMISError) -> CMISObject {
+            guard let input else { throw CMISError(.invalidArgument, "\(operation) needs a document as input") }
+            return input
         }
         switch operation {
         case "Document.Fetch":
-            return try await rendered(
+            return .document(
                 try await resolve(params["value"]?.stringValue ?? "", repository: repository, caller: caller))
         case "Document.Create":
             let properties = Self.properties(params["properties"])
             let name = params["name"]?.stringValue ?? properties["dc:title"] ?? ""
-            return try await rendered(
+            return .document(
                 try await createChild(
-                    in: try await input(), type: params["type"]?.stringValue ?? "File", name: name,
+                    in: try object(), type: params["type"]?.stringValue ?? "File", name: name,
                     description: properties["dc:description"], repository: repository, caller: caller))
         case "Document.Update":
             let properties = Self.properties(params["properties"])
-            return try await rendered(
+            return .document(
                 try await updateDocument(
-                    try await input(), title: properties["dc:title"],
+                    try object(), title: properties["dc:title"],
                     description: properties["dc:description"].map { .string($0) },
                     changeToken: params["changeToken"]?.stringValue, repository: repository, caller: caller))
         case "Document.Delete":
-            try await deleteDocument(try await input(), repository: repository, caller: caller)
-            return Response(status: .noContent)
+            try await deleteDocument(try object(), repository: repository, caller: caller)
+            return .none
         case "Document.GetChildren":
-            let folder = try await input()
-            guard let id = folder.id, folder.baseType == .folder else {
-                throw CMISError(.invalidArgument, "Document.GetChildren needs a folder as input")
-            }
-            let base = try await path(of: folder, repository: repository, caller: caller)
-            // All the children, as Nuxeo answers, up to a bound (a page says whether more follow).
-            var entries: [JSONValue] = []
-            var skip = 0
-            var more = false
-            while entries.count < Self.maximumChildren {
-                let list = try await service.children(
-                    repositoryId: repository, folderId: id, context: OperationContext(includePathSegment: true),
-                    maxItems: min(1000, Self.maximumChildren - entries.count), skipCount: skip, caller: caller)
-                for child in list.objects where !marks.isTrashed(child.object.id ?? "", in: repository) {
-                    let segment = child.pathSegment ?? child.object.name ?? ""
-                    entries.append(
-                        try await render(
-                            child.object, placedAt: ((base == "/" ? "" : base) + "/" + segment, id),
-                            repository: repository, caller: caller))
-                }
-                skip += list.objects.count
-                more = list.hasMoreItems
-                guard list.hasMoreItems, !list.objects.isEmpty else { break }
-            }
-            return Self.json(
-                Self.page(
-                    entries, index: 0, size: max(entries.count, 1), more: more, total: more ? nil : Int64(entries.count)
-                ))
+            return .response(try await allChildren(of: try object(), repository: repository, caller: caller))
         case "Document.Move", "Document.Copy":
-            let object = try await input()
-            let target = try await resolve(params["target"]?.stringValue ?? "", repository: repository, caller: caller)
-            guard let id = object.id, let targetID = target.id, target.baseType == .folder else {
-                throw CMISError(.invalidArgument, "\(operation) needs a folder as target")
-            }
-            var result: CMISObject
-            if operation == "Document.Move" {
-                try checkUnlocked(object, repository: repository, caller: caller)
-                let parents = try await service.objectParents(
-                    repositoryId: repository, objectId: id, context: OperationContext(), caller: caller)
-                result = try await service.moveObject(
-                    repositoryId: repository, objectId: id, targetFolderId: targetID,
-                    sourceFolderId: object.parentId ?? parents.first?.object.id, caller: caller)
-            } else {
-                guard object.baseType == .document else {
-                    throw CMISError(.notSupported, "Document.Copy copies documents here, not folders")
-                }
-                result = try await service.createDocumentFromSource(
-                    repositoryId: repository, sourceId: id, parentId: targetID, properties: Properties(),
-                    versioningState: nil, caller: caller)
-            }
-            if let name = params["name"]?.stringValue, let resultID = result.id {
-                result = try await service.updateProperties(
-                    repositoryId: repository, objectId: resultID, changeToken: nil,
-                    properties: Properties([CMISProperty(id: "cmis:name", type: .string, values: [.string(name)])]),
-                    caller: caller)
-            }
-            return try await rendered(result)
+            return .document(
+                try await moveOrCopy(operation, try object(), params: params, repository: repository, caller: caller))
         case "Repository.Query":
             var query: [String: String] = [:]
             for (name, value) in params {
                 query[name] = value.stringValue ?? value.int64Value.map(String.init)
             }
-            return try await search(repository: repository, query: query, caller: caller)
-        case "Document.Lock", "Document.Unlock", "Document.Trash", "Document.Untrash":
-            let object = try await input()
-            switch operation {
-            case "Document.Lock": try await lockDocument(object, repository: repository, caller: caller)
-            case "Document.Unlock": try await unlockDocument(object, repository: repository, caller: caller)
-            case "Document.Trash": try await trashDocument(object, repository: repository, caller: caller)
-            default: try await untrashDocument(object, repository: repository, caller: caller)
-            }
-            return try await rendered(object)
+            return .response(try await search(repository: repository, query: query, caller: caller))
+        case "Document.AddPermission":
+            try await addPermission(try object(), params: params, repository: repository, caller: caller)
+            return .document(try object())
+        case "Document.RemovePermission":
+            try await removePermission(try object(), params: params, repository: repository, caller: caller)
+            return .document(try object())
+        case "Document.Lock": try await lockDocument(try object(), repository: repository, caller: caller)
+        case "Document.Unlock": try await unlockDocument(try object(), repository: repository, caller: caller)
+        case "Document.Trash": try await trashDocument(try object(), repository: repository, caller: caller)
+        case "Document.Untrash": try await untrashDocument(try object(), repository: repository, caller: caller)
         case "Document.CheckIn":
             // `version`: major or minor (Nuxeo's values; MAJOR/MINOR as the header takes them too).
             let kind = params["version"]?.stringValue ?? ""
             guard ["major", "minor"].contains(kind.lowercased()) else {
                 throw CMISError(.invalidArgument, "Document.CheckIn takes version major or minor, not \(kind)")
             }
-            return try await rendered(
+            return .document(
                 try await version(
-                    try await input(), option: kind, comment: params["comment"]?.stringValue, repository: repository,
+                    try object(), option: kind, comment: params["comment"]?.stringValue, repository: repository,
                     caller: caller))
-        case "Document.AddPermission":
-            let object = try await input()
-            try await addPermission(object, params: params, repository: repository, caller: caller)
-            return try await rendered(object)
-        case "Document.RemovePermission":
-            let object = try await input()
-            try await removePermission(object, params: params, repository: repository, caller: caller)
-            return try await rendered(object)
         case "Blob.Get":
-            let object = try await input()
-            guard let id = object.id else { throw CMISError(.objectNotFound, "no such document") }
+            guard let id = try object().id else { throw CMISError(.objectNotFound, "no such document") }
             let content = try await service.contentStream(
                 repositoryId: repository, objectId: id, streamId: nil, caller: caller)
-            return try await ContentResponse(content: content).response(to: request, context: context)
+            return .response(try await ContentResponse(content: content).response(to: request, context: context))
         case "FileManager.Import", "Blob.AttachOnDocument":
             throw CMISError(
                 .invalidArgument,
-                "\(operation) takes a blob: upload it in a batch and run it there (upload/{batch}/{file}/execute/\(operation))"
+                "\(operation) takes a blob: upload it in a batch and run it there (upload/{batch}/{file}/execute/\(operation)), or send it as multipart/related"
             )
         default:
             throw CMISError(.notSupported, "the operation \(operation) is not served here")
         }
+        // Lock, Unlock, Trash, Untrash: the document as it is now.
+        return .document(try object())
+    }
+
+    /// `Document.GetChildren`: all the folder's live children, as Nuxeo answers, up to a bound (a page says whether
+    /// more follow).
+    private func allChildren(of folder: CMISObject, repository: String, caller: CallerContext) async throws -> Response
+    {
+        guard let id = folder.id, folder.baseType == .folder else {
+            throw CMISError(.invalidArgument, "Document.GetChildren needs a folder as input")
+        }
+        let base = try await path(of: folder, repository: repository, caller: caller)
+        var entries: [JSONValue] = []
+        var skip = 0
+        var more = false
+        while entries.count < Self.maximumChildren {
+            let list = try await service.children(
+                repositoryId: repository, folderId: id, context: OperationContext(includePathSegment: true),
+                maxItems: min(1000, Self.maximumChildren - entries.count), skipCount: skip, caller: caller)
+            for child in list.objects where !marks.isTrashed(child.object.id ?? "", in: repository) {
+                let segment = child.pathSegment ?? child.object.name ?? ""
+                entries.append(
+                    try await render(
+                        child.object, placedAt: ((base == "/" ? "" : base) + "/" + segment, id),
+                        repository: repository, caller: caller))
+            }
+            skip += list.objects.count
+            more = list.hasMoreItems
+            guard list.hasMoreItems, !list.objects.isEmpty else { break }
+        }
+        return Self.json(
+            Self.page(
+                entries, index: 0, size: max(entries.count, 1), more: more, total: more ? nil : Int64(entries.count)))
+    }
+
+    /// `Document.Move` / `Document.Copy` into `params.target`, renamed to `params.name` when given.
+    private func moveOrCopy(
+        _ operation: String, _ object: CMISObject, params: JSONObject, repository: String, caller: CallerContext
+    ) async throws -> CMISObject {
+        let target = try await resolve(params["target"]?.stringValue ?? "", repository: repository, caller: caller)
+        guard let id = object.id, let targetID = target.id, target.baseType == .folder else {
+            throw CMISError(.invalidArgument, "\(operation) needs a folder as target")
+        }
+        var result: CMISObject
+        if operation == "Document.Move" {
+            try checkUnlocked(object, repository: repository, caller: caller)
+            let parents = try await service.objectParents(
+                repositoryId: repository, objectId: id, context: OperationContext(), caller: caller)
+            result = try await service.moveObject(
+                repositoryId: repository, objectId: id, targetFolderId: targetID,
+                sourceFolderId: object.parentId ?? parents.first?.object.id, caller: caller)
+        } else {
+            guard object.baseType == .document else {
+                throw CMISError(.notSupported, "Document.Copy copies documents here, not folders")
+            }
+            result = try await service.createDocumentFromSource(
+                repositoryId: repository, sourceId: id, parentId: targetID, properties: Properties(),
+                versioningState: nil, caller: caller)
+        }
+        if let name = params["name"]?.stringValue, let resultID = result.id {
+            result = try await service.updateProperties(
+                repositoryId: repository, objectId: resultID, changeToken: nil,
+                properties: Properties([CMISProperty(id: "cmis:name", type: .string, values: [.string(name)])]),
+                caller: caller)
+        }
+        return result
     }
 
     /// A document reference as Automation takes it: `doc:/path`, `/path`, a uid, or `doc:uid`.

@@ -268,25 +268,9 @@ extension NuxeoHandler {
     private func attach(
         _ batch: String, file: String, operation: String, request: Request, repository: String, caller: CallerContext
     ) async throws -> Response {
-        let importing = operation == "FileManager.Import"
-        guard importing || operation == "Blob.AttachOnDocument" || operation == "Blob.Attach" else {
-            throw CMISError(.notSupported, "\(operation) on an upload is not served here")
-        }
         guard let index = Int(file) else { throw CMISError(.objectNotFound, "no file \(file) in batch \(batch)") }
-        let call = try await body(request)
-        let parameter = importing ? call["context"]?["currentDocument"] : call["params"]?["document"]
-        guard let reference = parameter?.stringValue else {
-            throw CMISError(
-                .invalidArgument,
-                importing
-                    ? "FileManager.Import needs context.currentDocument" : "\(operation) needs the parameter document")
-        }
-        let document = try await resolve(reference, repository: repository, caller: caller)
-        guard let id = document.id else { throw CMISError(.objectNotFound, "no such document") }
-        if importing, document.baseType != .folder {
-            throw CMISError(.invalidArgument, "FileManager.Import needs a folder as context.currentDocument")
-        }
-        if !importing { try checkUnlocked(document, repository: repository, caller: caller) }
+        let target = try await blobTarget(
+            operation, call: try await body(request), repository: repository, caller: caller)
         // Out of the batch while it is attached: a concurrent change or a second attach finds it gone.
         let stored = try uploads.take(batch, file: index, owner: caller.user)
         var attached = false
@@ -311,21 +295,93 @@ extension NuxeoHandler {
         }
         let content = try writer.finish()
         defer { content.end() }
-        let input = ContentInput(blob: content, mimeType: stored.mimeType, fileName: stored.name)
-        let updated: CMISObject
-        if importing {
-            updated = try await service.createDocument(
+        let updated = try await applyBlob(
+            ContentInput(blob: content, mimeType: stored.mimeType, fileName: stored.name), name: stored.name,
+            to: target, repository: repository, caller: caller)
+        attached = true
+        if request.headers[HTTPField.Name("X-NXVoidOperation")!] == "true" { return Response(status: .noContent) }
+        return Self.json(try await render(updated, repository: repository, caller: caller))
+    }
+
+    /// Where a blob operation puts its blob: a new document in `context.currentDocument` (`FileManager.Import`), or
+    /// the content of `params.document` (`Blob.AttachOnDocument`, `Blob.Attach`). Checked before any content is
+    /// stored.
+    func blobTarget(
+        _ operation: String, call: JSONValue, repository: String, caller: CallerContext
+    ) async throws -> (importing: Bool, document: CMISObject) {
+        let importing = operation == "FileManager.Import"
+        guard importing || operation == "Blob.AttachOnDocument" || operation == "Blob.Attach" else {
+            throw CMISError(.notSupported, "\(operation) on a blob is not served here")
+        }
+        let parameter = importing ? call["context"]?["currentDocument"] : call["params"]?["document"]
+        guard let reference = parameter?.stringValue else {
+            throw CMISError(
+                .invalidArgument,
+                importing
+                    ? "FileManager.Import needs context.currentDocument" : "\(operation) needs the parameter document")
+        }
+        let document = try await resolve(reference, repository: repository, caller: caller)
+        if importing, document.baseType != .folder {
+            throw CMISError(.invalidArgument, "FileManager.Import needs a folder as context.currentDocument")
+        }
+        if !importing { try checkUnlocked(document, repository: repository, caller: caller) }
+        return (importing, document)
+    }
+
+    /// Makes stored content a new document named `name` in the target folder, or the target document's content.
+    func applyBlob(
+        _ input: ContentInput, name: String, to target: (importing: Bool, document: CMISObject), repository: String,
+        caller: CallerContext
+    ) async throws -> CMISObject {
+        guard let id = target.document.id else { throw CMISError(.objectNotFound, "no such document") }
+        if target.importing {
+            return try await service.createDocument(
                 repositoryId: repository, parentId: id,
                 properties: Properties([
-                    CMISProperty(id: "cmis:name", type: .string, values: [.string(stored.name)]),
+                    CMISProperty(id: "cmis:name", type: .string, values: [.string(name)]),
                     CMISProperty(id: "cmis:objectTypeId", type: .id, values: [.id("cmis:document")]),
                 ]), content: input, versioningState: nil, policies: [], addACEs: [], removeACEs: [], caller: caller)
-        } else {
-            updated = try await service.setContentStream(
-                repositoryId: repository, objectId: id, overwrite: true, changeToken: nil, content: input,
-                caller: caller)
         }
-        attached = true
+        return try await service.setContentStream(
+            repositoryId: repository, objectId: id, overwrite: true, changeToken: nil, content: input, caller: caller)
+    }
+
+    /// `automation/{operation}` with a `multipart/related` body (Automation's own way to send a blob): the call
+    /// (`application/json+nxrequest`, Content-ID `request`) first, then the blob, streamed into the blob store only
+    /// once the call has been checked.
+    func automationWithBlob(
+        _ operation: String, contentType: String, request: Request, repository: String, caller: CallerContext
+    ) async throws -> Response {
+        guard let boundary = MultipartReader.boundary(of: contentType) else {
+            throw CMISError(.invalidArgument, "the multipart body has no boundary")
+        }
+        let reader = MultipartReader(boundary: boundary, limits: environment.limits, blobs: environment.blobs)
+        var target: (importing: Bool, document: CMISObject)?
+        let read: (fields: [(String, String)], upload: MultipartReader.Upload?)
+        do {
+            read = try await reader.read(request.body) { fields in
+                guard let text = fields.first?.1 else {
+                    throw CMISError(.invalidArgument, "the call (application/json+nxrequest) must come before the blob")
+                }
+                let call: JSONValue
+                do {
+                    call = try JSONValue(parsing: Data(text.utf8))
+                } catch {
+                    throw CMISError(.invalidArgument, "the call part is not JSON: \(error)")
+                }
+                target = try await blobTarget(operation, call: call, repository: repository, caller: caller)
+            }
+        } catch {
+            throw error.cmisError
+        }
+        guard let upload = read.upload, let target else {
+            throw CMISError(.invalidArgument, "\(operation) needs a blob part after the call")
+        }
+        defer { upload.blob.end() }
+        let name = upload.fileName ?? "file"
+        let updated = try await applyBlob(
+            ContentInput(blob: upload.blob, mimeType: upload.mimeType, fileName: name), name: name, to: target,
+            repository: repository, caller: caller)
         if request.headers[HTTPField.Name("X-NXVoidOperation")!] == "true" { return Response(status: .noContent) }
         return Self.json(try await render(updated, repository: repository, caller: caller))
     }

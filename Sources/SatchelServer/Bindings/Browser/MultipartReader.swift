@@ -3,7 +3,7 @@ import Hummingbird
 import SatchelCMIS
 import SatchelRepository
 
-/// Reads a `multipart/form-data` body as it arrives: form fields into memory (bounded), the file part straight
+/// Reads a `multipart/form-data` body (or `multipart/related`, whose parts are named by Content-ID) as it arrives: form fields into memory (bounded), the file part straight
 /// into the blob store, but only once the `beforeContent` check, given the fields read so far, has passed. Malformed
 /// bodies and exceeded limits throw ``BrowserRequestError``.
 struct MultipartReader {
@@ -178,6 +178,7 @@ struct MultipartReader {
 
         func beginPart(headers: String) throws(BrowserRequestError) {
             var name: String?
+            var contentID: String?
             var fileName: String?
             var contentType = "application/octet-stream"
             for line in headers.split(separator: "\r\n") {
@@ -189,9 +190,14 @@ struct MultipartReader {
                     fileName = Self.dispositionParameter("filename", in: value)
                 } else if field == "content-type", !value.isEmpty {
                     contentType = value
+                } else if field == "content-id" {
+                    contentID = value.trimmingCharacters(in: CharacterSet(charactersIn: "<>"))
                 }
             }
-            guard let name else { throw .invalid("a multipart part has no Content-Disposition name") }
+            // multipart/related names its parts by Content-ID (`request`, `input`).
+            guard let name = name ?? contentID else {
+                throw .invalid("a multipart part has no Content-Disposition name or Content-ID")
+            }
             if fileName != nil || name == "content" {
                 guard upload == nil else { throw .invalid("the request carries more than one content stream") }
                 sink = .pendingFile(fileName: fileName, mimeType: contentType)
