@@ -1,11 +1,52 @@
 import Foundation
 import SatchelServer
+import SatchelTestSupport
 import Testing
 
 extension SatchelCLITests {
     /// `satchel cmis` against a live `satchel serve` (memory store) over both bindings: the commands that need a
     /// full repository — tree, move across folders, check-out and check-in, versions, ACLs.
     @Suite struct CMISServerCommandTests {
+        @Test("several repositories and no --repository: the error names the option and the repositories")
+        func repositoryChoice() async throws {
+            let server = try await CLITestServer.start(users: ["alice"])
+            defer { Task { await server.stop() } }
+            let url = server.baseURL.appendingPathComponent("cmis/browser")
+            let result = try await SatchelProcess.run(
+                ["cmis", "ls", "/", "--url", url.absoluteString, "--user", "alice"],
+                environment: ["SATCHEL_PASSWORD": "pw-alice"])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("--repository") && result.stderr.contains("shared"), "\(result.stderr)")
+            #expect(!result.stderr.contains("SessionParameters"), "\(result.stderr)")
+            let chosen = try await SatchelProcess.run(
+                ["cmis", "ls", "/", "--url", url.absoluteString, "--user", "alice", "--repository", "shared"],
+                environment: ["SATCHEL_PASSWORD": "pw-alice"])
+            #expect(chosen.status == 0, "\(chosen.stderr)")
+        }
+
+        @Test("--retries reaches the CMIS commands: a lost answer is retried only when retries are allowed")
+        func retries() async throws {
+            let server = try await CLITestServer.start(users: ["alice"])
+            defer { Task { await server.stop() } }
+            let proxy = try FaultyTCPProxy(upstreamPort: server.baseURL.port ?? 0)
+            defer { proxy.stop() }
+            let url = proxy.url.appendingPathComponent("cmis/browser")
+            func ls(retries: Int) async throws -> SatchelResult {
+                // The first GET is handled by the server and its answer lost on the way back.
+                proxy.dropResponse(toNext: "GET")
+                return try await SatchelProcess.run(
+                    [
+                        "cmis", "ls", "/", "--url", url.absoluteString, "--user", "alice", "--repository", "shared",
+                        "--retries", String(retries),
+                    ], environment: ["SATCHEL_PASSWORD": "pw-alice"])
+            }
+            let none = try await ls(retries: 0)
+            #expect(none.status != 0, "with --retries 0 a lost answer is an error")
+            let one = try await ls(retries: 1)
+            #expect(one.status == 0, "\(one.stderr)")
+            #expect(proxy.droppedResponses == 2)
+        }
+
         @Test(arguments: ["browser", "atom"])
         func versioningTreeMoveAndACL(binding: String) async throws {
             let server = try await CLITestServer.start(users: ["alice"])

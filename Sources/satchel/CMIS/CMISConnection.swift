@@ -17,7 +17,9 @@ struct CMISOptions: ParsableArguments, Sendable {
     @Option(help: "The CMIS binding --url speaks: browser (JSON, the default) or atom (AtomPub).")
     var binding: CMISBindingOption = .browser
 
-    @Option(help: ArgumentHelp("The repository id (default: the only one, or MyDocuments).", valueName: "id"))
+    @Option(
+        help: ArgumentHelp(
+            "The repository id (default: the only one; MyDocuments with --mobile-documents).", valueName: "id"))
     var repository: String?
 
     @Flag(
@@ -50,7 +52,18 @@ struct CMISConnection: Sendable {
     /// Connects to the chosen repository and runs `work` with the session.
     func withSession(_ work: @escaping @Sendable (CMISSession) async throws -> Void) async throws {
         try await run { parameters in
-            let session = try await CMISSession.connect(parameters)
+            let session: CMISSession
+            do {
+                session = try await CMISSession.connect(parameters)
+            } catch let error as CMISError where error.code == .invalidArgument && parameters.repositoryId == nil {
+                // Several repositories and none chosen: name the option, not the library's parameter.
+                let infos = (try? await CMISSession.repositories(parameters)) ?? []
+                guard infos.count > 1 else { throw error }
+                throw CLIError(
+                    .usage,
+                    "the service offers \(infos.count) repositories (\(infos.map(\.id).joined(separator: ", "))):"
+                        + " choose one with --repository")
+            }
             try await work(session)
         }
     }
@@ -67,9 +80,7 @@ struct CMISConnection: Sendable {
             url = MobileDocuments.endpoint(for: url, binding: cmis.binding.mobileDocumentsBinding)
         }
         let client = try connection.makeClient()
-        // The session keeps the HTTP library's retry policy (`--retries` is not applied to CMIS yet).
-        var http = client.configuration
-        http.retry = HTTPClient.Configuration().retry
+        let http = client.configuration  // headers, User-Agent, timeout and `--retries`
         let preferMyDocuments = cmis.mobileDocuments || mobileDocumentsDefaults
         return SessionParameters(
             binding: cmis.binding.sessionBinding, url: url, repositoryId: cmis.repository,
