@@ -11,6 +11,7 @@ let package = Package(
     name: "Satchel",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
+        .library(name: "SatchelText", targets: ["SatchelText"]),
         .library(name: "SatchelJSON", targets: ["SatchelJSON"]),
         .library(name: "SatchelHTTP", targets: ["SatchelHTTP"]),
         .library(name: "SatchelXML", targets: ["SatchelXML"]),
@@ -39,10 +40,13 @@ let package = Package(
     ],
     targets: [
         // MARK: Libraries
-        .target(name: "SatchelJSON", swiftSettings: swiftSettings),
+        // Percent and form encoding, ISO 8601 timestamps, civil dates: what every wire format shares.
+        .target(name: "SatchelText", swiftSettings: swiftSettings),
+        .target(name: "SatchelJSON", dependencies: ["SatchelText"], swiftSettings: swiftSettings),
         .target(
             name: "SatchelHTTP",
             dependencies: [
+                "SatchelText",
                 "SatchelJSON",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -52,13 +56,13 @@ let package = Package(
         .target(name: "SatchelXML", swiftSettings: swiftSettings),
         .target(
             name: "SatchelCMIS",
-            dependencies: ["SatchelHTTP", "SatchelJSON", "SatchelXML"],
+            dependencies: ["SatchelText", "SatchelHTTP", "SatchelJSON", "SatchelXML"],
             swiftSettings: swiftSettings
         ),
 
         .target(
             name: "SatchelOData",
-            dependencies: ["SatchelHTTP", "SatchelJSON", "SatchelXML"],
+            dependencies: ["SatchelText", "SatchelHTTP", "SatchelJSON", "SatchelXML"],
             swiftSettings: swiftSettings
         ),
 
@@ -84,6 +88,7 @@ let package = Package(
         .target(
             name: "SatchelOffline",
             dependencies: [
+                "SatchelText",
                 "SatchelOData", "SatchelStore", "SatchelJSON", "SatchelHTTP",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -91,7 +96,9 @@ let package = Package(
         ),
 
         // The Nuxeo REST client (docs/nuxeo.md).
-        .target(name: "SatchelNuxeo", dependencies: ["SatchelHTTP", "SatchelJSON"], swiftSettings: swiftSettings),
+        .target(
+            name: "SatchelNuxeo", dependencies: ["SatchelText", "SatchelHTTP", "SatchelJSON"],
+            swiftSettings: swiftSettings),
 
         // Content browsable offline: hierarchies and blobs from Nuxeo and CMIS, over SatchelStore (docs/nuxeo.md).
         .target(
@@ -106,11 +113,14 @@ let package = Package(
 
         // MARK: Repository server (satchel serve)
         // CMIS QL: parser and evaluator, no I/O.
-        .target(name: "SatchelCMISQL", dependencies: ["SatchelCMIS", "SatchelJSON"], swiftSettings: swiftSettings),
+        .target(
+            name: "SatchelCMISQL", dependencies: ["SatchelText", "SatchelCMIS", "SatchelJSON"],
+            swiftSettings: swiftSettings),
         // The repository engine: CMIS semantics over a metadata store and a content-addressed blob store.
         .target(
             name: "SatchelRepository",
             dependencies: [
+                "SatchelText",
                 "SatchelCMIS", "SatchelCMISQL", "SatchelJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -130,6 +140,7 @@ let package = Package(
         .target(
             name: "SatchelServer",
             dependencies: [
+                "SatchelText",
                 "SatchelRepository", "SatchelRepositoryPostgres", "SatchelCMIS", "SatchelJSON", "SatchelXML",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -143,6 +154,7 @@ let package = Package(
         .executableTarget(
             name: "satchel",
             dependencies: [
+                "SatchelText",
                 "SatchelHTTP",
                 "SatchelCMIS",
                 "SatchelServer",
@@ -181,6 +193,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "SatchelTextTests", dependencies: ["SatchelText"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SatchelJSONTests",
             dependencies: ["SatchelJSON"],
@@ -188,7 +201,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelHTTPTests",
-            dependencies: ["SatchelHTTP", "SatchelTestSupport"],
+            dependencies: ["SatchelText", "SatchelHTTP", "SatchelTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -239,7 +252,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelNuxeoTests",
-            dependencies: ["SatchelNuxeo", "SatchelJSON"],
+            dependencies: ["SatchelText", "SatchelNuxeo", "SatchelJSON"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

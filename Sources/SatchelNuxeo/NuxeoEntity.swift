@@ -1,5 +1,6 @@
 import Foundation
 import SatchelJSON
+import SatchelText
 
 /// A Nuxeo REST answer, by its `entity-type` (docs/nuxeo.md).
 ///

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SatchelJSON
 import SatchelOData
+import SatchelText
 
 /// Values between OData and the store's columns (docs/offline.md, "The store").
 enum OfflineValues {

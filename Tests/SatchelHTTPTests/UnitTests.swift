@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SatchelHTTP
+import SatchelText
 
 @Suite("SatchelHTTP value types")
 struct UnitTests {

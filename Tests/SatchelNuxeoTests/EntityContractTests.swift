@@ -3,6 +3,7 @@ import SatchelJSON
 import Testing
 
 @testable import SatchelNuxeo
+import SatchelText
 
 /// Reads a file from Fixtures/ (Nuxeo REST shapes from the documentation and the server's writers: see its README).
 func fixture(_ name: String) throws -> Data {

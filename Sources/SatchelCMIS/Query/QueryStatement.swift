@@ -1,4 +1,5 @@
 import Foundation
+import SatchelText
 
 /// A CMIS QL statement with `?` placeholders, filled with values that are escaped for their kind.
 ///
@@ -101,11 +102,7 @@ public struct QueryStatement: Sendable, Hashable, CustomStringConvertible {
     }
 
     static func timestamp(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
-        return formatter.string(from: date)
+        ISO8601Timestamp.string(from: date)
     }
 
     /// CMIS QL identifiers: a letter first, then letters, digits, `_`, `:`, `.` or `-`.

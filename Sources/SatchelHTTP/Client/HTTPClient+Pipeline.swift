@@ -1,4 +1,5 @@
 import Logging
+import SatchelText
 
 /// The request pipeline: prepare → (retry loop → (auth loop → (redirect loop → transport))) → finish.
 extension HTTPClient {

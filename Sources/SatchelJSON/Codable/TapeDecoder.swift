@@ -1,4 +1,5 @@
 import Foundation
+import SatchelText
 
 /// The `Decoder` behind ``SatchelJSONDecoder``: one instance per `decode` call, moved from value to
 /// value instead of allocating a decoder per nested value.
@@ -236,7 +237,7 @@ final class TapeDecoder: Decoder {
         case .iso8601:
             let entry = tape.entries[i]
             guard entry.kind == .string else { throw mismatch(Date.self, at: i, fullPath(depth, extra, key)) }
-            guard !entry.escaped, let date = ISO8601.parse(tape.bytes(entry)) else {
+            guard !entry.escaped, let date = ISO8601Timestamp.date(utf8: tape.bytes(entry)) else {
                 throw corrupted("Expected date string to be ISO8601-formatted", at: i, fullPath(depth, extra, key))
             }
             return date

@@ -1,5 +1,6 @@
 import Foundation
 import SatchelJSON
+import SatchelText
 
 /// Date and time text forms used by OData: ISO 8601 for V4 and V2 literals, `/Date(ms±offset)/` for V2 JSON.
 public enum ODataDateFormat {

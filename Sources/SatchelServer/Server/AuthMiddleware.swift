@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import SatchelCMIS
-import SatchelHTTP
 import SatchelRepository
 
 /// Authenticates every request and writes the access log.

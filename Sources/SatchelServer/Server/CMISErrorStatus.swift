@@ -1,6 +1,5 @@
 import Hummingbird
 import SatchelCMIS
-import SatchelHTTP
 import SatchelJSON
 
 extension CMISError {

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import SatchelHTTP
 import SatchelRepository
+import SatchelText
 
 /// A content stream as an HTTP response, the same for both bindings: the blob file streamed (never more than the
 /// content's length), the SHA-256 as a strong ETag with `If-None-Match`, one byte range (`206`; `416` with

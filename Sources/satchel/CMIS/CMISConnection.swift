@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SatchelText
 import SatchelCMIS
 import SatchelHTTP
 
@@ -106,8 +107,8 @@ enum CMISOutput {
 
     static func date(_ date: Date?) -> String {
         guard let date else { return "-" }
-        return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
-            .replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "")
+        return ISO8601Timestamp.string(from: date, milliseconds: false).dropLast()
+            .replacingOccurrences(of: "T", with: " ")
     }
 
     static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {

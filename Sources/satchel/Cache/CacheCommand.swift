@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SatchelText
 import SatchelCache
 import SatchelStore
 
@@ -88,7 +89,8 @@ struct CacheOptions: ParsableArguments {
         var columns = [
             node.isFolder ? "folder  " : "document",
             node.isFolder ? String(repeating: " ", count: 10) : pad(node.content?.length.map(String.init) ?? "-", 10),
-            node.lastModified.map { ISO8601DateFormatter().string(from: $0) } ?? String(repeating: " ", count: 20),
+            node.lastModified.map { ISO8601Timestamp.string(from: $0, milliseconds: false) }
+                ?? String(repeating: " ", count: 20),
             (node.isFolder ? " " : cached ? "●" : "○") + " " + node.name,
         ]
         if long { columns += [node.id, node.path] }
@@ -173,7 +175,7 @@ struct CacheStatusCommand: AsyncParsableCommand {
             try await cache.with { cache in
                 print("cache: \(cache.folder.path)\(cache.store.isEncrypted ? " (encrypted)" : " (not encrypted)")")
                 for summary in try cache.hierarchies() {
-                    let loaded = ISO8601DateFormatter().string(from: summary.loadedAt)
+                    let loaded = ISO8601Timestamp.string(from: summary.loadedAt, milliseconds: false)
                     print(
                         "\(summary.name): \(summary.folders) folders, \(summary.documents) documents, loaded \(loaded) "
                             + "from \(summary.source)")

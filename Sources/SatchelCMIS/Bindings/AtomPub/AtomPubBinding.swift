@@ -1,6 +1,7 @@
 import Foundation
 import SatchelHTTP
 import Synchronization
+import SatchelText
 
 /// The CMIS 1.1 AtomPub binding (Atom feeds and entries over HTTP) on top of an ``HTTPClient``.
 ///

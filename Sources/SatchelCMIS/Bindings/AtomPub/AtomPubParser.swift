@@ -1,6 +1,7 @@
 import Foundation
 import SatchelJSON
 import SatchelXML
+import SatchelText
 
 /// Pure functions from AtomPub (CMIS RestAtom 1.1) XML to the binding-neutral model, as `BrowserParser` does
 /// for JSON. Malformed input and missing required parts throw `CMISError` with code `.invalidResponse`.
@@ -98,21 +99,12 @@ public enum AtomPubParser {
         return value
     }
 
-    /// `xsd:dateTime`: ISO 8601 with or without fractional seconds (of any length) and with a zone.
+    /// `xsd:dateTime`: ISO 8601 with or without fractional seconds (of any length), with a zone (none: UTC).
     static func dateValue(_ text: String, path: @autoclosure () -> String) throws -> Date {
-        // The common lexical forms without Foundation's formatters, which cost several microseconds a date.
-        if let date = ISO8601Timestamp.date(from: text) { return date }
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-            return date
+        guard let date = ISO8601Timestamp.date(from: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw CMISError(.invalidResponse, "invalid datetime \"\(text)\"", path: path())
         }
-        if let date = try? Date(text, strategy: .iso8601) { return date }
-        // Fractions longer or shorter than the formatter accepts: parse without them and add them back.
-        if let dot = text.firstIndex(of: "."), let end = text[dot...].dropFirst().firstIndex(where: { !$0.isNumber }) {
-            let fraction = Double("0" + text[dot..<end]) ?? 0
-            let whole = String(text[..<dot] + text[end...])
-            if let date = try? Date(whole, strategy: .iso8601) { return date.addingTimeInterval(fraction) }
-        }
-        throw CMISError(.invalidResponse, "invalid datetime \"\(text)\"", path: path())
+        return date
     }
 
     static func decimalValue(_ text: String, path: @autoclosure () -> String) throws -> Decimal {

@@ -1,5 +1,6 @@
 import Foundation
 import SatchelHTTP
+import SatchelText
 
 /// One `atom:link` of an AtomPub entry, feed or workspace.
 public struct AtomPubLink: Sendable, Hashable {

@@ -1,6 +1,7 @@
 import Foundation
 import SatchelJSON
 import SatchelXML
+import SatchelText
 
 /// Model values to AtomPub (CMIS RestAtom 1.1) XML, the inverse of ``AtomPubParser``: what the client posts and
 /// what `satchel serve` answers are written by the same code, so a writer test is a round trip through the parser.
@@ -192,18 +193,5 @@ public enum AtomPubWriter {
     }
 
     /// `xsd:dateTime` in UTC with milliseconds: `2026-11-21T22:29:28.796Z`.
-    public static func dateString(_ date: Date) -> String {
-        // Rounded to the millisecond as the Browser binding's epoch milliseconds are.
-        let total = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let milliseconds = Int((total % 1000 + 1000) % 1000)
-        let seconds = (total - Int64(milliseconds)) / 1000
-        let (civil, secondOfDay) = CivilDate.split(secondsSince1970: seconds)
-        let (year, month, day) = (Int(civil.year), civil.month, civil.day)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-        }
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
-            + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "." + pad(milliseconds, 3) + "Z"
-    }
+    public static func dateString(_ date: Date) -> String { ISO8601Timestamp.string(from: date) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SatchelText
 import SatchelJSON
 
 extension BrowserParser {
@@ -101,10 +102,7 @@ extension BrowserParser {
             else { throw CMISError(.invalidResponse, "datetime \(number.text) is out of range", path: json.path) }
             return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         case .string(let text):
-            if let date = try? Date(text, strategy: .iso8601) { return date }
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-                return date
-            }
+            if let date = ISO8601Timestamp.date(from: text) { return date }
             throw CMISError(.invalidResponse, "invalid datetime \"\(text)\"", path: json.path)
         default:
             throw json.shapeError("a datetime")

@@ -1,4 +1,5 @@
 import Foundation
+import SatchelText
 import SatchelCMIS
 
 /// What a write is doing, for the updatability rules.
@@ -165,13 +166,7 @@ extension CMISRepository {
     }
 
     /// ISO 8601 with or without fractional seconds.
-    static func parseDate(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
-    }
+    static func parseDate(_ text: String) -> Date? { ISO8601Timestamp.date(from: text) }
 
     /// Checks a `cmis:name`.
     func checkName(_ name: String) throws {

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import SatchelHTTP
+import SatchelText
 
 /// The absolute URLs of one request's AtomPub resources: `<scheme>://<host><mount>/<repository>/<resource>?id=…`.
 ///

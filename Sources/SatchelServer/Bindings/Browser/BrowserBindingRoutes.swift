@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import Logging
 import SatchelCMIS
-import SatchelHTTP
 import SatchelRepository
+import SatchelText
 
 /// The CMIS 1.1 Browser binding, mounted at `/mcm/b/json` and `/cmis/browser`.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import SatchelText
 import SatchelCMIS
 import SatchelRepository
 
@@ -84,10 +85,7 @@ enum PropertyTyping {
             if let milliseconds = Int64(text) {
                 return .datetime(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
             }
-            if let date = try? Date(text, strategy: .iso8601) { return .datetime(date) }
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-                return .datetime(date)
-            }
+            if let date = ISO8601Timestamp.date(from: text) { return .datetime(date) }
             throw bad()
         }
     }

@@ -28,7 +28,7 @@ public enum FormURLEncoding {
         }
     }
 
-    static func unescape(_ string: String) -> String {
+    public static func unescape(_ string: String) -> String {
         let plus = string.replacingOccurrences(of: "+", with: " ")
         return plus.removingPercentEncoding ?? plus
     }

@@ -10,7 +10,7 @@ public enum PercentEncoding {
     }
 
     /// Every byte but `A-Z a-z 0-9 - . _` and `kept` as `%XX`; with `spaceAsPlus`, a space becomes `+` (forms).
-    static func encode(_ text: String, keeping kept: UInt8, spaceAsPlus: Bool) -> String {
+    public static func encode(_ text: String, keeping kept: UInt8, spaceAsPlus: Bool) -> String {
         func isKept(_ byte: UInt8) -> Bool {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
