@@ -242,6 +242,11 @@ public final class NuxeoSession: Sendable {
         return try NuxeoEntity(json: response.body)
     }
 
+    /// A line break or another control character: never in a header value.
+    static func isUnsafeInHeader(_ character: Character) -> Bool {
+        character.isNewline || character.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+    }
+
     /// Automation's multipart/related body: the call (Content-ID `request`), then the file (Content-ID `input`),
     /// read from disk while it is sent.
     static func related(call: JSONValue, file: URL, name: String, mimeType: String) throws -> HTTPBody {
@@ -253,9 +258,9 @@ public final class NuxeoSession: Sendable {
             throw NuxeoError(.invalidArgument, "\(file.path) cannot be read: \(error)")
         }
         // Header values: no line breaks or quotes from a file name.
-        let safeName = name.map { "\r\n\"".contains($0) ? "_" : $0 }
+        let safeName = name.map { Self.isUnsafeInHeader($0) || $0 == "\"" || $0 == "\\" ? "_" : $0 }
         let encodedName = String(safeName).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "file"
-        let safeType = mimeType.contains(where: \.isNewline) ? "application/octet-stream" : mimeType
+        let safeType = mimeType.contains(where: Self.isUnsafeInHeader) ? "application/octet-stream" : mimeType
         let head =
             "--\(boundary)\r\nContent-Type: application/json+nxrequest; charset=UTF-8\r\nContent-ID: request\r\n\r\n"
         let blobHead =

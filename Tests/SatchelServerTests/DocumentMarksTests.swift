@@ -48,6 +48,18 @@ struct DocumentMarksTests {
         #expect(try marks.unlock("d", in: "r", by: "bob", mayOverride: true))
         #expect(try !marks.unlock("d", in: "r", by: "alice", mayOverride: false), "nothing left to unlock")
 
+        // Locks are counted per user: one user's locks do not stop another's.
+        for index in 0..<DocumentMarks.maximumLocksPerUser { _ = try marks.lock("l\(index)", in: "r", by: "carol") }
+        let quota = #expect(throws: CMISError.self) { try marks.lock("one-more", in: "r", by: "carol") }
+        #expect(quota?.code == .constraint)
+        _ = try marks.lock("one-more", in: "r", by: "dave")
+
+        // A trashed document moved elsewhere is recorded under its new folder.
+        try marks.trash("moving", parentID: "f1", in: "r")
+        marks.moved("moving", to: "f2", in: "r")
+        #expect(marks.trashed(in: "r")["moving"]?.parentID == "f2")
+        marks.forget(["moving"], in: "r")
+
         for index in 0..<DocumentMarks.maximumTrashed { try marks.trash("t\(index)", parentID: nil, in: "r") }
         let full = #expect(throws: CMISError.self) { try marks.trash("one-more", parentID: nil, in: "r") }
         #expect(full?.code == .constraint)

@@ -603,4 +603,117 @@ struct NuxeoFacadeTests {
         }
         #expect(forged?.status == 400)
     }
+
+    @Test(
+        "review cases: marks follow a document across its versions, versioned updates change nothing when refused, lists run once per document, working copies read by uid"
+    )
+    func marksAcrossVersions() async throws {
+        let harness = try await Self.server.value
+        let alice = Self.nuxeo(harness, user: "alice")
+        let bob = Self.nuxeo(harness, user: "bob")
+        let folder = try await alice.create(in: "/", type: "Folder", name: "series-\(UUID().uuidString.prefix(8))")
+        let base = try #require(folder.path)
+        let note = try await alice.create(in: base, type: "Note", name: "s")
+        _ = try await alice.update(note, properties: ["dc:title": "s2"], versioning: .major)
+        _ = try await alice.checkIn(note.uid, major: true)
+        let cmis = try await CMISSession.connect(
+            SessionParameters(
+                url: harness.url("/cmis/browser"), repositoryId: "shared",
+                auth: [BasicAuth(user: "alice", password: "pw-alice")]))
+        let versions = try await cmis.allVersions(of: note.uid)
+        #expect(versions.count >= 3)
+        let older = try #require(versions.first { $0.id != note.uid && $0.isLatestVersion == false }?.id)
+
+        // A lock holds for every version: deleting the series by an older version's id is refused too.
+        _ = try await alice.lock(note.uid)
+        for attempt in [
+            { try await bob.delete(id: older) },
+            { _ = try await bob.execute("Document.Delete", input: older) },
+            { try await bob.addPermission("Read", to: "bob", on: note.uid) },
+        ] as [@Sendable () async throws -> Void] {
+            let refused = await #expect(throws: NuxeoError.self) { try await attempt() }
+            #expect(refused?.status == 409, "\(String(describing: refused))")
+        }
+        #expect(try await alice.document(id: note.uid).title == "s2")
+        try await alice.unlock(note.uid)
+
+        // The trash holds for every version: a versioned document leaves children and live searches.
+        _ = try await alice.trash(note.uid)
+        var listed: [String] = []
+        for try await child in alice.children(ofPath: base) { listed.append(child.uid) }
+        #expect(!listed.contains(note.uid))
+        var live: [String] = []
+        for try await document in alice.query(
+            "SELECT * FROM Document WHERE ecm:parentId = '\(folder.uid)' AND ecm:isTrashed = 0")
+        {
+            live.append(document.uid)
+        }
+        #expect(live.isEmpty)
+        var trashed: [String] = []
+        for try await document in alice.query(
+            "SELECT * FROM Document WHERE ecm:parentId = '\(folder.uid)' AND ecm:isTrashed = 1")
+        {
+            trashed.append(document.uid)
+        }
+        #expect(trashed == [note.uid])
+        _ = try await alice.untrash(note.uid)
+
+        // A versioned update that cannot be made changes nothing.
+        let refused = await #expect(throws: NuxeoError.self) {
+            try await alice.update(folder, properties: ["dc:title": "renamed"], versioning: .major)
+        }
+        #expect(refused?.status == 400)
+        #expect(try await alice.document(id: folder.uid).title == folder.title)
+
+        // A list names a document twice: it runs once.
+        guard case .documents(let once)? = try await alice.execute("Document.Lock", documents: [note.uid, note.uid])
+        else {
+            Issue.record("Document.Lock on a list answered no documents")
+            return
+        }
+        #expect(once.entries.count == 1)
+        try await alice.unlock(note.uid)
+
+        // A document created checked out over CMIS (its working copy's id is its series) reads by that id.
+        let created = try await harness.post(
+            "/cmis/browser/shared/root",
+            fields: [
+                ("cmisaction", "createDocument"), ("propertyId[0]", "cmis:name"),
+                ("propertyValue[0]", "pwc-\(UUID().uuidString.prefix(8))"), ("propertyId[1]", "cmis:objectTypeId"),
+                ("propertyValue[1]", "cmis:document"), ("versioningState", "checkedout"), ("succinct", "true"),
+            ])
+        #expect(created.status == 201, "\(String(decoding: created.body, as: UTF8.self))")
+        let pwc = try #require(try created.json()["succinctProperties"]?["cmis:objectId"]?.stringValue)
+        #expect(try await alice.document(id: pwc).uid == pwc)
+
+        // A file name with a line break cannot add a header to the multipart call.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("lf-\(UUID().uuidString)")
+        try Data("x".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        guard
+            case .document(let imported)? = try await alice.execute(
+                "FileManager.Import", file: file, fileName: "a\nX-Injected: 1\rb.txt",
+                mimeType: "text/plain\r\nX-Other: 2",
+                context: ["currentDocument": .string(base)])
+        else {
+            Issue.record("FileManager.Import answered no document")
+            return
+        }
+        #expect(imported.title == "a_X-Injected: 1_b.txt")
+        #expect(imported.blob?.mimeType == "application/octet-stream")
+
+        // A read-only token locks, trashes and versions nothing.
+        let token = try await alice.acquireToken(application: "review", device: "d1", permission: .read)
+        var configuration = alice.configuration
+        configuration.auth = [NuxeoSession.tokenAuth(token)]
+        let reader = NuxeoSession(configuration: configuration)
+        for operation in ["Document.Lock", "Document.Trash", "Document.Unlock", "Document.Untrash"] {
+            let denied = await #expect(throws: NuxeoError.self) {
+                try await reader.execute(operation, input: note.uid)
+            }
+            #expect(denied?.status == 403, "\(operation)")
+        }
+        let checkIn = await #expect(throws: NuxeoError.self) { try await reader.checkIn(note.uid, major: true) }
+        #expect(checkIn?.status == 403)
+    }
 }

@@ -54,6 +54,7 @@ public final class AccessTokens: Sendable {
     /// `file`: where grants are kept (nil: in memory only). A missing file is an empty set.
     public init(file: URL?) throws(AuthError) {
         self.file = file
+        if let file { PrivateFiles.removeLeftovers(of: file) }
         var loaded: [String: Grant] = [:]
         if let file, FileManager.default.fileExists(atPath: file.path) {
             loaded = try Self.load(file)

@@ -35,9 +35,9 @@ public final class DocumentMarks: Sendable {
     }
 
     /// At most this many trashed documents per repository (a search excluding them names each), and this many
-    /// locks in all.
+    /// locks per user and repository.
     public static let maximumTrashed = 1000
-    public static let maximumLocks = 100_000
+    public static let maximumLocksPerUser = 1000
 
     private let file: URL?
     private let state: Mutex<State>
@@ -51,6 +51,7 @@ public final class DocumentMarks: Sendable {
     /// `file`: where marks are kept. A missing file is none.
     public init(file: URL) throws(ServerError) {
         self.file = file
+        PrivateFiles.removeLeftovers(of: file)
         var loaded = State()
         if FileManager.default.fileExists(atPath: file.path) {
             loaded = try Self.load(file)
@@ -82,8 +83,10 @@ public final class DocumentMarks: Sendable {
             if let existing = state.locks[key] {
                 throw CMISError(.updateConflict, "the document is already locked by \(existing.owner)")
             }
-            guard state.locks.count < Self.maximumLocks else {
-                throw CMISError(.constraint, "the server holds \(Self.maximumLocks) locks: unlock some first")
+            let owned = state.locks.count { $0.key.repository == repository && $0.value.owner == user }
+            guard owned < Self.maximumLocksPerUser else {
+                throw CMISError(
+                    .constraint, "\(user) holds \(Self.maximumLocksPerUser) locks here: unlock some first")
             }
             state.locks[key] = lock
         }
@@ -144,6 +147,14 @@ public final class DocumentMarks: Sendable {
                     .constraint, "the trash holds \(Self.maximumTrashed) documents: delete some of them first")
             }
             state.trashed[key] = Trashed(parentID: parentID, created: Date())
+        }
+    }
+
+    /// Records the folder a trashed document is in now.
+    public func moved(_ id: String, to parentID: String, in repository: String) {
+        let key = Key(repository: repository, id: id)
+        try? change { state throws(CMISError) in
+            state.trashed[key]?.parentID = parentID
         }
     }
 

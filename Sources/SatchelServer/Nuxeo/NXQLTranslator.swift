@@ -11,6 +11,19 @@ import SatchelCMIS
 struct NXQLTranslator {
     /// A translated query; `pathsToResolve` are `STARTSWITH` paths whose folder ids go where `marker` followed by
     /// their index stands (a marker no literal of this query contains).
+    /// Trashed documents a search leaves out (or keeps to, `only`), by their trash keys: a folder's id, a
+    /// document's version series.
+    struct TrashFilter {
+        var keys: [String]
+        var only: Bool
+
+        /// The condition for a statement over `table`.
+        func condition(for table: String) -> String {
+            let property = table == "cmis:folder" ? "cmis:objectId" : "cmis:versionSeriesId"
+            return "\(property) \(only ? "IN" : "NOT IN") (\(keys.map(NXQLTranslator.literal).joined(separator: ", ")))"
+        }
+    }
+
     struct Translation {
         /// `cmis:document` or `cmis:folder`.
         var table: String
@@ -25,19 +38,20 @@ struct NXQLTranslator {
         var includesFolders = false
         /// `ecm:isTrashed = 0` (false) or `= 1` (true); nil when the query does not say.
         var trashed: Bool?
+        /// What the trash adds, once the caller knows it.
+        var trash: TrashFilter?
 
-        /// The CMIS QL statement.
-        var statement: String {
-            let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        /// The CMIS QL statement over `table`.
+        func statement(over table: String) -> String {
+            let all = conditions + (trash.map { [$0.condition(for: table)] } ?? [])
+            let whereClause = all.isEmpty ? "" : " WHERE " + all.joined(separator: " AND ")
             return "SELECT * FROM \(table)\(whereClause)\(order)"
         }
 
         /// The statements to run, in order.
         var statements: [String] {
-            guard includesFolders else { return [statement] }
-            let folders = statement.replacingOccurrences(
-                of: "SELECT * FROM cmis:document", with: "SELECT * FROM cmis:folder")
-            return [folders, statement]
+            guard includesFolders else { return [statement(over: table)] }
+            return [statement(over: "cmis:folder"), statement(over: table)]
         }
 
         /// Puts the folder id of `pathsToResolve[index]` where its marker stands.

@@ -96,9 +96,15 @@ extension NuxeoHandler {
             guard references.count <= Self.maximumInputs else {
                 throw CMISError(.invalidArgument, "\(operation) takes at most \(Self.maximumInputs) documents at once")
             }
-            var entries: [JSONValue] = []
+            // Each document once, and every one resolved before any is changed.
+            var seen: Set<String> = []
+            var objects: [CMISObject] = []
             for reference in references where !reference.isEmpty {
                 let object = try await resolve(reference, repository: repository, caller: caller)
+                if seen.insert(object.id ?? reference).inserted { objects.append(object) }
+            }
+            var entries: [JSONValue] = []
+            for object in objects {
                 guard
                     case .document(let result) = try await step(
                         operation, on: object, params: params, request: request, context: context,
@@ -178,9 +184,11 @@ extension NuxeoHandler {
             }
             return .response(try await search(repository: repository, query: query, caller: caller))
         case "Document.AddPermission":
+            try checkUnlocked(try object(), repository: repository, caller: caller)
             try await addPermission(try object(), params: params, repository: repository, caller: caller)
             return .document(try object())
         case "Document.RemovePermission":
+            try checkUnlocked(try object(), repository: repository, caller: caller)
             try await removePermission(try object(), params: params, repository: repository, caller: caller)
             return .document(try object())
         case "Document.Lock": try await lockDocument(try object(), repository: repository, caller: caller)
@@ -229,7 +237,7 @@ extension NuxeoHandler {
             let list = try await service.children(
                 repositoryId: repository, folderId: id, context: OperationContext(includePathSegment: true),
                 maxItems: min(1000, Self.maximumChildren - entries.count), skipCount: skip, caller: caller)
-            for child in list.objects where !marks.isTrashed(child.object.id ?? "", in: repository) {
+            for child in list.objects where !marks.isTrashed(Self.markKey(of: child.object), in: repository) {
                 let segment = child.pathSegment ?? child.object.name ?? ""
                 entries.append(
                     try await render(
@@ -261,6 +269,9 @@ extension NuxeoHandler {
             result = try await service.moveObject(
                 repositoryId: repository, objectId: id, targetFolderId: targetID,
                 sourceFolderId: object.parentId ?? parents.first?.object.id, caller: caller)
+            if marks.isTrashed(Self.markKey(of: object), in: repository) {
+                marks.moved(Self.markKey(of: object), to: targetID, in: repository)
+            }
         } else {
             guard object.baseType == .document else {
                 throw CMISError(.notSupported, "Document.Copy copies documents here, not folders")

@@ -67,6 +67,6 @@ extension NuxeoHandler {
         } else {
             try await service.deleteObject(repositoryId: repository, objectId: id, allVersions: true, caller: caller)
         }
-        marks.forget([Self.uid(of: object)], in: repository)
+        marks.forget([Self.markKey(of: object)], in: repository)
     }
 }

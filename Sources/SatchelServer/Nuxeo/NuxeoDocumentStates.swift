@@ -15,9 +15,10 @@ extension NuxeoHandler {
     func object(uid: String, repository: String, caller: CallerContext) async throws -> CMISObject {
         let object = try await service.object(
             repositoryId: repository, id: uid, context: OperationContext(includePathSegment: true), caller: caller)
-        guard object.baseType == .document, object.isLatestVersion == false, object.versionSeriesId == uid else {
-            return object
-        }
+        // A working copy (a document created checked out over CMIS) has no checked-in version to go to.
+        guard object.baseType == .document, object.isLatestVersion == false, object.versionSeriesId == uid,
+            object.properties["cmis:isPrivateWorkingCopy"]?.values.first?.boolValue != true
+        else { return object }
         return try await service.objectOfLatestVersion(
             repositoryId: repository, objectId: uid, major: false, context: OperationContext(includePathSegment: true),
             caller: caller)
@@ -31,18 +32,32 @@ extension NuxeoHandler {
         return series
     }
 
+    /// What locks and trash marks are kept under: a document's version series (every version and working copy of
+    /// it shares its lock and its place in the trash), a folder's id.
+    static func markKey(of object: CMISObject) -> String {
+        guard object.baseType == .document, let series = object.versionSeriesId else { return object.id ?? "" }
+        return series
+    }
+
     // MARK: Locks
 
     /// `Document.Lock`: needs the right to change the document; a locked document is refused.
     func lockDocument(_ object: CMISObject, repository: String, caller: CallerContext) async throws {
         try await require(
             \.canUpdateProperties, on: object, repository: repository, caller: caller, "change", "lock it")
-        _ = try marks.lock(Self.uid(of: object), in: repository, by: caller.user)
+        let owned = marks.locks(in: repository).values.count { $0.owner == caller.user }
+        if owned >= DocumentMarks.maximumLocksPerUser {
+            // At the quota: forget the locks of what was deleted meanwhile (over CMIS, or with its folder) first.
+            await forgetDeleted(
+                marks.locks(in: repository).filter { $0.value.owner == caller.user }.keys, repository: repository,
+                caller: caller)
+        }
+        _ = try marks.lock(Self.markKey(of: object), in: repository, by: caller.user)
     }
 
     /// `Document.Unlock`: the lock's owner, or someone with `Everything` on the document.
     func unlockDocument(_ object: CMISObject, repository: String, caller: CallerContext) async throws {
-        let id = Self.uid(of: object)
+        let id = Self.markKey(of: object)
         guard let lock = marks.lock(of: id, in: repository) else { return }
         var mayOverride = caller.isAdministrator
         if lock.owner != caller.user, !mayOverride {
@@ -55,7 +70,7 @@ extension NuxeoHandler {
 
     /// Throws `updateConflict` when another user holds the document's lock.
     func checkUnlocked(_ object: CMISObject, repository: String, caller: CallerContext) throws(CMISError) {
-        try marks.checkUnlocked(Self.uid(of: object), in: repository, for: caller.user)
+        try marks.checkUnlocked(Self.markKey(of: object), in: repository, for: caller.user)
     }
 
     /// Throws `updateConflict` when another user holds the lock of the folder or of anything under it.
@@ -65,10 +80,16 @@ extension NuxeoHandler {
         guard !others.isEmpty, folder.baseType == .folder else { return }
         let base = try await path(of: folder, repository: repository, caller: caller)
         for (id, lock) in others {
-            // A lock on what the caller cannot see, or on what is gone, stops nothing the caller could delete.
-            guard let locked = try? await object(uid: id, repository: repository, caller: caller),
-                let path = try? await path(of: locked, repository: repository, caller: caller)
-            else { continue }
+            // A lock on what the caller cannot see, or on what is gone, stops nothing the caller could delete;
+            // any other failure stops the delete.
+            let path: String
+            do {
+                path = try await self.path(
+                    of: try await object(uid: id, repository: repository, caller: caller), repository: repository,
+                    caller: caller)
+            } catch let error as CMISError where [.objectNotFound, .permissionDenied].contains(error.code) {
+                continue
+            }
             if base == "/" || path.hasPrefix(base + "/") {
                 throw CMISError(.updateConflict, "\(path) is locked by \(lock.owner)")
             }
@@ -80,20 +101,21 @@ extension NuxeoHandler {
     /// `Document.Trash`: needs the right to delete the document; it stays where it is, out of `@children` and of
     /// searches for live documents.
     func trashDocument(_ object: CMISObject, repository: String, caller: CallerContext) async throws {
-        let id = Self.uid(of: object)
+        let id = Self.markKey(of: object)
         try await require(\.canDeleteObject, on: object, repository: repository, caller: caller, "delete", "trash it")
         try checkUnlocked(object, repository: repository, caller: caller)
         let parent = try await placement(of: object, repository: repository, caller: caller).parentID
         if marks.trashed(in: repository).count >= DocumentMarks.maximumTrashed {
             // Full: forget what was deleted meanwhile (over CMIS, or with its folder) first.
-            await forgetDeletedTrash(repository: repository, caller: caller)
+            await forgetDeleted(marks.trashed(in: repository).keys, repository: repository, caller: caller)
         }
         try marks.trash(id, parentID: parent, in: repository)
     }
 
-    private func forgetDeletedTrash(repository: String, caller: CallerContext) async {
+    /// Forgets the marks of those of `keys` whose documents are gone.
+    private func forgetDeleted(_ keys: some Collection<String>, repository: String, caller: CallerContext) async {
         var gone: [String] = []
-        for id in marks.trashed(in: repository).keys {
+        for id in keys {
             do {
                 _ = try await service.object(
                     repositoryId: repository, id: id, context: OperationContext(filter: ["cmis:objectId"]),
@@ -110,12 +132,13 @@ extension NuxeoHandler {
         try await require(
             \.canDeleteObject, on: object, repository: repository, caller: caller, "delete", "restore it from the trash"
         )
-        try marks.untrash(Self.uid(of: object), in: repository)
+        try checkUnlocked(object, repository: repository, caller: caller)
+        try marks.untrash(Self.markKey(of: object), in: repository)
     }
 
     /// Throws `permissionDenied` unless the caller may do `allowed` on the object ("alice may not delete x, so may
     /// not trash it").
-    private func require(
+    func require(
         _ allowed: (AllowableActions) -> Bool, on object: CMISObject, repository: String, caller: CallerContext,
         _ action: String, _ purpose: String
     ) async throws {
@@ -138,19 +161,29 @@ extension NuxeoHandler {
         let list = try await service.children(
             repositoryId: repository, folderId: folderID, context: context, maxItems: max, skipCount: skip,
             caller: caller)
-        let inPage = list.objects.contains { trashed[$0.object.id ?? ""] != nil }
-        guard inPage || trashed.values.contains(where: { $0.parentID == folderID }) else {
+        let trashedInPage = list.objects.map { Self.markKey(of: $0.object) }.filter { trashed[$0] != nil }
+        // A trashed document moved here since (over CMIS): kept under this folder from now on.
+        for key in trashedInPage where trashed[key]?.parentID != folderID {
+            marks.moved(key, to: folderID, in: repository)
+        }
+        guard !trashedInPage.isEmpty || trashed.values.contains(where: { $0.parentID == folderID }) else {
             return (list.objects, list.hasMoreItems, list.numItems)
         }
         // The folder holds trashed children: walk it from the start, leaving them out, up to the page's end.
         var live: [ObjectInFolder] = []
         var offset = 0
         var exhausted = false
-        while live.count <= skip + max, offset < Self.maximumChildren {
+        while live.count <= skip + max {
+            guard offset < Self.maximumChildren else {
+                throw CMISError(
+                    .constraint,
+                    "the folder holds more than \(Self.maximumChildren) children, some of them trashed: page through"
+                        + " it with NXQL (ecm:parentId = '\(folderID)' AND ecm:isTrashed = 0)")
+            }
             let chunk = try await service.children(
                 repositoryId: repository, folderId: folderID, context: context, maxItems: 1000, skipCount: offset,
                 caller: caller)
-            live += chunk.objects.filter { trashed[$0.object.id ?? ""] == nil }
+            live += chunk.objects.filter { trashed[Self.markKey(of: $0.object)] == nil }
             offset += chunk.objects.count
             guard chunk.hasMoreItems, !chunk.objects.isEmpty else {
                 exhausted = true
@@ -162,14 +195,13 @@ extension NuxeoHandler {
         return (page, more, exhausted ? Int64(live.count) : nil)
     }
 
-    /// The ids an NXQL search leaves out (`ecm:isTrashed = 0`) or keeps to (`= 1`), as a CMIS QL condition; nil
-    /// when it changes nothing. `matchesNothing` when the search asks for the trash and it is empty.
-    func trashCondition(_ trashed: Bool?, repository: String) -> (condition: String?, matchesNothing: Bool) {
-        guard let trashed else { return (nil, false) }
-        let ids = marks.trashed(in: repository).keys.sorted()
-        guard !ids.isEmpty else { return (nil, trashed) }
-        let list = ids.map(NXQLTranslator.literal).joined(separator: ", ")
-        return ("cmis:objectId \(trashed ? "IN" : "NOT IN") (\(list))", false)
+    /// The trash keys an NXQL search leaves out (`ecm:isTrashed = 0`) or keeps to (`= 1`); nil when it changes
+    /// nothing, empty when it asks for the trash and the trash is empty.
+    func trashFilter(_ trashed: Bool?, repository: String) -> NXQLTranslator.TrashFilter? {
+        guard let trashed else { return nil }
+        let keys = marks.trashed(in: repository).keys.sorted()
+        guard !keys.isEmpty || trashed else { return nil }
+        return NXQLTranslator.TrashFilter(keys: keys, only: trashed)
     }
 
     // MARK: Versions
@@ -180,10 +212,8 @@ extension NuxeoHandler {
         _ object: CMISObject, option: String?, comment: String? = nil, repository: String, caller: CallerContext
     ) async throws -> CMISObject {
         guard let option = try Self.versioningOption(option) else { return object }
-        guard object.baseType == .document, let id = object.id else {
-            throw CMISError(.invalidArgument, "only documents have versions: \(object.name ?? "this") is a folder")
-        }
-        try checkUnlocked(object, repository: repository, caller: caller)
+        try await checkVersionable(object, repository: repository, caller: caller)
+        guard let id = object.id else { throw CMISError(.objectNotFound, "no such document") }
         let workingCopy = try await service.checkOut(repositoryId: repository, objectId: id, caller: caller)
         guard let copy = workingCopy.id else { throw CMISError(.runtime, "the working copy has no id") }
         do {
@@ -194,6 +224,17 @@ extension NuxeoHandler {
             try? await service.cancelCheckOut(repositoryId: repository, objectId: copy, caller: caller)
             throw error
         }
+    }
+
+    /// Throws unless a new version of the object can be made: a document, not locked by another user, that the
+    /// caller may check out. Asked before any change a versioned update makes.
+    func checkVersionable(_ object: CMISObject, repository: String, caller: CallerContext) async throws {
+        guard object.baseType == .document else {
+            throw CMISError(.invalidArgument, "only documents have versions: \(object.name ?? "this") is a folder")
+        }
+        try checkUnlocked(object, repository: repository, caller: caller)
+        try await require(
+            \.canCheckOut, on: object, repository: repository, caller: caller, "check out", "make a version of it")
     }
 
     /// `MAJOR` or `MINOR`; nil for `NONE`, `AUTO` or none. Anything else is refused (before any change is made).

@@ -253,11 +253,10 @@ struct NuxeoHandler: Sendable {
             translation.resolve(path: index, to: folder.id ?? "")
         }
         let (pageSize, pageIndex) = Self.paging(query)
-        let trash = trashCondition(translation.trashed, repository: repository)
-        if trash.matchesNothing {
+        translation.trash = trashFilter(translation.trashed, repository: repository)
+        if let trash = translation.trash, trash.only, trash.keys.isEmpty {
             return Self.json(Self.page([], index: pageIndex, size: pageSize, more: false, total: 0))
         }
-        if let condition = trash.condition { translation.conditions.append(condition) }
         if translation.order.isEmpty, let sortBy = query["sortBy"], let mapped = NXQLTranslator.properties[sortBy] {
             let descending = query["sortOrder"].map { $0.lowercased() == "desc" } ?? false
             translation.order = " ORDER BY \(mapped)\(descending ? " DESC" : "")"
@@ -352,7 +351,9 @@ struct NuxeoHandler: Sendable {
         _ object: CMISObject, path: String, repository: String, request: Request, versioning: String?,
         caller: CallerContext
     ) async throws -> Response {
-        _ = try Self.versioningOption(versioning)
+        if try Self.versioningOption(versioning) != nil {
+            try await checkVersionable(object, repository: repository, caller: caller)
+        }
         let entity = try await body(request)
         var updated = try await updateDocument(
             object, title: entity["properties"]?["dc:title"]?.stringValue,
@@ -471,14 +472,15 @@ struct NuxeoHandler: Sendable {
             "state": "project", "parentRef": (parentID ?? object.parentId).map { .string($0) } ?? .null,
             "isCheckedOut": .bool(
                 object.properties["cmis:isVersionSeriesCheckedOut"]?.values.first?.boolValue ?? false),
-            "isVersion": .bool(isVersion), "isProxy": false, "isTrashed": .bool(marks.isTrashed(uid, in: repository)),
+            "isVersion": .bool(isVersion), "isProxy": false,
+            "isTrashed": .bool(marks.isTrashed(Self.markKey(of: object), in: repository)),
             "changeToken": object.changeToken.map { .string($0) } ?? .null,
             "title": object.name.map { .string($0) } ?? .null, "lastModified": modified,
             "properties": .object(properties),
             "facets": .array(isFolder ? ["Folderish"] : ["Downloadable", "Versionable"]),
         ]
         if let label = object.versionLabel { document.append(key: "versionLabel", value: .string(label)) }
-        if let lock = marks.lock(of: uid, in: repository) {
+        if let lock = marks.lock(of: Self.markKey(of: object), in: repository) {
             document.append(key: "lockOwner", value: .string(lock.owner))
             document.append(key: "lockCreated", value: .string(Self.timestamp(lock.created)))
         }

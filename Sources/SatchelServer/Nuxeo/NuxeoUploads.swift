@@ -324,7 +324,15 @@ extension NuxeoHandler {
         if importing, document.baseType != .folder {
             throw CMISError(.invalidArgument, "FileManager.Import needs a folder as context.currentDocument")
         }
-        if !importing { try checkUnlocked(document, repository: repository, caller: caller) }
+        if importing {
+            try await require(
+                \.canCreateDocument, on: document, repository: repository, caller: caller, "add to", "import into it")
+        } else {
+            try checkUnlocked(document, repository: repository, caller: caller)
+            try await require(
+                \.canSetContentStream, on: document, repository: repository, caller: caller, "change",
+                "attach a blob to it")
+        }
         return (importing, document)
     }
 
