@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SatchelJSON", targets: ["SatchelJSON"]),
         .library(name: "SatchelHTTP", targets: ["SatchelHTTP"]),
         .library(name: "SatchelXML", targets: ["SatchelXML"]),
+        .library(name: "SatchelCMISCore", targets: ["SatchelCMISCore"]),
         .library(name: "SatchelCMIS", targets: ["SatchelCMIS"]),
         .library(name: "SatchelOData", targets: ["SatchelOData"]),
         .library(name: "SatchelODataGen", targets: ["SatchelODataGen"]),
@@ -54,9 +55,16 @@ let package = Package(
         ),
 
         .target(name: "SatchelXML", swiftSettings: swiftSettings),
+        // The CMIS vocabulary: the model, errors, query statements and both wire formats, both ways. What the
+        // client, CMIS QL, the repository engine and the server share; no HTTP.
+        .target(
+            name: "SatchelCMISCore",
+            dependencies: ["SatchelText", "SatchelJSON", "SatchelXML"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "SatchelCMIS",
-            dependencies: ["SatchelText", "SatchelHTTP", "SatchelJSON", "SatchelXML"],
+            dependencies: ["SatchelText", "SatchelCMISCore", "SatchelHTTP", "SatchelJSON", "SatchelXML"],
             swiftSettings: swiftSettings
         ),
 
@@ -104,7 +112,7 @@ let package = Package(
         .target(
             name: "SatchelCache",
             dependencies: [
-                "SatchelStore", "SatchelNuxeo", "SatchelCMIS", "SatchelJSON",
+                "SatchelStore", "SatchelNuxeo", "SatchelCMIS", "SatchelCMISCore", "SatchelJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -114,14 +122,14 @@ let package = Package(
         // MARK: Repository server (satchel serve)
         // CMIS QL: parser and evaluator, no I/O.
         .target(
-            name: "SatchelCMISQL", dependencies: ["SatchelText", "SatchelCMIS", "SatchelJSON"],
+            name: "SatchelCMISQL", dependencies: ["SatchelText", "SatchelCMISCore", "SatchelJSON"],
             swiftSettings: swiftSettings),
         // The repository engine: CMIS semantics over a metadata store and a content-addressed blob store.
         .target(
             name: "SatchelRepository",
             dependencies: [
                 "SatchelText",
-                "SatchelCMIS", "SatchelCMISQL", "SatchelJSON",
+                "SatchelCMISCore", "SatchelCMISQL", "SatchelJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -131,7 +139,7 @@ let package = Package(
         .target(
             name: "SatchelRepositoryPostgres",
             dependencies: [
-                "SatchelRepository",
+                "SatchelRepository", "SatchelCMISCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
@@ -141,7 +149,7 @@ let package = Package(
             name: "SatchelServer",
             dependencies: [
                 "SatchelText",
-                "SatchelRepository", "SatchelRepositoryPostgres", "SatchelCMIS", "SatchelJSON", "SatchelXML",
+                "SatchelRepository", "SatchelRepositoryPostgres", "SatchelCMISCore", "SatchelJSON", "SatchelXML",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -157,6 +165,7 @@ let package = Package(
                 "SatchelText",
                 "SatchelHTTP",
                 "SatchelCMIS",
+                "SatchelCMISCore",
                 "SatchelServer",
                 "SatchelOData",
                 "SatchelODataGen",
@@ -211,7 +220,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelCMISTests",
-            dependencies: ["SatchelCMIS", "SatchelTestSupport"],
+            dependencies: ["SatchelCMISCore", "SatchelCMIS", "SatchelTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
@@ -238,7 +247,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelCMISQLTests",
-            dependencies: ["SatchelCMISQL"],
+            dependencies: ["SatchelCMISCore", "SatchelCMISQL"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -278,6 +287,7 @@ let package = Package(
         .testTarget(
             name: "SatchelRepositoryTests",
             dependencies: [
+                "SatchelCMISCore",
                 "SatchelRepository", "SatchelRepositoryPostgres", "SatchelTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -286,6 +296,7 @@ let package = Package(
         .testTarget(
             name: "SatchelServerTests",
             dependencies: [
+                "SatchelCMISCore",
                 "SatchelServer", "SatchelCMIS", "SatchelNuxeo", "SatchelCache", "SatchelStore", "SatchelTestSupport",
             ],
             swiftSettings: swiftSettings
@@ -293,6 +304,7 @@ let package = Package(
         .testTarget(
             name: "SatchelCLITests",
             dependencies: [
+                "SatchelCMISCore",
                 "satchel", "SatchelServer", "SatchelStore", "SatchelOData", "SatchelCMIS", "SatchelCache",
                 "SatchelTestSupport",
             ],
@@ -309,14 +321,16 @@ let package = Package(
         ),
         .executableTarget(
             name: "CMISClientBenchmark",
-            dependencies: ["SatchelCMIS", "SatchelHTTP"],
+            dependencies: ["SatchelCMISCore", "SatchelCMIS", "SatchelHTTP"],
             path: "Benchmarks/CMISClientBenchmark",
             exclude: ["cmislib_bench.py"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "CacheBenchmark",
-            dependencies: ["SatchelCache", "SatchelCMIS", "SatchelNuxeo", "SatchelHTTP", "SatchelStore"],
+            dependencies: [
+                "SatchelCMISCore", "SatchelCache", "SatchelCMIS", "SatchelNuxeo", "SatchelHTTP", "SatchelStore",
+            ],
             path: "Benchmarks/CacheBenchmark",
             exclude: ["nuxeo_tree_bench.py"],
             swiftSettings: swiftSettings

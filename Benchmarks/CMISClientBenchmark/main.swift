@@ -10,6 +10,7 @@
 // times a third way of doing the fetch job that cmislib has no counterpart for: `objects(ids:)`, 8 requests at once.
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 import SatchelHTTP
 
 struct BenchmarkError: Error, CustomStringConvertible {

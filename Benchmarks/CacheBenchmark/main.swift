@@ -10,6 +10,7 @@
 // Each prints one JSON line.
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 import SatchelCache
 import SatchelHTTP
 import SatchelNuxeo

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMIS
+import SatchelCMISCore
 
 extension CMISQuery {
     /// Whether the row satisfies the WHERE clause (SQL three-valued logic: a comparison with a missing value is

@@ -1,5 +1,6 @@
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 
 /// A hierarchy from a CMIS repository: the folder at `rootPath` and its tree, folder by folder, each folder's
 /// children page by page. Documents filed in several folders appear under each.

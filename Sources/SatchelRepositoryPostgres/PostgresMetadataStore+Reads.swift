@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import SatchelCMIS
+import SatchelCMISCore
 import SatchelRepository
 
 extension PostgresMetadataStore {

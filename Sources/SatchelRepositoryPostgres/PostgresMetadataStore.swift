@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
-import SatchelCMIS
+import SatchelCMISCore
 import SatchelRepository
 
 /// A ``MetadataStore`` in PostgreSQL, for servers that share one database or want PostgreSQL's tooling.

@@ -1,4 +1,5 @@
 import SatchelCMIS
+import SatchelCMISCore
 import Testing
 
 @testable import SatchelCMISQL

@@ -1,5 +1,6 @@
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 import SatchelCMISQL
 
 /// A row held in memory: properties by query name, folder membership and full text.

@@ -1,5 +1,6 @@
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 import Testing
 
 /// The same repository (A1) over both bindings must give the same model values.

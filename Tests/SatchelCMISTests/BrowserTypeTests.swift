@@ -1,5 +1,6 @@
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 import Testing
 
 @Suite("Browser binding: type definitions")

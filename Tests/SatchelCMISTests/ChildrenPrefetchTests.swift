@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import SatchelCMIS
+import SatchelCMISCore
 
 /// `ChildrenSequence` requesting pages ahead of iteration: the children still come once each and in order, a
 /// short page corrects the offsets guessed ahead, nothing is asked past `numItems`, and stopping early cancels

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SatchelCMIS
+import SatchelCMISCore
 
 @Suite struct PropertiesTests {
     private static func bag(_ pairs: [(String, String)]) -> [CMISProperty] {

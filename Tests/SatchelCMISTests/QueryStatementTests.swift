@@ -1,5 +1,6 @@
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 import Testing
 
 @Suite("CMIS QL statements and Mobile Documents endpoints")

@@ -1,4 +1,5 @@
 import Foundation
+import SatchelCMISCore
 import SatchelHTTP
 
 /// The CMIS services a binding speaks, one async method per operation, model values in and out.

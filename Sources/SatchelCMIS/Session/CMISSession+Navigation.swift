@@ -1,4 +1,5 @@
 import Foundation
+import SatchelCMISCore
 
 extension CMISSession {
     /// A page of the subtypes of a type (of the base types when `typeId` is nil).

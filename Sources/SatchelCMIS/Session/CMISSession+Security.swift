@@ -1,4 +1,5 @@
 import Foundation
+import SatchelCMISCore
 
 extension CMISSession {
     /// An object's access control list.

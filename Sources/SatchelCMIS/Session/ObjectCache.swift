@@ -1,4 +1,5 @@
 import Foundation
+import SatchelCMISCore
 import Synchronization
 
 /// The session's object cache (by id) and path → id lookups, each entry valid for a time-to-live.

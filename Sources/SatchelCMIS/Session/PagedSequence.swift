@@ -1,4 +1,5 @@
 import Foundation
+import SatchelCMISCore
 
 /// A page of a CMIS list: its items, whether more follow, and the total when the repository knows it.
 public protocol CMISPage: Sendable {

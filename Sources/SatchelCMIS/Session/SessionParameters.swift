@@ -1,4 +1,5 @@
 import Foundation
+import SatchelCMISCore
 import SatchelHTTP
 
 /// Everything a ``CMISSession`` needs to connect: binding, URL, repository, credentials and defaults.

@@ -1,4 +1,5 @@
 import Foundation
+import SatchelCMISCore
 
 /// Parses a response whose properties need their type definitions, the way both bindings do it: parse with the
 /// cached types; when the body names types not cached yet, fetch each of them once and parse again. A type the

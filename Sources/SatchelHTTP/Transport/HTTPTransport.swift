@@ -73,11 +73,3 @@ public struct TransportResponse: Sendable {
         self.bodyLength = bodyLength ?? Int64(body.count)
     }
 }
-
-extension Duration {
-    /// The duration in seconds, fractions included.
-    public var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-}

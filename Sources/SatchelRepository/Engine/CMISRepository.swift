@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMIS
+import SatchelCMISCore
 import Synchronization
 
 /// The CMIS repository engine: every CMIS 1.1 service over a ``MetadataStore`` and a ``BlobStore``.

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMIS
+import SatchelCMISCore
 import SatchelJSON
 import SatchelRepository
 import Synchronization

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMIS
+import SatchelCMISCore
 
 /// NXQL as CMIS QL for the repository's query engine (docs/nuxeo.md): `SELECT * FROM Document|File|Folder`, a
 /// `WHERE` of conditions joined by `AND`, `ORDER BY`. Nuxeo's properties map onto CMIS's (`dc:title` → `cmis:name`,

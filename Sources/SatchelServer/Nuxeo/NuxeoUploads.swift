@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import SatchelCMIS
+import SatchelCMISCore
 import SatchelJSON
 import SatchelRepository
 import Synchronization

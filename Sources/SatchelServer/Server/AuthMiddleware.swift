@@ -1,8 +1,9 @@
 import Foundation
+import SatchelText
 import HTTPTypes
 import Hummingbird
 import Logging
-import SatchelCMIS
+import SatchelCMISCore
 import SatchelRepository
 
 /// Authenticates every request and writes the access log.

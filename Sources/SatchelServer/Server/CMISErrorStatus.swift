@@ -1,6 +1,7 @@
 import Hummingbird
-import SatchelCMIS
+import SatchelCMISCore
 import SatchelJSON
+import SatchelText
 
 extension CMISError {
     /// The HTTP status the CMIS 1.1 bindings give this exception.

@@ -1,6 +1,6 @@
 import Hummingbird
 import NIOCore
-import SatchelCMIS
+import SatchelCMISCore
 import SatchelRepository
 
 /// The per-request context of every route: Hummingbird's core storage plus who is calling.

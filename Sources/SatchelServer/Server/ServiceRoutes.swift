@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import SatchelCMIS
+import SatchelCMISCore
 import SatchelJSON
 
 /// The routes beside the bindings: `/health`, `/cmis-endpoints.json`, `/login` and `/logout`.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 
 /// `satchel cmis acl PATH [--add P=PERM…] [--remove P=PERM…]`.
 struct CMISACLCommand: AsyncParsableCommand {

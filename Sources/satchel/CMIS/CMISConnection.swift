@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SatchelText
 import SatchelCMIS
+import SatchelCMISCore
 import SatchelHTTP
 
 /// The options every `satchel cmis` and `satchel notes` command adds to the connection options.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 import SatchelHTTP
 
 /// `satchel cmis ls PATH`: a folder's children, fetched a page at a time.

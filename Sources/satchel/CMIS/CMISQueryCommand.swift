@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 
 /// `satchel cmis query "STATEMENT"`: every page of a CMIS QL query's results.
 struct CMISQueryCommand: AsyncParsableCommand {

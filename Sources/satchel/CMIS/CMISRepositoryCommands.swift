@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 
 /// `satchel cmis repos`: the repositories behind the service URL.
 struct CMISReposCommand: AsyncParsableCommand {

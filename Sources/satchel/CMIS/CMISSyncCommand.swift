@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 import SatchelCache
 
 struct CMISSyncCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 
 /// `satchel cmis tree [PATH]`: the folders (and documents) below a folder, indented.
 struct CMISTreeCommand: AsyncParsableCommand {

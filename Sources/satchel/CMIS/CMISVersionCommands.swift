@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 import SatchelHTTP
 
 /// `satchel cmis checkout PATH`: prints the private working copy's id.

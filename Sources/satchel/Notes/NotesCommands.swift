@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 
 /// Where notes live and how to find one by name.
 struct NotesStore: Sendable {

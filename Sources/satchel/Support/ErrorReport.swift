@@ -1,5 +1,6 @@
 import ArgumentParser
 import SatchelCMIS
+import SatchelCMISCore
 import SatchelCache
 import SatchelHTTP
 import SatchelOData

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SatchelCMIS
+import SatchelCMISCore
 import SatchelHTTP
 import SatchelOData
 import SatchelStore

@@ -1,5 +1,6 @@
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 import Synchronization
 import Testing
 

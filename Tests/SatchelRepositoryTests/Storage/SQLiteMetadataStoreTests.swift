@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SatchelCMIS
+import SatchelCMISCore
 import Testing
 
 @testable import SatchelRepository

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import SatchelCMIS
+import SatchelCMISCore
 import SatchelRepository
 import SatchelServer
 

@@ -1,5 +1,6 @@
 import Foundation
 import SatchelCMIS
+import SatchelCMISCore
 import SatchelHTTP
 
 /// One CMIS session scenario — repository info, create, list with paging, get by path, update, content range,

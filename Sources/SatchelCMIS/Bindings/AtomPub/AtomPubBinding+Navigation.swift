@@ -1,4 +1,5 @@
 import Foundation
+import SatchelCMISCore
 import SatchelHTTP
 import SatchelXML
 

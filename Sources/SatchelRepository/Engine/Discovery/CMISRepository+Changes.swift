@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMIS
+import SatchelCMISCore
 
 extension CMISRepository {
     /// Pages through the change log: `changeLogToken` is the last token the caller saw (nil: from the start);

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMIS
+import SatchelCMISCore
 
 extension CMISRepository {
     /// A new object with its system properties stamped; not stored yet.

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMIS
+import SatchelCMISCore
 
 extension CMISRepository {
     /// Throws `updateConflict` when the caller's change token is not the object's.

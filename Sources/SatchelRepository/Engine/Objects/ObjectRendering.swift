@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMIS
+import SatchelCMISCore
 
 /// Which properties an operation returns: all (`*` or no filter) or the named query names.
 struct PropertyFilter: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import SatchelText
-import SatchelCMIS
+import SatchelCMISCore
 
 /// What a write is doing, for the updatability rules.
 enum PropertyWrite: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMIS
+import SatchelCMISCore
 
 extension CMISRepository {
     /// The object's property bag with `updates` applied and every system property brought in step with the

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMIS
+import SatchelCMISCore
 
 extension CMISRepository {
     public func acl(

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMIS
+import SatchelCMISCore
 
 /// The three basic CMIS permissions, ordered: `cmis:all` includes `cmis:write`, which includes `cmis:read`.
 enum Permission: Int, Comparable, Sendable, CaseIterable {

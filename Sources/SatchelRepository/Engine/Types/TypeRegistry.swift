@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMIS
+import SatchelCMISCore
 
 /// The object types of a repository, built once and shared: the six CMIS base types with every property
 /// definition CMIS 1.1 gives them. Lookups are dictionary reads, so rendering an object never costs a type query.

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SatchelCMIS
+import SatchelCMISCore
 
 extension SQLiteMetadataStore {
     @discardableResult

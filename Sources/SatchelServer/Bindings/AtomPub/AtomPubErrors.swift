@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import SatchelCMIS
+import SatchelCMISCore
 
 /// AtomPub error responses: the status CMIS 1.1 gives each exception (part II, 3.2.4), with a text body that
 /// names the exception and carries the message between `<!--exception-->` and `<!--message-->` markers, which

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import SatchelCMIS
+import SatchelCMISCore
 import SatchelRepository
 import SatchelXML
 

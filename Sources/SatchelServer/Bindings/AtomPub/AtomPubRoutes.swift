@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import SatchelCMIS
+import SatchelCMISCore
 import SatchelRepository
 
 /// The CMIS 1.1 AtomPub binding of `satchel serve`: service document, entries and feeds, Atom entry posts,

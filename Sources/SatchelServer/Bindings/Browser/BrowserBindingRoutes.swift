@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
-import SatchelCMIS
+import SatchelCMISCore
 import SatchelRepository
 import SatchelText
 

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import SatchelCMIS
+import SatchelCMISCore
 import SatchelRepository
 
 extension BrowserCall {

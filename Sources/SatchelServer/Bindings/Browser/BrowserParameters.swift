@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMIS
+import SatchelCMISCore
 
 /// The parameters of a Browser binding request: query string and form fields (form fields win), with typed
 /// accessors and the indexed families (`propertyId[0]`, `propertyValue[0][1]`, `addACEPrincipal[0]` …).

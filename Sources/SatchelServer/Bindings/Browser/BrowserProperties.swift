@@ -1,6 +1,6 @@
 import Foundation
 import SatchelText
-import SatchelCMIS
+import SatchelCMISCore
 import SatchelRepository
 
 /// Properties sent as `propertyId[n]` / `propertyValue[n]` (or `propertyValue[n][m]`) form fields.

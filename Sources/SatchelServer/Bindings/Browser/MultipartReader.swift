@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import SatchelCMIS
+import SatchelCMISCore
 import SatchelRepository
 
 /// Reads a `multipart/form-data` body (or `multipart/related`, whose parts are named by Content-ID) as it arrives: form fields into memory (bounded), the file part straight

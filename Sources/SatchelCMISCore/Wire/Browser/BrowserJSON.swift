@@ -5,8 +5,8 @@ import SatchelJSON
 ///
 /// The path is put together only when something asks for it (an error, or a child of a child): parsing a page
 /// of objects visits every property, and building a path string for each one cost more than reading the value.
-struct BrowserJSON {
-    let value: JSONValue
+package struct BrowserJSON {
+    package let value: JSONValue
     /// The path of the containing value, and this value's key or index in it.
     private let parentPath: String
     private let step: Step
@@ -44,7 +44,7 @@ struct BrowserJSON {
     }
 
     /// Parses a response body; malformed JSON becomes an `.invalidResponse` error with the byte offset.
-    static func parse(_ data: Data) throws -> BrowserJSON {
+    package static func parse(_ data: Data) throws -> BrowserJSON {
         do {
             return BrowserJSON(try JSONValue(parsing: data, limits: BrowserParser.limits))
         } catch let error as JSONError {
@@ -59,13 +59,13 @@ struct BrowserJSON {
     }
 
     /// The member `key`, or `nil` when it is missing or `null`.
-    subscript(key: String) -> BrowserJSON? {
+    package subscript(key: String) -> BrowserJSON? {
         guard let member = value[key], !member.isNull else { return nil }
         return BrowserJSON(member, parentPath: path, step: .key(key))
     }
 
     /// The member `key`; throws when it is missing or `null`.
-    func require(_ key: String) throws -> BrowserJSON {
+    package func require(_ key: String) throws -> BrowserJSON {
         guard let member = self[key] else {
             throw CMISError(.invalidResponse, "missing required member \"\(key)\"", path: path.isEmpty ? "$" : path)
         }
@@ -84,13 +84,13 @@ struct BrowserJSON {
         return object.map { ($0.key, BrowserJSON($0.value, parentPath: base, step: .key($0.key))) }
     }
 
-    func array() throws -> [BrowserJSON] {
+    package func array() throws -> [BrowserJSON] {
         guard let elements = value.arrayValue else { throw shapeError("an array") }
         let base = path
         return elements.enumerated().map { BrowserJSON($1, parentPath: base, step: .index($0)) }
     }
 
-    func string() throws -> String {
+    package func string() throws -> String {
         guard let text = value.stringValue else { throw shapeError("a string") }
         return text
     }
@@ -109,7 +109,7 @@ struct BrowserJSON {
     }
 
     // Optional members: missing or null gives nil, a wrong type throws.
-    func string(_ key: String) throws -> String? { try self[key]?.string() }
+    package func string(_ key: String) throws -> String? { try self[key]?.string() }
     func bool(_ key: String) throws -> Bool? { try self[key]?.bool() }
     func int64(_ key: String) throws -> Int64? { try self[key]?.int64() }
     func strings(_ key: String) throws -> [String]? { try self[key]?.array().map { try $0.string() } }

@@ -1,5 +1,4 @@
 import Foundation
-import SatchelHTTP
 
 /// An error from a CMIS repository or from reading its responses.
 ///
@@ -57,7 +56,7 @@ public struct CMISError: Error, Sendable, CustomStringConvertible {
         public static let invalidResponse = Code("invalidResponse")
 
         /// The server exception codes, by their Browser binding names.
-        static let serverExceptions: [String: Code] = Dictionary(
+        package static let serverExceptions: [String: Code] = Dictionary(
             uniqueKeysWithValues: [
                 invalidArgument, objectNotFound, permissionDenied, notSupported, constraint, contentAlreadyExists,
                 filterNotValid, nameConstraintViolation, storage, streamNotSupported, updateConflict, versioning,
@@ -78,15 +77,13 @@ public struct CMISError: Error, Sendable, CustomStringConvertible {
     public var offset: Int?
     /// For unreadable responses: where in the document the problem is (`A1.capabilities`, `objects[2].object`).
     public var path: String?
-    /// The transport error, when the failure came from SatchelHTTP.
-    public var httpError: HTTPError?
-    /// Another underlying cause (a `JSONError`, for example).
+    /// The underlying cause: the transport's error (SatchelCMIS's `httpError` reads it), a `JSONError`…
     public var underlying: (any Error)?
 
     /// An error with this code and message and optional context.
     public init(
         _ code: Code, _ message: String, serverException: String? = nil, status: Int? = nil, offset: Int? = nil,
-        path: String? = nil, httpError: HTTPError? = nil, underlying: (any Error)? = nil
+        path: String? = nil, underlying: (any Error)? = nil
     ) {
         self.code = code
         self.message = message
@@ -94,7 +91,6 @@ public struct CMISError: Error, Sendable, CustomStringConvertible {
         self.status = status
         self.offset = offset
         self.path = path
-        self.httpError = httpError
         self.underlying = underlying
     }
 

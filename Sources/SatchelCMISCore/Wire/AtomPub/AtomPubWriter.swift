@@ -13,8 +13,8 @@ import SatchelText
 /// ```
 public enum AtomPubWriter {
     static let cmis = XNamespace.cmis
-    static let cmisra = XNamespace.cmisRestAtom
-    static let atom = XNamespace.atom
+    package static let cmisra = XNamespace.cmisRestAtom
+    package static let atom = XNamespace.atom
     static let app = XNamespace.app
 
     /// The prefixes every document declares on its root element.

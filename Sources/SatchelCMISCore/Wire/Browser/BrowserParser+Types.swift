@@ -34,7 +34,7 @@ extension BrowserParser {
         "allowedTargetTypes", "propertyDefinitions",
     ]
 
-    static func typeDefinition(from json: BrowserJSON) throws -> TypeDefinition {
+    package static func typeDefinition(from json: BrowserJSON) throws -> TypeDefinition {
         let baseJSON = try json.require("baseId")
         guard let baseTypeId = BaseTypeId(rawValue: try baseJSON.string()) else {
             throw CMISError(.invalidResponse, "unknown base type \(try baseJSON.string())", path: baseJSON.path)

@@ -19,12 +19,12 @@ extension AtomPubParser {
             numItems: try int64(feed, "numItems", cmisra, path: "/atom:feed"))
     }
 
-    static func typeDefinition(fromEntry entry: XElement, path: String) throws -> TypeDefinition {
+    package static func typeDefinition(fromEntry entry: XElement, path: String) throws -> TypeDefinition {
         guard let element = entry.child("type", namespace: cmisra) else { throw missing("cmisra:type", in: path) }
         return try typeDefinition(from: element, path: path + "/cmisra:type")
     }
 
-    static func typeDefinition(from element: XElement, path: String) throws -> TypeDefinition {
+    package static func typeDefinition(from element: XElement, path: String) throws -> TypeDefinition {
         guard let id = text(element, "id") else { throw missing("cmis:id", in: path) }
         guard let base = text(element, "baseId") else { throw missing("cmis:baseId", in: path) }
         guard let baseTypeId = BaseTypeId(rawValue: base) else {

@@ -27,7 +27,7 @@ public struct OperationContext: Sendable, Hashable {
     public var renditionFilter: String?
     /// Children: the sort order (`cmis:name ASC`), when the repository supports ordering.
     public var orderBy: String?
-    /// The page size of lists; `nil` uses the session's ``SessionParameters/pageSize``.
+    /// The page size of lists; `nil` uses the session's page size (the server's default on the server).
     public var maxItemsPerPage: Int?
 
     public init(

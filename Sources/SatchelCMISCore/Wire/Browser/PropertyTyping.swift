@@ -10,7 +10,7 @@ import Foundation
 ///
 /// It lives for one parse only (``BrowserParser/parse(_:_:_:)``), which is what lets it hold the caller's
 /// non-escaping lookup.
-final class PropertyTyping {
+package final class PropertyTyping {
     private let lookup: BrowserParser.TypeLookup
     /// The type ids (object type, then secondary types) the current definitions were looked up for.
     private var typeIds: [String] = []
@@ -67,7 +67,7 @@ final class PropertyTyping {
 extension BrowserParser {
     /// Parses a response body and runs `body` on it with the typing of this one response, over the caller's type
     /// lookup.
-    static func parse<T>(
+    package static func parse<T>(
         _ data: Data, _ lookup: TypeLookup, _ body: (BrowserJSON, PropertyTyping) throws -> T
     ) throws -> T {
         let json = try BrowserJSON.parse(data)

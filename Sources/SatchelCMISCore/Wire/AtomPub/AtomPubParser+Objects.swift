@@ -67,12 +67,12 @@ extension AtomPubParser {
             links: links(of: skeleton))
     }
 
-    static func feed(_ data: Data, types: TypeLookup, requireId: Bool) throws -> AtomPubFeed {
+    package static func feed(_ data: Data, types: TypeLookup, requireId: Bool) throws -> AtomPubFeed {
         let element = try root(data, expecting: [("feed", atom)])
         return try feed(from: element, path: "/atom:feed", types: types, requireId: requireId, depth: 0)
     }
 
-    static func feed(
+    package static func feed(
         from element: XElement, path: String, types: TypeLookup, requireId: Bool, depth: Int
     ) throws -> AtomPubFeed {
         AtomPubFeed(
@@ -85,7 +85,7 @@ extension AtomPubParser {
             links: links(of: element))
     }
 
-    static func entry(
+    package static func entry(
         from element: XElement, path: String, types: TypeLookup, requireId: Bool, depth: Int
     ) throws -> AtomPubEntry {
         guard let objectElement = element.child("object", namespace: cmisra) else {

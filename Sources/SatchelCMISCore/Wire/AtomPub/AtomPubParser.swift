@@ -11,12 +11,12 @@ public enum AtomPubParser {
     public static let limits = XMLReadLimits.default
 
     static let cmis = XNamespace.cmis
-    static let cmisra = XNamespace.cmisRestAtom
-    static let atom = XNamespace.atom
+    package static let cmisra = XNamespace.cmisRestAtom
+    package static let atom = XNamespace.atom
     static let app = XNamespace.app
 
     /// Parses the document and checks its root element.
-    static func root(
+    package static func root(
         _ data: Data, expecting names: [(String, String)], limits: XMLReadLimits = AtomPubParser.limits
     ) throws -> XElement {
         let root = try readingXML { try XDocument.parse(data: data, limits: limits).root }
@@ -54,7 +54,7 @@ public enum AtomPubParser {
 
     // MARK: Scalars
 
-    static func text(_ element: XElement, _ name: String, _ namespace: String = cmis) -> String? {
+    package static func text(_ element: XElement, _ name: String, _ namespace: String = cmis) -> String? {
         element.child(name, namespace: namespace)?.trimmedText
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import SatchelHTTP
 import SatchelText
 
 /// One `atom:link` of an AtomPub entry, feed or workspace.
@@ -129,7 +128,7 @@ public struct AtomPubURITemplate: Sendable, Hashable {
     }
 
     /// Percent-encodes every byte of the UTF-8 but RFC 3986's unreserved `A-Z a-z 0-9 - . _ ~`.
-    static func encode(_ value: String) -> String { PercentEncoding.encode(value) }
+    package static func encode(_ value: String) -> String { PercentEncoding.encode(value) }
 }
 
 /// One `app:workspace`: a repository, its collections, URI templates and links.
