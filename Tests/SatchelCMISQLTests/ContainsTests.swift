@@ -1,4 +1,3 @@
-import SatchelCMIS
 import SatchelCMISCore
 import Testing
 

@@ -174,4 +174,64 @@ struct SelectorTests {
         #expect(response.status == status, "\(name): \(response.text.prefix(200))")
         #expect(exception(response) != nil)
     }
+
+    @Test("depth is read alike by both bindings: -1 is every level (not the default 2), 0 and junk are refused")
+    func depthAcrossBindings() async throws {
+        let harness = try await Self.server.value
+        var parent = try await Self.fixture.value.folder
+        var chain: [String] = []
+        for level in 1...4 {
+            let created = try await harness.post(
+                "\(Self.base)/root?objectId=\(parent)",
+                fields: [
+                    ("cmisaction", "createFolder"), ("propertyId[0]", "cmis:name"),
+                    ("propertyValue[0]", "deep-\(level)-\(UUID().uuidString.prefix(6))"),
+                    ("propertyId[1]", "cmis:objectTypeId"), ("propertyValue[1]", "cmis:folder"),
+                ])
+            parent = try #require(try BrowserParser.object(created.body).id)
+            chain.append(parent)
+        }
+        let top = try #require(chain.first)
+        let all = try await harness.send(.get, "\(Self.base)/root?objectId=\(top)&cmisselector=descendants&depth=-1")
+        #expect(all.status == 200)
+        let text = String(decoding: all.body, as: UTF8.self)
+        #expect(chain.dropFirst().allSatisfy { text.contains($0) }, "every level below the top")
+        let two = try await harness.send(.get, "\(Self.base)/root?objectId=\(top)&cmisselector=descendants")
+        #expect(!String(decoding: two.body, as: UTF8.self).contains(chain[3]), "the default stops at 2 levels")
+        for bad in ["0", "-2", "x"] {
+            let browser = try await harness.send(
+                .get, "\(Self.base)/root?objectId=\(top)&cmisselector=descendants&depth=\(bad)")
+            #expect(browser.status == 400, "Browser depth=\(bad)")
+            let atom = try await harness.send(.get, "/cmis/atom/shared/descendants?id=\(top)&depth=\(bad)")
+            #expect(atom.status == 400, "AtomPub depth=\(bad)")
+        }
+        let atomAll = try await harness.send(.get, "/cmis/atom/shared/descendants?id=\(top)&depth=-1")
+        #expect(atomAll.status == 200)
+        #expect(String(decoding: atomAll.body, as: UTF8.self).contains(chain[3]))
+    }
+
+    @Test("one failure table: Browser, AtomPub and Nuxeo answer a failure with the same status and exception")
+    func failuresAlike() async throws {
+        let harness = try await Self.server.value
+        let cases: [(browser: String, atom: String, nuxeo: String, status: Int, exception: String)] = [
+            (
+                "\(Self.base)/root?objectId=no-such&cmisselector=object", "/cmis/atom/shared/entry?id=no-such",
+                "/nuxeo/api/v1/id/no-such", 404, "objectNotFound"
+            ),
+            (
+                "\(Self.base)/root?cmisselector=children&maxItems=x", "/cmis/atom/shared/children?id=x&maxItems=x",
+                "/nuxeo/api/v1/query/NXQL?query=DELETE", 400, "invalidArgument"
+            ),
+        ]
+        for (browser, atom, nuxeo, status, name) in cases {
+            let viaBrowser = try await harness.send(.get, browser)
+            #expect(viaBrowser.status == status && exception(viaBrowser) == name, "\(browser)")
+            let viaAtom = try await harness.send(.get, atom)
+            #expect(viaAtom.status == status, "\(atom)")
+            #expect(String(decoding: viaAtom.body, as: UTF8.self).contains("<!--exception-->\(name)<!--/exception-->"))
+            let viaNuxeo = try await harness.send(.get, nuxeo)
+            #expect(viaNuxeo.status == status, "\(nuxeo)")
+            #expect((try? viaNuxeo.json())?["entity-type"]?.stringValue == "exception")
+        }
+    }
 }

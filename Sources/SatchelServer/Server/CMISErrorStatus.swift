@@ -4,7 +4,8 @@ import SatchelJSON
 import SatchelText
 
 extension CMISError {
-    /// The HTTP status the CMIS 1.1 bindings give this exception.
+    /// The HTTP status every binding of `satchel serve` (Browser, AtomPub, Nuxeo) gives this failure: the one CMIS
+    /// 1.1 gives each exception, else the status the failure carries (a back-end's), else 500.
     public var httpStatus: HTTPResponse.Status {
         switch code {
         case .invalidArgument, .filterNotValid: .badRequest
@@ -17,7 +18,8 @@ extension CMISError {
         }
     }
 
-    /// The exception name a response carries: server codes as they are, client-side codes as `runtime`.
+    /// The exception name a response carries, in every binding: server codes as they are, an authentication failure
+    /// as `permissionDenied`, client-side codes (a back-end that cannot be reached or read) as `runtime`.
     public var exceptionName: String {
         switch code {
         case .unauthorized: "permissionDenied"

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import SatchelCMIS
 import SatchelCMISCore
 import Testing
 

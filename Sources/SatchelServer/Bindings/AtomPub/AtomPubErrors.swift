@@ -3,25 +3,14 @@ import HTTPTypes
 import Hummingbird
 import SatchelCMISCore
 
-/// AtomPub error responses: the status CMIS 1.1 gives each exception (part II, 3.2.4), with a text body that
+/// AtomPub error responses: the status and exception name every binding gives a failure (``CMISError/httpStatus``,
+/// ``CMISError/exceptionName``: CMIS 1.1 part II, 3.2.4 and 5.2.8), with a text body that
 /// names the exception and carries the message between `<!--exception-->` and `<!--message-->` markers, which
 /// AtomPub clients (Satchel's among them) read.
 enum AtomPubErrors {
-    static func status(for code: CMISError.Code) -> HTTPResponse.Status {
-        switch code {
-        case .invalidArgument, .filterNotValid: .badRequest
-        case .unauthorized: .unauthorized
-        case .permissionDenied, .streamNotSupported: .forbidden
-        case .objectNotFound: .notFound
-        case .notSupported: .methodNotAllowed
-        case .constraint, .contentAlreadyExists, .nameConstraintViolation, .updateConflict, .versioning: .conflict
-        default: .internalServerError
-        }
-    }
-
     /// The response for a CMIS error; `status` overrides the exception's (413 for a body over the limit).
     static func response(_ error: CMISError, status: HTTPResponse.Status? = nil) -> Response {
-        let name = error.code == .invalidResponse ? "invalidArgument" : error.code.name
+        let name = error.exceptionName
         let body =
             "\(name): \(error.message)\n<!--exception-->\(name)<!--/exception-->"
             + "<!--message-->\(escape(error.message))<!--/message-->\n"
@@ -29,7 +18,7 @@ enum AtomPubErrors {
         headers[.contentType] = "text/plain; charset=utf-8"
         if error.code == .unauthorized { headers[.wwwAuthenticate] = "Basic realm=\"Satchel\"" }
         return Response(
-            status: status ?? self.status(for: error.code), headers: headers,
+            status: status ?? error.httpStatus, headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 

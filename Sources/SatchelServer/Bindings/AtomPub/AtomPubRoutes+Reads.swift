@@ -59,7 +59,7 @@ extension AtomPubRoutes {
         case "descendants", "foldertree":
             let id = try call.required("id")
             let nodes = try await service.descendants(
-                repositoryId: repositoryId, folderId: id, depth: try call.int("depth"),
+                repositoryId: repositoryId, folderId: id, depth: try call.depth(),
                 foldersOnly: resource == "foldertree", context: try call.operationContext(), caller: caller)
             let page = try call.page(resource: resource, count: nodes.count, hasMoreItems: false, numItems: nil)
             return AtomPubCall.feed(
@@ -166,7 +166,7 @@ extension AtomPubRoutes {
                 })
         case "typedesc":
             let nodes = try await service.typeDescendants(
-                repositoryId: repositoryId, typeId: call.parameter("typeId"), depth: try call.int("depth"),
+                repositoryId: repositoryId, typeId: call.parameter("typeId"), depth: try call.depth(),
                 includePropertyDefinitions: try call.bool("includePropertyDefinitions", default: false),
                 caller: caller)
             let page = try call.page(resource: resource, count: nodes.count, hasMoreItems: false, numItems: nil)

@@ -99,7 +99,7 @@ public struct AtomPubRoutes: Sendable {
 }
 
 /// One request as the AtomPub routes see it: parameters, caller, repository, URLs and response helpers.
-struct AtomPubCall: Sendable {
+struct AtomPubCall: CMISRequestParameters, Sendable {
     var request: Request
     var context: ServerRequestContext
     var caller: CallerContext
@@ -138,56 +138,11 @@ struct AtomPubCall: Sendable {
     }
 
     /// The first value of `name`, or nil when it is absent or empty.
-    func parameter(_ name: String) -> String? {
+    func string(_ name: String) -> String? {
         parameters.first { $0.0 == name }.flatMap { $0.1.isEmpty ? nil : $0.1 }
     }
 
-    func required(_ name: String) throws(CMISError) -> String {
-        guard let value = parameter(name) else { throw CMISError(.invalidArgument, "the parameter \(name) is missing") }
-        return value
-    }
-
-    func bool(_ name: String, default value: Bool) throws(CMISError) -> Bool {
-        guard let text = parameter(name) else { return value }
-        switch text.lowercased() {
-        case "true": return true
-        case "false": return false
-        default: throw CMISError(.invalidArgument, "\(name) must be true or false, not \(text)")
-        }
-    }
-
-    func int(_ name: String) throws(CMISError) -> Int? {
-        guard let text = parameter(name) else { return nil }
-        guard let value = Int(text), value >= (name == "depth" ? -1 : 0) else {
-            throw CMISError(.invalidArgument, "\(name) must be a non-negative integer, not \(text)")
-        }
-        return value
-    }
-
-    var maxItems: Int? { get throws(CMISError) { try int("maxItems") } }
-    var skipCount: Int { get throws(CMISError) { try int("skipCount") ?? 0 } }
-
-    /// The operation context of the request's `filter`, `include…`, `renditionFilter` and `orderBy` parameters.
-    func operationContext() throws(CMISError) -> OperationContext {
-        var context = OperationContext()
-        if let filter = parameter("filter"), filter != "*" {
-            context.filter = filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            context.filter?.append(contentsOf: filterAdditions)
-        }
-        context.includeAllowableActions = try bool("includeAllowableActions", default: false)
-        context.includeACL = try bool("includeACL", default: false)
-        context.includePolicyIds = try bool("includePolicyIds", default: false)
-        context.includePathSegment = try bool("includePathSegment", default: false)
-        if let text = parameter("includeRelationships") {
-            guard let value = OperationContext.IncludeRelationships(rawValue: text) else {
-                throw CMISError(.invalidArgument, "includeRelationships must be none, source, target or both")
-            }
-            context.includeRelationships = value
-        }
-        context.renditionFilter = parameter("renditionFilter")
-        context.orderBy = parameter("orderBy")
-        return context
-    }
+    func parameter(_ name: String) -> String? { string(name) }
 
     /// This request's URL with `skipCount` replaced (for `next`/`previous`/`first` links).
     func pageURL(resource: String, skipCount: Int) -> String {

@@ -43,7 +43,7 @@ extension BrowserCall {
             return json { $0.typeList(page.types, hasMoreItems: page.hasMoreItems, numItems: page.numItems) }
         case "typedescendants":
             let tree = try await service.typeDescendants(
-                repositoryId: repositoryId, typeId: parameters.string("typeId"), depth: try depth(),
+                repositoryId: repositoryId, typeId: parameters.string("typeId"), depth: try parameters.depth(),
                 includePropertyDefinitions: try parameters.bool("includePropertyDefinitions", default: false),
                 caller: caller)
             return json { $0.typeTree(tree) }
@@ -78,10 +78,7 @@ extension BrowserCall {
         guard let statement = parameters.string("q") ?? parameters.string("statement") else {
             throw CMISError(.invalidArgument, "query needs the q parameter (a CMIS QL statement)")
         }
-        let relationships = try OperationContext.IncludeRelationships(
-            rawValue: parameters.string("includeRelationships") ?? "none"
-        )
-        .orThrow(CMISError(.invalidArgument, "includeRelationships must be none, source, target or both"))
+        let relationships = try parameters.includeRelationships() ?? .none
         let results = try await service.query(
             repositoryId: repositoryId, statement: statement,
             searchAllVersions: try parameters.bool("searchAllVersions", default: false),
@@ -89,14 +86,6 @@ extension BrowserCall {
             includeRelationships: relationships, renditionFilter: parameters.string("renditionFilter"),
             maxItems: try parameters.int("maxItems"), skipCount: try parameters.int("skipCount") ?? 0, caller: caller)
         return json { $0.queryResults(results) }
-    }
-
-    func depth() throws(CMISError) -> Int? {
-        guard let text = parameters.string("depth") else { return nil }
-        guard let value = Int(text), value == -1 || value > 0 else {
-            throw CMISError(.invalidArgument, "depth must be -1 or a positive integer")
-        }
-        return value == -1 ? nil : value
     }
 
     /// The object a root URL names: `objectId=`, else the path after `root`.
@@ -187,7 +176,7 @@ extension BrowserCall {
         case "descendants", "foldertree":
             let nodes = try await service.descendants(
                 repositoryId: repositoryId, folderId: objectId,
-                depth: try depth() ?? (selector == "descendants" ? 2 : nil),
+                depth: try parameters.depth() ?? (selector == "descendants" ? 2 : nil),
                 foldersOnly: selector == "foldertree", context: context, caller: caller)
             return json { $0.containers(nodes) }
         case "parent":

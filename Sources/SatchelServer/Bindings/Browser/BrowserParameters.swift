@@ -3,7 +3,7 @@ import SatchelCMISCore
 
 /// The parameters of a Browser binding request: query string and form fields (form fields win), with typed
 /// accessors and the indexed families (`propertyId[0]`, `propertyValue[0][1]`, `addACEPrincipal[0]` …).
-struct BrowserParameters {
+struct BrowserParameters: CMISRequestParameters {
     private(set) var values: [String: String] = [:]
     /// `name[i]` and `name[i][j]` entries: family name → index → (value of `name[i]`, values of `name[i][j]`).
     private(set) var indexed: [String: [Int: IndexedEntry]] = [:]
@@ -60,23 +60,6 @@ struct BrowserParameters {
         return value
     }
 
-    func bool(_ name: String, default defaultValue: Bool) throws(CMISError) -> Bool {
-        guard let text = string(name) else { return defaultValue }
-        switch text.lowercased() {
-        case "true": return true
-        case "false": return false
-        default: throw CMISError(.invalidArgument, "\(name) must be true or false, not \"\(text.prefix(40))\"")
-        }
-    }
-
-    func int(_ name: String) throws(CMISError) -> Int? {
-        guard let text = string(name) else { return nil }
-        guard let value = Int(text), value >= 0 else {
-            throw CMISError(.invalidArgument, "\(name) must be a non-negative integer, not \"\(text.prefix(40))\"")
-        }
-        return value
-    }
-
     /// The values of a `name[i]` family in index order.
     func list(_ family: String) -> [String] {
         (indexed[family] ?? [:]).sorted { $0.key < $1.key }.compactMap(\.value.value)
@@ -94,28 +77,6 @@ struct BrowserParameters {
     }
 
     var succinct: Bool { (try? bool("succinct", default: false)) ?? false }
-
-    /// The operation context of a read: filter, includes, rendition filter, order.
-    func operationContext() throws(CMISError) -> OperationContext {
-        var context = OperationContext()
-        if let filter = string("filter"), filter != "*" {
-            context.filter = filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty }
-        }
-        context.includeAllowableActions = try bool("includeAllowableActions", default: false)
-        context.includeACL = try bool("includeACL", default: false)
-        context.includePolicyIds = try bool("includePolicyIds", default: false)
-        context.includePathSegment = try bool("includePathSegment", default: false)
-        if let relationships = string("includeRelationships") {
-            guard let value = OperationContext.IncludeRelationships(rawValue: relationships) else {
-                throw CMISError(.invalidArgument, "includeRelationships must be none, source, target or both")
-            }
-            context.includeRelationships = value
-        }
-        context.renditionFilter = string("renditionFilter")
-        context.orderBy = string("orderBy")
-        return context
-    }
 
     /// The ACEs of `addACEPrincipal[n]` / `addACEPermission[n][m]` (prefix `add`) or the `remove` ones.
     func aces(_ prefix: String) -> [ACE] {
