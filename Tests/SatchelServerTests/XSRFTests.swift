@@ -90,4 +90,41 @@ struct XSRFTests {
         let response = try await harness.send(.get, "/cmis/browser/shared/root?cmisselector=children")
         #expect(response.status == 200)
     }
+
+    static let engine = Task { try await ServerHarness.start() }
+
+    @Test("every binding asks the same question: a MyDocuments change needs the token over Browser, AtomPub and Nuxeo")
+    func everyBindingAlike() async throws {
+        let harness = try await Self.engine.value
+        let token = try #require(try await harness.token(for: "alice"))
+        let root = try #require(
+            try BrowserParser.repositoryInfo(
+                try await harness.send(.get, "/mcm/b/json/mydocs-alice?cmisselector=repositoryInfo").body
+            ).rootFolderId)
+        let entry = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <atom:entry xmlns:atom="http://www.w3.org/2005/Atom" \
+            xmlns:cmisra="http://docs.oasis-open.org/ns/cmis/restatom/200908/" \
+            xmlns:cmis="http://docs.oasis-open.org/ns/cmis/core/200908/"><atom:title>x</atom:title><cmisra:object>\
+            <cmis:properties><cmis:propertyId propertyDefinitionId="cmis:objectTypeId"><cmis:value>cmis:folder\
+            </cmis:value></cmis:propertyId><cmis:propertyString propertyDefinitionId="cmis:name"><cmis:value>NAME\
+            </cmis:value></cmis:propertyString></cmis:properties></cmisra:object></atom:entry>
+            """
+        func changes(_ headers: [(String, String)], _ name: String) async throws -> [Int] {
+            let browser = try await harness.post(
+                "/mcm/b/json/mydocs-alice/root?objectId=\(root)", fields: Self.createFolder(name: "b-" + name),
+                headers: headers)
+            let atom = try await harness.send(
+                .post, "/mcm/b/atom/mydocs-alice/children?id=\(root)", headers: headers,
+                body: .data(
+                    Data(entry.replacingOccurrences(of: "NAME", with: "a-" + name).utf8),
+                    contentType: "application/atom+xml;type=entry"))
+            let nuxeo = try await harness.send(
+                .post, "/nuxeo/api/v1/repo/mydocs-alice/path/", headers: headers,
+                body: .json(["entity-type": "document", "type": "Folder", "name": .string("n-" + name)]))
+            return [browser.status, atom.status, nuxeo.status]
+        }
+        #expect(try await changes([], "refused") == [403, 403, 403])
+        #expect(try await changes([("X-CSRF-Token", token)], "allowed") == [201, 201, 201])
+    }
 }

@@ -148,6 +148,9 @@ public protocol CMISService: Sendable {
     /// computed under one generation stay valid while it lasts (the server caches rendered objects by it). Nil when
     /// the repository may change by other means (a store shared by several processes), so nothing is cached.
     func readGeneration(repositoryId: String) -> UInt64?
+    /// Whether the repository is a user's MyDocuments (where every change needs the session's XSRF token): the one
+    /// answer every binding and the XSRF check ask for. By default, the local engine's naming rule.
+    func isPersonal(repositoryId: String) -> Bool
     func contentStream(
         repositoryId: String, objectId: String, streamId: String?, caller: CallerContext
     ) async throws -> ContentOutput
@@ -232,5 +235,11 @@ public struct TypeTreeNode: Sendable, Hashable {
     public init(type: TypeDefinition, children: [TypeTreeNode] = []) {
         self.type = type
         self.children = children
+    }
+}
+
+extension CMISService {
+    public func isPersonal(repositoryId: String) -> Bool {
+        RepositoryConfiguration.isMyDocumentsRepositoryId(repositoryId)
     }
 }

@@ -94,4 +94,7 @@ public struct RepositoryConfiguration: Sendable {
 
     /// The id of `user`'s MyDocuments repository.
     public static func myDocumentsRepositoryId(user: String) -> String { "mydocs-\(user)" }
+
+    /// Whether `id` names a user's MyDocuments repository (of whichever user).
+    public static func isMyDocumentsRepositoryId(_ id: String) -> Bool { id.hasPrefix("mydocs-") }
 }

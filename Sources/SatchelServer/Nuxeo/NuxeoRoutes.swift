@@ -94,7 +94,7 @@ struct NuxeoHandler: Sendable {
         let header = HTTPField.Name(environment.xsrfHeader).flatMap { request.headers[$0] }
         do throws(CMISError) {
             try environment.checkXSRF(
-                context: context, repositoryIsMyDocuments: repository?.hasPrefix("mydocs-") ?? false,
+                context: context, repositoryId: repository,
                 presented: header)
             return nil
         } catch {

@@ -95,12 +95,13 @@ public struct BindingEnvironment: Sendable {
     /// Throws `permissionDenied` unless this change may go ahead: the caller presented the session's token, or
     /// the policy does not ask for it here. `presented` is the header or form-field value.
     public func checkXSRF(
-        context: ServerRequestContext, repositoryIsMyDocuments: Bool, presented: String?
+        context: ServerRequestContext, repositoryId: String?, presented: String?
     ) throws(CMISError) {
         guard let caller = context.caller else {
             throw CMISError(.permissionDenied, "authentication required")
         }
-        let needed = xsrfPolicy == .strict || repositoryIsMyDocuments || context.authenticatedByCookie
+        let personal = repositoryId.map { service.isPersonal(repositoryId: $0) } ?? false
+        let needed = xsrfPolicy == .strict || personal || context.authenticatedByCookie
         guard needed else { return }
         guard let expected = caller.sessionToken, let presented, constantTimeEqual(presented, expected) else {
             throw CMISError(

@@ -166,10 +166,8 @@ struct AtomPubCall: CMISRequestParameters, Sendable {
 
     /// Throws unless this change may go ahead (XSRF token in the configured header, as the policy asks).
     func checkXSRF() async throws {
-        let info = try await service.repositoryInfo(repositoryId: repositoryId, caller: caller)
-        let isMyDocuments = info.extensionValue(named: MobileDocuments.myDocumentsExtension) != nil
         let header = HTTPField.Name(environment.xsrfHeader).flatMap { request.headers[$0] }
-        try environment.checkXSRF(context: context, repositoryIsMyDocuments: isMyDocuments, presented: header)
+        try environment.checkXSRF(context: context, repositoryId: repositoryId, presented: header)
     }
 
     static func xml(

@@ -217,5 +217,4 @@ extension BrowserCall {
         return "\(serviceURL)/\(repository)/root?objectId=\(PercentEncoding.encode(id))"
     }
 
-    var isMyDocuments: Bool { repository?.hasPrefix("mydocs-") ?? false }
 }

@@ -15,7 +15,7 @@ extension BrowserCall {
         if name == "query" { return try await query(repositoryId: repositoryId) }
         // Every other action changes something: XSRF first.
         let presented = HTTPField.Name(environment.xsrfHeader).flatMap { request.headers[$0] } ?? parameters["token"]
-        try environment.checkXSRF(context: context, repositoryIsMyDocuments: isMyDocuments, presented: presented)
+        try environment.checkXSRF(context: context, repositoryId: repository, presented: presented)
         switch name {
         case "createdocument": return try await createDocument(repositoryId: repositoryId)
         case "createdocumentfromsource": return try await createDocumentFromSource(repositoryId: repositoryId)
@@ -159,7 +159,7 @@ extension BrowserCall {
         early.parameters.add(fields)
         let presented =
             HTTPField.Name(environment.xsrfHeader).flatMap { request.headers[$0] } ?? early.parameters["token"]
-        try environment.checkXSRF(context: context, repositoryIsMyDocuments: isMyDocuments, presented: presented)
+        try environment.checkXSRF(context: context, repositoryId: repository, presented: presented)
         let repositoryId = try repositoryId()
         let targetId = try await early.targetObjectId(repositoryId: repositoryId)
         let creates = early.parameters.string("cmisaction")?.lowercased() == "createdocument"
