@@ -7,7 +7,7 @@ import Testing
 
 @Suite("Authentication")
 struct AuthTests {
-    static let server = Task { try await ServerHarness.start(service: { StubCMISService(blobs: $0) }) }
+    static let server = Task { try await ServerHarness.start() }
     var harness: ServerHarness { get async throws { try await Self.server.value } }
 
     @Test(
@@ -35,8 +35,8 @@ struct AuthTests {
         let response = try await harness.send(.get, "/mcm/b/json", user: "alice")
         #expect(response.status == 200)
         let infos = try BrowserParser.repositoryInfos(response.body)
-        #expect(infos.map(\.id) == ["mydocs-alice", "shared"])
-        let mine = try #require(infos.first)
+        #expect(Set(infos.map(\.id)) == ["mydocs-alice", "shared"])
+        let mine = try #require(infos.first { $0.id == "mydocs-alice" })
         #expect(mine.repositoryURL?.absoluteString.hasSuffix("/mcm/b/json/mydocs-alice") == true)
         #expect(mine.rootFolderURL?.absoluteString.hasSuffix("/mcm/b/json/mydocs-alice/root") == true)
         #expect(mine.extensionValue(named: "token")?.isEmpty == false)

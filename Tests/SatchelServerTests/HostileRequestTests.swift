@@ -10,7 +10,7 @@ struct HostileRequestTests {
     static let limits = RequestLimits(
         maxContentBytes: 256 << 10, maxMetadataBytes: 64 << 10, maxProperties: 50, maxPropertyValueBytes: 8 << 10,
         maxFormFields: 500)
-    static let server = Task { try await ServerHarness.start(limits: limits, service: { StubCMISService(blobs: $0) }) }
+    static let server = Task { try await ServerHarness.start(limits: limits) }
     var harness: ServerHarness { get async throws { try await Self.server.value } }
 
     static let folderURL = "/cmis/browser/shared/root"

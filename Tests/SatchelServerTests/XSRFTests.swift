@@ -7,8 +7,9 @@ import Testing
 
 @Suite("XSRF")
 struct XSRFTests {
-    static let standard = Task { try await ServerHarness.start(service: { StubCMISService(blobs: $0) }) }
-    static let strict = Task { try await ServerHarness.start(xsrf: .strict, service: { StubCMISService(blobs: $0) }) }
+    /// The repository engine, as every test of the bindings runs on.
+    static let standard = Task { try await ServerHarness.start() }
+    static let strict = Task { try await ServerHarness.start(xsrf: .strict) }
 
     static func createFolder(name: String) -> [(String, String)] {
         [
@@ -21,7 +22,7 @@ struct XSRFTests {
     func myDocumentsWithoutToken() async throws {
         let harness = try await Self.standard.value
         let response = try await harness.post(
-            "/mcm/b/json/mydocs-alice/root?objectId=root", fields: Self.createFolder(name: "a"))
+            "/mcm/b/json/mydocs-alice/root", fields: Self.createFolder(name: "a"))
         #expect(response.status == 403)
         #expect(exception(response) == "permissionDenied")
     }
@@ -30,7 +31,7 @@ struct XSRFTests {
     func myDocumentsWrongToken() async throws {
         let harness = try await Self.standard.value
         let response = try await harness.post(
-            "/mcm/b/json/mydocs-alice/root?objectId=root", fields: Self.createFolder(name: "a"),
+            "/mcm/b/json/mydocs-alice/root", fields: Self.createFolder(name: "a"),
             headers: [("X-CSRF-Token", "forged")])
         #expect(response.status == 403)
     }
@@ -42,7 +43,7 @@ struct XSRFTests {
         var fields = Self.createFolder(name: "with-token-\(inHeader)")
         if !inHeader { fields.append(("token", token)) }
         let response = try await harness.post(
-            "/mcm/b/json/mydocs-alice/root?objectId=root", fields: fields,
+            "/mcm/b/json/mydocs-alice/root", fields: fields,
             headers: inHeader ? [("X-CSRF-Token", token)] : [])
         #expect(response.status == 201, "\(response.text)")
         let folder = try BrowserParser.object(response.body)
