@@ -23,17 +23,21 @@ struct TestCallerMiddleware: RouterMiddleware {
     }
 }
 
-/// The AtomPub routes on a fake service, served on 127.0.0.1 at a port chosen at run time.
+/// The AtomPub routes alone on the repository engine (memory store), served on 127.0.0.1 at a port chosen at run
+/// time, every request coming from `alice` (see ``TestCallerMiddleware``).
 final class AtomPubTestServer: Sendable {
     let port: Int
-    let service: FakeCMISService
+    let service: CMISRepository
     let blobFolder: URL
+    /// The shared repository's root folder.
+    let rootID: String
     private let task: Task<Void, any Error>
 
-    private init(port: Int, service: FakeCMISService, blobFolder: URL, task: Task<Void, any Error>) {
+    private init(port: Int, service: CMISRepository, blobFolder: URL, rootID: String, task: Task<Void, any Error>) {
         self.port = port
         self.service = service
         self.blobFolder = blobFolder
+        self.rootID = rootID
         self.task = task
     }
 
@@ -41,12 +45,16 @@ final class AtomPubTestServer: Sendable {
 
     static func start(
         limits: RequestLimits = RequestLimits(), xsrfPolicy: XSRFPolicy = .standard,
-        extensions: [CMISExtension] = [], omitNewTypeCapabilities: Bool = true
+        omitNewTypeCapabilities: Bool = true
     ) async throws -> AtomPubTestServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-atompub-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let blobs = try BlobStore(directory: folder)
-        let service = FakeCMISService(blobs: blobs, extensions: extensions)
+        let service = CMISRepository(store: MemoryMetadataStore(), blobs: blobs)
+        try await service.bootstrap()
+        let rootID = try await service.repositoryInfo(
+            repositoryId: "shared", caller: CallerContext(user: "alice", sessionToken: "tok-alice")
+        ).rootFolderId
         let environment = BindingEnvironment(
             service: service, blobs: blobs, limits: limits, xsrfPolicy: xsrfPolicy,
             omitNewTypeCapabilities: omitNewTypeCapabilities)
@@ -70,7 +78,7 @@ final class AtomPubTestServer: Sendable {
             task.cancel()
             throw CMISError(.connection, "the AtomPub test server did not start")
         }
-        return AtomPubTestServer(port: port, service: service, blobFolder: folder, task: task)
+        return AtomPubTestServer(port: port, service: service, blobFolder: folder, rootID: rootID, task: task)
     }
 
     func stop() async {
