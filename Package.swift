@@ -202,6 +202,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // A satchel serve in the test process, for the tests of what talks to it (the CMIS client, the CLI).
+        .target(
+            name: "SatchelServerTestSupport", dependencies: ["SatchelServer"], swiftSettings: swiftSettings),
         .testTarget(name: "SatchelTextTests", dependencies: ["SatchelText"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SatchelJSONTests",
@@ -220,7 +223,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelCMISTests",
-            dependencies: ["SatchelCMISCore", "SatchelCMIS", "SatchelTestSupport"],
+            dependencies: ["SatchelServerTestSupport", "SatchelCMISCore", "SatchelCMIS", "SatchelTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
@@ -304,6 +307,7 @@ let package = Package(
         .testTarget(
             name: "SatchelCLITests",
             dependencies: [
+                "SatchelServerTestSupport",
                 "SatchelCMISCore",
                 "satchel", "SatchelServer", "SatchelStore", "SatchelOData", "SatchelCMIS", "SatchelCache",
                 "SatchelTestSupport",

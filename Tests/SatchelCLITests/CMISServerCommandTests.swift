@@ -1,4 +1,5 @@
 import Foundation
+import SatchelServerTestSupport
 import SatchelServer
 import SatchelTestSupport
 import Testing
@@ -9,7 +10,7 @@ extension SatchelCLITests {
     @Suite struct CMISServerCommandTests {
         @Test("several repositories and no --repository: the error names the option and the repositories")
         func repositoryChoice() async throws {
-            let server = try await CLITestServer.start(users: ["alice"])
+            let server = try await LiveServer.start(users: ["alice"])
             defer { Task { await server.stop() } }
             let url = server.baseURL.appendingPathComponent("cmis/browser")
             let result = try await SatchelProcess.run(
@@ -26,7 +27,7 @@ extension SatchelCLITests {
 
         @Test("--retries reaches the CMIS commands: a lost answer is retried only when retries are allowed")
         func retries() async throws {
-            let server = try await CLITestServer.start(users: ["alice"])
+            let server = try await LiveServer.start(users: ["alice"])
             defer { Task { await server.stop() } }
             let proxy = try FaultyTCPProxy(upstreamPort: server.baseURL.port ?? 0)
             defer { proxy.stop() }
@@ -49,7 +50,7 @@ extension SatchelCLITests {
 
         @Test(arguments: ["browser", "atom"])
         func versioningTreeMoveAndACL(binding: String) async throws {
-            let server = try await CLITestServer.start(users: ["alice"])
+            let server = try await LiveServer.start(users: ["alice"])
             defer { Task { await server.stop() } }
             let directory = server.directory
             let url = server.baseURL.appendingPathComponent(binding == "atom" ? "cmis/atom" : "cmis/browser")

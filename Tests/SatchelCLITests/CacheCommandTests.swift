@@ -1,4 +1,5 @@
 import Foundation
+import SatchelServerTestSupport
 import SatchelCMIS
 import SatchelCMISCore
 import SatchelCache
@@ -11,7 +12,7 @@ import Testing
 /// A tree for the cache tests, made over CMIS: `/<root>` with `folders` folders of `perFolder` small documents.
 enum CacheTestTree {
     static func make(
-        _ server: CLITestServer, root: String, folders: Int, perFolder: Int
+        _ server: LiveServer, root: String, folders: Int, perFolder: Int
     ) async throws {
         let cmis = try await CMISSession.connect(
             SessionParameters(
@@ -40,7 +41,7 @@ extension SatchelCLITests {
     /// `satchel nuxeo sync`, `satchel cmis sync`, then `satchel cache` with the server stopped.
     @Suite struct CacheCommandTests {
         @Test func syncThenBrowseOffline() async throws {
-            let server = try await CLITestServer.start(users: ["alice"])
+            let server = try await LiveServer.start(users: ["alice"])
             var stopped = false
             defer { if !stopped { Task { await server.stop() } } }
             try await CacheTestTree.make(server, root: "Tree", folders: 2, perFolder: 3)
@@ -114,7 +115,7 @@ struct CacheKillLoopTests {
     @Test("kills during sync never leave a partial tree")
     func killedWhileSyncing() async throws {
         let binary = try #require(SatchelProcess.binary, "the satchel binary was not built")
-        let server = try await CLITestServer.start(users: ["alice"])
+        let server = try await LiveServer.start(users: ["alice"])
         defer { Task { await server.stop() } }
         try await CacheTestTree.make(server, root: "Big", folders: 10, perFolder: 100)
         let folder = server.directory.appendingPathComponent("cache")

@@ -1,4 +1,5 @@
 import Foundation
+import SatchelServerTestSupport
 import SatchelServer
 import Testing
 
@@ -9,7 +10,7 @@ extension SatchelCLITests {
     @Suite struct NotesServerCommandTests {
         @Test(arguments: ["browser", "atom"])
         func notesLifecycle(binding: String) async throws {
-            let server = try await CLITestServer.start(users: ["alice", "bob"], sqlite: true)
+            let server = try await LiveServer.start(users: ["alice", "bob"], sqlite: true)
             defer { Task { await server.stop() } }
 
             func notes(

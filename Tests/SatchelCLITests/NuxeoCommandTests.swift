@@ -1,4 +1,5 @@
 import Foundation
+import SatchelServerTestSupport
 import SatchelServer
 import Testing
 
@@ -7,7 +8,7 @@ extension SatchelCLITests {
     /// the other side for content.
     @Suite struct NuxeoCommandTests {
         @Test func documentsQueriesBlobsAndOperations() async throws {
-            let server = try await CLITestServer.start(users: ["admin"], administrators: ["admin"])
+            let server = try await LiveServer.start(users: ["admin"], administrators: ["admin"])
             defer { Task { await server.stop() } }
             let directory = server.directory
             let nuxeoURL = server.baseURL.appendingPathComponent("nuxeo").absoluteString

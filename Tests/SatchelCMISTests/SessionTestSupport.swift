@@ -2,27 +2,38 @@ import Foundation
 import SatchelCMIS
 import SatchelCMISCore
 import SatchelHTTP
+import SatchelServerTestSupport
 import SatchelTestSupport
 import Synchronization
 
-/// Starts a ``CMISTestServer`` with Basic auth and a token, connects a session, runs `body`, stops the server.
+/// Starts a `satchel serve` (user `alice`, password `pw-alice`), connects a session to alice's MyDocuments over the
+/// Browser binding with its requests recorded, runs `body`, stops the server. `sqlite`: a store that survives a
+/// ``LiveServer/restart()``.
 func withCMISSession(
-    token: String? = "token-1", tokenAuth: HeaderTokenAuth? = HeaderTokenAuth(), pageSize: Int = 100,
-    _ body: (CMISTestServer, CMISSession) async throws -> Void
+    tokenAuth: HeaderTokenAuth? = HeaderTokenAuth(), pageSize: Int = 100, sqlite: Bool = false,
+    _ body: (LiveServer, RecordingTransport, CMISSession) async throws -> Void
 ) async throws {
-    let server = try await CMISTestServer.start(
-        .init(user: "alice", password: "s3cret", token: token, myDocuments: "root"))
+    let server = try await LiveServer.start(users: ["alice"], sqlite: sqlite)
     do {
+        let recorder = RecordingTransport()
         let session = try await CMISSession.connect(
             SessionParameters(
-                url: server.serviceURL, auth: [BasicAuth(user: "alice", password: "s3cret")], tokenAuth: tokenAuth,
-                pageSize: pageSize))
-        try await body(server, session)
+                url: server.baseURL.appendingPathComponent("cmis/browser"), preferMyDocuments: true,
+                auth: [BasicAuth(user: "alice", password: "pw-alice")], tokenAuth: tokenAuth, pageSize: pageSize,
+                transport: recorder))
+        try await body(server, recorder, session)
     } catch {
         await server.stop()
         throw error
     }
     await server.stop()
+}
+
+extension RecordingTransport {
+    /// GET requests with this `cmisselector`.
+    func selectorCount(_ selector: String) -> Int {
+        count { $0.method == .get && $0.query("cmisselector") == selector }
+    }
 }
 
 /// Collects values from `@Sendable` callbacks.
