@@ -31,12 +31,16 @@ public final class FaultyTCPProxy: Sendable {
         var dropMethods: [String] = []
         var cuts = 0
         var dropped = 0
+        var heads: [String] = []
     }
 
     /// Connections cut at a random byte so far.
     public var cuts: Int { state.withLock { $0.cuts } }
     /// Responses dropped after the server handled the request.
     public var droppedResponses: Int { state.withLock { $0.dropped } }
+    /// The request line and headers of each request that started a chunk the client sent (what a client put on the
+    /// wire, for tests of a separate process).
+    public var requestHeads: [String] { state.withLock { $0.heads } }
 
     public init(upstreamPort: Int, faults: Faults = Faults()) throws {
         state = Mutex(State(faults: faults))
@@ -80,6 +84,13 @@ public final class FaultyTCPProxy: Sendable {
                 let count = read(client, &buffer, buffer.count)
                 if count <= 0 { break }
                 let text = String(decoding: buffer[0..<min(count, 16)], as: UTF8.self)
+                if let method = text.split(separator: " ").first,
+                    ["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"].contains(String(method))
+                {
+                    let chunk = String(decoding: buffer[0..<count], as: UTF8.self)
+                    let head = chunk.components(separatedBy: "\r\n\r\n").first ?? chunk
+                    state.withLock { $0.heads.append(head) }
+                }
                 let marked = state.withLock { state -> Bool in
                     guard let index = state.dropMethods.firstIndex(where: { text.hasPrefix($0 + " ") }) else {
                         return false
