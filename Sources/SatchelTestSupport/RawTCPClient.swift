@@ -65,6 +65,18 @@ public final class RawTCPClient: @unchecked Sendable {
         }
     }
 
+    /// Whether some answer arrived within `limit` (false too when the server closed the connection first).
+    public func waitForData(within limit: Duration) async -> Bool {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < limit {
+            let open = poll()
+            if !received.isEmpty { return true }
+            if !open { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
     /// How long the server took to close the connection, or nil when it was still open after `limit`.
     public func waitUntilClosed(within limit: Duration) async -> Duration? {
         let start = ContinuousClock.now

@@ -55,8 +55,13 @@ extension Attacks {
             let harness = try await Self.start(limits: ConnectionLimits(maximumConnectionsPerAddress: 4))
             defer { Task { await harness.stop() } }
             var held: [RawTCPClient] = []
-            for _ in 0..<4 { held.append(try RawTCPClient(port: harness.running.port)) }
-            try await Task.sleep(for: .milliseconds(100))
+            for _ in 0..<4 {
+                // Served once (so the server holds it, however loaded the machine), then left open.
+                let client = try RawTCPClient(port: harness.running.port)
+                try client.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                #expect(await client.waitForData(within: .seconds(5)), "a held connection was not served")
+                held.append(client)
+            }
             let fifth = try RawTCPClient(port: harness.running.port)
             #expect(await fifth.waitUntilClosed(within: .seconds(5)) != nil, "a fifth connection was accepted")
             #expect(held.allSatisfy { $0.poll() }, "the first four were closed")

@@ -4,22 +4,17 @@ import SatchelHTTP
 
 extension AtomPubBinding {
     public func typeDefinition(repositoryId: String, typeId: String) async throws -> TypeDefinition {
-        let key = Key(repositoryId: repositoryId, id: typeId)
-        if let cached = state.withLock({ $0.types[key] }) { return cached }
-        let url = try await expand(repositoryId, "typebyid", ["id": typeId])
-        let body = try await send(HTTPRequest(.get, url: url, operation: "get CMIS type \(typeId)")).body
-        let type = try AtomPubParser.typeDefinition(body)
-        state.withLock { $0.types[key] = type }
-        return type
+        try await types.definition(repositoryId: repositoryId, typeId: typeId) {
+            let url = try await expand(repositoryId, "typebyid", ["id": typeId])
+            let body = try await send(HTTPRequest(.get, url: url, operation: "get CMIS type \(typeId)")).body
+            return try AtomPubParser.typeDefinition(body)
+        }
     }
 
     /// Every cached type definition and folder link is dropped.
     public func clearTypeCache() {
-        state.withLock {
-            $0.types.removeAll()
-            $0.unknownTypes.removeAll()
-            $0.childrenLinks.removeAll()
-        }
+        types.clear()
+        state.withLock { $0.childrenLinks.removeAll() }
     }
 
     public func object(repositoryId: String, id: String, context: OperationContext) async throws -> CMISObject {
@@ -101,19 +96,5 @@ extension AtomPubBinding {
             throw CMISError(.invalidArgument, "object \(folderId) has no children (not a folder)")
         }
         return link
-    }
-
-    /// Parses with the cached types; when the body names types not yet cached, fetches each once and parses again
-    /// (so cardinalities come from the type definitions, as with the Browser binding).
-    func parseTyped<T>(repositoryId: String, _ parse: (AtomPubParser.TypeLookup) throws -> T) async throws -> T {
-        let (known, unknown) = state.withLock { ($0.types, $0.unknownTypes) }
-        return try await parseWithTypeDefinitions(
-            cached: { known[Key(repositoryId: repositoryId, id: $0)] },
-            isKnownUnknown: { unknown.contains(Key(repositoryId: repositoryId, id: $0)) },
-            fetch: { try await typeDefinition(repositoryId: repositoryId, typeId: $0) },
-            markUnknown: { typeId in
-                state.withLock { _ = $0.unknownTypes.insert(Key(repositoryId: repositoryId, id: typeId)) }
-            },
-            parse: parse)
     }
 }

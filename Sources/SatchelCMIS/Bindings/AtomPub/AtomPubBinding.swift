@@ -21,18 +21,17 @@ import SatchelText
 /// ```
 ///
 /// Failures are ``CMISError``s: a refusal carries the server's exception name and message.
-public final class AtomPubBinding: CMISBinding {
+public final class AtomPubBinding: BindingCore {
     /// The service document's URL.
     public let url: URL
     public let client: HTTPClient
     /// The header that carries the repository's XSRF token on changes.
     public let tokenHeader: String
     let state = Mutex(State())
+    let types = TypeCache()
 
     struct State {
         var workspaces: [String: AtomPubWorkspace] = [:]
-        var types: [Key: TypeDefinition] = [:]
-        var unknownTypes: Set<Key> = []
         /// Children feed URLs of folders seen so far (`down` links), so listing a folder costs one request.
         var childrenLinks: [Key: URL] = [:]
     }
@@ -106,17 +105,6 @@ public final class AtomPubBinding: CMISBinding {
 
     // MARK: Requests
 
-    /// Sends a request; maps refusals to the server's CMIS exception and transport failures to ``CMISError``.
-    func send(
-        _ request: HTTPRequest, progress: (@Sendable (TransferProgress) -> Void)? = nil
-    ) async throws -> HTTPResponse {
-        do {
-            return try await client.send(request, progress: progress)
-        } catch let error as HTTPError {
-            throw Self.map(error)
-        }
-    }
-
     static func map(_ error: HTTPError) -> CMISError {
         if let status = error.status, let excerpt = error.responseExcerpt {
             return .atomPub(status: status, body: Data(excerpt.utf8), httpError: error)
@@ -131,14 +119,6 @@ public final class AtomPubBinding: CMISBinding {
         var request = HTTPRequest(method, url: url, body: body, operation: operation)
         if let token = token(repositoryId: repositoryId) { request.headers[tokenHeader] = token }
         return request
-    }
-
-    /// `base` with these query items (form-encoded, in order).
-    static func url(_ base: URL, query: [(String, String)]) -> URL {
-        guard var components = URLComponents(url: base, resolvingAgainstBaseURL: true) else { return base }
-        let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
-        components.percentEncodedQuery = existing + FormURLEncoding.encode(query)
-        return components.url ?? base
     }
 
     /// URI template values for an operation context.

@@ -20,22 +20,15 @@ import SatchelText
 /// ```
 ///
 /// Failures are ``CMISError``s: a refusal carries the server's exception name and message.
-public final class BrowserBinding: CMISBinding {
+public final class BrowserBinding: BindingCore {
     /// The service URL (the one that answers with the repositories).
     public let url: URL
     public let client: HTTPClient
     let state = Mutex(State())
+    let types = TypeCache()
 
     struct State {
         var repositories: [String: RepositoryInfo] = [:]
-        var types: [TypeKey: TypeDefinition] = [:]
-        /// Types the repository would not describe; not asked for again.
-        var unknownTypes: Set<TypeKey> = []
-    }
-
-    struct TypeKey: Hashable {
-        var repositoryId: String
-        var typeId: String
     }
 
     /// A binding for the service at `url`, sending through `client` (which carries auth and configuration).
@@ -94,30 +87,11 @@ public final class BrowserBinding: CMISBinding {
             token: info.extensionValue(named: MobileDocuments.tokenExtension))
     }
 
-    /// Sends a request; maps refusals to the server's CMIS exception and transport failures to ``CMISError``.
-    func send(
-        _ request: HTTPRequest, progress: (@Sendable (TransferProgress) -> Void)? = nil
-    ) async throws -> HTTPResponse {
-        do {
-            return try await client.send(request, progress: progress)
-        } catch let error as HTTPError {
-            throw Self.map(error)
-        }
-    }
-
     static func map(_ error: HTTPError) -> CMISError {
         if let status = error.status, let excerpt = error.responseExcerpt {
             return .browser(status: status, body: Data(excerpt.utf8), httpError: error)
         }
         return .transport(error)
-    }
-
-    /// `base` with these query items (form-encoded, in order).
-    static func url(_ base: URL, query: [(String, String)]) -> URL {
-        guard var components = URLComponents(url: base, resolvingAgainstBaseURL: true) else { return base }
-        let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
-        components.percentEncodedQuery = existing + FormURLEncoding.encode(query)
-        return components.url ?? base
     }
 
     /// The Browser binding parameters for an operation context, always succinct.

@@ -1,0 +1,107 @@
+import Foundation
+import SatchelCMISCore
+import SatchelHTTP
+import SatchelText
+import Synchronization
+
+/// What the two client bindings share: sending a request with failures read as the binding's CMIS errors, URLs
+/// with query items, the content stream (into memory or a file), and the type cache. A binding supplies its error
+/// format (``map(_:)``) and how it finds a document's content (``contentRequest(repositoryId:objectId:range:)``).
+protocol BindingCore: CMISBinding {
+    var client: HTTPClient { get }
+    var types: TypeCache { get }
+    /// A refused request or a transport failure as a ``CMISError`` (the server's exception and message when the
+    /// body has them).
+    static func map(_ error: HTTPError) -> CMISError
+    /// The GET of a document's content.
+    func contentRequest(repositoryId: String, objectId: String, range: ByteRange?) async throws -> HTTPRequest
+}
+
+extension BindingCore {
+    /// Sends a request; maps refusals to the server's CMIS exception and transport failures to ``CMISError``.
+    func send(
+        _ request: HTTPRequest, progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> HTTPResponse {
+        do {
+            return try await client.send(request, progress: progress)
+        } catch let error as HTTPError {
+            throw Self.map(error)
+        }
+    }
+
+    /// `base` with these query items (form-encoded, in order).
+    static func url(_ base: URL, query: [(String, String)]) -> URL {
+        guard var components = URLComponents(url: base, resolvingAgainstBaseURL: true) else { return base }
+        let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
+        components.percentEncodedQuery = existing + FormURLEncoding.encode(query)
+        return components.url ?? base
+    }
+
+    public func contentStream(repositoryId: String, objectId: String, range: ByteRange?) async throws -> Data {
+        try await send(contentRequest(repositoryId: repositoryId, objectId: objectId, range: range)).body
+    }
+
+    public func downloadContentStream(
+        repositoryId: String, objectId: String, range: ByteRange?, to file: URL,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws {
+        let request = try await contentRequest(repositoryId: repositoryId, objectId: objectId, range: range)
+        do {
+            try await client.download(request, to: file, progress: progress)
+        } catch let error as HTTPError {
+            throw Self.map(error)
+        }
+    }
+
+    /// Parses a response whose properties need type definitions: with the cached ones, and when the body names
+    /// types not cached yet, with those fetched once each (see ``parseWithTypeDefinitions``).
+    func parseTyped<T>(repositoryId: String, _ parse: ((String) -> TypeDefinition?) throws -> T) async throws -> T {
+        let (known, unknown) = types.snapshot(repositoryId)
+        return try await parseWithTypeDefinitions(
+            cached: { known[$0] }, isKnownUnknown: { unknown.contains($0) },
+            fetch: { try await typeDefinition(repositoryId: repositoryId, typeId: $0) },
+            markUnknown: { types.markUnknown(repositoryId, $0) }, parse: parse)
+    }
+}
+
+/// Type definitions a binding has read, per repository, and the types a repository would not describe (not asked
+/// for again).
+final class TypeCache: Sendable {
+    private struct Key: Hashable {
+        var repositoryId: String
+        var typeId: String
+    }
+
+    private let state = Mutex<(types: [Key: TypeDefinition], unknown: Set<Key>)>(([:], []))
+
+    /// The cached definition, or the one `fetch` reads (then cached).
+    func definition(
+        repositoryId: String, typeId: String, fetch: () async throws -> TypeDefinition
+    ) async throws -> TypeDefinition {
+        let key = Key(repositoryId: repositoryId, typeId: typeId)
+        if let cached = state.withLock({ $0.types[key] }) { return cached }
+        let type = try await fetch()
+        state.withLock { $0.types[key] = type }
+        return type
+    }
+
+    /// The repository's cached definitions by type id, and its unknown type ids.
+    func snapshot(_ repositoryId: String) -> (known: [String: TypeDefinition], unknown: Set<String>) {
+        state.withLock { state in
+            var known: [String: TypeDefinition] = [:]
+            for (key, type) in state.types where key.repositoryId == repositoryId { known[key.typeId] = type }
+            return (known, Set(state.unknown.filter { $0.repositoryId == repositoryId }.map(\.typeId)))
+        }
+    }
+
+    func markUnknown(_ repositoryId: String, _ typeId: String) {
+        _ = state.withLock { $0.unknown.insert(Key(repositoryId: repositoryId, typeId: typeId)) }
+    }
+
+    func clear() {
+        state.withLock {
+            $0.types.removeAll()
+            $0.unknown.removeAll()
+        }
+    }
+}
