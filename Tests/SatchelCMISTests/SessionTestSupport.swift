@@ -10,7 +10,7 @@ import Synchronization
 /// Browser binding with its requests recorded, runs `body`, stops the server. `sqlite`: a store that survives a
 /// ``LiveServer/restart()``.
 func withCMISSession(
-    tokenAuth: HeaderTokenAuth? = HeaderTokenAuth(), pageSize: Int = 100, sqlite: Bool = false,
+    tokenHeader: String? = "X-CSRF-Token", pageSize: Int = 100, sqlite: Bool = false,
     _ body: (LiveServer, RecordingTransport, CMISSession) async throws -> Void
 ) async throws {
     let server = try await LiveServer.start(users: ["alice"], sqlite: sqlite)
@@ -19,7 +19,7 @@ func withCMISSession(
         let session = try await CMISSession.connect(
             SessionParameters(
                 url: server.baseURL.appendingPathComponent("cmis/browser"), preferMyDocuments: true,
-                auth: [BasicAuth(user: "alice", password: "pw-alice")], tokenAuth: tokenAuth, pageSize: pageSize,
+                auth: [BasicAuth(user: "alice", password: "pw-alice")], tokenHeader: tokenHeader, pageSize: pageSize,
                 transport: recorder))
         try await body(server, recorder, session)
     } catch {

@@ -9,15 +9,14 @@ import Testing
 /// The session against `satchel serve` (alice's MyDocuments, over the Browser binding), requests recorded.
 @Suite("CMIS session over the Browser binding")
 struct SessionTests {
-    @Test("connect: repository info, MyDocuments and the token handed to HeaderTokenAuth")
+    @Test("connect: repository info, MyDocuments and its XSRF token")
     func connect() async throws {
-        let tokenAuth = HeaderTokenAuth(headerName: "X-CSRF-Token")
-        try await withCMISSession(tokenAuth: tokenAuth) { _, _, session in
+        try await withCMISSession { _, _, session in
             #expect(session.repositoryId == "mydocs-alice")
             #expect(!session.repositoryInfo.rootFolderId.isEmpty)
             #expect(session.repositoryInfo.cmisVersionSupported == "1.1")
             #expect(session.myDocumentsFolderId == session.repositoryInfo.rootFolderId)
-            #expect(tokenAuth.token?.isEmpty == false)
+            #expect(session.xsrfToken?.isEmpty == false)
             #expect(
                 Set(try await CMISSession.repositories(session.parameters).map(\.id)) == ["mydocs-alice", "shared"])
             let root = try await session.rootFolder()
@@ -173,13 +172,13 @@ struct SessionTests {
         "the repository token goes back on POSTs; after a server restart the stale one is refused until the info is read again",
         arguments: [true, false])
     func token(sentAsHeaderToo: Bool) async throws {
-        let tokenAuth = sentAsHeaderToo ? HeaderTokenAuth() : nil
-        try await withCMISSession(tokenAuth: tokenAuth, sqlite: true) { server, recorder, session in
+        try await withCMISSession(tokenHeader: sentAsHeaderToo ? "X-CSRF-Token" : nil, sqlite: true) {
+            server, recorder, session in
             let root = session.repositoryInfo.rootFolderId
             _ = try await session.createFolder(named: "first", in: root)
             let withHeader = recorder.count { $0.method == .post && $0.headers["X-CSRF-Token"] != nil }
             #expect((withHeader == 1) == sentAsHeaderToo)
-            let before = tokenAuth?.token
+            let before = session.xsrfToken
             // A restart: a new secret, so the token the session holds is stale.
             try await server.restart()
             let error = await #expect(throws: CMISError.self) {
@@ -188,7 +187,7 @@ struct SessionTests {
             #expect(error?.code == .permissionDenied && error?.message.contains("XSRF token") == true)
 
             try await session.refreshRepositoryInfo()
-            #expect(tokenAuth == nil || (tokenAuth?.token != nil && tokenAuth?.token != before))
+            #expect(session.xsrfToken != nil && session.xsrfToken != before)
             #expect(try await session.createFolder(named: "second", in: root).name == "second")
         }
     }

@@ -14,7 +14,7 @@ struct ClientEndToEndTests {
         let parameters = SessionParameters(
             url: MobileDocuments.endpoint(for: harness.url("/"), binding: .browser), preferMyDocuments: true,
             auth: [BasicAuth(user: user, password: "pw-\(user)")],
-            tokenAuth: HeaderTokenAuth(headerName: "X-CSRF-Token"),
+            tokenHeader: "X-CSRF-Token",
             pageSize: pageSize)
         return try await CMISSession.connect(parameters)
     }

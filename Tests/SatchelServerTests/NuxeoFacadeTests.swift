@@ -113,7 +113,7 @@ struct NuxeoFacadeTests {
             SessionParameters(
                 url: harness.url("/cmis/browser"), preferMyDocuments: true,
                 auth: [BasicAuth(user: "alice", password: "pw-alice")],
-                tokenAuth: HeaderTokenAuth(headerName: "X-CSRF-Token")))
+                tokenHeader: "X-CSRF-Token"))
         let home = try #require(alice.myDocumentsFolderId)
         let secret = try await alice.createDocument(
             named: "secret.txt", in: home,

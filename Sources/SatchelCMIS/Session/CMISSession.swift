@@ -30,7 +30,6 @@ public final class CMISSession: Sendable {
         self.binding = binding
         info = Mutex(repositoryInfo)
         cache = ObjectCache(ttl: parameters.cacheTTL, capacity: parameters.cacheCapacity)
-        parameters.tokenAuth?.token = repositoryInfo.extensionValue(named: MobileDocuments.tokenExtension)
     }
 
     /// The repositories at `parameters.url` (the repository id in `parameters` is ignored).
@@ -81,13 +80,14 @@ public final class CMISSession: Sendable {
         repositoryInfo.extensionValue(named: MobileDocuments.myDocumentsExtension)
     }
 
-    /// Reads the repository info again — with a fresh XSRF `token`, which goes to
-    /// ``SessionParameters/tokenAuth`` and onto later POSTs.
+    /// The repository's XSRF token (its info's `token` extension), which the binding sends back on every change.
+    public var xsrfToken: String? { repositoryInfo.extensionValue(named: MobileDocuments.tokenExtension) }
+
+    /// Reads the repository info again — with a fresh XSRF `token`, which the binding sends on later changes.
     @discardableResult
     public func refreshRepositoryInfo() async throws -> RepositoryInfo {
         let fresh = try await binding.repositoryInfo(repositoryId: repositoryId)
         info.withLock { $0 = fresh }
-        parameters.tokenAuth?.token = fresh.extensionValue(named: MobileDocuments.tokenExtension)
         return fresh
     }
 

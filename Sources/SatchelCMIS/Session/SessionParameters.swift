@@ -7,7 +7,7 @@ import SatchelHTTP
 /// ```swift
 /// var parameters = SessionParameters(url: URL(string: "https://cmis.example.com/browser")!)
 /// parameters.auth = [BasicAuth(user: "alice", password: secret)]
-/// parameters.tokenAuth = HeaderTokenAuth()          // Mobile Documents: the XSRF token goes back in a header
+/// parameters.tokenHeader = "X-CSRF-Token"           // Mobile Documents: the XSRF token goes back in a header
 /// parameters.preferMyDocuments = true
 /// let session = try await CMISSession.connect(parameters)
 /// ```
@@ -30,9 +30,11 @@ public struct SessionParameters: Sendable {
     public var preferMyDocuments: Bool
     /// Authentication providers, applied in order (see `HTTPAuthProvider`).
     public var auth: [any HTTPAuthProvider]
-    /// When set, receives the repository's `token` extension on connect and sends it as a header on every
-    /// request (its header name is configurable, `X-CSRF-Token` by default).
-    public var tokenAuth: HeaderTokenAuth?
+    /// The header that carries the repository's XSRF token (its info's `token` extension) on every change. The
+    /// token itself is kept by the binding with the repository info, and refreshed with it. AtomPub always sends
+    /// it in a header (this one, `X-CSRF-Token` when nil); the Browser binding always sends it as the `token` form
+    /// field, and in this header too when it is set (what SAP Mobile Documents asks for).
+    public var tokenHeader: String?
     /// The context of reads that pass none.
     public var operationContext: OperationContext
     /// The page size of lists when the context does not set one.
@@ -51,7 +53,7 @@ public struct SessionParameters: Sendable {
 
     public init(
         binding: Binding = .browser, url: URL, repositoryId: String? = nil, preferMyDocuments: Bool = false,
-        auth: [any HTTPAuthProvider] = [], tokenAuth: HeaderTokenAuth? = nil,
+        auth: [any HTTPAuthProvider] = [], tokenHeader: String? = nil,
         operationContext: OperationContext = OperationContext(), pageSize: Int = 100, prefetchPages: Int = 2,
         http: HTTPClient.Configuration = HTTPClient.Configuration(),
         cacheTTL: Duration = .seconds(60), cacheCapacity: Int = 1000, transport: (any HTTPTransport)? = nil
@@ -61,7 +63,7 @@ public struct SessionParameters: Sendable {
         self.repositoryId = repositoryId
         self.preferMyDocuments = preferMyDocuments
         self.auth = auth
-        self.tokenAuth = tokenAuth
+        self.tokenHeader = tokenHeader
         self.operationContext = operationContext
         self.pageSize = pageSize
         self.prefetchPages = prefetchPages
@@ -75,11 +77,10 @@ public struct SessionParameters: Sendable {
     func makeBinding() -> any CMISBinding {
         let client = HTTPClient(
             configuration: http, transport: transport ?? HTTPClient.defaultTransport(),
-            auth: auth + (tokenAuth.map { [$0] } ?? []))
+            auth: auth)
         switch binding {
-        case .browser: return BrowserBinding(url: url, client: client)
-        case .atomPub:
-            return AtomPubBinding(url: url, client: client, tokenHeader: tokenAuth?.headerName ?? "X-CSRF-Token")
+        case .browser: return BrowserBinding(url: url, client: client, tokenHeader: tokenHeader)
+        case .atomPub: return AtomPubBinding(url: url, client: client, tokenHeader: tokenHeader ?? "X-CSRF-Token")
         }
     }
 }

@@ -87,7 +87,7 @@ struct CMISConnection: Sendable {
         return SessionParameters(
             binding: cmis.binding.sessionBinding, url: url, repositoryId: cmis.repository,
             preferMyDocuments: preferMyDocuments,
-            auth: client.auth, tokenAuth: preferMyDocuments ? HeaderTokenAuth() : nil, http: http)
+            auth: client.auth, tokenHeader: preferMyDocuments ? "X-CSRF-Token" : nil, http: http)
     }
 }
 

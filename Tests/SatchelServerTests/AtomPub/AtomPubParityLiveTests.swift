@@ -18,7 +18,7 @@ struct AtomPubParityLiveTests {
         let parameters = SessionParameters(
             binding: binding, url: MobileDocuments.endpoint(for: harness.url("/"), binding: endpoint),
             preferMyDocuments: true, auth: [BasicAuth(user: user, password: "pw-\(user)")],
-            tokenAuth: HeaderTokenAuth(headerName: "X-CSRF-Token"))
+            tokenHeader: "X-CSRF-Token")
         return try await CMISSession.connect(parameters)
     }
 

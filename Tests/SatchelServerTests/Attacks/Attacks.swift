@@ -21,7 +21,7 @@ extension ServerHarness {
             SessionParameters(
                 binding: binding, url: url(path), repositoryId: repository,
                 auth: [BasicAuth(user: user, password: "pw-\(user)")],
-                tokenAuth: repository == "shared" ? nil : HeaderTokenAuth(headerName: "X-CSRF-Token")))
+                tokenHeader: repository == "shared" ? nil : "X-CSRF-Token"))
     }
 }
 

@@ -69,7 +69,8 @@ extension BrowserBinding {
             body = .form(all)
         }
         let url = objectId.map { Self.url(endpoints.rootFolder, query: [("objectId", $0)]) } ?? endpoints.repository
-        let request = HTTPRequest(.post, url: url, body: body, operation: operation)
+        var request = HTTPRequest(.post, url: url, body: body, operation: operation)
+        if let tokenHeader, let token = endpoints.token { request.headers[tokenHeader] = token }
         return try await send(request, progress: progress).body
     }
 

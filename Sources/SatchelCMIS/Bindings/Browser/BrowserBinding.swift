@@ -24,6 +24,8 @@ public final class BrowserBinding: BindingCore {
     /// The service URL (the one that answers with the repositories).
     public let url: URL
     public let client: HTTPClient
+    /// The header that also carries the repository's token on changes (nil: the `token` form field alone).
+    public let tokenHeader: String?
     let state = Mutex(State())
     let types = TypeCache()
 
@@ -32,9 +34,10 @@ public final class BrowserBinding: BindingCore {
     }
 
     /// A binding for the service at `url`, sending through `client` (which carries auth and configuration).
-    public init(url: URL, client: HTTPClient) {
+    public init(url: URL, client: HTTPClient, tokenHeader: String? = nil) {
         self.url = url
         self.client = client
+        self.tokenHeader = tokenHeader
     }
 
     public func repositoryInfos() async throws -> [RepositoryInfo] {
