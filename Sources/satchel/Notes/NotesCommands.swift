@@ -3,50 +3,23 @@ import Foundation
 import SatchelCMIS
 import SatchelCMISCore
 
-/// Where notes live and how to find one by name.
-struct NotesStore: Sendable {
-    let session: CMISSession
-    let folderId: String
-
-    /// The MyDocuments folder, or the root folder (saying so on standard error).
-    static func open(_ session: CMISSession) -> NotesStore {
-        if let folder = session.myDocumentsFolderId {
-            return NotesStore(session: session, folderId: folder)
-        }
-        Terminal.writeError(
-            "satchel: note: repository \(session.repositoryId) has no MyDocuments folder; using its root folder\n")
-        return NotesStore(session: session, folderId: session.repositoryInfo.rootFolderId)
-    }
-
-    /// Every note in the folder (documents of the note MIME type), page by page.
-    func notes() async throws -> [CMISObject] {
-        var notes: [CMISObject] = []
-        for try await child in session.children(of: folderId)
-        where child.object.baseType == .document
-            && child.object.contentStreamMimeType == MobileDocuments.noteMimeType
-        {
-            notes.append(child.object)
+extension MobileDocumentsNotes {
+    /// The notes of the session's MyDocuments folder, or of its root folder (saying so on standard error).
+    static func open(_ session: CMISSession) -> MobileDocumentsNotes {
+        let notes = MobileDocumentsNotes(session: session)
+        if !notes.isMyDocuments {
+            Terminal.writeError(
+                "satchel: note: repository \(session.repositoryId) has no MyDocuments folder; using its root folder\n")
         }
         return notes
     }
 
     /// The note called `name`, or exit code 5.
-    func note(named name: String) async throws -> CMISObject {
-        guard let note = try await notes().first(where: { $0.name == name }) else {
+    func existing(named name: String) async throws -> CMISObject {
+        guard let note = try await note(named: name) else {
             throw CLIError(.notFound, "no note named \"\(name)\"")
         }
         return note
-    }
-
-    func create(named name: String, text: Data) async throws -> CMISObject {
-        try await session.createDocument(
-            named: name, in: folderId,
-            content: .data(text, filename: name, mimeType: MobileDocuments.noteMimeType))
-    }
-
-    static func id(of object: CMISObject) throws -> String {
-        guard let id = object.id else { throw CLIError(.invalidResponse, "the note came back without an id") }
-        return id
     }
 }
 
@@ -56,10 +29,10 @@ struct NotesOptions: ParsableArguments, Sendable {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var global: GlobalOptions
 
-    func withStore(_ work: @escaping @Sendable (NotesStore) async throws -> Void) async throws {
+    func withStore(_ work: @escaping @Sendable (MobileDocumentsNotes) async throws -> Void) async throws {
         let runner = CMISConnection(
             connection: connection, cmis: cmis, global: global, mobileDocumentsDefaults: true)
-        try await runner.withSession { session in try await work(NotesStore.open(session)) }
+        try await runner.withSession { session in try await work(MobileDocumentsNotes.open(session)) }
     }
 }
 
@@ -117,8 +90,7 @@ struct NotesShowCommand: AsyncParsableCommand {
     func run() async throws {
         let name = name
         try await options.withStore { store in
-            let note = try await store.note(named: name)
-            try Terminal.writeOutput(try await store.session.content(of: try NotesStore.id(of: note)))
+            try Terminal.writeOutput(try await store.text(of: try await store.existing(named: name)))
         }
     }
 }
@@ -175,11 +147,10 @@ struct NotesEditCommand: AsyncParsableCommand {
     func run() async throws {
         let (name, text, editor) = (name, text, editor)
         try await options.withStore { store in
-            let note = try await store.note(named: name)
-            let oldId = try NotesStore.id(of: note)
+            let note = try await store.existing(named: name)
             let content: Data
             if editor {
-                let current = try await store.session.content(of: oldId)
+                let current = try await store.text(of: note)
                 content = try NoteEditor.edit(current, name: name)
                 if content == current {
                     Terminal.writeError("satchel: note: \"\(name)\" is unchanged\n")
@@ -188,11 +159,9 @@ struct NotesEditCommand: AsyncParsableCommand {
             } else {
                 content = try text.given() ?? Data()
             }
-            // One setContentStream, guarded by the change token read with the note: a note changed meanwhile
-            // by someone else gives updateConflict instead of losing their text. The note keeps its id.
-            _ = try await store.session.setContent(
-                of: oldId, to: .data(content, filename: name, mimeType: MobileDocuments.noteMimeType),
-                changeToken: note.changeToken)
+            // Guarded by the change token read with the note: a note changed meanwhile by someone else gives
+            // updateConflict instead of losing their text.
+            _ = try await store.update(note, text: content)
         }
     }
 }
@@ -212,8 +181,7 @@ struct NotesRenameCommand: AsyncParsableCommand {
     func run() async throws {
         let (old, new) = (old, new)
         try await options.withStore { store in
-            let note = try await store.note(named: old)
-            _ = try await store.session.rename(try NotesStore.id(of: note), to: new)
+            _ = try await store.rename(try await store.existing(named: old), to: new)
         }
     }
 }
@@ -230,8 +198,7 @@ struct NotesDeleteCommand: AsyncParsableCommand {
     func run() async throws {
         let name = name
         try await options.withStore { store in
-            let note = try await store.note(named: name)
-            try await store.session.delete(try NotesStore.id(of: note))
+            try await store.delete(try await store.existing(named: name))
         }
     }
 }
