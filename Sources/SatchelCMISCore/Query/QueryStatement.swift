@@ -88,7 +88,7 @@ public struct QueryStatement: Sendable, Hashable, CustomStringConvertible {
     static func quote(_ value: String) -> String { "'" + escape(value, wildcards: false) + "'" }
 
     /// Backslash-escapes `'` and `\`, and with `wildcards` also the `LIKE` wildcards `%` and `_`.
-    static func escape(_ value: String, wildcards: Bool) -> String {
+    package static func escape(_ value: String, wildcards: Bool) -> String {
         var result = ""
         for character in value {
             switch character {

@@ -227,17 +227,6 @@ public protocol CMISService: Sendable {
     ) async throws -> ACL
 }
 
-/// A node of getTypeDescendants.
-public struct TypeTreeNode: Sendable, Hashable {
-    public var type: TypeDefinition
-    public var children: [TypeTreeNode]
-
-    public init(type: TypeDefinition, children: [TypeTreeNode] = []) {
-        self.type = type
-        self.children = children
-    }
-}
-
 extension CMISService {
     public func isPersonal(repositoryId: String) -> Bool {
         RepositoryConfiguration.isMyDocumentsRepositoryId(repositoryId)

@@ -178,7 +178,7 @@ extension AtomPubWriter {
         writer.end()
     }
 
-    static func optional(_ name: String, _ value: String?, into writer: inout XMLWriter) {
+    package static func optional(_ name: String, _ value: String?, into writer: inout XMLWriter) {
         if let value { writer.element(name, namespace: cmis, text: value) }
     }
 

@@ -112,7 +112,7 @@ package struct BrowserJSON {
     package func string(_ key: String) throws -> String? { try self[key]?.string() }
     func bool(_ key: String) throws -> Bool? { try self[key]?.bool() }
     func int64(_ key: String) throws -> Int64? { try self[key]?.int64() }
-    func strings(_ key: String) throws -> [String]? { try self[key]?.array().map { try $0.string() } }
+    package func strings(_ key: String) throws -> [String]? { try self[key]?.array().map { try $0.string() } }
     func capability<Value: CapabilityValue>(_ key: String) throws -> Value? {
         try string(key).map(Value.init(rawValue:))
     }

@@ -1,5 +1,4 @@
 import Foundation
-import SatchelCMISCore
 import SatchelJSON
 
 extension BrowserJSONWriter {
@@ -141,9 +140,9 @@ extension BrowserJSONWriter {
 }
 
 /// Path segments in Browser binding URLs.
-enum BrowserPath {
+package enum BrowserPath {
     /// Percent-escapes a path segment (repository ids, folder names).
-    static func escape(_ segment: String) -> String {
+    package static func escape(_ segment: String) -> String {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/?#;")
         return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment

@@ -1,7 +1,5 @@
 import Foundation
-import SatchelCMISCore
 import SatchelJSON
-import SatchelRepository
 
 extension BrowserJSONWriter {
     /// A type definition with its property definitions.

@@ -1,5 +1,4 @@
 import Foundation
-import SatchelCMISCore
 import SatchelJSON
 
 extension BrowserJSONWriter {
@@ -71,7 +70,7 @@ extension BrowserJSONWriter {
     ]
 
     /// A full property: `{id, localName, displayName, queryName, type, cardinality, value}`.
-    mutating func property(_ property: CMISProperty) {
+    package mutating func property(_ property: CMISProperty) {
         jsonObject { writer in
             writer.json.write(key: "id", property.id)
             writer.optional("localName", property.localName)

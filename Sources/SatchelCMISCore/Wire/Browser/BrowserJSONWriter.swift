@@ -1,5 +1,4 @@
 import Foundation
-import SatchelCMISCore
 import SatchelJSON
 
 /// Writes CMIS model values as Browser binding JSON (CMIS 1.1 part II, 5.2), full or succinct, straight to bytes.
@@ -38,7 +37,7 @@ public struct BrowserJSONWriter: Sendable {
     }
 
     /// A property's value: a scalar or null for single-valued properties, an array for multi-valued ones.
-    mutating func values(_ values: [PropertyValue], cardinality: Cardinality) {
+    package mutating func values(_ values: [PropertyValue], cardinality: Cardinality) {
         if cardinality == .multi {
             jsonArray { writer in
                 for value in values { writer.value(value) }
@@ -61,12 +60,12 @@ public struct BrowserJSONWriter: Sendable {
         self.json = json
     }
 
-    mutating func key(_ name: String, _ body: (inout BrowserJSONWriter) -> Void) {
+    package mutating func key(_ name: String, _ body: (inout BrowserJSONWriter) -> Void) {
         json.writeKey(name)
         body(&self)
     }
 
-    mutating func jsonObject(_ body: (inout BrowserJSONWriter) -> Void) {
+    package mutating func jsonObject(_ body: (inout BrowserJSONWriter) -> Void) {
         let succinct = self.succinct
         json.writeObject { writer in
             // Swap rather than copy, so the byte buffer stays uniquely referenced (no copy per nesting level).
@@ -77,7 +76,7 @@ public struct BrowserJSONWriter: Sendable {
         }
     }
 
-    mutating func jsonArray(_ body: (inout BrowserJSONWriter) -> Void) {
+    package mutating func jsonArray(_ body: (inout BrowserJSONWriter) -> Void) {
         let succinct = self.succinct
         json.writeArray { writer in
             var inner = BrowserJSONWriter(succinct: succinct, json: JSONWriter(reservingCapacity: 0))
@@ -87,19 +86,19 @@ public struct BrowserJSONWriter: Sendable {
         }
     }
 
-    mutating func optional(_ name: String, _ value: String?) {
+    package mutating func optional(_ name: String, _ value: String?) {
         if let value { json.write(key: name, value) }
     }
 
-    mutating func optional(_ name: String, _ value: Bool?) {
+    package mutating func optional(_ name: String, _ value: Bool?) {
         if let value { json.write(key: name, value) }
     }
 
-    mutating func optional(_ name: String, _ value: Int64?) {
+    package mutating func optional(_ name: String, _ value: Int64?) {
         if let value { json.write(key: name, value) }
     }
 
-    mutating func strings(_ name: String, _ values: [String]) {
+    package mutating func strings(_ name: String, _ values: [String]) {
         json.write(key: name) { writer in
             writer.writeArray { writer in
                 for value in values { writer.write(value) }
