@@ -74,7 +74,7 @@ public final class MockSAPServer: Sendable {
 
     /// Starts mock-sap and waits (at most `timeout`) until it answers HTTP.
     ///
-    /// - Throws: ``ODataPeerError`` when the virtual environment is missing (run `scripts/test`), or the mock
+    /// - Throws: ``PeerError`` when the virtual environment is missing (run `scripts/test`), or the mock
     ///   exits or does not answer in time (its standard error is in the message).
     public static func start(
         _ options: Options = Options(), timeout: Duration = .seconds(20)

@@ -29,16 +29,16 @@ public final class ODataPyServer: Sendable {
     ///   - repeatable: honour `Repeatability-Request-ID` (OASIS Repeatable Requests; `GET /_repeatability` counts
     ///     applied and replayed requests).
     ///   - script: the service script; the committed `Tests/Peers/odata_v4_service.py` by default.
-    /// - Throws: ``ODataPeerError`` when the virtual environment is missing (run `scripts/test`), or the script
+    /// - Throws: ``PeerError`` when the virtual environment is missing (run `scripts/test`), or the script
     ///   exits or does not answer in time (its standard error is in the message).
     public static func start(
         maxPageSize: Int = 20, repeatable: Bool = false, script: URL? = nil, timeout: Duration = .seconds(20)
     )
         async throws -> ODataPyServer
     {
-        let script = script ?? ODataPeers.scriptsFolder.appendingPathComponent("odata_v4_service.py")
+        let script = script ?? Peers.scriptsFolder.appendingPathComponent("odata_v4_service.py")
         guard FileManager.default.fileExists(atPath: script.path) else {
-            throw ODataPeerError(message: "the odatapy service script is missing: \(script.path)")
+            throw PeerError(message: "the odatapy service script is missing: \(script.path)")
         }
         let path = script.path
         let peer = try await PeerProcess.start(
@@ -76,7 +76,7 @@ public final class ODataPyServer: Sendable {
         guard response.status == 200, let applied = counts["applied"]?.int64Value,
             let replayed = counts["replayed"]?.int64Value
         else {
-            throw ODataPeerError(
+            throw PeerError(
                 message: "odata_v4_service.py answered no repeatability counts (started without repeatable?)")
         }
         return (Int(applied), Int(replayed))

@@ -9,19 +9,21 @@ import Synchronization
     import Darwin
 #endif
 
-/// Why an OData peer server could not be started.
-public struct ODataPeerError: Error, Sendable, CustomStringConvertible {
+/// Why a peer (a real client or server the tests talk to) could not be found or started.
+public struct PeerError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, with the peer's standard error when it has printed something.
     public var message: String
 
     /// Creates an error with its message.
     public init(message: String) { self.message = message }
 
-    public var description: String { "OData peer: \(message)" }
+    public var description: String { "peer: \(message)" }
 }
 
-/// Where the Python peers live and how to reach them: the virtual environment `scripts/test` builds.
-public enum ODataPeers {
+/// The real peers the tests run against, in one place: where they live (the virtual environment `scripts/test`
+/// builds, and system tools), running a peer program to its end (``run(_:_:in:timeout:)``), and starting a peer
+/// server (``PeerProcess``). A missing peer is a test failure naming what installs it, never a skip.
+public enum Peers {
     /// The package's root folder (this file is Sources/SatchelTestSupport/ODataPeers/PeerProcess.swift).
     public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -32,7 +34,7 @@ public enum ODataPeers {
     /// The virtual environment: `SATCHEL_PEERS_VENV`, else `.venv-peers` in the package root, else `.venv-peers`
     /// in the main worktree when the package is a linked git worktree.
     ///
-    /// - Throws: ``ODataPeerError`` naming `scripts/test` when none of them has a Python.
+    /// - Throws: ``PeerError`` naming `scripts/test` when none of them has a Python.
     public static func venv() throws -> URL {
         var candidates: [URL] = []
         if let path = ProcessInfo.processInfo.environment["SATCHEL_PEERS_VENV"], !path.isEmpty {
@@ -46,15 +48,46 @@ public enum ODataPeers {
         where FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("bin/python").path) {
             return candidate
         }
-        throw ODataPeerError(
-            message: "the Python OData peers are not installed (looked in "
+        throw PeerError(
+            message: "the Python peers are not installed (looked in "
                 + candidates.map(\.path).joined(separator: ", ")
-                + "): run scripts/test, which installs mock-sap, odatapy, pyodata and python-odata into .venv-peers "
-                + "(or point SATCHEL_PEERS_VENV at such a virtual environment)")
+                + "): run scripts/test, which installs cmislib, cmissh, nuxeo, mock-sap, odatapy, pyodata and "
+                + "python-odata into .venv-peers (or point SATCHEL_PEERS_VENV at such a virtual environment)")
     }
 
     /// The venv's Python interpreter.
     public static func python() throws -> URL { try venv().appendingPathComponent("bin/python") }
+
+    /// A program the venv installed (`cmis-tck`).
+    public static func venvTool(_ name: String) throws -> URL {
+        let tool = try venv().appendingPathComponent("bin/\(name)")
+        guard FileManager.default.isExecutableFile(atPath: tool.path) else {
+            throw PeerError(message: "\(tool.path) is missing: run scripts/test to install it into .venv-peers")
+        }
+        return tool
+    }
+
+    /// A program on the `PATH`, installed by the system package `package` (which `scripts/test` installs).
+    public static func systemTool(_ name: String, package: String) throws -> URL {
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw PeerError(message: "\(name) is not installed: apt-get install \(package) (scripts/test does this)")
+    }
+
+    /// Runs a peer program to its end (stopped after `timeout`), in `directory`, with its standard output and
+    /// error together; Python unbuffered and no proxy for loopback.
+    public static func run(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, timeout: Duration = .seconds(180)
+    ) async throws -> ChildProcess.Outcome {
+        try await ChildProcess.run(
+            executable, arguments, timeout: timeout, mergingErrors: true,
+            environment: [
+                "PYTHONUNBUFFERED": "1", "NO_PROXY": "127.0.0.1,localhost", "http_proxy": "", "HTTP_PROXY": "",
+            ],
+            in: directory)
+    }
 
     /// The main worktree's folder when the package root is a linked worktree (`.git` is a file naming the gitdir).
     private static func mainWorktree() -> URL? {
@@ -136,8 +169,8 @@ final class PeerProcess: Sendable {
         name: String, body: String, arguments: @Sendable (Int) -> [String], readyPath: String,
         banner: (@Sendable (Int) -> String)? = nil, timeout: Duration = .seconds(20)
     ) async throws -> PeerProcess {
-        let python = try ODataPeers.python()
-        var lastError: ODataPeerError?
+        let python = try Peers.python()
+        var lastError: PeerError?
         for _ in 0..<3 {
             let port = try LoopbackPort.free()
             let peer = try launch(name: name, python: python, body: body, arguments: arguments(port), port: port)
@@ -145,14 +178,14 @@ final class PeerProcess: Sendable {
                 try await peer.waitUntilReady(
                     name: name, path: readyPath, banner: banner.map { $0(port) }, timeout: timeout)
                 return peer
-            } catch let error as ODataPeerError {
+            } catch let error as PeerError {
                 peer.stop()
                 lastError = error
                 // Another process took the port between the probe and the bind: try another one.
                 guard error.message.contains("Address already in use") else { throw error }
             }
         }
-        throw lastError ?? ODataPeerError(message: "\(name) did not start")
+        throw lastError ?? PeerError(message: "\(name) did not start")
     }
 
     private static func launch(
@@ -167,7 +200,7 @@ final class PeerProcess: Sendable {
         environment["PYTHONUNBUFFERED"] = "1"
         environment["PYTHONDONTWRITEBYTECODE"] = "1"
         process.environment = environment
-        process.currentDirectoryURL = ODataPeers.packageRoot
+        process.currentDirectoryURL = Peers.packageRoot
         let stderrFile = FileManager.default.temporaryDirectory
             .appendingPathComponent("satchel-\(name)-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
@@ -181,7 +214,7 @@ final class PeerProcess: Sendable {
             try process.run()
         } catch {
             try? FileManager.default.removeItem(at: stderrFile)
-            throw ODataPeerError(message: "cannot start \(name) (\(python.path)): \(error)")
+            throw PeerError(message: "cannot start \(name) (\(python.path)): \(error)")
         }
         return PeerProcess(port: port, process: process, lifeline: lifeline, stderrFile: stderrFile)
     }
@@ -199,14 +232,14 @@ final class PeerProcess: Sendable {
         let port = self.port
         while ContinuousClock.now < deadline {
             guard process.isRunning else {
-                throw ODataPeerError(
+                throw PeerError(
                     message: "\(name) exited with status \(process.terminationStatus) before answering on port "
                         + "\(port): \(output)")
             }
-            if banner.map(output.contains) ?? true, ODataPeers.probe(port: port, path: path) != nil { return }
+            if banner.map(output.contains) ?? true, Peers.probe(port: port, path: path) != nil { return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw ODataPeerError(
+        throw PeerError(
             message: "\(name) did not answer GET \(path) on 127.0.0.1:\(port) within \(timeout): \(output)")
     }
 

@@ -10,8 +10,8 @@ import Testing
 struct CrossCheckTests {
     /// Runs the cross-check script and parses what it prints.
     static func crossCheck(_ version: String, _ url: URL) async throws -> JSONValue {
-        let python = try ODataPeers.python()
-        let script = ODataPeers.scriptsFolder.appendingPathComponent("odata_crosscheck.py")
+        let python = try Peers.python()
+        let script = Peers.scriptsFolder.appendingPathComponent("odata_crosscheck.py")
         let process = Process()
         process.executableURL = python
         process.arguments = [script.path, version, url.absoluteString]

@@ -29,14 +29,14 @@ struct PeerLauncherTests {
         do {
             _ = try await ODataPyServer.start(script: script, timeout: .seconds(20))
             Issue.record("a failing script started")
-        } catch let error as ODataPeerError {
+        } catch let error as PeerError {
             #expect(error.message.contains("cannot serve: model missing"))
             #expect(error.message.contains("status 3"))
         }
         do {
             _ = try await ODataPyServer.start(script: folder.appendingPathComponent("missing.py"))
             Issue.record("a missing script started")
-        } catch let error as ODataPeerError {
+        } catch let error as PeerError {
             #expect(error.message.contains("missing.py"))
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SatchelTestSupport
 import Testing
 
 /// Real CMIS clients against a live `satchel serve` (SQLite store): cmislib 0.7.0 over both bindings, cmissh's
@@ -9,12 +10,12 @@ struct PeerInteropTests {
         "cmislib 0.7.0: repositories, info, children, folder, document CRUD with content, query, versioning",
         arguments: ["browser", "atom"])
     func cmislib(binding: String) async throws {
-        let python = try PeerProcess.python()
-        let script = PeerProcess.packageRoot.appendingPathComponent("Tests/Peers/cmislib_check.py")
+        let python = try Peers.python()
+        let script = Peers.packageRoot.appendingPathComponent("Tests/Peers/cmislib_check.py")
         let server = try await ServerHarness.start(sqlite: true)
         defer { Task { await server.stop() } }
         let url = server.url(binding == "browser" ? "/cmis/browser" : "/cmis/atom").absoluteString
-        let result = try await PeerProcess.run(python, [script.path, url, "alice", "pw-alice", binding, "shared"])
+        let result = try await Peers.run(python, [script.path, url, "alice", "pw-alice", binding, "shared"])
         #expect(result.status == 0, "cmislib over \(binding):\n\(result.output)")
         #expect(result.output.contains("ok create document"), "\(result.output)")
         #expect(result.output.contains("0 failed"), "\(result.output)")
@@ -24,11 +25,11 @@ struct PeerInteropTests {
         "Nuxeo's Python client 7.1.0: root, create, get by path and uid, children, NXQL with paging, update, Automation, upload, tokens, current user, permissions, move, locks, trash, delete"
     )
     func nuxeoPython() async throws {
-        let python = try PeerProcess.python()
-        let script = PeerProcess.packageRoot.appendingPathComponent("Tests/Peers/nuxeo_check.py")
+        let python = try Peers.python()
+        let script = Peers.packageRoot.appendingPathComponent("Tests/Peers/nuxeo_check.py")
         let server = try await ServerHarness.start(sqlite: true)
         defer { Task { await server.stop() } }
-        let result = try await PeerProcess.run(
+        let result = try await Peers.run(
             python, [script.path, server.url("/nuxeo/").absoluteString, "admin", "pw-admin"])
         #expect(result.status == 0, "nuxeo (Python):\n\(result.output)")
         #expect(result.output.contains("ok query with paging"), "\(result.output)")
@@ -46,10 +47,10 @@ struct PeerInteropTests {
 
     @Test("cmissh's cmis-tck passes every suite over AtomPub")
     func cmisTCK() async throws {
-        let tck = try PeerProcess.venvTool("cmis-tck")
+        let tck = try Peers.venvTool("cmis-tck")
         let server = try await ServerHarness.start(sqlite: true)
         defer { Task { await server.stop() } }
-        let result = try await PeerProcess.run(
+        let result = try await Peers.run(
             tck, ["-u", "alice", "-p", "pw-alice", server.url("/cmis/atom").absoluteString])
         #expect(result.status == 0, "cmis-tck:\n\(result.output)")
         #expect(result.output.contains("Failed:  0"), "\(result.output)")
@@ -58,7 +59,7 @@ struct PeerInteropTests {
 
     @Test("libcmis cmis-client: list repositories, create a folder and a document, get its content, delete")
     func libcmis() async throws {
-        let client = try PeerProcess.systemTool("cmis-client", package: "cmis-client")
+        let client = try Peers.systemTool("cmis-client", package: "cmis-client")
         let server = try await ServerHarness.start(sqlite: true)
         defer { Task { await server.stop() } }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("libcmis-\(UUID().uuidString)")
@@ -67,8 +68,8 @@ struct PeerInteropTests {
         let base = [
             "--url", server.url("/cmis/atom").absoluteString, "-u", "alice", "-p", "pw-alice", "-r", "shared",
         ]
-        func run(_ arguments: [String]) async throws -> PeerProcess.Result {
-            try await PeerProcess.run(client, base + arguments, in: work, timeout: 60)
+        func run(_ arguments: [String]) async throws -> ChildProcess.Outcome {
+            try await Peers.run(client, base + arguments, in: work, timeout: .seconds(60))
         }
 
         let repositories = try await run(["list-repos"])
