@@ -1,13 +1,6 @@
-// The one place where SatchelHTTP deals with platform differences.
-//
-// On Linux, URLSession, URLRequest and HTTPURLResponse live in FoundationNetworking; on Apple platforms
-// they are part of Foundation. Re-exporting keeps every other file free of `#if`.
-#if canImport(FoundationNetworking)
-    @_exported import FoundationNetworking
-#endif
-@_exported import Foundation
-// Every module built on SatchelHTTP reads JSON with SatchelJSON; responses hand out its values.
-@_exported import SatchelJSON
+// The one place where SatchelHTTP deals with platform differences. Nothing is re-exported: a module that uses
+// Foundation, FoundationNetworking (URLSession on Linux) or SatchelJSON imports it itself.
+import Foundation
 
 #if canImport(Glibc)
     import Glibc

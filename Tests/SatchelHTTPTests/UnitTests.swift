@@ -3,6 +3,7 @@ import Testing
 
 @testable import SatchelHTTP
 import SatchelText
+import SatchelJSON
 
 @Suite("SatchelHTTP value types")
 struct UnitTests {

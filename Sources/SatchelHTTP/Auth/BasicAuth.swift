@@ -1,4 +1,5 @@
 import Synchronization
+import Foundation
 
 /// HTTP Basic authentication (RFC 7617), sent up front or only after a `401` challenge.
 ///

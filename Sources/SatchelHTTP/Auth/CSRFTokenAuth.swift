@@ -1,4 +1,5 @@
 import Synchronization
+import Foundation
 
 /// The SAP Gateway CSRF handshake.
 ///

@@ -1,4 +1,5 @@
 import Logging
+import Foundation
 
 extension HTTPClient {
     /// How a client behaves; every knob has a default.

@@ -1,3 +1,4 @@
+import Foundation
 extension HTTPClient {
     /// Sends a request and returns as soon as the response head has arrived; the body follows as an
     /// `AsyncSequence` of chunks (see ``HTTPStreamingResponse``).

@@ -1,4 +1,5 @@
 import Logging
+import Foundation
 
 /// Sends HTTP requests: authentication, cookies, redirects, retries, timeouts, streaming and errors with context.
 ///

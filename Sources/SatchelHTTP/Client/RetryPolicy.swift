@@ -1,3 +1,5 @@
+import Foundation
+
 /// When and how often a failed request is sent again.
 ///
 /// Only requests that are safe to repeat are retried: idempotent methods, and others that carry a

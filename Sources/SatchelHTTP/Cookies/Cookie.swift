@@ -1,3 +1,5 @@
+import Foundation
+
 /// A cookie as a server set it (RFC 6265).
 public struct Cookie: Sendable, Hashable, CustomStringConvertible {
     public var name: String

@@ -1,4 +1,5 @@
 import Synchronization
+import Foundation
 
 /// The cookies of one client, in memory only: SSO tickets and session ids never touch the disk.
 ///

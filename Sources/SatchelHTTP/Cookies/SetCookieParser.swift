@@ -1,3 +1,5 @@
+import Foundation
+
 /// Parses `Set-Cookie` header values (RFC 6265 §5.2), leniently as browsers do.
 enum SetCookieParser {
     static func parse(_ header: String, from url: URL, now: Date = Date()) -> Cookie? {

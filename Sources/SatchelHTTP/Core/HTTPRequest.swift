@@ -1,3 +1,5 @@
+import Foundation
+
 /// An HTTP request: a value that can be built, copied and sent again.
 ///
 /// ```swift

@@ -1,3 +1,6 @@
+import Foundation
+import SatchelJSON
+
 /// A response: status, headers and the body, in memory or in a file.
 public struct HTTPResponse: Sendable {
     public var status: Int

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A `multipart/form-data` body (RFC 7578) whose file parts stream from disk.
 ///
 /// ```swift

@@ -1,3 +1,7 @@
+import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 extension HTTPError.Code {
     /// The code for a non-2xx status.
     public init(status: Int) {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one error SatchelHTTP throws: a comparable ``Code`` plus everything a person needs to act on it.
 ///
 /// ```swift

@@ -1,3 +1,6 @@
+import Foundation
+import SatchelJSON
+
 /// Finds the human-readable message in a server's error body.
 ///
 /// Knows the shapes Satchel's peers send: OData V2 (`error.message.value`), OData V4 (`error.message`),

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Removes secrets before anything is logged or put in an error description.
 public enum Redaction {
     public static let placeholder = "<redacted>"

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A transfer running in the background, with its progress as an `AsyncSequence`.
 ///
 /// ```swift

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The seam between the client and the network: one HTTP exchange, nothing more.
 ///
 /// A transport sends exactly the request it is given and returns the first response: it follows no

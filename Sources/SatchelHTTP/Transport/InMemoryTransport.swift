@@ -1,4 +1,5 @@
 import Synchronization
+import Foundation
 
 /// A transport that answers from a closure instead of the network: for unit tests of code built on
 /// ``HTTPClient``.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An `InputStream` over the segments of an ``HTTPBody``: bytes in memory, then file ranges read as needed.
 ///
 /// URLSession pulls request bodies from an `InputStream`; this one holds at most one open file and no more

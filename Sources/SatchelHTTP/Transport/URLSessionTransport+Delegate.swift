@@ -1,4 +1,8 @@
 import Synchronization
+import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Routes URLSession's delegate callbacks to the waiting `perform` calls.
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {

@@ -1,4 +1,8 @@
 import Synchronization
+import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The default transport: Foundation's `URLSession`, on Linux and on Apple platforms.
 ///

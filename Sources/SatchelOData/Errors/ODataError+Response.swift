@@ -2,6 +2,9 @@ import Foundation
 import SatchelHTTP
 import SatchelJSON
 import SatchelXML
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 extension ODataError {
     /// The error for a response outside 2xx: the OData error body (V2 or V4 JSON, V2 XML) read into fields.

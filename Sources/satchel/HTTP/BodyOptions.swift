@@ -1,5 +1,6 @@
 import ArgumentParser
 import SatchelHTTP
+import Foundation
 
 /// Where a request body comes from; exactly one source, files streamed from disk.
 struct BodyOptions: ParsableArguments, Sendable {

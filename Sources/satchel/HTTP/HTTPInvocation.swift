@@ -1,4 +1,5 @@
 import SatchelHTTP
+import Foundation
 
 /// One `satchel http` request: build it from the options, send it, write the answer.
 struct HTTPInvocation: Sendable {

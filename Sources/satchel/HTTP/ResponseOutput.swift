@@ -1,4 +1,8 @@
 import SatchelHTTP
+import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Writes responses to standard output: headers for `--include`, then the body.
 enum ResponseOutput {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SatchelHTTP
+import Foundation
 
 /// What to request and where the answer goes.
 struct TargetOptions: ParsableArguments, Sendable {

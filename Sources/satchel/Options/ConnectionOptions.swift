@@ -1,5 +1,6 @@
 import ArgumentParser
 import SatchelHTTP
+import Foundation
 
 /// How to reach and log in to a server; maps onto `HTTPClient.Configuration` and SatchelHTTP's auth providers.
 ///

@@ -5,6 +5,7 @@ import SatchelCache
 import SatchelHTTP
 import SatchelOData
 import SatchelStore
+import Foundation
 
 /// Turns a failure into one readable line on standard error and an exit code.
 enum ErrorReport {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Picks the fastest transport for each URL: ``SocketTransport`` for `http`, ``URLSessionTransport`` for `https`.
 ///
 /// On Linux, URLSession moves large bodies at a fraction of what the machine can do (0.15–0.2× `curl` for a 1 GiB

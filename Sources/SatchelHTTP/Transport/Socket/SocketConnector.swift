@@ -1,3 +1,5 @@
+import Foundation
+
 /// Opens TCP connections: `getaddrinfo`, then a non-blocking `connect` to each address in turn.
 ///
 /// The connect waits in short slices so that a cancelled request stops within a tenth of a second even while the

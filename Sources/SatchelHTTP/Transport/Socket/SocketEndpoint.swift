@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where a plain-HTTP request goes: host, port, the `Host` header and the request target.
 struct SocketEndpoint: Sendable, Hashable {
     /// The host as `getaddrinfo` wants it (IPv6 literals without brackets).

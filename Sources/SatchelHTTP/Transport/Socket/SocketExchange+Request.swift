@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writing the request: head, then the body segments as they are (files through `sendfile(2)` where it exists).
 extension SocketExchange {
     /// Bodies up to this size travel in the same `send` as the head.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where the body bytes of one response go: a `Data` bounded by a limit, or a file written with plain `write(2)`.
 ///
 /// The file path is the hot path of a download: each buffer the reader hands out is written straight from the
