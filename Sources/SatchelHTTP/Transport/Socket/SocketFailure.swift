@@ -1,3 +1,5 @@
+import Foundation
+
 /// A failed socket operation, before the exchange knows what it means for the request.
 ///
 /// Socket code throws this; ``SocketExchange`` turns it into an ``HTTPError`` with the context a person needs
