@@ -139,6 +139,7 @@ let package = Package(
         .target(
             name: "SatchelRepositoryPostgres",
             dependencies: [
+                .product(name: "Logging", package: "swift-log"),
                 "SatchelRepository", "SatchelCMISCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -198,6 +199,7 @@ let package = Package(
         .target(
             name: "SatchelTestSupport",
             dependencies: [
+                .product(name: "Logging", package: "swift-log"),
                 "SatchelHTTP", "SatchelJSON", .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
