@@ -65,43 +65,36 @@ extension BindingCore {
 }
 
 /// Type definitions a binding has read, per repository, and the types a repository would not describe (not asked
-/// for again).
+/// for again). Kept per repository so a parse takes its repository's table as it is (copy on write), without
+/// copying or filtering anything on the way to every typed response.
 final class TypeCache: Sendable {
-    private struct Key: Hashable {
-        var repositoryId: String
-        var typeId: String
+    private struct Tables {
+        var types: [String: [String: TypeDefinition]] = [:]
+        var unknown: [String: Set<String>] = [:]
     }
 
-    private let state = Mutex<(types: [Key: TypeDefinition], unknown: Set<Key>)>(([:], []))
+    private let state = Mutex(Tables())
 
     /// The cached definition, or the one `fetch` reads (then cached).
     func definition(
         repositoryId: String, typeId: String, fetch: () async throws -> TypeDefinition
     ) async throws -> TypeDefinition {
-        let key = Key(repositoryId: repositoryId, typeId: typeId)
-        if let cached = state.withLock({ $0.types[key] }) { return cached }
+        if let cached = state.withLock({ $0.types[repositoryId]?[typeId] }) { return cached }
         let type = try await fetch()
-        state.withLock { $0.types[key] = type }
+        state.withLock { $0.types[repositoryId, default: [:]][typeId] = type }
         return type
     }
 
     /// The repository's cached definitions by type id, and its unknown type ids.
     func snapshot(_ repositoryId: String) -> (known: [String: TypeDefinition], unknown: Set<String>) {
-        state.withLock { state in
-            var known: [String: TypeDefinition] = [:]
-            for (key, type) in state.types where key.repositoryId == repositoryId { known[key.typeId] = type }
-            return (known, Set(state.unknown.filter { $0.repositoryId == repositoryId }.map(\.typeId)))
-        }
+        state.withLock { ($0.types[repositoryId] ?? [:], $0.unknown[repositoryId] ?? []) }
     }
 
     func markUnknown(_ repositoryId: String, _ typeId: String) {
-        _ = state.withLock { $0.unknown.insert(Key(repositoryId: repositoryId, typeId: typeId)) }
+        _ = state.withLock { $0.unknown[repositoryId, default: []].insert(typeId) }
     }
 
     func clear() {
-        state.withLock {
-            $0.types.removeAll()
-            $0.unknown.removeAll()
-        }
+        state.withLock { $0 = Tables() }
     }
 }
