@@ -41,6 +41,9 @@ public final class DocumentMarks: Sendable {
 
     private let file: URL?
     private let state: Mutex<State>
+    /// Taken by changes only, one at a time, around writing the file: readers (every rendered document asks for
+    /// its lock and trash mark) never wait on the disk.
+    private let changing = Mutex<Int>(0)
 
     /// Marks kept in memory only.
     public init() {
@@ -182,12 +185,14 @@ public final class DocumentMarks: Sendable {
 
     // MARK: The file
 
-    /// Applies a change and writes the file, in the lock; a change that cannot be written is undone.
+    /// Applies a change and writes the file; a change that cannot be written is undone. Changes run one at a time
+    /// (the file never goes back to an older state); readers see the change once it is written.
     private func change(_ body: (inout State) throws(CMISError) -> Void) throws(CMISError) {
-        try state.withLock { state throws(CMISError) in
-            var changed = state
+        try changing.withLock { count throws(CMISError) in
+            let current = state.withLock { $0 }
+            var changed = current
             try body(&changed)
-            guard changed.locks != state.locks || changed.trashed != state.trashed else { return }
+            guard changed.locks != current.locks || changed.trashed != current.trashed else { return }
             if let file {
                 do {
                     try PrivateFiles.replace(file, with: Self.serialized(changed))
@@ -195,7 +200,8 @@ public final class DocumentMarks: Sendable {
                     throw CMISError(.storage, "the server could not record the change: \(error)")
                 }
             }
-            state = changed
+            state.withLock { $0 = changed }
+            count += 1
         }
     }
 
