@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "SatchelODataGen", targets: ["SatchelODataGen"]),
         .library(name: "SatchelCMISQL", targets: ["SatchelCMISQL"]),
         .library(name: "SatchelRepository", targets: ["SatchelRepository"]),
+        .library(name: "SatchelGateway", targets: ["SatchelGateway"]),
         .library(name: "SatchelServer", targets: ["SatchelServer"]),
         .library(name: "SatchelStore", targets: ["SatchelStore"]),
         .library(name: "SatchelOffline", targets: ["SatchelOffline"]),
@@ -145,12 +146,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Back-end CMIS repositories served as local ones: CMISService over the CMIS client.
+        .target(
+            name: "SatchelGateway",
+            dependencies: [
+                "SatchelCMISCore", "SatchelCMIS", "SatchelHTTP", "SatchelJSON", "SatchelRepository",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // HTTP: Browser and AtomPub bindings, users, sessions, XSRF, the application.
         .target(
             name: "SatchelServer",
             dependencies: [
                 "SatchelText",
                 "SatchelRepository", "SatchelRepositoryPostgres", "SatchelCMISCore", "SatchelJSON", "SatchelXML",
+                "SatchelGateway",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -168,6 +179,7 @@ let package = Package(
                 "SatchelCMIS",
                 "SatchelCMISCore",
                 "SatchelServer",
+                "SatchelGateway",
                 "SatchelOData",
                 "SatchelODataGen",
                 "SatchelOffline",
@@ -206,7 +218,8 @@ let package = Package(
         ),
         // A satchel serve in the test process, for the tests of what talks to it (the CMIS client, the CLI).
         .target(
-            name: "SatchelServerTestSupport", dependencies: ["SatchelServer"], swiftSettings: swiftSettings),
+            name: "SatchelServerTestSupport", dependencies: ["SatchelServer", "SatchelGateway"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "SatchelTextTests", dependencies: ["SatchelText"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SatchelJSONTests",
@@ -225,7 +238,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelCMISTests",
-            dependencies: ["SatchelServerTestSupport", "SatchelCMISCore", "SatchelCMIS", "SatchelTestSupport"],
+            dependencies: [
+                "SatchelServerTestSupport", "SatchelCMISCore", "SatchelCMIS", "SatchelTestSupport", "SatchelGateway",
+                "SatchelRepository",
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SatchelGateway
 import SatchelServer
 
 /// A `satchel serve` in this process on 127.0.0.1, at a port picked at run time, for the tests of everything that
@@ -23,7 +24,8 @@ public final class LiveServer: Sendable {
 
     /// `sqlite`: keep the repository in a SQLite file (what survives ``restart()``); otherwise in memory.
     public static func start(
-        users: [String], administrators: Set<String> = [], sqlite: Bool = false, xsrf: XSRFPolicy = .standard
+        users: [String], administrators: Set<String> = [], sqlite: Bool = false, xsrf: XSRFPolicy = .standard,
+        gateway: GatewayConfiguration? = nil
     ) async throws -> LiveServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-live-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -35,7 +37,7 @@ public final class LiveServer: Sendable {
         var configuration = ServerConfiguration(
             port: 0, dataDirectory: data, usersFile: usersFile,
             store: sqlite ? .sqlite(path: data.appendingPathComponent("satchel.sqlite").path) : .memory,
-            xsrfPolicy: xsrf, logLevel: .critical)
+            xsrfPolicy: xsrf, logLevel: .critical, gateway: gateway)
         let running = try await SatchelServerApp(configuration: configuration).start()
         configuration.port = running.port
         return LiveServer(directory: directory, configuration: configuration, running: running)

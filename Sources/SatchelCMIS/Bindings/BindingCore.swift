@@ -53,6 +53,17 @@ extension BindingCore {
         }
     }
 
+    public func streamContentStream(
+        repositoryId: String, objectId: String, range: ByteRange?
+    ) async throws -> HTTPStreamingResponse {
+        let request = try await contentRequest(repositoryId: repositoryId, objectId: objectId, range: range)
+        do {
+            return try await client.stream(request)
+        } catch let error as HTTPError {
+            throw Self.map(error)
+        }
+    }
+
     /// Parses a response whose properties need type definitions: with the cached ones, and when the body names
     /// types not cached yet, with those fetched once each (see ``parseWithTypeDefinitions``).
     func parseTyped<T>(repositoryId: String, _ parse: ((String) -> TypeDefinition?) throws -> T) async throws -> T {

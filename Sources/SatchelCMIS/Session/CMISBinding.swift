@@ -53,6 +53,12 @@ public protocol CMISBinding: Sendable {
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws
 
+    /// A document's content (or a byte range of it) as it arrives: the response's head (a `206` when the range
+    /// was honoured) and its body's chunks, read in constant memory.
+    func streamContentStream(
+        repositoryId: String, objectId: String, range: ByteRange?
+    ) async throws -> HTTPStreamingResponse
+
     /// One page of a CMIS QL query's results.
     func query(
         repositoryId: String, statement: String, searchAllVersions: Bool, maxItems: Int, skipCount: Int

@@ -73,8 +73,9 @@ public struct SessionParameters: Sendable {
         self.transport = transport
     }
 
-    /// The binding these parameters describe, over a new `HTTPClient`.
-    func makeBinding() -> any CMISBinding {
+    /// The binding these parameters describe, over a new `HTTPClient`: the service calls without a session (and
+    /// its object cache) in front, for code that keeps its own state, such as a gateway.
+    public func makeBinding() -> any CMISBinding {
         let client = HTTPClient(
             configuration: http, transport: transport ?? HTTPClient.defaultTransport(),
             auth: auth)

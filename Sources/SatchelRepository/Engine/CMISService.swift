@@ -11,11 +11,28 @@ public struct CallerContext: Sendable, Hashable {
     /// folder's ACL. Other users' MyDocuments stay out of reach, as for anyone.
     public var isAdministrator: Bool
 
-    public init(user: String, sessionToken: String? = nil, isAdministrator: Bool = false) {
+    /// The password the caller signed in with on this request (Basic authentication), for a gateway mount that
+    /// passes each user's own credentials on to its back-end; nil after a cookie or token sign-in.
+    public var password: CallerPassword?
+
+    public init(
+        user: String, sessionToken: String? = nil, isAdministrator: Bool = false, password: CallerPassword? = nil
+    ) {
         self.user = user
         self.sessionToken = sessionToken
         self.isAdministrator = isAdministrator
+        self.password = password
     }
+}
+
+/// A password held for the length of one request. It never prints: logs and error messages show `<redacted>`.
+public struct CallerPassword: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    public let value: String
+
+    public init(_ value: String) { self.value = value }
+
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { "<redacted>" }
 }
 
 /// Content arriving with a create, check-in or set-content call: already written to the blob store by the
@@ -35,21 +52,60 @@ public struct ContentInput: Sendable, Hashable {
     public var blob: BlobReference { lease.reference }
 }
 
-/// Content going out: a file to stream (with Range support) and what to put in the response headers.
-public struct ContentOutput: Sendable, Hashable {
-    public var file: URL
+/// Content going out: where its bytes come from, and what to put in the response headers.
+public struct ContentOutput: Sendable {
+    /// Where the bytes are.
+    public enum Body: Sendable {
+        /// A file to stream (with Range support): the local engine's blob.
+        case file(URL)
+        /// Bytes read from elsewhere (a gateway's back-end) while they are sent.
+        case stream(ContentStreamer)
+    }
+
+    public var body: Body
     public var length: Int64
     public var mimeType: String
     public var fileName: String?
-    /// Lower-case hex SHA-256: a strong ETag.
-    public var hash: String
+    /// Lower-case hex SHA-256 of the content, when known (the local engine always knows it).
+    public var hash: String?
+    /// A strong entity tag: the hash, or for content read from elsewhere a tag of its version.
+    public var entityTag: String
 
     public init(file: URL, length: Int64, mimeType: String, fileName: String?, hash: String) {
-        self.file = file
+        self.body = .file(file)
         self.length = length
         self.mimeType = mimeType
         self.fileName = fileName
         self.hash = hash
+        self.entityTag = hash
+    }
+
+    public init(stream: ContentStreamer, length: Int64, mimeType: String, fileName: String?, entityTag: String) {
+        self.body = .stream(stream)
+        self.length = length
+        self.mimeType = mimeType
+        self.fileName = fileName
+        self.hash = nil
+        self.entityTag = entityTag
+    }
+
+    /// The file, when the content is one.
+    public var file: URL? {
+        if case .file(let url) = body { return url }
+        return nil
+    }
+}
+
+/// Content read from elsewhere as it is sent, in constant memory: `open` starts reading the bytes of `range`
+/// (inclusive; the whole content when nil) and returns them in order, in chunks. Reading stops, and the source is
+/// released, when the sequence is dropped.
+public struct ContentStreamer: Sendable {
+    public let open: @Sendable (_ range: ClosedRange<Int64>?) async throws -> AsyncThrowingStream<[UInt8], any Error>
+
+    public init(
+        open: @escaping @Sendable (_ range: ClosedRange<Int64>?) async throws -> AsyncThrowingStream<[UInt8], any Error>
+    ) {
+        self.open = open
     }
 }
 

@@ -59,6 +59,8 @@ public struct AuthMiddleware: RouterMiddleware {
                 header: header, source: context.clientAddress(request, proxies: proxies))
             if case .accepted(let caller) = outcome {
                 context.caller = caller.context
+                // Kept for this request only, for a gateway mount that passes users' credentials on.
+                context.caller?.password = Authenticator.parseBasic(header).map { CallerPassword($0.1) }
             } else {
                 refusal = outcome
             }

@@ -14,6 +14,9 @@ extension CMISError {
         case .notSupported: .methodNotAllowed
         case .constraint, .contentAlreadyExists, .nameConstraintViolation, .updateConflict, .versioning: .conflict
         case .unauthorized: .unauthorized
+        // A gateway's back-end that cannot be reached, or answers with something that is not CMIS.
+        case .connection: .serviceUnavailable
+        case .invalidResponse: .badGateway
         default: status.map { HTTPResponse.Status(code: $0) } ?? .internalServerError
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import SatchelCMISCore
 import SatchelRepository
 import SatchelText
 
@@ -23,13 +24,13 @@ struct ContentResponse {
     func response(to request: Request, context: ServerRequestContext) async throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = content.mimeType.isEmpty ? "application/octet-stream" : content.mimeType
-        headers[.eTag] = "\"\(content.hash)\""
+        headers[.eTag] = "\"\(content.entityTag)\""
         headers[.acceptRanges] = "bytes"
         headers[.contentSecurityPolicy] = Self.sandbox
         headers[.xContentTypeOptions] = "nosniff"
         let disposition = inline && !Self.isActive(content.mimeType) ? "inline" : "attachment"
         headers[.contentDisposition] = Self.contentDisposition(disposition, fileName: content.fileName)
-        if let match = request.headers[.ifNoneMatch], Self.matches(match, hash: content.hash) {
+        if let match = request.headers[.ifNoneMatch], Self.matches(match, hash: content.entityTag) {
             return Response(status: .notModified, headers: headers, body: .init())
         }
         let length = content.length
@@ -55,9 +56,34 @@ struct ContentResponse {
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(length)"
         }
         let status: HTTPResponse.Status = range == nil ? .ok : .partialContent
-        let body = try await FileIO().loadFile(
-            path: content.file.path, range: Int(selected.lowerBound)...Int(selected.upperBound), context: context)
-        return Response(status: status, headers: headers, body: body)
+        switch content.body {
+        case .file(let file):
+            let body = try await FileIO().loadFile(
+                path: file.path, range: Int(selected.lowerBound)...Int(selected.upperBound), context: context)
+            return Response(status: status, headers: headers, body: body)
+        case .stream(let streamer):
+            // Opened before the head is sent, so a source that cannot be read still gets an error answer.
+            let chunks = try await streamer.open(range)
+            return Response(status: status, headers: headers, body: Self.streamed(chunks, count: selected.count))
+        }
+    }
+
+    /// `count` bytes of `chunks`, written as they arrive. A source that ends early or fails cuts the response
+    /// short (the client sees fewer bytes than `Content-Length`), which is all HTTP/1.1 allows once the head
+    /// is out.
+    static func streamed(_ chunks: AsyncThrowingStream<[UInt8], any Error>, count: Int) -> ResponseBody {
+        ResponseBody(contentLength: count) { writer in
+            var remaining = count
+            for try await chunk in chunks where remaining > 0 {
+                let part = chunk.count <= remaining ? chunk[...] : chunk.prefix(remaining)
+                remaining -= part.count
+                try await writer.write(ByteBuffer(bytes: part))
+            }
+            guard remaining == 0 else {
+                throw CMISError(.storage, "the content ended \(remaining) bytes short of its length")
+            }
+            try await writer.finish(nil)
+        }
     }
 
     /// Types a browser renders actively (markup that can hold scripts, and scripts themselves).

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import SatchelGateway
 import SatchelRepository
 import ServiceLifecycle
 import Synchronization
@@ -150,7 +151,12 @@ public struct SatchelServerApp: Sendable {
             try blobs.collectGarbage(
                 keeping: try await store.referencedContentHashes(),
                 olderThan: grace > .zero ? Date().addingTimeInterval(-Double(grace.components.seconds)) : nil)
-            service = try await makeService(store, blobs, configuration)
+            let local = try await makeService(store, blobs, configuration)
+            if let gateway = configuration.gateway {
+                service = GatewayService(local: local, configuration: gateway, blobs: blobs, logger: logger)
+            } else {
+                service = local
+            }
         } catch {
             await StoreFactory.close(store)
             throw error

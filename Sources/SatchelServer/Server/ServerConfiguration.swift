@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SatchelGateway
 
 /// Everything `satchel serve` needs to start: where to listen, where data lives, who may log in, which store.
 ///
@@ -44,13 +45,16 @@ public struct ServerConfiguration: Sendable {
     public var connectionLimits: ConnectionLimits
     /// The level of the server's own log (the access log is `.info`).
     public var logLevel: Logger.Level
+    /// Back-end CMIS repositories served beside the local ones (`satchel serve --gateway FILE`).
+    public var gateway: GatewayConfiguration?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, usersFile: URL? = nil,
         store: Store? = nil, xsrfPolicy: XSRFPolicy = .standard, limits: RequestLimits = .init(),
         omitNewTypeCapabilities: Bool = true, credentialCacheTTL: Duration = .seconds(60),
         loginThrottling: LoginThrottling = LoginThrottling(), trustedProxies: TrustedProxies = TrustedProxies(),
-        connectionLimits: ConnectionLimits = ConnectionLimits(), logLevel: Logger.Level = .info
+        connectionLimits: ConnectionLimits = ConnectionLimits(), logLevel: Logger.Level = .info,
+        gateway: GatewayConfiguration? = nil
     ) {
         self.host = host
         self.port = port
@@ -65,6 +69,7 @@ public struct ServerConfiguration: Sendable {
         self.trustedProxies = trustedProxies
         self.connectionLimits = connectionLimits
         self.logLevel = logLevel
+        self.gateway = gateway
     }
 
     /// How long an unreferenced blob is spared (``RepositoryConfiguration/blobRemovalGrace``): none when this

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import SatchelGateway
 import SatchelServer
 
 /// `satchel serve [run]`: starts the server and runs until SIGINT or SIGTERM.
@@ -41,6 +42,12 @@ struct ServeRunCommand: AsyncParsableCommand {
             valueName: "address"))
     var trustedProxies: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Mount back-end CMIS repositories beside the local ones, as this JSON file describes (docs/gateway.md).",
+            valueName: "file"))
+    var gateway: String?
+
     @Flag(name: .shortAndLong, help: "Log more (-v debug, -vv trace).")
     var verbose: Int
 
@@ -64,6 +71,14 @@ struct ServeRunCommand: AsyncParsableCommand {
             xsrfPolicy: strictXsrf ? .strict : .standard, omitNewTypeCapabilities: !fullCapabilities,
             trustedProxies: TrustedProxies(Set(trustedProxies)), logLevel: level)
         configuration.logLevel = level
+        if let gateway {
+            do {
+                configuration.gateway = try GatewayConfiguration.load(from: URL(fileURLWithPath: gateway))
+            } catch {
+                Terminal.writeError("satchel serve: \(error)\n")
+                throw ExitCode(SatchelExitCode.usage.rawValue)
+            }
+        }
         let settings = configuration
         let app = SatchelServerApp(configuration: settings)
         do {

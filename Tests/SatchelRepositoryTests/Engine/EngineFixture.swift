@@ -51,7 +51,7 @@ struct EngineFixture {
     func text(_ repositoryId: String, _ id: String, _ caller: CallerContext) async throws -> String {
         let output = try await repository.contentStream(
             repositoryId: repositoryId, objectId: id, streamId: nil, caller: caller)
-        return String(decoding: try Data(contentsOf: output.file), as: UTF8.self)
+        return String(decoding: try Data(contentsOf: #require(output.file)), as: UTF8.self)
     }
 
     @discardableResult

@@ -1,0 +1,386 @@
+import Foundation
+import Logging
+import SatchelCMISCore
+import SatchelRepository
+
+/// The server's repositories with a gateway: the local engine's, and each mounted back-end's under its id. Every
+/// call goes to the one service its repository id names; the list of repositories is the local ones and every
+/// mount the caller can reach (a back-end that is down is left out of the list, logged, and answers each request
+/// made to it with a clear error).
+public final class GatewayService: CMISService {
+    public let local: any CMISService
+    public let mounts: [String: RemoteRepository]
+    let order: [String]
+    let logger: Logger
+
+    public init(local: any CMISService, mounts: [RemoteRepository], logger: Logger = Logger(label: "satchel.gateway")) {
+        self.local = local
+        self.mounts = Dictionary(uniqueKeysWithValues: mounts.map { ($0.mount.id, $0) })
+        order = mounts.map(\.mount.id)
+        self.logger = logger
+    }
+
+    /// The local engine with the mounts of `configuration`, their uploads read from `blobs`.
+    public convenience init(
+        local: any CMISService, configuration: GatewayConfiguration, blobs: BlobStore,
+        logger: Logger = Logger(label: "satchel.gateway")
+    ) {
+        self.init(
+            local: local, mounts: configuration.mounts.map { RemoteRepository(mount: $0, blobs: blobs) }, logger: logger
+        )
+    }
+
+    func route(_ repositoryId: String) -> any CMISService { mounts[repositoryId] ?? local }
+
+    public func repositoryInfos(caller: CallerContext) async throws -> [RepositoryInfo] {
+        let own = try await local.repositoryInfos(caller: caller)
+        let remote = await withTaskGroup(of: (Int, RepositoryInfo?).self) { group in
+            for (index, id) in order.enumerated() {
+                guard let mount = mounts[id] else { continue }
+                group.addTask {
+                    do {
+                        return (index, try await mount.repositoryInfo(repositoryId: id, caller: caller))
+                    } catch {
+                        self.logger.warning(
+                            "repository \(id) left out of the list",
+                            metadata: ["error": "\(error)", "user": "\(caller.user)"])
+                        return (index, nil)
+                    }
+                }
+            }
+            var infos: [(Int, RepositoryInfo)] = []
+            for await (index, info) in group { if let info { infos.append((index, info)) } }
+            return infos.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        return own + remote
+    }
+
+    public func readGeneration(repositoryId: String) -> UInt64? {
+        route(repositoryId).readGeneration(repositoryId: repositoryId)
+    }
+
+    public func isPersonal(repositoryId: String) -> Bool { route(repositoryId).isPersonal(repositoryId: repositoryId) }
+
+    public func repositoryInfo(repositoryId: String, caller: CallerContext) async throws -> RepositoryInfo {
+        try await route(repositoryId).repositoryInfo(repositoryId: repositoryId, caller: caller)
+    }
+
+    public func typeChildren(
+        repositoryId: String, typeId: String?, includePropertyDefinitions: Bool, maxItems: Int?, skipCount: Int,
+        caller: CallerContext
+    ) async throws -> (types: [TypeDefinition], hasMoreItems: Bool, numItems: Int) {
+        try await route(repositoryId).typeChildren(
+            repositoryId: repositoryId, typeId: typeId, includePropertyDefinitions: includePropertyDefinitions,
+            maxItems: maxItems, skipCount: skipCount, caller: caller)
+    }
+
+    public func typeDescendants(
+        repositoryId: String, typeId: String?, depth: Int?, includePropertyDefinitions: Bool, caller: CallerContext
+    ) async throws -> [TypeTreeNode] {
+        try await route(repositoryId).typeDescendants(
+            repositoryId: repositoryId, typeId: typeId, depth: depth,
+            includePropertyDefinitions: includePropertyDefinitions, caller: caller)
+    }
+
+    public func typeDefinition(
+        repositoryId: String, typeId: String, caller: CallerContext
+    ) async throws -> TypeDefinition {
+        try await route(repositoryId).typeDefinition(repositoryId: repositoryId, typeId: typeId, caller: caller)
+    }
+
+    public func children(
+        repositoryId: String, folderId: String, context: OperationContext, maxItems: Int?, skipCount: Int,
+        caller: CallerContext
+    ) async throws -> ObjectInFolderList {
+        try await route(repositoryId).children(
+            repositoryId: repositoryId, folderId: folderId, context: context, maxItems: maxItems, skipCount: skipCount,
+            caller: caller)
+    }
+
+    public func descendants(
+        repositoryId: String, folderId: String, depth: Int?, foldersOnly: Bool, context: OperationContext,
+        caller: CallerContext
+    ) async throws -> [ContainerNode] {
+        try await route(repositoryId).descendants(
+            repositoryId: repositoryId, folderId: folderId, depth: depth, foldersOnly: foldersOnly, context: context,
+            caller: caller)
+    }
+
+    public func objectParents(
+        repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
+    ) async throws -> [ObjectParent] {
+        try await route(repositoryId).objectParents(
+            repositoryId: repositoryId, objectId: objectId, context: context, caller: caller)
+    }
+
+    public func folderParent(
+        repositoryId: String, folderId: String, context: OperationContext, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).folderParent(
+            repositoryId: repositoryId, folderId: folderId, context: context, caller: caller)
+    }
+
+    public func checkedOutDocuments(
+        repositoryId: String, folderId: String?, context: OperationContext, maxItems: Int?, skipCount: Int,
+        caller: CallerContext
+    ) async throws -> ObjectList {
+        try await route(repositoryId).checkedOutDocuments(
+            repositoryId: repositoryId, folderId: folderId, context: context, maxItems: maxItems, skipCount: skipCount,
+            caller: caller)
+    }
+
+    public func object(
+        repositoryId: String, id: String, context: OperationContext, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).object(repositoryId: repositoryId, id: id, context: context, caller: caller)
+    }
+
+    public func object(
+        repositoryId: String, path: String, context: OperationContext, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).object(repositoryId: repositoryId, path: path, context: context, caller: caller)
+    }
+
+    public func allowableActions(
+        repositoryId: String, objectId: String, caller: CallerContext
+    ) async throws -> AllowableActions {
+        try await route(repositoryId).allowableActions(repositoryId: repositoryId, objectId: objectId, caller: caller)
+    }
+
+    public func createFolder(
+        repositoryId: String, parentId: String, properties: Properties, policies: [String], addACEs: [ACE],
+        removeACEs: [ACE], caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).createFolder(
+            repositoryId: repositoryId, parentId: parentId, properties: properties, policies: policies,
+            addACEs: addACEs, removeACEs: removeACEs, caller: caller)
+    }
+
+    public func createDocument(
+        repositoryId: String, parentId: String?, properties: Properties, content: ContentInput?,
+        versioningState: VersioningState?, policies: [String], addACEs: [ACE], removeACEs: [ACE], caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).createDocument(
+            repositoryId: repositoryId, parentId: parentId, properties: properties, content: content,
+            versioningState: versioningState, policies: policies, addACEs: addACEs, removeACEs: removeACEs,
+            caller: caller)
+    }
+
+    public func createDocumentFromSource(
+        repositoryId: String, sourceId: String, parentId: String?, properties: Properties,
+        versioningState: VersioningState?, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).createDocumentFromSource(
+            repositoryId: repositoryId, sourceId: sourceId, parentId: parentId, properties: properties,
+            versioningState: versioningState, caller: caller)
+    }
+
+    public func createObject(
+        repositoryId: String, parentId: String?, properties: Properties, policies: [String], addACEs: [ACE],
+        removeACEs: [ACE], caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).createObject(
+            repositoryId: repositoryId, parentId: parentId, properties: properties, policies: policies,
+            addACEs: addACEs, removeACEs: removeACEs, caller: caller)
+    }
+
+    public func updateProperties(
+        repositoryId: String, objectId: String, changeToken: String?, properties: Properties, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).updateProperties(
+            repositoryId: repositoryId, objectId: objectId, changeToken: changeToken, properties: properties,
+            caller: caller)
+    }
+
+    public func bulkUpdateProperties(
+        repositoryId: String, objects: [(id: String, changeToken: String?)], properties: Properties,
+        addSecondaryTypeIds: [String], removeSecondaryTypeIds: [String], caller: CallerContext
+    ) async throws -> [(id: String, newId: String?, changeToken: String?)] {
+        try await route(repositoryId).bulkUpdateProperties(
+            repositoryId: repositoryId, objects: objects, properties: properties,
+            addSecondaryTypeIds: addSecondaryTypeIds, removeSecondaryTypeIds: removeSecondaryTypeIds, caller: caller)
+    }
+
+    public func moveObject(
+        repositoryId: String, objectId: String, targetFolderId: String, sourceFolderId: String?, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).moveObject(
+            repositoryId: repositoryId, objectId: objectId, targetFolderId: targetFolderId,
+            sourceFolderId: sourceFolderId, caller: caller)
+    }
+
+    public func deleteObject(
+        repositoryId: String, objectId: String, allVersions: Bool, caller: CallerContext
+    ) async throws {
+        try await route(repositoryId).deleteObject(
+            repositoryId: repositoryId, objectId: objectId, allVersions: allVersions, caller: caller)
+    }
+
+    public func deleteTree(
+        repositoryId: String, folderId: String, allVersions: Bool, unfileObjects: UnfileObjects,
+        continueOnFailure: Bool, caller: CallerContext
+    ) async throws -> [String] {
+        try await route(repositoryId).deleteTree(
+            repositoryId: repositoryId, folderId: folderId, allVersions: allVersions, unfileObjects: unfileObjects,
+            continueOnFailure: continueOnFailure, caller: caller)
+    }
+
+    public func checkContentUpload(
+        repositoryId: String, targetId: String, name: String?, caller: CallerContext
+    ) async throws {
+        try await route(repositoryId).checkContentUpload(
+            repositoryId: repositoryId, targetId: targetId, name: name, caller: caller)
+    }
+
+    public func contentStream(
+        repositoryId: String, objectId: String, streamId: String?, caller: CallerContext
+    ) async throws -> ContentOutput {
+        try await route(repositoryId).contentStream(
+            repositoryId: repositoryId, objectId: objectId, streamId: streamId, caller: caller)
+    }
+
+    public func setContentStream(
+        repositoryId: String, objectId: String, overwrite: Bool, changeToken: String?, content: ContentInput,
+        caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).setContentStream(
+            repositoryId: repositoryId, objectId: objectId, overwrite: overwrite, changeToken: changeToken,
+            content: content, caller: caller)
+    }
+
+    public func appendContentStream(
+        repositoryId: String, objectId: String, isLastChunk: Bool, changeToken: String?, content: ContentInput,
+        caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).appendContentStream(
+            repositoryId: repositoryId, objectId: objectId, isLastChunk: isLastChunk, changeToken: changeToken,
+            content: content, caller: caller)
+    }
+
+    public func deleteContentStream(
+        repositoryId: String, objectId: String, changeToken: String?, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).deleteContentStream(
+            repositoryId: repositoryId, objectId: objectId, changeToken: changeToken, caller: caller)
+    }
+
+    public func renditions(
+        repositoryId: String, objectId: String, filter: String?, caller: CallerContext
+    ) async throws -> [Rendition] {
+        try await route(repositoryId).renditions(
+            repositoryId: repositoryId, objectId: objectId, filter: filter, caller: caller)
+    }
+
+    public func addObjectToFolder(
+        repositoryId: String, objectId: String, folderId: String, allVersions: Bool, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).addObjectToFolder(
+            repositoryId: repositoryId, objectId: objectId, folderId: folderId, allVersions: allVersions, caller: caller
+        )
+    }
+
+    public func removeObjectFromFolder(
+        repositoryId: String, objectId: String, folderId: String?, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).removeObjectFromFolder(
+            repositoryId: repositoryId, objectId: objectId, folderId: folderId, caller: caller)
+    }
+
+    public func query(
+        repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
+        includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
+        skipCount: Int, caller: CallerContext
+    ) async throws -> ObjectList {
+        try await route(repositoryId).query(
+            repositoryId: repositoryId, statement: statement, searchAllVersions: searchAllVersions,
+            includeAllowableActions: includeAllowableActions, includeRelationships: includeRelationships,
+            renditionFilter: renditionFilter, maxItems: maxItems, skipCount: skipCount, caller: caller)
+    }
+
+    public func contentChanges(
+        repositoryId: String, changeLogToken: String?, includeProperties: Bool, includePolicyIds: Bool,
+        includeACL: Bool, maxItems: Int?, caller: CallerContext
+    ) async throws -> ContentChanges {
+        try await route(repositoryId).contentChanges(
+            repositoryId: repositoryId, changeLogToken: changeLogToken, includeProperties: includeProperties,
+            includePolicyIds: includePolicyIds, includeACL: includeACL, maxItems: maxItems, caller: caller)
+    }
+
+    public func checkOut(repositoryId: String, objectId: String, caller: CallerContext) async throws -> CMISObject {
+        try await route(repositoryId).checkOut(repositoryId: repositoryId, objectId: objectId, caller: caller)
+    }
+
+    public func cancelCheckOut(repositoryId: String, objectId: String, caller: CallerContext) async throws {
+        try await route(repositoryId).cancelCheckOut(repositoryId: repositoryId, objectId: objectId, caller: caller)
+    }
+
+    public func checkIn(
+        repositoryId: String, objectId: String, major: Bool, properties: Properties, content: ContentInput?,
+        comment: String?, policies: [String], addACEs: [ACE], removeACEs: [ACE], caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).checkIn(
+            repositoryId: repositoryId, objectId: objectId, major: major, properties: properties, content: content,
+            comment: comment, policies: policies, addACEs: addACEs, removeACEs: removeACEs, caller: caller)
+    }
+
+    public func objectOfLatestVersion(
+        repositoryId: String, objectId: String, major: Bool, context: OperationContext, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await route(repositoryId).objectOfLatestVersion(
+            repositoryId: repositoryId, objectId: objectId, major: major, context: context, caller: caller)
+    }
+
+    public func allVersions(
+        repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
+    ) async throws -> [CMISObject] {
+        try await route(repositoryId).allVersions(
+            repositoryId: repositoryId, objectId: objectId, context: context, caller: caller)
+    }
+
+    public func objectRelationships(
+        repositoryId: String, objectId: String, includeSubRelationshipTypes: Bool, direction: RelationshipDirection,
+        typeId: String?, context: OperationContext, maxItems: Int?, skipCount: Int, caller: CallerContext
+    ) async throws -> ObjectList {
+        try await route(repositoryId).objectRelationships(
+            repositoryId: repositoryId, objectId: objectId, includeSubRelationshipTypes: includeSubRelationshipTypes,
+            direction: direction, typeId: typeId, context: context, maxItems: maxItems, skipCount: skipCount,
+            caller: caller)
+    }
+
+    public func applyPolicy(
+        repositoryId: String, policyId: String, objectId: String, caller: CallerContext
+    ) async throws {
+        try await route(repositoryId).applyPolicy(
+            repositoryId: repositoryId, policyId: policyId, objectId: objectId, caller: caller)
+    }
+
+    public func removePolicy(
+        repositoryId: String, policyId: String, objectId: String, caller: CallerContext
+    ) async throws {
+        try await route(repositoryId).removePolicy(
+            repositoryId: repositoryId, policyId: policyId, objectId: objectId, caller: caller)
+    }
+
+    public func appliedPolicies(
+        repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
+    ) async throws -> [CMISObject] {
+        try await route(repositoryId).appliedPolicies(
+            repositoryId: repositoryId, objectId: objectId, context: context, caller: caller)
+    }
+
+    public func acl(
+        repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext
+    ) async throws -> ACL {
+        try await route(repositoryId).acl(
+            repositoryId: repositoryId, objectId: objectId, onlyBasicPermissions: onlyBasicPermissions, caller: caller)
+    }
+
+    public func applyACL(
+        repositoryId: String, objectId: String, addACEs: [ACE], removeACEs: [ACE], propagation: String?,
+        caller: CallerContext
+    ) async throws -> ACL {
+        try await route(repositoryId).applyACL(
+            repositoryId: repositoryId, objectId: objectId, addACEs: addACEs, removeACEs: removeACEs,
+            propagation: propagation, caller: caller)
+    }
+}

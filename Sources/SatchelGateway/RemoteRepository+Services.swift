@@ -1,0 +1,566 @@
+import Foundation
+import SatchelCMIS
+import SatchelCMISCore
+import SatchelHTTP
+import SatchelRepository
+
+/// The page size asked of the back-end when the caller gives none (the local engine's default).
+private let defaultPage = 100
+
+extension RemoteRepository {
+    // MARK: Types
+
+    public func typeChildren(
+        repositoryId: String, typeId: String?, includePropertyDefinitions: Bool, maxItems: Int?, skipCount: Int,
+        caller: CallerContext
+    ) async throws -> (types: [TypeDefinition], hasMoreItems: Bool, numItems: Int) {
+        let list = try await call(caller, "get type children") { binding, backend in
+            try await binding.typeChildren(
+                repositoryId: backend, typeId: typeId, includePropertyDefinitions: includePropertyDefinitions,
+                maxItems: maxItems ?? defaultPage, skipCount: skipCount)
+        }
+        return (list.types, list.hasMoreItems, Int(list.numItems ?? Int64(skipCount + list.types.count)))
+    }
+
+    public func typeDescendants(
+        repositoryId: String, typeId: String?, depth: Int?, includePropertyDefinitions: Bool, caller: CallerContext
+    ) async throws -> [TypeTreeNode] {
+        let containers = try await call(caller, "get type descendants") { binding, backend in
+            try await binding.typeDescendants(
+                repositoryId: backend, typeId: typeId, depth: depth,
+                includePropertyDefinitions: includePropertyDefinitions)
+        }
+        func node(_ container: TypeDefinitionContainer) -> TypeTreeNode {
+            TypeTreeNode(type: container.type, children: container.children.map(node))
+        }
+        return containers.map(node)
+    }
+
+    public func typeDefinition(
+        repositoryId: String, typeId: String, caller: CallerContext
+    ) async throws -> TypeDefinition {
+        try await call(caller, "get type \(typeId)") { binding, backend in
+            try await binding.typeDefinition(repositoryId: backend, typeId: typeId)
+        }
+    }
+
+    // MARK: Navigation
+
+    public func children(
+        repositoryId: String, folderId: String, context: OperationContext, maxItems: Int?, skipCount: Int,
+        caller: CallerContext
+    ) async throws -> ObjectInFolderList {
+        try await call(caller, "get children") { binding, backend in
+            try await binding.children(
+                repositoryId: backend, folderId: folderId, context: context, maxItems: maxItems ?? defaultPage,
+                skipCount: skipCount)
+        }
+    }
+
+    public func descendants(
+        repositoryId: String, folderId: String, depth: Int?, foldersOnly: Bool, context: OperationContext,
+        caller: CallerContext
+    ) async throws -> [ContainerNode] {
+        try await call(caller, foldersOnly ? "get folder tree" : "get descendants") { binding, backend in
+            try await binding.descendants(
+                repositoryId: backend, folderId: folderId, depth: depth, foldersOnly: foldersOnly, context: context)
+        }
+    }
+
+    public func objectParents(
+        repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
+    ) async throws -> [ObjectParent] {
+        try await call(caller, "get parents") { binding, backend in
+            try await binding.parents(repositoryId: backend, objectId: objectId, context: context)
+        }
+    }
+
+    public func folderParent(
+        repositoryId: String, folderId: String, context: OperationContext, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await call(caller, "get folder parent") { binding, backend in
+            try await binding.folderParent(repositoryId: backend, folderId: folderId, context: context)
+        }
+    }
+
+    public func checkedOutDocuments(
+        repositoryId: String, folderId: String?, context: OperationContext, maxItems: Int?, skipCount: Int,
+        caller: CallerContext
+    ) async throws -> ObjectList {
+        try await call(caller, "get checked-out documents") { binding, backend in
+            try await binding.checkedOutDocuments(
+                repositoryId: backend, folderId: folderId, context: context, maxItems: maxItems ?? defaultPage,
+                skipCount: skipCount)
+        }
+    }
+
+    // MARK: Objects
+
+    public func object(
+        repositoryId: String, id: String, context: OperationContext, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await call(caller, "get object") { binding, backend in
+            try await binding.object(repositoryId: backend, id: id, context: context)
+        }
+    }
+
+    public func object(
+        repositoryId: String, path: String, context: OperationContext, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await call(caller, "get object by path") { binding, backend in
+            try await binding.object(repositoryId: backend, path: path, context: context)
+        }
+    }
+
+    public func allowableActions(
+        repositoryId: String, objectId: String, caller: CallerContext
+    ) async throws -> AllowableActions {
+        let object = try await self.object(
+            repositoryId: repositoryId, id: objectId,
+            context: OperationContext(filter: ["cmis:objectId"], includeAllowableActions: true), caller: caller)
+        guard let actions = object.allowableActions else {
+            throw CMISError(.invalidResponse, "back-end \(mount.id) gave no allowable actions for \(objectId)")
+        }
+        return actions
+    }
+
+    public func createFolder(
+        repositoryId: String, parentId: String, properties: Properties, policies: [String], addACEs: [ACE],
+        removeACEs: [ACE], caller: CallerContext
+    ) async throws -> CMISObject {
+        let folder = try await call(caller, "create folder") { binding, backend in
+            try await binding.createFolder(repositoryId: backend, parentId: parentId, properties: properties)
+        }
+        return try await applyExtras(folder, policies: policies, add: addACEs, remove: removeACEs, caller: caller)
+    }
+
+    public func createDocument(
+        repositoryId: String, parentId: String?, properties: Properties, content: ContentInput?,
+        versioningState: VersioningState?, policies: [String], addACEs: [ACE], removeACEs: [ACE],
+        caller: CallerContext
+    ) async throws -> CMISObject {
+        let source = content.map { upload($0, properties: properties) }
+        var document = try await call(caller, "create document") { binding, backend in
+            guard let parentId else {
+                guard source == nil else {
+                    throw CMISError(
+                        .notSupported, "an unfiled document with content cannot be created through a gateway")
+                }
+                return try await binding.createObject(
+                    repositoryId: backend, parentId: nil, baseType: .document, properties: properties)
+            }
+            return try await binding.createDocument(
+                repositoryId: backend, parentId: parentId, properties: properties, content: source, progress: nil)
+        }
+        document = try await applyExtras(document, policies: policies, add: addACEs, remove: removeACEs, caller: caller)
+        guard versioningState == .checkedout, let id = document.id else { return document }
+        return try await checkOut(repositoryId: repositoryId, objectId: id, caller: caller)
+    }
+
+    public func createDocumentFromSource(
+        repositoryId: String, sourceId: String, parentId: String?, properties: Properties,
+        versioningState: VersioningState?, caller: CallerContext
+    ) async throws -> CMISObject {
+        // A copy made here: the source's own properties (those a client may set) under the new ones, and its content
+        // through a temporary file, never in memory.
+        let original = try await object(
+            repositoryId: repositoryId, id: sourceId, context: OperationContext(), caller: caller)
+        var merged = original.properties.all.filter { property in
+            !property.id.hasPrefix("cmis:")
+                || ["cmis:name", "cmis:objectTypeId", "cmis:description", "cmis:secondaryObjectTypeIds"].contains(
+                    property.id)
+        }
+        merged.append(contentsOf: properties.all)
+        let copyProperties = Properties(merged)
+        guard original.contentStreamLength != nil else {
+            return try await createDocument(
+                repositoryId: repositoryId, parentId: parentId, properties: copyProperties, content: nil,
+                versioningState: versioningState, policies: [], addACEs: [], removeACEs: [], caller: caller)
+        }
+        let writer = try blobs.makeWriter()
+        defer { writer.cancel() }
+        let response = try await call(caller, "read the source's content") { binding, backend in
+            try await binding.streamContentStream(repositoryId: backend, objectId: sourceId, range: nil)
+        }
+        do {
+            for try await chunk in response.body {
+                try writer.write(chunk)
+            }
+        } catch let error as HTTPError {
+            throw translate(CMISError.transport(error), operation: "read the source's content", caller: caller)
+        }
+        let lease = try writer.finish()
+        let input = ContentInput(
+            blob: lease, mimeType: original.contentStreamMimeType ?? "application/octet-stream",
+            fileName: original.contentStreamFileName)
+        return try await createDocument(
+            repositoryId: repositoryId, parentId: parentId, properties: copyProperties, content: input,
+            versioningState: versioningState, policies: [], addACEs: [], removeACEs: [], caller: caller)
+    }
+
+    public func createObject(
+        repositoryId: String, parentId: String?, properties: Properties, policies: [String], addACEs: [ACE],
+        removeACEs: [ACE], caller: CallerContext
+    ) async throws -> CMISObject {
+        guard let typeId = properties["cmis:objectTypeId"]?.values.first?.stringValue else {
+            throw CMISError(.invalidArgument, "cmis:objectTypeId is required")
+        }
+        let type = try await typeDefinition(repositoryId: repositoryId, typeId: typeId, caller: caller)
+        let created = try await call(caller, "create object") { binding, backend in
+            try await binding.createObject(
+                repositoryId: backend, parentId: parentId, baseType: type.baseTypeId, properties: properties)
+        }
+        return try await applyExtras(created, policies: policies, add: addACEs, remove: removeACEs, caller: caller)
+    }
+
+    /// Policies and ACEs a create call carried, applied to what it created.
+    func applyExtras(
+        _ object: CMISObject, policies: [String], add: [ACE], remove: [ACE], caller: CallerContext
+    ) async throws -> CMISObject {
+        guard let id = object.id, !(policies.isEmpty && add.isEmpty && remove.isEmpty) else { return object }
+        for policy in policies {
+            try await applyPolicy(repositoryId: mount.id, policyId: policy, objectId: id, caller: caller)
+        }
+        if !add.isEmpty || !remove.isEmpty {
+            _ = try await applyACL(
+                repositoryId: mount.id, objectId: id, addACEs: add, removeACEs: remove, propagation: nil, caller: caller
+            )
+        }
+        return try await self.object(repositoryId: mount.id, id: id, context: OperationContext(), caller: caller)
+    }
+
+    public func updateProperties(
+        repositoryId: String, objectId: String, changeToken: String?, properties: Properties, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await call(caller, "update properties") { binding, backend in
+            try await binding.updateProperties(
+                repositoryId: backend, objectId: objectId, properties: properties, changeToken: changeToken)
+        }
+    }
+
+    public func bulkUpdateProperties(
+        repositoryId: String, objects: [(id: String, changeToken: String?)], properties: Properties,
+        addSecondaryTypeIds: [String], removeSecondaryTypeIds: [String], caller: CallerContext
+    ) async throws -> [(id: String, newId: String?, changeToken: String?)] {
+        let results = try await call(caller, "bulk update") { binding, backend in
+            try await binding.bulkUpdate(
+                repositoryId: backend, objects: objects, properties: properties,
+                addSecondaryTypeIds: addSecondaryTypeIds, removeSecondaryTypeIds: removeSecondaryTypeIds)
+        }
+        return results.map { ($0.id, $0.newId, $0.changeToken) }
+    }
+
+    public func moveObject(
+        repositoryId: String, objectId: String, targetFolderId: String, sourceFolderId: String?,
+        caller: CallerContext
+    ) async throws -> CMISObject {
+        try await call(caller, "move object") { binding, backend in
+            try await binding.moveObject(
+                repositoryId: backend, objectId: objectId, targetFolderId: targetFolderId,
+                sourceFolderId: sourceFolderId)
+        }
+    }
+
+    public func deleteObject(
+        repositoryId: String, objectId: String, allVersions: Bool, caller: CallerContext
+    ) async throws {
+        try await call(caller, "delete object") { binding, backend in
+            try await binding.deleteObject(repositoryId: backend, objectId: objectId, allVersions: allVersions)
+        }
+    }
+
+    public func deleteTree(
+        repositoryId: String, folderId: String, allVersions: Bool, unfileObjects: UnfileObjects,
+        continueOnFailure: Bool, caller: CallerContext
+    ) async throws -> [String] {
+        try await call(caller, "delete tree") { binding, backend in
+            try await binding.deleteTree(
+                repositoryId: backend, folderId: folderId, allVersions: allVersions, unfileObjects: unfileObjects,
+                continueOnFailure: continueOnFailure)
+        }
+    }
+
+    /// The target must exist and be the caller's to reach before a byte is stored here; the rest (rights, names)
+    /// the back-end checks when the content is sent.
+    public func checkContentUpload(
+        repositoryId: String, targetId: String, name: String?, caller: CallerContext
+    ) async throws {
+        _ = try await object(
+            repositoryId: repositoryId, id: targetId, context: OperationContext(filter: ["cmis:objectId"]),
+            caller: caller)
+    }
+
+    // MARK: Content
+
+    public func contentStream(
+        repositoryId: String, objectId: String, streamId: String?, caller: CallerContext
+    ) async throws -> ContentOutput {
+        if let streamId, !streamId.isEmpty {
+            throw CMISError(.notSupported, "renditions are not served through the gateway mount \(mount.id)")
+        }
+        let object = try await self.object(
+            repositoryId: repositoryId, id: objectId,
+            context: OperationContext(filter: [
+                "cmis:objectId", "cmis:name", "cmis:changeToken", "cmis:lastModificationDate",
+                "cmis:contentStreamLength", "cmis:contentStreamMimeType", "cmis:contentStreamFileName",
+            ]), caller: caller)
+        guard let length = object.contentStreamLength else {
+            throw CMISError(.constraint, "'\(object.name ?? objectId)' (\(objectId)) has no content stream.")
+        }
+        let version =
+            object.changeToken ?? object.lastModificationDate.map { String($0.timeIntervalSince1970) } ?? "0"
+        let tag =
+            "gw-"
+            + String(
+                (objectId + "-" + version).unicodeScalars.filter { $0.isASCII && $0 != "\"" && $0.value > 0x20 }.map(
+                    Character.init))
+        let streamer = ContentStreamer { [self] range in
+            let response = try await call(caller, "read content") { binding, backend in
+                try await binding.streamContentStream(
+                    repositoryId: backend, objectId: objectId, range: range.map { .bytes($0) })
+            }
+            // A back-end that ignored the range sent everything: skip to where the range starts.
+            let skip = range != nil && response.status == 200 ? range!.lowerBound : 0
+            return Self.chunks(response.body, skipping: skip, mount: mount.id)
+        }
+        return ContentOutput(
+            stream: streamer, length: length,
+            mimeType: object.contentStreamMimeType ?? "application/octet-stream",
+            fileName: object.contentStreamFileName ?? object.name, entityTag: tag)
+    }
+
+    /// The body's chunks as bytes, `skip` bytes dropped from the front, read one at a time as the consumer asks
+    /// (the transport's backpressure holds: nothing is read ahead of the reader).
+    static func chunks(
+        _ body: HTTPResponseBody, skipping skip: Int64, mount: String
+    ) -> AsyncThrowingStream<[UInt8], any Error> {
+        let reader = ChunkReader(iterator: body.makeAsyncIterator(), skip: skip)
+        return AsyncThrowingStream {
+            do {
+                return try await reader.next()
+            } catch let error as HTTPError {
+                throw CMISError(.connection, "back-end \(mount) stopped sending content: \(error.message)")
+            }
+        }
+    }
+
+    public func setContentStream(
+        repositoryId: String, objectId: String, overwrite: Bool, changeToken: String?, content: ContentInput,
+        caller: CallerContext
+    ) async throws -> CMISObject {
+        let source = upload(content, properties: Properties())
+        return try await call(caller, "set content") { binding, backend in
+            try await binding.setContentStream(
+                repositoryId: backend, objectId: objectId, content: source, overwrite: overwrite,
+                changeToken: changeToken, progress: nil)
+        }
+    }
+
+    public func appendContentStream(
+        repositoryId: String, objectId: String, isLastChunk: Bool, changeToken: String?, content: ContentInput,
+        caller: CallerContext
+    ) async throws -> CMISObject {
+        let source = upload(content, properties: Properties())
+        return try await call(caller, "append content") { binding, backend in
+            try await binding.appendContentStream(
+                repositoryId: backend, objectId: objectId, content: source, isLastChunk: isLastChunk, progress: nil)
+        }
+    }
+
+    public func deleteContentStream(
+        repositoryId: String, objectId: String, changeToken: String?, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await call(caller, "delete content") { binding, backend in
+            try await binding.deleteContentStream(repositoryId: backend, objectId: objectId, changeToken: changeToken)
+        }
+    }
+
+    public func renditions(
+        repositoryId: String, objectId: String, filter: String?, caller: CallerContext
+    ) async throws -> [Rendition] {
+        try await object(
+            repositoryId: repositoryId, id: objectId,
+            context: OperationContext(filter: ["cmis:objectId"], renditionFilter: filter ?? "*"), caller: caller
+        ).renditions
+    }
+
+    /// Uploaded content as the client sends it: from the blob file the binding wrote, streamed.
+    func upload(_ content: ContentInput, properties: Properties) -> ContentSource {
+        .file(
+            blobs.url(for: content.blob.hash),
+            filename: content.fileName ?? properties["cmis:name"]?.values.first?.stringValue ?? "content",
+            mimeType: content.mimeType)
+    }
+
+    // MARK: Multi-filing
+
+    public func addObjectToFolder(
+        repositoryId: String, objectId: String, folderId: String, allVersions: Bool, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await call(caller, "add to folder") { binding, backend in
+            try await binding.addObjectToFolder(
+                repositoryId: backend, objectId: objectId, folderId: folderId, allVersions: allVersions)
+        }
+    }
+
+    public func removeObjectFromFolder(
+        repositoryId: String, objectId: String, folderId: String?, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await call(caller, "remove from folder") { binding, backend in
+            try await binding.removeObjectFromFolder(repositoryId: backend, objectId: objectId, folderId: folderId)
+        }
+    }
+
+    // MARK: Discovery
+
+    public func query(
+        repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
+        includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
+        skipCount: Int, caller: CallerContext
+    ) async throws -> ObjectList {
+        try await call(caller, "query") { binding, backend in
+            try await binding.query(
+                repositoryId: backend, statement: statement, searchAllVersions: searchAllVersions,
+                maxItems: maxItems ?? defaultPage, skipCount: skipCount)
+        }
+    }
+
+    public func contentChanges(
+        repositoryId: String, changeLogToken: String?, includeProperties: Bool, includePolicyIds: Bool,
+        includeACL: Bool, maxItems: Int?, caller: CallerContext
+    ) async throws -> ContentChanges {
+        try await call(caller, "get content changes") { binding, backend in
+            try await binding.contentChanges(
+                repositoryId: backend, changeLogToken: changeLogToken, includeProperties: includeProperties,
+                maxItems: maxItems ?? defaultPage)
+        }
+    }
+
+    // MARK: Versioning
+
+    public func checkOut(repositoryId: String, objectId: String, caller: CallerContext) async throws -> CMISObject {
+        try await call(caller, "check out") { binding, backend in
+            try await binding.checkOut(repositoryId: backend, objectId: objectId)
+        }
+    }
+
+    public func cancelCheckOut(repositoryId: String, objectId: String, caller: CallerContext) async throws {
+        try await call(caller, "cancel check-out") { binding, backend in
+            try await binding.cancelCheckOut(repositoryId: backend, objectId: objectId)
+        }
+    }
+
+    public func checkIn(
+        repositoryId: String, objectId: String, major: Bool, properties: Properties, content: ContentInput?,
+        comment: String?, policies: [String], addACEs: [ACE], removeACEs: [ACE], caller: CallerContext
+    ) async throws -> CMISObject {
+        let source = content.map { upload($0, properties: properties) }
+        let version = try await call(caller, "check in") { binding, backend in
+            try await binding.checkIn(
+                repositoryId: backend, objectId: objectId, major: major, properties: properties, content: source,
+                comment: comment, progress: nil)
+        }
+        return try await applyExtras(version, policies: policies, add: addACEs, remove: removeACEs, caller: caller)
+    }
+
+    public func objectOfLatestVersion(
+        repositoryId: String, objectId: String, major: Bool, context: OperationContext, caller: CallerContext
+    ) async throws -> CMISObject {
+        try await call(caller, "get latest version") { binding, backend in
+            try await binding.objectOfLatestVersion(
+                repositoryId: backend, objectId: objectId, major: major, context: context)
+        }
+    }
+
+    public func allVersions(
+        repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
+    ) async throws -> [CMISObject] {
+        try await call(caller, "get all versions") { binding, backend in
+            try await binding.allVersions(repositoryId: backend, objectId: objectId, context: context)
+        }
+    }
+
+    // MARK: Relationships, policies, ACLs
+
+    public func objectRelationships(
+        repositoryId: String, objectId: String, includeSubRelationshipTypes: Bool,
+        direction: RelationshipDirection, typeId: String?, context: OperationContext, maxItems: Int?,
+        skipCount: Int, caller: CallerContext
+    ) async throws -> ObjectList {
+        try await call(caller, "get relationships") { binding, backend in
+            try await binding.relationships(
+                repositoryId: backend, objectId: objectId, direction: direction, typeId: typeId,
+                includeSubRelationshipTypes: includeSubRelationshipTypes, context: context,
+                maxItems: maxItems ?? defaultPage, skipCount: skipCount)
+        }
+    }
+
+    public func applyPolicy(
+        repositoryId: String, policyId: String, objectId: String, caller: CallerContext
+    ) async throws {
+        try await call(caller, "apply policy") { binding, backend in
+            try await binding.applyPolicy(repositoryId: backend, policyId: policyId, objectId: objectId)
+        }
+    }
+
+    public func removePolicy(
+        repositoryId: String, policyId: String, objectId: String, caller: CallerContext
+    ) async throws {
+        try await call(caller, "remove policy") { binding, backend in
+            try await binding.removePolicy(repositoryId: backend, policyId: policyId, objectId: objectId)
+        }
+    }
+
+    public func appliedPolicies(
+        repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
+    ) async throws -> [CMISObject] {
+        try await call(caller, "get applied policies") { binding, backend in
+            try await binding.appliedPolicies(repositoryId: backend, objectId: objectId, context: context)
+        }
+    }
+
+    public func acl(
+        repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext
+    ) async throws -> ACL {
+        try await call(caller, "get ACL") { binding, backend in
+            try await binding.acl(repositoryId: backend, objectId: objectId, onlyBasicPermissions: onlyBasicPermissions)
+        }
+    }
+
+    public func applyACL(
+        repositoryId: String, objectId: String, addACEs: [ACE], removeACEs: [ACE], propagation: String?,
+        caller: CallerContext
+    ) async throws -> ACL {
+        try await call(caller, "apply ACL") { binding, backend in
+            try await binding.applyACL(
+                repositoryId: backend, objectId: objectId, add: addACEs, remove: removeACEs,
+                propagation: ACLPropagation(rawValue: propagation ?? ACLPropagation.repositoryDetermined.rawValue))
+        }
+    }
+}
+
+/// Reads a response body for ``RemoteRepository/chunks(_:skipping:mount:)``: one chunk per call, dropping the
+/// first `skip` bytes.
+private final class ChunkReader: @unchecked Sendable {
+    // Only ever used by the one task that reads the stream, one call at a time.
+    private var iterator: HTTPResponseBody.AsyncIterator
+    private var skip: Int64
+
+    init(iterator: HTTPResponseBody.AsyncIterator, skip: Int64) {
+        self.iterator = iterator
+        self.skip = skip
+    }
+
+    func next() async throws -> [UInt8]? {
+        while let chunk = try await iterator.next() {
+            if skip >= Int64(chunk.count) {
+                skip -= Int64(chunk.count)
+                continue
+            }
+            let bytes = [UInt8](chunk.dropFirst(Int(skip)))
+            skip = 0
+            return bytes
+        }
+        return nil
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import SatchelCMIS
+import SatchelCMISCore
+import SatchelHTTP
+import SatchelRepository
+import Synchronization
+
+/// A back-end CMIS repository served as if it were local: ``CMISService`` over the Satchel CMIS client, for one
+/// mount of a ``GatewayConfiguration``.
+///
+/// Each call goes to the back-end as the mount's service account, or as the calling user (pass-through). Object
+/// ids, paging, change tokens and the back-end's messages pass through unchanged; content goes both ways in
+/// constant memory (uploads from the file the binding already wrote, downloads streamed as they arrive).
+/// Failures keep the back-end's CMIS exception and message; a back-end that cannot be reached is a
+/// `.connection` error naming the mount, which the server answers with 503 while everything else keeps working.
+public final class RemoteRepository: CMISService {
+    public let mount: GatewayConfiguration.Mount
+    let blobs: BlobStore
+    private let bindings: BackendBindings
+    /// Users' MyDocuments folder ids on the back-end, once found or created.
+    private let personalFolders = Mutex<[String: String]>([:])
+
+    /// `transport`: the HTTP transport to the back-end (the platform's default when nil).
+    public init(mount: GatewayConfiguration.Mount, blobs: BlobStore, transport: (any HTTPTransport)? = nil) {
+        self.mount = mount
+        self.blobs = blobs
+        bindings = BackendBindings(mount: mount, transport: transport)
+    }
+
+    /// Runs `body` with the caller's binding and the back-end's repository id; failures become errors that name
+    /// the mount and keep the back-end's own exception and message.
+    func call<T: Sendable>(
+        _ caller: CallerContext, _ operation: String,
+        _ body: (any CMISBinding, String) async throws -> T
+    ) async throws -> T {
+        let binding = try bindings.binding(for: caller)
+        do {
+            return try await body(binding, mount.repositoryId)
+        } catch let error as CMISError {
+            throw translate(error, operation: operation, caller: caller)
+        }
+    }
+
+    /// The error a user sees for a back-end failure.
+    func translate(_ error: CMISError, operation: String, caller: CallerContext) -> CMISError {
+        switch error.code {
+        case .connection:
+            return CMISError(
+                .connection, "back-end \(mount.id) unreachable (\(operation)): \(error.message)",
+                underlying: error)
+        case .unauthorized:
+            let who: String
+            switch mount.users {
+            case .serviceAccount(let user, _): who = "the service account \(user)"
+            case .passThrough: who = "\(caller.user)'s credentials"
+            }
+            return CMISError(
+                .permissionDenied, "back-end \(mount.id) refused \(who) (\(operation))", status: 403,
+                underlying: error)
+        case .invalidResponse:
+            return CMISError(
+                .invalidResponse,
+                "back-end \(mount.id) answered \(operation) with something that is not CMIS: "
+                    + error.message, underlying: error)
+        default:
+            // The back-end's exception and message, as the back-end said them.
+            return CMISError(
+                error.code, error.message, serverException: error.serverException, status: error.status,
+                underlying: error)
+        }
+    }
+
+    // MARK: Repository services
+
+    public func repositoryInfos(caller: CallerContext) async throws -> [RepositoryInfo] {
+        [try await repositoryInfo(repositoryId: mount.id, caller: caller)]
+    }
+
+    public func repositoryInfo(repositoryId: String, caller: CallerContext) async throws -> RepositoryInfo {
+        var info = try await call(caller, "get repository info") { binding, backend in
+            try await binding.repositoryInfo(repositoryId: backend)
+        }
+        info.id = mount.id
+        if let name = mount.name { info.name = name }
+        // The back-end's Mobile Documents extensions would name its folders and its tokens: this server's replace them.
+        info.extensions.removeAll {
+            $0.name == MobileDocuments.myDocumentsExtension || $0.name == MobileDocuments.tokenExtension
+        }
+        if let folder = try await personalFolder(caller) {
+            info.extensions.append(
+                CMISExtension(
+                    namespace: MobileDocuments.namespace, name: MobileDocuments.myDocumentsExtension, value: folder))
+        }
+        if let token = caller.sessionToken {
+            info.extensions.append(
+                CMISExtension(namespace: MobileDocuments.namespace, name: MobileDocuments.tokenExtension, value: token))
+        }
+        return info
+    }
+
+    public func readGeneration(repositoryId: String) -> UInt64? { nil }
+
+    /// A mount is shared: its back-end decides who reaches what, and changes need the XSRF token only under the
+    /// server's general rule (cookie sessions, or the strict policy).
+    public func isPersonal(repositoryId: String) -> Bool { false }
+
+    // MARK: MyDocuments
+
+    /// The caller's MyDocuments folder on the back-end (`myDocuments/user`), created on first use (by the
+    /// provisioner when the mount has one) with an ACL that gives the user all rights and nobody else any of its
+    /// own; nil when the mount has no MyDocuments.
+    func personalFolder(_ caller: CallerContext) async throws -> String? {
+        guard let root = mount.myDocuments else { return nil }
+        if let known = personalFolders.withLock({ $0[caller.user] }) { return known }
+        let path = (root.hasSuffix("/") ? root : root + "/") + caller.user
+        let id = try await provisioning(caller) { binding, backend -> String in
+            let context = OperationContext(filter: ["cmis:objectId"])
+            do {
+                if let id = try await binding.object(repositoryId: backend, path: path, context: context).id {
+                    return id
+                }
+            } catch let error as CMISError where error.code == .objectNotFound {}
+            let parent = try await binding.object(repositoryId: backend, path: root, context: context)
+            guard let parentId = parent.id else {
+                throw CMISError(.invalidResponse, "the folder \(root) came back without an id")
+            }
+            let folder = try await binding.createFolder(
+                repositoryId: backend, parentId: parentId,
+                properties: Properties([
+                    CMISProperty(id: "cmis:name", type: .string, values: [.string(caller.user)]),
+                    CMISProperty(id: "cmis:objectTypeId", type: .id, values: [.id("cmis:folder")]),
+                ]))
+            guard let id = folder.id else {
+                throw CMISError(.invalidResponse, "the new folder came back without an id")
+            }
+            // The user alone: whatever the folder was given directly goes, the user gets everything.
+            let acl = try await binding.acl(repositoryId: backend, objectId: id, onlyBasicPermissions: true)
+            let others = acl.aces.filter { $0.isDirect && $0.principalId != caller.user }
+            _ = try await binding.applyACL(
+                repositoryId: backend, objectId: id, add: [ACE(principalId: caller.user, permissions: ["cmis:all"])],
+                remove: others, propagation: .repositoryDetermined)
+            return id
+        }
+        personalFolders.withLock { $0[caller.user] = id }
+        return id
+    }
+
+    /// Runs `body` as the mount's provisioner when it has one, otherwise as the caller.
+    func provisioning<T: Sendable>(
+        _ caller: CallerContext, _ body: (any CMISBinding, String) async throws -> T
+    ) async throws -> T {
+        guard let binding = bindings.provisioner else { return try await call(caller, "prepare MyDocuments", body) }
+        do {
+            return try await body(binding, mount.repositoryId)
+        } catch let error as CMISError {
+            var translated = translate(error, operation: "prepare MyDocuments", caller: caller)
+            if error.code == .unauthorized, let account = mount.provisioner {
+                translated.message =
+                    "back-end \(mount.id) refused the provisioner \(account.user) (prepare MyDocuments)"
+            }
+            throw translated
+        }
+    }
+}
+
+/// The CMIS client bindings to one back-end: one for the service account, or one per user passed through (each
+/// with its own cookies, so users' back-end sessions never mix).
+final class BackendBindings: Sendable {
+    let mount: GatewayConfiguration.Mount
+    let transport: (any HTTPTransport)?
+    private let shared: (any CMISBinding)?
+    /// The provisioner's binding, for MyDocuments folders.
+    let provisioner: (any CMISBinding)?
+    private let perUser = Mutex<[String: (password: String, binding: any CMISBinding)]>([:])
+
+    init(mount: GatewayConfiguration.Mount, transport: (any HTTPTransport)?) {
+        self.mount = mount
+        self.transport = transport
+        if case .serviceAccount(let user, let password) = mount.users {
+            shared = Self.binding(mount, user: user, password: password, transport: transport)
+        } else {
+            shared = nil
+        }
+        provisioner = mount.provisioner.map {
+            Self.binding(mount, user: $0.user, password: $0.password, transport: transport)
+        }
+    }
+
+    static func binding(
+        _ mount: GatewayConfiguration.Mount, user: String, password: String, transport: (any HTTPTransport)?
+    ) -> any CMISBinding {
+        // No retries here: the user's own client decides whether to try again, and a back-end that is down is
+        // reported at once.
+        let http = HTTPClient.Configuration(
+            userAgent: "Satchel gateway", timeout: mount.timeout, retry: .never, cookieJar: CookieJar())
+        let parameters = SessionParameters(
+            binding: mount.binding == .atomPub ? .atomPub : .browser, url: mount.url,
+            repositoryId: mount.repositoryId, auth: [BasicAuth(user: user, password: password)], http: http,
+            transport: transport)
+        return parameters.makeBinding()
+    }
+
+    /// The binding the caller's requests go through. Passed through, a caller signed in with a password gets a
+    /// binding with it (a new one when the password changed); a caller signed in by cookie or token reuses the one
+    /// their last password made.
+    func binding(for caller: CallerContext) throws -> any CMISBinding {
+        if let shared { return shared }
+        if let password = caller.password?.value {
+            return perUser.withLock { bindings in
+                if let known = bindings[caller.user], known.password == password { return known.binding }
+                let binding = Self.binding(mount, user: caller.user, password: password, transport: transport)
+                bindings[caller.user] = (password, binding)
+                return binding
+            }
+        }
+        if let known = perUser.withLock({ $0[caller.user]?.binding }) { return known }
+        throw CMISError(
+            .permissionDenied,
+            "back-end \(mount.id) takes each user's own password: sign in with a user name and password (Basic)"
+                + " once before using a session or token")
+    }
+}
