@@ -319,6 +319,7 @@ let package = Package(
             dependencies: [
                 "SatchelCMISCore",
                 "SatchelServer", "SatchelCMIS", "SatchelNuxeo", "SatchelCache", "SatchelStore", "SatchelTestSupport",
+                "SatchelGateway", "SatchelJSON",
             ],
             swiftSettings: swiftSettings
         ),

@@ -4,8 +4,8 @@ import SatchelCMISCore
 import SatchelRepository
 
 /// The server's repositories with a gateway: the local engine's, and each mounted back-end's under its id. Every
-/// call goes to the one service its repository id names; the list of repositories is the local ones and every
-/// mount the caller can reach (a back-end that is down is left out of the list, logged, and answers each request
+/// call goes to the one service its repository id names; the list of repositories is every mount the caller can
+/// reach, in the file's order, then the local ones (clients that take the first repository take the first mount) (a back-end that is down is left out of the list, logged, and answers each request
 /// made to it with a clear error).
 public final class GatewayService: CMISService {
     public let local: any CMISService
@@ -52,7 +52,7 @@ public final class GatewayService: CMISService {
             for await (index, info) in group { if let info { infos.append((index, info)) } }
             return infos.sorted { $0.0 < $1.0 }.map(\.1)
         }
-        return own + remote
+        return remote + own
     }
 
     public func readGeneration(repositoryId: String) -> UInt64? {

@@ -1,23 +1,75 @@
 import Foundation
+import SatchelGateway
+import SatchelJSON
+import SatchelServer
 import SatchelTestSupport
 import Testing
 
 /// Real CMIS clients against a live `satchel serve` (SQLite store): cmislib 0.7.0 over both bindings, cmissh's
-/// `cmis-tck` over AtomPub, and libcmis's `cmis-client` over AtomPub. Each asserts what the peer reports.
+/// `cmis-tck` over AtomPub, and libcmis's `cmis-client` over AtomPub. Each asserts what the peer reports. The CMIS
+/// peers run twice: against the server's own repository, and against a second server mounted through the first as
+/// a gateway (`docs`, each user passed through), where they must pass the same way.
 @Suite("Real CMIS clients against satchel serve", .serialized)
 struct PeerInteropTests {
+    /// The server a peer talks to, and the repository it uses there.
+    struct Target {
+        let server: ServerHarness
+        let backend: ServerHarness?
+        let repository: String
+
+        /// The local store, or (`gateway`) a second server's shared repository mounted as `docs` over
+        /// `backendBinding`, users passed through.
+        static func start(gateway: Bool, backendBinding: GatewayConfiguration.Binding = .browser) async throws -> Target
+        {
+            guard gateway else {
+                return Target(server: try await ServerHarness.start(sqlite: true), backend: nil, repository: "shared")
+            }
+            let backend = try await ServerHarness.start(sqlite: true)
+            let path = backendBinding == .browser ? "/cmis/browser" : "/cmis/atom"
+            let mount = GatewayConfiguration.Mount(
+                id: "docs", url: backend.url(path), binding: backendBinding, repositoryId: "shared",
+                users: .passThrough)
+            do {
+                let server = try await ServerHarness.start(sqlite: true) {
+                    $0.gateway = GatewayConfiguration(mounts: [mount])
+                }
+                return Target(server: server, backend: backend, repository: "docs")
+            } catch {
+                await backend.stop()
+                throw error
+            }
+        }
+
+        func stop() async {
+            await server.stop()
+            await backend?.stop()
+        }
+
+        /// Through a gateway, that the peer's changes reached the back-end: its change log is no longer empty.
+        func expectBackendChanged() async throws {
+            guard let backend else { return }
+            let response = try await backend.send(.get, "/cmis/browser/shared?cmisselector=repositoryInfo")
+            let info = try JSONValue(parsing: response.body)
+            let token = info["shared"]?["latestChangeLogToken"]?.stringValue.flatMap { Int($0) }
+            #expect((token ?? 0) > 0, "the back-end saw no change: \(String(decoding: response.body, as: UTF8.self))")
+        }
+    }
+
     @Test(
         "cmislib 0.7.0: repositories, info, children, folder, document CRUD with content, query, versioning",
-        arguments: ["browser", "atom"])
-    func cmislib(binding: String) async throws {
+        arguments: ["browser", "atom"], [false, true])
+    func cmislib(binding: String, gateway: Bool) async throws {
         let python = try Peers.python()
         let script = Peers.packageRoot.appendingPathComponent("Tests/Peers/cmislib_check.py")
-        let server = try await ServerHarness.start(sqlite: true)
-        defer { Task { await server.stop() } }
-        let url = server.url(binding == "browser" ? "/cmis/browser" : "/cmis/atom").absoluteString
-        let result = try await Peers.run(python, [script.path, url, "alice", "pw-alice", binding, "shared"])
+        // Through the gateway, the back-end is reached over the other binding.
+        let target = try await Target.start(
+            gateway: gateway, backendBinding: binding == "browser" ? .atomPub : .browser)
+        defer { Task { await target.stop() } }
+        let url = target.server.url(binding == "browser" ? "/cmis/browser" : "/cmis/atom").absoluteString
+        let result = try await Peers.run(python, [script.path, url, "alice", "pw-alice", binding, target.repository])
         #expect(result.status == 0, "cmislib over \(binding):\n\(result.output)")
         #expect(result.output.contains("ok create document"), "\(result.output)")
+        try await target.expectBackendChanged()
         #expect(result.output.contains("0 failed"), "\(result.output)")
     }
 
@@ -45,28 +97,33 @@ struct PeerInteropTests {
         #expect(result.output.contains("0 failed"), "\(result.output)")
     }
 
-    @Test("cmissh's cmis-tck passes every suite over AtomPub")
-    func cmisTCK() async throws {
+    @Test("cmissh's cmis-tck passes every suite over AtomPub", arguments: [false, true])
+    func cmisTCK(gateway: Bool) async throws {
         let tck = try Peers.venvTool("cmis-tck")
-        let server = try await ServerHarness.start(sqlite: true)
-        defer { Task { await server.stop() } }
+        let target = try await Target.start(gateway: gateway)
+        defer { Task { await target.stop() } }
+        // The TCK takes the first repository listed: a gateway lists its mounts first.
         let result = try await Peers.run(
-            tck, ["-u", "alice", "-p", "pw-alice", server.url("/cmis/atom").absoluteString])
+            tck, ["-u", "alice", "-p", "pw-alice", target.server.url("/cmis/atom").absoluteString])
         #expect(result.status == 0, "cmis-tck:\n\(result.output)")
         #expect(result.output.contains("Failed:  0"), "\(result.output)")
         #expect(!result.output.contains("Passed:  0"), "\(result.output)")
+        try await target.expectBackendChanged()
     }
 
-    @Test("libcmis cmis-client: list repositories, create a folder and a document, get its content, delete")
-    func libcmis() async throws {
+    @Test(
+        "libcmis cmis-client: list repositories, create a folder and a document, get its content, delete",
+        arguments: [false, true])
+    func libcmis(gateway: Bool) async throws {
         let client = try Peers.systemTool("cmis-client", package: "cmis-client")
-        let server = try await ServerHarness.start(sqlite: true)
-        defer { Task { await server.stop() } }
+        let target = try await Target.start(gateway: gateway)
+        let server = target.server
+        defer { Task { await target.stop() } }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("libcmis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let base = [
-            "--url", server.url("/cmis/atom").absoluteString, "-u", "alice", "-p", "pw-alice", "-r", "shared",
+            "--url", server.url("/cmis/atom").absoluteString, "-u", "alice", "-p", "pw-alice", "-r", target.repository,
         ]
         func run(_ arguments: [String]) async throws -> ChildProcess.Outcome {
             try await Peers.run(client, base + arguments, in: work, timeout: .seconds(60))
@@ -74,7 +131,7 @@ struct PeerInteropTests {
 
         let repositories = try await run(["list-repos"])
         #expect(repositories.status == 0, "\(repositories.output)")
-        #expect(repositories.output.contains("shared"), "\(repositories.output)")
+        #expect(repositories.output.contains(target.repository), "\(repositories.output)")
 
         let root = try await run(["show-by-path", "/"])
         #expect(root.status == 0, "\(root.output)")
@@ -83,6 +140,7 @@ struct PeerInteropTests {
         let folder = try await run(["create-folder", rootId, "libcmis-folder"])
         #expect(folder.status == 0, "\(folder.output)")
         let folderId = try #require(Self.value(of: "Id", in: folder.output), "no Id in:\n\(folder.output)")
+        try await target.expectBackendChanged()
 
         let text = "hello from libcmis\n"
         let input = work.appendingPathComponent("input.txt")
