@@ -350,6 +350,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "GatewayBenchmark",
+            dependencies: ["SatchelCMISCore", "SatchelCMIS", "SatchelHTTP"],
+            path: "Benchmarks/GatewayBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "CacheBenchmark",
             dependencies: [
                 "SatchelCMISCore", "SatchelCache", "SatchelCMIS", "SatchelNuxeo", "SatchelHTTP", "SatchelStore",

@@ -64,15 +64,37 @@ extension BindingCore {
         }
     }
 
-    /// Parses a response whose properties need type definitions: with the cached ones, and when the body names
-    /// types not cached yet, with those fetched once each (see ``parseWithTypeDefinitions``).
-    func parseTyped<T>(repositoryId: String, _ parse: ((String) -> TypeDefinition?) throws -> T) async throws -> T {
+    /// Parses a response whose properties need type definitions: once, with the definitions cached. When the body
+    /// names types not cached yet, each is fetched once and the parsed answer is typed with them
+    /// (``PropertyTyped``), not parsed again. A type the repository cannot describe (`objectNotFound`, an unreadable
+    /// answer) is remembered as unknown, and its properties keep the types read from the body.
+    func parseTyped<T: PropertyTyped>(
+        repositoryId: String, _ parse: ((String) -> TypeDefinition?) throws -> T
+    ) async throws -> T {
         let (known, unknown) = types.snapshot(repositoryId)
-        return try await parseWithTypeDefinitions(
-            cached: { known[$0] }, isKnownUnknown: { unknown.contains($0) },
-            fetch: { try await typeDefinition(repositoryId: repositoryId, typeId: $0) },
-            markUnknown: { types.markUnknown(repositoryId, $0) }, parse: parse)
+        let missing = MissingTypeIds()
+        let parsed = try parse { typeId in
+            if let type = known[typeId] { return type }
+            if !unknown.contains(typeId) { missing.ids.insert(typeId) }
+            return nil
+        }
+        guard !missing.ids.isEmpty else { return parsed }
+        var fetched: [String: TypeDefinition] = [:]
+        for typeId in missing.ids.sorted() {
+            do {
+                fetched[typeId] = try await typeDefinition(repositoryId: repositoryId, typeId: typeId)
+            } catch let error as CMISError where error.code == .objectNotFound || error.code == .invalidResponse {
+                types.markUnknown(repositoryId, typeId)
+            }
+        }
+        guard !fetched.isEmpty else { return parsed }
+        return try parsed.typed { fetched[$0] ?? known[$0] }
     }
+}
+
+/// The type ids a parse asked for and the cache did not have (a reference, so the lookup closure can record them).
+private final class MissingTypeIds {
+    var ids: Set<String> = []
 }
 
 /// Type definitions a binding has read, per repository, and the types a repository would not describe (not asked
