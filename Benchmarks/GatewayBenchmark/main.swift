@@ -1,7 +1,8 @@
-// GatewayBenchmark: what a gateway mount costs (issue 16). scripts/bench-gateway starts a back-end `satchel serve`
-// and a second one mounting it as `docs`, then runs this against both with the same client and binding:
+// GatewayBenchmark: what a gateway mount costs (issue 16). scripts/bench-gateway starts a back-end `satchel serve`,
+// a second one mounting it as `docs`, and nginx as a plain reverse proxy in front of the back-end (what any extra
+// hop costs on this machine), then runs this against the three with the same client and binding:
 //
-//   GatewayBenchmark DIRECT_URL GATEWAY_URL USER PASSWORD COUNT RUNS GATEWAY_PID [CONTENT_MIB]
+//   GatewayBenchmark DIRECT_URL GATEWAY_URL PROXY_URL USER PASSWORD COUNT RUNS GATEWAY_PID [CONTENT_MIB]
 //
 // - getObject: 500 sequential reads of one document, p50 latency, per run;
 // - a listing of a folder of COUNT documents, pages of 1,000, per run;
@@ -21,14 +22,15 @@ struct BenchmarkError: Error, CustomStringConvertible {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 8, let count = Int(arguments[5]), let runs = Int(arguments[6]),
-    let gatewayPID = Int(arguments[7])
+guard arguments.count >= 9, let count = Int(arguments[6]), let runs = Int(arguments[7]),
+    let gatewayPID = Int(arguments[8])
 else {
-    print("usage: GatewayBenchmark DIRECT_URL GATEWAY_URL USER PASSWORD COUNT RUNS GATEWAY_PID [CONTENT_MIB]")
+    print("usage: GatewayBenchmark DIRECT_URL GATEWAY_URL PROXY_URL USER PASSWORD COUNT RUNS GATEWAY_PID [CONTENT_MIB]")
     exit(2)
 }
-let contentMiB = arguments.count > 8 ? Int(arguments[8]) ?? 1024 : 1024
-let (directURL, gatewayURL, user, password) = (arguments[1], arguments[2], arguments[3], arguments[4])
+let contentMiB = arguments.count > 9 ? Int(arguments[9]) ?? 1024 : 1024
+let (directURL, gatewayURL, proxyURL) = (arguments[1], arguments[2], arguments[3])
+let (user, password) = (arguments[4], arguments[5])
 
 func connect(_ url: String, repository: String) async throws -> CMISSession {
     guard let base = URL(string: url) else { throw BenchmarkError("not a URL: \(url)") }
@@ -60,6 +62,7 @@ func resetPeak() { try? "5".write(toFile: "/proc/\(gatewayPID)/clear_refs", atom
 
 let direct = try await connect(directURL, repository: "shared")
 let gateway = try await connect(gatewayURL, repository: "docs")
+let proxied = try await connect(proxyURL, repository: "shared")
 
 // Seed: a folder of `count` small documents, written to the back-end directly, 8 at a time.
 let folder = try await direct.createFolder(
@@ -105,13 +108,17 @@ func listing(_ session: CMISSession) async throws -> Double {
 
 var getDirect: [Double] = []
 var getGateway: [Double] = []
+var getProxy: [Double] = []
 var listDirect: [Double] = []
 var listGateway: [Double] = []
+var listProxy: [Double] = []
 for _ in 0..<runs {
     getDirect.append(try await getObjectP50(direct))
     getGateway.append(try await getObjectP50(gateway))
+    getProxy.append(try await getObjectP50(proxied))
     listDirect.append(try await listing(direct))
     listGateway.append(try await listing(gateway))
+    listProxy.append(try await listing(proxied))
 }
 
 // Content: a file of contentMiB, uploaded and downloaded both ways.
@@ -137,6 +144,7 @@ var upDirect: [Double] = []
 var upGateway: [Double] = []
 var downDirect: [Double] = []
 var downGateway: [Double] = []
+var downProxy: [Double] = []
 var upPeak: [Double] = []
 var downPeak: [Double] = []
 for run in 0..<runs {
@@ -166,25 +174,43 @@ for run in 0..<runs {
     let size = (try FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int) ?? 0
     guard size == contentMiB << 20 else { throw BenchmarkError("downloaded \(size) bytes of \(contentMiB << 20)") }
     try FileManager.default.removeItem(at: target)
+    start = ContinuousClock.now
+    try await proxied.downloadContent(of: plain.id ?? "", to: target)
+    downProxy.append(bytes / seconds(ContinuousClock.now - start))
+    try FileManager.default.removeItem(at: target)
     try await direct.delete(plain.id ?? "")
     try await direct.delete(through.id ?? "")
 }
 
-func row(_ name: String, _ direct: Double, _ gateway: Double, unit: String, lowerIsBetter: Bool) -> String {
-    let change = lowerIsBetter ? (gateway / direct - 1) * 100 : (1 - gateway / direct) * 100
-    return "| \(name) | \(String(format: "%.1f", direct)) \(unit) | \(String(format: "%.1f", gateway)) \(unit) | "
-        + "\(String(format: "%+.0f", change)) % |"
+func percent(_ value: Double, _ base: Double, lowerIsBetter: Bool) -> String {
+    String(format: "%+.0f %%", lowerIsBetter ? (value / base - 1) * 100 : (1 - value / base) * 100)
 }
 
-print("| median of \(runs) runs | back-end directly | through the gateway | gateway costs |")
+func cell(_ value: Double, _ base: Double, unit: String, lowerIsBetter: Bool) -> String {
+    String(format: "%.1f", value) + " " + unit + " (" + percent(value, base, lowerIsBetter: lowerIsBetter) + ")"
+}
+
+func row(_ name: String, _ values: [Double], unit: String, lowerIsBetter: Bool) -> String {
+    let direct = values[0]
+    let others = values.dropFirst().map { cell($0, direct, unit: unit, lowerIsBetter: lowerIsBetter) }
+    return "| \(name) | \(String(format: "%.1f", direct)) \(unit) | " + others.joined(separator: " | ") + " |"
+}
+
+print("| median of \(runs) runs | back-end directly | through the gateway | through nginx (a plain proxy) |")
 print("|---|---|---|---|")
-print(row("getObject, p50 of 500", median(getDirect), median(getGateway), unit: "µs", lowerIsBetter: true))
+print(row("getObject, p50 of 500", [getDirect, getGateway, getProxy].map(median), unit: "µs", lowerIsBetter: true))
 print(
     row(
-        "list \(count) children, pages of 1,000", median(listDirect) * 1000, median(listGateway) * 1000, unit: "ms",
-        lowerIsBetter: true))
-print(row("download \(contentMiB) MiB", median(downDirect), median(downGateway), unit: "MiB/s", lowerIsBetter: false))
-print(row("upload \(contentMiB) MiB", median(upDirect), median(upGateway), unit: "MiB/s", lowerIsBetter: false))
+        "list \(count) children, pages of 1,000", [listDirect, listGateway, listProxy].map { median($0) * 1000 },
+        unit: "ms", lowerIsBetter: true))
 print(
-    "gateway peak RSS: download \(String(format: "%.0f", median(downPeak))) MiB, upload \(String(format: "%.0f", median(upPeak))) MiB"
-)
+    row(
+        "download \(contentMiB) MiB", [downDirect, downGateway, downProxy].map(median), unit: "MiB/s",
+        lowerIsBetter: false))
+print(row("upload \(contentMiB) MiB", [upDirect, upGateway].map(median), unit: "MiB/s", lowerIsBetter: false) + " – |")
+let added = median(getGateway) - median(getDirect)
+let hop = median(getProxy) - median(getDirect)
+print(
+    "getObject: the gateway adds \(String(format: "%.0f", added)) µs, a plain proxy hop \(String(format: "%.0f", hop)) µs."
+        + " Gateway peak RSS: download \(String(format: "%.0f", median(downPeak))) MiB, upload "
+        + "\(String(format: "%.0f", median(upPeak))) MiB")
