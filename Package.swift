@@ -4,7 +4,11 @@ import PackageDescription
 /// Settings shared by every target: Swift 6 language mode comes from the tools version;
 /// `any` is spelled out for existentials everywhere.
 let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny")
+    .enableUpcomingFeature("ExistentialAny"),
+    // A file sees only the members of modules it imports itself, and its imports are internal unless marked
+    // `public import` (what a module's public API shows of another).
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 let package = Package(
@@ -39,6 +43,12 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // Hummingbird's own vocabulary, declared because the server names it: HTTP types, NIO buffers and its
+        // HTTP-types channel parts, the service lifecycle and its signals.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     ],
     targets: [
         // MARK: Libraries
@@ -163,6 +173,12 @@ let package = Package(
                 "SatchelRepository", "SatchelRepositoryPostgres", "SatchelCMISCore", "SatchelJSON", "SatchelXML",
                 "SatchelGateway",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -174,6 +190,7 @@ let package = Package(
         .executableTarget(
             name: "satchel",
             dependencies: [
+                "SatchelJSON",
                 "SatchelText",
                 "SatchelHTTP",
                 "SatchelCMIS",
@@ -192,7 +209,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The generator alone, for the build-tool plugin (so plugins never build the server).
-        .executableTarget(name: "satchel-odata-gen", dependencies: ["SatchelODataGen"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "satchel-odata-gen", dependencies: ["SatchelOData", "SatchelODataGen"], swiftSettings: swiftSettings),
         .plugin(
             name: "SatchelODataGenPlugin",
             capability: .buildTool(),
@@ -211,14 +229,18 @@ let package = Package(
         .target(
             name: "SatchelTestSupport",
             dependencies: [
+                "SatchelText",
                 .product(name: "Logging", package: "swift-log"),
                 "SatchelHTTP", "SatchelJSON", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
         // A satchel serve in the test process, for the tests of what talks to it (the CMIS client, the CLI).
         .target(
-            name: "SatchelServerTestSupport", dependencies: ["SatchelServer", "SatchelGateway"],
+            name: "SatchelServerTestSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log"), "SatchelServer", "SatchelGateway"],
             swiftSettings: swiftSettings),
         .testTarget(name: "SatchelTextTests", dependencies: ["SatchelText"], swiftSettings: swiftSettings),
         .testTarget(
@@ -228,7 +250,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelHTTPTests",
-            dependencies: ["SatchelText", "SatchelHTTP", "SatchelTestSupport"],
+            dependencies: ["SatchelJSON", "SatchelText", "SatchelHTTP", "SatchelTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -239,6 +261,7 @@ let package = Package(
         .testTarget(
             name: "SatchelCMISTests",
             dependencies: [
+                "SatchelHTTP", "SatchelXML",
                 "SatchelServerTestSupport", "SatchelCMISCore", "SatchelCMIS", "SatchelTestSupport", "SatchelGateway",
                 "SatchelRepository",
             ],
@@ -247,13 +270,17 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelODataTests",
-            dependencies: ["SatchelOData", "SatchelTestSupport"],
+            dependencies: [
+                "SatchelHTTP", "SatchelJSON", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"), "SatchelOData", "SatchelTestSupport",
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SatchelODataGenTests",
-            dependencies: ["SatchelODataGen", "SatchelOData"],
+            dependencies: ["SatchelJSON", "SatchelODataGen", "SatchelOData"],
             exclude: ["Expected"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
@@ -274,6 +301,7 @@ let package = Package(
         .testTarget(
             name: "SatchelOfflineTests",
             dependencies: [
+                "SatchelJSON",
                 "SatchelOffline", "SatchelOData", "SatchelStore", "SatchelHTTP", "SatchelTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -282,7 +310,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelNuxeoTests",
-            dependencies: ["SatchelText", "SatchelNuxeo", "SatchelJSON"],
+            dependencies: ["SatchelHTTP", "SatchelText", "SatchelNuxeo", "SatchelJSON"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
@@ -308,6 +336,7 @@ let package = Package(
         .testTarget(
             name: "SatchelRepositoryTests",
             dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 "SatchelCMISCore",
                 "SatchelRepository", "SatchelRepositoryPostgres", "SatchelTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -317,6 +346,10 @@ let package = Package(
         .testTarget(
             name: "SatchelServerTests",
             dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                "SatchelHTTP", "SatchelRepository", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 "SatchelCMISCore",
                 "SatchelServer", "SatchelCMIS", "SatchelNuxeo", "SatchelCache", "SatchelStore", "SatchelTestSupport",
                 "SatchelGateway", "SatchelJSON",
@@ -326,6 +359,8 @@ let package = Package(
         .testTarget(
             name: "SatchelCLITests",
             dependencies: [
+                "SatchelText", .product(name: "GRDB", package: "GRDB.swift"),
+                "SatchelHTTP",
                 "SatchelServerTestSupport",
                 "SatchelCMISCore",
                 "satchel", "SatchelServer", "SatchelStore", "SatchelOData", "SatchelCMIS", "SatchelCache",
@@ -344,7 +379,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "CMISClientBenchmark",
-            dependencies: ["SatchelCMISCore", "SatchelCMIS", "SatchelHTTP"],
+            dependencies: ["SatchelText", "SatchelCMISCore", "SatchelCMIS", "SatchelHTTP"],
             path: "Benchmarks/CMISClientBenchmark",
             exclude: ["cmislib_bench.py"],
             swiftSettings: swiftSettings
@@ -372,7 +407,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "ODataBenchmark",
-            dependencies: ["SatchelOData", "SatchelHTTP", "SatchelJSON", "SatchelOffline", "SatchelStore"],
+            dependencies: [
+                "SatchelText",
+                .product(name: "GRDB", package: "GRDB.swift"), "SatchelOData", "SatchelHTTP", "SatchelJSON",
+                "SatchelOffline", "SatchelStore",
+            ],
             path: "Benchmarks/ODataBenchmark",
             exclude: ["baseline.py"],
             swiftSettings: swiftSettings,

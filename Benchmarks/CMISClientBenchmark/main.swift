@@ -12,6 +12,7 @@ import Foundation
 import SatchelCMIS
 import SatchelCMISCore
 import SatchelHTTP
+import SatchelText
 
 struct BenchmarkError: Error, CustomStringConvertible {
     var description: String

@@ -4,6 +4,7 @@ import SatchelHTTP
 import SatchelOData
 import SatchelOffline
 import SatchelStore
+import SatchelText
 
 /// `ODataBenchmark --offline-query --entities 1000000`: local queries on an encrypted offline store filled from the
 /// loopback server: lookups by key and by an indexed property (p50 and p99 of 1,000 each, each a full read through

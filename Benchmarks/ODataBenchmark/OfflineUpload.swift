@@ -3,6 +3,7 @@ import SatchelHTTP
 import SatchelOData
 import SatchelOffline
 import SatchelStore
+import SatchelText
 
 /// `ODataBenchmark --offline-upload --changes 10000`: the offline store's upload of N queued creations in `$batch`
 /// requests of 100 (each creation its own changeset) and one by one, beside the same creations sent online one by

@@ -4,6 +4,7 @@ import SatchelJSON
 import SatchelOData
 import SatchelOffline
 import SatchelStore
+import SatchelText
 
 /// One row measured in a process of its own, so that its peak RSS is its own: prints
 /// `{"seconds": median, "entities": n, "rssMB": VmHWM}` on stdout.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A parsed CMIS QL statement.
 ///

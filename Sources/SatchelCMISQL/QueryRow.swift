@@ -1,4 +1,4 @@
-import SatchelCMISCore
+public import SatchelCMISCore
 
 /// What the evaluator asks the caller about one candidate row (one object, or one combination of joined objects).
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import SatchelCMIS
+public import Foundation
+public import SatchelCMIS
 import SatchelCMISCore
 
 /// A hierarchy from a CMIS repository: the folder at `rootPath` and its tree, folder by folder, each folder's

@@ -1,6 +1,6 @@
-import Foundation
-import GRDB
-import SatchelStore
+public import Foundation
+public import GRDB
+public import SatchelStore
 
 /// Content browsable offline (docs/nuxeo.md, "SatchelCache"): named hierarchies of folders and documents loaded from
 /// a Nuxeo server or a CMIS repository, and their blobs, in one folder — `cache.sqlite` (a ``SatchelStore`` store,

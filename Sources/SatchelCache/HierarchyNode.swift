@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One folder or document of a cached hierarchy, as its source described it.
 public struct HierarchyNode: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where a hierarchy comes from: a Nuxeo query (``NuxeoHierarchySource``), a CMIS folder tree
 /// (``CMISHierarchySource``), or an app's own.

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import SatchelJSON
-import SatchelNuxeo
+public import SatchelNuxeo
 
 /// A hierarchy from a Nuxeo server: the document at `rootPath` and everything under it, read with one NXQL query
 /// page by page (`ecm:path STARTSWITH`, plus the app's own `condition`), rather than a request per folder.

@@ -1,7 +1,7 @@
 import Foundation
-import Logging
-import SatchelCMISCore
-import SatchelRepository
+public import Logging
+public import SatchelCMISCore
+public import SatchelRepository
 
 /// The server's repositories with a gateway: the local engine's, and each mounted back-end's under its id. Every
 /// call goes to the one service its repository id names; the list of repositories is every mount the caller can

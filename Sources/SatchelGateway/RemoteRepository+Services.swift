@@ -1,8 +1,8 @@
 import Foundation
 import SatchelCMIS
-import SatchelCMISCore
+public import SatchelCMISCore
 import SatchelHTTP
-import SatchelRepository
+public import SatchelRepository
 
 /// The page size asked of the back-end when the caller gives none (the local engine's default).
 private let defaultPage = 100

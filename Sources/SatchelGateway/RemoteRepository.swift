@@ -1,8 +1,8 @@
 import Foundation
 import SatchelCMIS
-import SatchelCMISCore
-import SatchelHTTP
-import SatchelRepository
+public import SatchelCMISCore
+public import SatchelHTTP
+public import SatchelRepository
 import Synchronization
 
 /// A back-end CMIS repository served as if it were local: ``CMISService`` over the Satchel CMIS client, for one

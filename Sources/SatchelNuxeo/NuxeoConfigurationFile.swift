@@ -1,5 +1,5 @@
-import Foundation
-import SatchelHTTP
+public import Foundation
+public import SatchelHTTP
 import SatchelJSON
 
 extension NuxeoSession.Configuration {

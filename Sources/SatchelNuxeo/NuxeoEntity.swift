@@ -1,5 +1,5 @@
-import Foundation
-import SatchelJSON
+public import Foundation
+public import SatchelJSON
 import SatchelText
 
 /// A Nuxeo REST answer, by its `entity-type` (docs/nuxeo.md).

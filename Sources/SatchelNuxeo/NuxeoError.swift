@@ -1,6 +1,6 @@
 import Foundation
 import SatchelHTTP
-import SatchelJSON
+public import SatchelJSON
 
 /// A failed Nuxeo call: the server's `exception` entity (status and message), or what went wrong before one could be
 /// read.

@@ -1,5 +1,7 @@
 import Foundation
-import SatchelJSON
+public import SatchelJSON
+import SatchelHTTP
+import Synchronization
 
 /// An Automation operation as the server's registry (`GET automation`) describes it.
 public struct NuxeoOperationInfo: Sendable, Hashable {

@@ -1,5 +1,5 @@
-import Foundation
-import SatchelHTTP
+public import Foundation
+public import SatchelHTTP
 
 /// A Nuxeo REST request, built from parts: the resource (`path/…`, `id/…`, `search/…`, `automation/…`), web
 /// adapters (`@children`, `@blob/file:content`, chainable), query items and headers. Every part is encoded where it

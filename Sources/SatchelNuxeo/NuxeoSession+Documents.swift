@@ -1,6 +1,6 @@
 import Foundation
 import SatchelHTTP
-import SatchelJSON
+public import SatchelJSON
 
 extension NuxeoSession {
     /// Who the session is (`me`), with the user's properties.

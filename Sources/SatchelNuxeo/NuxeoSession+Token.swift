@@ -1,5 +1,5 @@
 import Foundation
-import SatchelHTTP
+public import SatchelHTTP
 
 /// What a token lets its holder do.
 public enum NuxeoTokenPermission: String, Sendable, Hashable {

@@ -1,6 +1,6 @@
-import Foundation
-import SatchelHTTP
-import SatchelJSON
+public import Foundation
+public import SatchelHTTP
+public import SatchelJSON
 import Synchronization
 
 /// A connection to a Nuxeo server's REST API (docs/nuxeo.md).

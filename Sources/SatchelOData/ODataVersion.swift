@@ -1,3 +1,4 @@
+import Foundation
 /// The OData protocol version a service speaks.
 ///
 /// Satchel reads and writes two wire formats: V2 (verbose JSON: `d`, `d.results`, `__metadata`, `__next`,

@@ -1,5 +1,5 @@
-import Foundation
-import SatchelOData
+public import Foundation
+public import SatchelOData
 
 /// The arguments of `satchel-odata-gen` (and of the plugins that run it), parsed without dependencies.
 ///

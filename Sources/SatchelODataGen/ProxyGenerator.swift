@@ -1,4 +1,4 @@
-import SatchelOData
+public import SatchelOData
 
 /// Generates typed Swift proxies from a service's `$metadata`: entity and complex types as `Codable` structs
 /// that also pull-decode (``SatchelJSON/JSONDecodable``), enums, typed keys and filter fields, and a typed

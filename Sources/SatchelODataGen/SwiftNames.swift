@@ -1,3 +1,4 @@
+import Foundation
 /// Turns OData names into Swift names: `UpperCamel` types, `lowerCamel` members, keywords escaped, and
 /// collisions resolved by a suffix. The wire names stay in `CodingKeys`, so nothing is lost.
 ///

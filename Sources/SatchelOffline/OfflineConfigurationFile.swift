@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import SatchelOData
 
 /// A store's configuration in the `.ini` shape of SAP's offline application configuration: an `[endpoint]` section,

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import SatchelHTTP
 import SatchelJSON
-import SatchelOData
+public import SatchelOData
 
 /// The request queue and the ErrorArchive tables, and the encoding of stored values in them.
 enum OfflineQueue {

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 import SatchelHTTP
-import SatchelOData
+public import SatchelOData
+import SatchelStore
 
 /// `$batch` against the store (docs/offline.md, "The seam"): the same ``SatchelOData/ODataBatch`` an app sends to the
 /// service.

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 import SatchelHTTP
-import SatchelOData
+public import SatchelOData
+import SatchelStore
 
 extension OfflineStore {
     /// An entity in the store: by its key, or by the store's entity id (``SatchelOData/ODataEntity/offlineEntityID``,

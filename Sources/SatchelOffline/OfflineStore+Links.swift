@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import SatchelOData
+public import SatchelOData
+import SatchelStore
 
 /// Links added and removed offline (docs/offline.md, "Links"): made locally at once (the links table, or the foreign
 /// key of a referential constraint) and queued as requests of their own (`LINK`, `UNLINK`: `$ref` in V4, `$links`

@@ -1,7 +1,8 @@
-import Foundation
+public import Foundation
 import GRDB
 import SatchelHTTP
-import SatchelOData
+public import SatchelOData
+import SatchelStore
 
 /// A media entity's content as the store holds it.
 public struct OfflineMedia: Sendable, Hashable {

@@ -1,6 +1,8 @@
-import Foundation
-import SatchelJSON
-import SatchelOData
+public import Foundation
+public import SatchelJSON
+public import SatchelOData
+import GRDB
+import SatchelStore
 
 /// The offline store answers the typed calls the generated proxies make, as the service would (docs/offline.md,
 /// "The seam"): rows are written in the service's JSON for its version and pulled into the proxy types with their

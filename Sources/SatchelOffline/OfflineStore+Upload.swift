@@ -3,6 +3,8 @@ import GRDB
 import SatchelHTTP
 import SatchelJSON
 import SatchelOData
+import Synchronization
+import SatchelStore
 
 /// A queued request (SAP's `RequestQueue` entity).
 public struct OfflineRequest: Sendable, Hashable {

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import SatchelOData
-import SatchelStore
+public import SatchelOData
+public import SatchelStore
 import Synchronization
 
 /// An offline OData store: the data its defining queries name, downloaded into an encrypted local database, read

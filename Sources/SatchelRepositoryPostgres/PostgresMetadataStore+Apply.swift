@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 import SatchelCMISCore
-import SatchelRepository
+public import SatchelRepository
 
 extension PostgresMetadataStore {
     @discardableResult

@@ -1,8 +1,8 @@
 import Foundation
-import Logging
+public import Logging
 import PostgresNIO
 import SatchelCMISCore
-import SatchelRepository
+public import SatchelRepository
 
 /// A ``MetadataStore`` in PostgreSQL, for servers that share one database or want PostgreSQL's tooling.
 ///

@@ -1,7 +1,8 @@
-import Foundation
+public import Foundation
 import Synchronization
-import SatchelGateway
-import SatchelServer
+public import SatchelGateway
+public import SatchelServer
+import Logging
 
 /// A `satchel serve` in this process on 127.0.0.1, at a port picked at run time, for the tests of everything that
 /// talks to it (the CMIS client, the CLI): each user `name` has password `pw-name`; the server's data, and whatever

@@ -1,6 +1,6 @@
 import CSatchelStoreVFS
 import Foundation
-import GRDB
+public import GRDB
 
 /// An open store: a GRDB database (``database``) whose file is encrypted at rest when it was opened with a key, and
 /// ordinary SQLite when it was not. Close it with ``close()``; a store released without closing closes when GRDB

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 
 /// Seals files for keeping beside a store (cached content, media), in constant memory: AES-256-GCM over 64 KiB
 /// segments, under a key derived for each file (HKDF from the content key and a random 32-byte file salt), each

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 import _CryptoExtras
 
 /// The secret that opens a store: a raw 256-bit key (what an app keeps in the platform keychain) or a passphrase,

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Synchronization
 
 extension TestHTTPServer {
     static func addAuthRoutes(_ router: Router<BasicRequestContext>, state: TestServerState) {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Executables SwiftPM builds beside the test bundle (`.build/debug/satchel`, the crash writers).
 public enum BuiltExecutable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A child process run from an async test: started, killed with SIGKILL after a while when asked, and waited for on

@@ -1,6 +1,7 @@
-import Foundation
+public import Foundation
 import SatchelHTTP
 import Synchronization
+import SatchelText
 
 /// A TCP proxy on `127.0.0.1` in front of a loopback server, for the network faults a test needs (the kernel here
 /// has no `netem`): latency on every chunk, connections cut at a random byte of a response, and a request whose

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A TCP server on `127.0.0.1` that answers every request with the same raw bytes and closes the connection:
 /// for responses no well-behaved HTTP server would send (malformed or oversized headers, bad status lines).

@@ -1,5 +1,5 @@
-import Foundation
-import SatchelHTTP
+public import Foundation
+public import SatchelHTTP
 import Synchronization
 
 /// A transport that passes every request on and remembers it: what a test of a client's caching, paging or token

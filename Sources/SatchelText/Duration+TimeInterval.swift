@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 extension Duration {
     /// The duration in seconds, fractions included.
     public var timeInterval: TimeInterval {

@@ -1,3 +1,4 @@
+import Foundation
 /// `application/x-www-form-urlencoded` encoding and decoding (WHATWG URL standard).
 public enum FormURLEncoding {
     /// `[("a", "1"), ("b", "x y")]` as `a=1&b=x+y`.

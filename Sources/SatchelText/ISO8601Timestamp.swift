@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// ISO 8601 / RFC 3339 timestamps, read and written without Foundation's formatters (which cost microseconds a
 /// date and disagree across platforms): JSON and AtomPub dates, `xsd:dateTime`, CMIS QL `TIMESTAMP` literals,

@@ -1,4 +1,10 @@
 import Foundation
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// The `XMLParser` delegate that builds ``XElement`` trees. Single use, confined to the parsing call.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A parsed XML document: its root element and everything below it, as `Sendable` values.
 ///

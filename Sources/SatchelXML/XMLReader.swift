@@ -1,4 +1,10 @@
 import Foundation
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// Runs `XMLParser` over an input with the builder as delegate and turns its outcome into ``XMLReadError``s.
 enum XMLReader {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Reads a large document and hands over each complete element of one kind (an `<atom:entry>`, say) while
 /// parsing, so a 20,000-entry feed never needs its whole tree in memory.

@@ -1,5 +1,6 @@
 import Foundation
 import SatchelODataGen
+import SatchelOData
 
 // satchel-odata-gen: the proxy generator alone, for the SwiftPM plugins and scripts.
 do {

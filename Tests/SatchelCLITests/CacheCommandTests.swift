@@ -8,6 +8,8 @@ import SatchelServer
 import SatchelStore
 import SatchelTestSupport
 import Testing
+import GRDB
+import SatchelText
 
 /// A tree for the cache tests, made over CMIS: `/<root>` with `folders` folders of `perFolder` small documents.
 enum CacheTestTree {

@@ -1,6 +1,7 @@
 import Foundation
 import SatchelStore
 import Testing
+import GRDB
 
 extension SatchelCLITests {
     /// `satchel store` on real stores: keys from the environment and standard input, never from arguments.

@@ -2,6 +2,7 @@ import SatchelCMISCore
 import Testing
 
 @testable import SatchelCMISQL
+import FoundationEssentials
 
 @Suite struct OrderByTests {
     static let rows: [TestRow] = [

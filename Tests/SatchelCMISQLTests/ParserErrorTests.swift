@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SatchelCMISQL
+import SatchelCMISCore
 
 @Suite struct ParserErrorTests {
     /// Statement, expected offset, a piece of the expected message.

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import SatchelNuxeo
+import SatchelHTTP
 
 /// The shared configuration file (where the server is, never who you are) and the bounded download queue.
 @Suite("Nuxeo session configuration and transfers")

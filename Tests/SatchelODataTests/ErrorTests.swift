@@ -3,6 +3,7 @@ import SatchelHTTP
 import Testing
 
 @testable import SatchelOData
+import SatchelJSON
 
 @Suite("OData errors")
 struct ErrorTests {

@@ -49,13 +49,13 @@ struct DeepInsertTests {
         #expect(try await store.requests().map(\.method) == ["POST", "POST"])
 
         #expect(try await store.upload() == OfflineUploadResult(sent: 2, failed: 0, held: 0))
-        let online = try await Array(service.entities(items))
+        let online = try await collect(service.entities(items))
         #expect(online.count == 2)
         #expect(online.first { $0["LineNumber"] == .int(2) }?["Quantity"] == .int(7))
         let uploaded = try await store.entity("Categories", .id(categoryID))
         // odatapy keeps the link on the category's side (it does not mirror it into the products' Category).
         let categoryPath = ODataPath("Categories").key(.single(.int(Int(uploaded["ID"]?.intValue ?? 0))))
-        let onlineProducts = try await Array(service.entities(categoryPath.navigate("Products")))
+        let onlineProducts = try await collect(service.entities(categoryPath.navigate("Products")))
         #expect(Set(onlineProducts.compactMap { $0["ID"]?.intValue }) == [7901, 7902])
         // Locally the products now carry the category's key from the server.
         let local = try await store.entities(

@@ -33,7 +33,7 @@ struct DefiningQueryShapeTests {
         try await store.open()
 
         // The items came with their orders (only those of orders 1…10), with the selected properties only.
-        let onlineItems = try await Array(
+        let onlineItems = try await collect(
             service.entities("OrderItems", query: ODataQuery().filter(.property("OrderID") <= 10)))
         let localItems = try await store.entities("OrderItems")
         #expect(Self.keys(localItems, "OrderID", "LineNumber") == Self.keys(onlineItems, "OrderID", "LineNumber"))
@@ -41,7 +41,7 @@ struct DefiningQueryShapeTests {
 
         // Orders(3)/Items has no referential constraint: answered from the links.
         let path = ODataPath("Orders").key(.single(.int(3))).navigate("Items")
-        let online = try await Array(service.entities(path))
+        let online = try await collect(service.entities(path))
         let local = try await store.entities(path, query: ODataQuery())
         #expect(!local.isEmpty)
         #expect(Self.keys(local, "OrderID", "LineNumber") == Self.keys(online, "OrderID", "LineNumber"))
@@ -78,7 +78,7 @@ struct DefiningQueryShapeTests {
             from: ODataPath("Orders").key(.single(.int(3))), navigation: "Items",
             to: ODataPath("OrderItems").key(ODataKey(["OrderID": .int(3), "LineNumber": .int(1)])))
         try await store.download()
-        let onlineAfter = try await Array(service.entities(path))
+        let onlineAfter = try await collect(service.entities(path))
         #expect(onlineAfter.count == online.count - 1, "\(Self.keys(onlineAfter, "LineNumber"))")
         let after = try await store.entities(path, query: ODataQuery())
         #expect(after.count == local.count - 1)
@@ -142,7 +142,7 @@ struct DefiningQueryShapeTests {
         #expect(
             try await service.entity(ODataPath("Products").key(.single(.int(3))).navigate("Category"))["ID"] == .int(4))
         for order in [3, 4] {
-            let online = try await Array(service.entities(items(order)))
+            let online = try await collect(service.entities(items(order)))
             let local = try await store.entities(items(order), query: ODataQuery())
             #expect(
                 Self.keys(local, "OrderID", "LineNumber") == Self.keys(online, "OrderID", "LineNumber"),

@@ -23,9 +23,9 @@ struct LinkSeamTests {
     }
 
     static func check(_ service: ODataService) async throws {
-        let five = try await Array(service.entities(order(5).navigate("Items")))
+        let five = try await collect(service.entities(order(5).navigate("Items")))
         #expect(five.contains { $0["OrderID"] == .int(3) && $0["LineNumber"] == .int(1) })
-        let six = try await Array(service.entities(order(6).navigate("Items")))
+        let six = try await collect(service.entities(order(6).navigate("Items")))
         #expect(!six.contains { $0["LineNumber"] == .int(1) })
         let category = try await service.entity(ODataPath("Products").key(.single(.int(3))).navigate("Category"))
         #expect(category["ID"] == .int(4))

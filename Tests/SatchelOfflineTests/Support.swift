@@ -27,3 +27,10 @@ func offlineTestStore(
             service: offlineTestService(url), path: folder.appendingPathComponent("test.store").path,
             definingQueries: queries, key: key, upload: upload))
 }
+
+/// Every element of an async sequence, in order.
+func collect<Elements: AsyncSequence>(_ sequence: Elements) async throws -> [Elements.Element] {
+    var elements: [Elements.Element] = []
+    for try await element in sequence { elements.append(element) }
+    return elements
+}

@@ -7,6 +7,7 @@ import SatchelNuxeo
 import SatchelStore
 import Synchronization
 import Testing
+import GRDB
 
 /// The offline content cache against a live `satchel serve`: a tree made over CMIS is loaded over Nuxeo REST and
 /// over CMIS into encrypted caches, then browsed and opened with the server stopped. Failed and hostile loads leave

@@ -4,6 +4,7 @@ import SatchelServer
 import SatchelTestSupport
 import Synchronization
 import Testing
+import SatchelJSON
 
 #if canImport(Glibc)
     import Glibc

@@ -4,6 +4,8 @@ import SatchelCMISCore
 import SatchelHTTP
 import SatchelServer
 import Testing
+import SatchelJSON
+import Logging
 
 /// Rendered object reads are kept while their repository is unchanged: every kind of change must show in the
 /// very next read, by id and by path, for the user who made it and for another.

@@ -4,6 +4,7 @@ import SatchelCMISCore
 import SatchelHTTP
 import SatchelServer
 import Testing
+import SatchelJSON
 
 /// Every selector and the main actions of the Browser binding against the real engine, read back with the
 /// client's parser.

@@ -4,6 +4,8 @@ import SatchelCMISCore
 import SatchelHTTP
 import SatchelRepository
 import SatchelServer
+import SatchelJSON
+import Logging
 
 /// A `satchel serve` on 127.0.0.1 with a port picked at run time, two users (alice, bob) and an administrator
 /// (admin), each with password `pw-<name>`, metadata in memory (or SQLite) and a temporary data folder.

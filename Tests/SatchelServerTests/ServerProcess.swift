@@ -3,6 +3,7 @@ import SatchelHTTP
 import SatchelServer
 import SatchelTestSupport
 import Testing
+import SatchelJSON
 
 #if canImport(Glibc)
     import Glibc

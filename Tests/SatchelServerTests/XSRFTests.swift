@@ -4,6 +4,7 @@ import SatchelCMISCore
 import SatchelHTTP
 import SatchelServer
 import Testing
+import SatchelJSON
 
 @Suite("XSRF")
 struct XSRFTests {

@@ -1,6 +1,6 @@
-import Foundation
-import SatchelCMISCore
-import SatchelHTTP
+public import Foundation
+public import SatchelCMISCore
+public import SatchelHTTP
 
 /// What the client adds to ``CMISError``: the transport's error behind a failure.
 extension CMISError {

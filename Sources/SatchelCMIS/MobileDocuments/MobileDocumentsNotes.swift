@@ -1,5 +1,5 @@
-import Foundation
-import SatchelCMISCore
+public import Foundation
+public import SatchelCMISCore
 
 /// The SAP Mobile Documents Notes app's notes, for an app to show and edit: documents of the note MIME type
 /// (``MobileDocuments/noteMimeType``) in the user's MyDocuments folder. `satchel notes` is built on it.

@@ -1,6 +1,6 @@
-import Foundation
-import SatchelCMISCore
-import SatchelHTTP
+public import Foundation
+public import SatchelCMISCore
+public import SatchelHTTP
 
 /// The CMIS services a binding speaks, one async method per operation, model values in and out.
 ///

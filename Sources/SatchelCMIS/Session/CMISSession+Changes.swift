@@ -1,6 +1,6 @@
 import Foundation
-import SatchelCMISCore
-import SatchelHTTP
+public import SatchelCMISCore
+public import SatchelHTTP
 
 extension CMISSession {
     /// Moves an object from one folder to another (`from` is required for multi-filed objects).

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMISCore
+public import SatchelCMISCore
 
 extension CMISSession {
     /// A folder's children as a lazy sequence, fetched a page at a time as iteration goes; the next

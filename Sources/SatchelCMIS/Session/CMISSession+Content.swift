@@ -1,6 +1,6 @@
-import Foundation
-import SatchelCMISCore
-import SatchelHTTP
+public import Foundation
+public import SatchelCMISCore
+public import SatchelHTTP
 
 extension CMISSession {
     /// A document's content in memory; `range` asks for part of it.

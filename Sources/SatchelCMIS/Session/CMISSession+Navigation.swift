@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMISCore
+public import SatchelCMISCore
 
 extension CMISSession {
     /// A page of the subtypes of a type (of the base types when `typeId` is nil).

@@ -1,6 +1,6 @@
 import Foundation
-import SatchelCMISCore
-import SatchelHTTP
+public import SatchelCMISCore
+public import SatchelHTTP
 
 extension CMISSession {
     /// An object by id. Without a context, reads with the default one and uses the object cache.

@@ -1,6 +1,6 @@
 import Foundation
-import SatchelCMISCore
-import SatchelHTTP
+public import SatchelCMISCore
+public import SatchelHTTP
 
 extension CMISSession {
     /// Checks a document out and returns its private working copy (edit it, then ``checkIn(_:major:properties:content:comment:progress:)``).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import SatchelCMISCore
 
 /// The content of a new document: bytes in memory or a file streamed from disk, with its name and MIME type.

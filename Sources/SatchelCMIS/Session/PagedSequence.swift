@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMISCore
+public import SatchelCMISCore
 
 /// A page of a CMIS list: its items, whether more follow, and the total when the repository knows it.
 public protocol CMISPage: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// SAP Mobile Documents conventions: where its CMIS endpoints live, and the repository-info extensions it adds.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A CMIS endpoint a server advertises (CMIS 1.1 endpoint discovery, `cmis-endpoints.json`).
 public struct CMISEndpoint: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A CMIS object (document, folder, item, policy, relationship) as a repository returned it.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A property of a CMIS object: its id, type, cardinality and typed values.
 ///

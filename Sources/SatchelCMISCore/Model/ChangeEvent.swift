@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The kind of change a change log entry records.
 public struct ChangeType: RawRepresentable, Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One typed value of a CMIS property.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a repository says about itself: identity, capabilities, ACL model and extensions.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import SatchelText
 
 /// A CMIS QL statement with `?` placeholders, filled with values that are escaped for their kind.

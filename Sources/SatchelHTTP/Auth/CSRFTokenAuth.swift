@@ -1,5 +1,5 @@
 import Synchronization
-import Foundation
+public import Foundation
 
 /// The SAP Gateway CSRF handshake.
 ///

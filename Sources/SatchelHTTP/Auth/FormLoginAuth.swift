@@ -1,5 +1,5 @@
 import Synchronization
-import Foundation
+public import Foundation
 
 /// Form-login single sign-on: POST the credentials to a login endpoint, then ride on the cookies it sets.
 ///

@@ -1,5 +1,5 @@
-import Logging
-import Foundation
+public import Logging
+public import Foundation
 
 extension HTTPClient {
     /// How a client behaves; every knob has a default.

@@ -1,6 +1,6 @@
 import Logging
 import SatchelText
-import Foundation
+public import Foundation
 
 /// The request pipeline: prepare → (retry loop → (auth loop → (redirect loop → transport))) → finish.
 extension HTTPClient {

@@ -1,5 +1,5 @@
 import Logging
-import Foundation
+public import Foundation
 
 /// Sends HTTP requests: authentication, cookies, redirects, retries, timeouts, streaming and errors with context.
 ///

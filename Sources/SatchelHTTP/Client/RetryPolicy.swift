@@ -1,4 +1,5 @@
 import Foundation
+import SatchelText
 
 /// When and how often a failed request is sent again.
 ///

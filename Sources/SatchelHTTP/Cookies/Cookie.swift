@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A cookie as a server set it (RFC 6265).
 public struct Cookie: Sendable, Hashable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import Synchronization
-import Foundation
+public import Foundation
 
 /// The cookies of one client, in memory only: SSO tickets and session ids never touch the disk.
 ///

@@ -1,6 +1,6 @@
 import SatchelText
-import Foundation
-import SatchelJSON
+public import Foundation
+public import SatchelJSON
 /// A request body: a sequence of segments, each in memory or in a file.
 ///
 /// Bodies are replayable — a retry, a re-login or a CSRF refetch sends the same body again — and their length

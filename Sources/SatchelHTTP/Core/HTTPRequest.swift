@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An HTTP request: a value that can be built, copied and sent again.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import SatchelJSON
+public import Foundation
+public import SatchelJSON
 
 /// A response: status, headers and the body, in memory or in a file.
 public struct HTTPResponse: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A `multipart/form-data` body (RFC 7578) whose file parts stream from disk.
 ///

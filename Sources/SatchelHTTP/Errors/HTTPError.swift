@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The one error SatchelHTTP throws: a comparable ``Code`` plus everything a person needs to act on it.
 ///

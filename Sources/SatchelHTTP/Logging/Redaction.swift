@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Removes secrets before anything is logged or put in an error description.
 public enum Redaction {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A response whose head has arrived and whose body arrives as you read it.
 ///

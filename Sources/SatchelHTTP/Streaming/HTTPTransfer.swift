@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A transfer running in the background, with its progress as an `AsyncSequence`.
 ///

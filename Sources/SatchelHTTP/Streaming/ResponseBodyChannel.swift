@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// The hand-over point between a transport producing body bytes and the task consuming them.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The seam between the client and the network: one HTTP exchange, nothing more.
 ///

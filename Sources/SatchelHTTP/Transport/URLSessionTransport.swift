@@ -1,5 +1,6 @@
 import Synchronization
 import Foundation
+import SatchelText
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif

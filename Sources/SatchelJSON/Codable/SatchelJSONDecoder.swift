@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A `Decoder` for `Decodable` types that is several times faster than Foundation's `JSONDecoder`.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import SatchelText
+public import Foundation
+public import SatchelText
 
 extension JSONReader {
     /// Reads an ISO 8601 / RFC 3339 timestamp string such as `2024-05-17T09:30:00Z` as a `Date`.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A type that reads itself from a ``JSONReader``: the fast path for decoding, and the target of
 /// generated OData proxy code.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension JSONReader {
     /// Reads a number as an `Int64`, exactly: a fraction or overflow is an error, never rounded or wrapped.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A fast pull reader over UTF-8 JSON bytes, for decoding straight into Swift values.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Conversions of validated RFC 8259 number lexemes to Swift numbers, exactly or not at all.
 @usableFromInline

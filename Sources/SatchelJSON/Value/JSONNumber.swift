@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A JSON number, kept as its exact source text so no precision is lost until you choose a type.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension JSONValue {
     /// The member named `key` of an object; `nil` for a missing key or a value that is not an object.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Any JSON value, parsed eagerly. Objects keep their member order; numbers keep their exact text.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A small, fast JSON writer for request bodies: compact output, correct string escaping, commas
 /// and colons placed for you.

@@ -1,4 +1,4 @@
-import SatchelHTTP
+public import SatchelHTTP
 
 /// Requests sent together in one `$batch` request: reads, and changesets whose changes succeed or fail as one.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import SatchelHTTP
+public import Foundation
+public import SatchelHTTP
 
 /// The answer to a batch: one result per request, in request order.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelHTTP
+public import SatchelHTTP
 import SatchelJSON
 import SatchelXML
 #if canImport(FoundationNetworking)

@@ -1,6 +1,6 @@
-import Foundation
-import SatchelHTTP
-import SatchelJSON
+public import Foundation
+public import SatchelHTTP
+public import SatchelJSON
 
 /// An error from an OData service or from reading its documents.
 ///

@@ -1,4 +1,4 @@
-import SatchelJSON
+public import SatchelJSON
 
 /// An entity read from a service (or to send to one): its properties, typed per the metadata when known, and
 /// its control information (id, type, ETag, links).

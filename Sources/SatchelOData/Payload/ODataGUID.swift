@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Parsing `Edm.Guid` text (`01234567-89ab-cdef-0123-456789abcdef`, either case) without the platform's
 /// `UUID(uuidString:)`, which on Linux goes through `sscanf` and was a tenth of the cost of decoding an entity.

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelJSON
+public import SatchelJSON
 
 extension ODataPayloadReader {
     /// One entity object of either version.

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelJSON
+public import SatchelJSON
 
 extension ODataPayloadReader {
     /// One property value, typed by `type` when given (primitive, enum, complex, type definition, collection).

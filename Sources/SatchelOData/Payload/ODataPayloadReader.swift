@@ -1,5 +1,5 @@
-import Foundation
-import SatchelJSON
+public import Foundation
+public import SatchelJSON
 
 /// Reads OData JSON (V2 verbose, V4 minimal or full metadata) into ``ODataEntity`` values, typed by the
 /// metadata when it is known.

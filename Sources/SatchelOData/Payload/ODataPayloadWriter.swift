@@ -1,5 +1,5 @@
-import Foundation
-import SatchelJSON
+public import Foundation
+public import SatchelJSON
 
 /// Writes entities for create and update requests, in the shape each version expects: V2 verbose JSON
 /// (Int64/Decimal as strings, `/Date(ms)/`, links as `__metadata.uri` references) or V4 JSON

@@ -1,5 +1,5 @@
-import Foundation
-import SatchelJSON
+public import Foundation
+public import SatchelJSON
 
 /// A property value read from or written to an OData payload, typed by the property's EDM type when the
 /// metadata is known.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A typed value written into a URL: in a `$filter`, a key predicate or a function parameter.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import SatchelHTTP
+public import Foundation
+public import SatchelHTTP
 
 extension ODataService {
     /// How a service is reached: its root URL, version, SAP client and language, page size, HTTP settings and

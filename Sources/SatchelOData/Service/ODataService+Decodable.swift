@@ -1,6 +1,7 @@
 import Foundation
-import SatchelJSON
+public import SatchelJSON
 import Synchronization
+import SatchelHTTP
 
 extension ODataService {
     /// The entities of a collection decoded into your own `Decodable` type, page by page, each page's array

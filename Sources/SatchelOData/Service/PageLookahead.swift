@@ -1,6 +1,7 @@
 import Foundation
 import SatchelJSON
 import Synchronization
+import SatchelHTTP
 
 /// A page of a typed collection read: its body, and a lookahead that finds its next link while the body arrives.
 struct FetchedPage: Sendable {

@@ -1,5 +1,5 @@
-import Foundation
-import SatchelJSON
+public import Foundation
+public import SatchelJSON
 
 /// Readers for OData's JSON value shapes, used by generated proxies' pull decoding: V2 sends Int64, Decimal,
 /// GUIDs and dates as strings (`"42"`, `"1.50"`, `"/Date(1715938200000)/"`), V4 sends numbers and ISO 8601

@@ -1,5 +1,6 @@
-import Foundation
-import SatchelJSON
+public import Foundation
+public import SatchelJSON
+import SatchelHTTP
 
 /// What typed code (and the generated proxies) reads and writes through: an ``ODataService`` online, or an
 /// offline store (SatchelOffline's `OfflineStore`) answering the same calls from its local database. Code written

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelJSON
+public import SatchelJSON
 
 /// A generated structured type (entity or complex type): read with the fast pull decoder, written as
 /// ``ODataProperties``.

@@ -1,6 +1,6 @@
 import Foundation
 import SatchelHTTP
-import SatchelJSON
+public import SatchelJSON
 
 extension ODataService {
     /// One entity pulled straight into a ``SatchelJSON/JSONDecodable`` type (V2 `{"d": …}` unwrapped).

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMISCore
+public import SatchelCMISCore
 
 extension CMISRepository {
     public func repositoryInfos(caller: CallerContext) async throws -> [RepositoryInfo] {

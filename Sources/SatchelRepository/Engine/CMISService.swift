@@ -1,5 +1,5 @@
-import Foundation
-import SatchelCMISCore
+public import Foundation
+public import SatchelCMISCore
 
 /// Who is calling: the authenticated user, and the XSRF token of their session (shown in repository info).
 public struct CallerContext: Sendable, Hashable {

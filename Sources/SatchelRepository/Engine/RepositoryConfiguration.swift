@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The knobs of a ``CMISRepository``: names, limits, and the clock and id generator (replaceable in tests).
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import SatchelCMISCore
+public import Foundation
+public import SatchelCMISCore
 
 /// Where the repository engine keeps object metadata: SQLite (``SQLiteMetadataStore``, the default), PostgreSQL
 /// (`SatchelRepositoryPostgres`) or memory (``MemoryMetadataStore``, for tests and `--memory`).

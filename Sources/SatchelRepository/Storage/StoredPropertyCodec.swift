@@ -1,5 +1,5 @@
-import Foundation
-import SatchelCMISCore
+public import Foundation
+public import SatchelCMISCore
 import SatchelJSON
 
 /// The compact JSON the durable stores keep property bags, ACLs and id lists in.

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 import SatchelRepository
 import SatchelJSON
 import Synchronization

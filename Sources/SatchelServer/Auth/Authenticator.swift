@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import SatchelRepository
+public import SatchelRepository
 import Synchronization
 
 /// Checks credentials and keeps sessions: HTTP Basic (with a short cache of verified headers, since PBKDF2 on

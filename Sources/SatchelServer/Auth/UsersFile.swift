@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import SatchelJSON
 
 /// The users the server accepts: `{"users":[{"name":"alice","passwordHash":"pbkdf2-sha256$…","admin":true}]}`.

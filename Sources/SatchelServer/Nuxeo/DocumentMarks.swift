@@ -1,5 +1,5 @@
-import Foundation
-import SatchelCMISCore
+public import Foundation
+public import SatchelCMISCore
 import SatchelJSON
 import SatchelRepository
 import Synchronization

@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
+public import Hummingbird
 import SatchelCMISCore
 import SatchelJSON
 import SatchelRepository
+import NIOFoundationEssentialsCompat
 
 /// The Nuxeo REST API over the repository `satchel serve` serves through CMIS (docs/nuxeo.md): the same users,
 /// objects and permissions. Mounted at `/nuxeo/api/v1/`: documents by path and id (with `repo/{name}/`; `default`

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import SatchelJSON
+import SatchelRepository
 
 /// Nuxeo's `authentication/token`: a signed-in user (password or session, never another token) acquires a token
 /// for an application on a device — `applicationName`, `deviceId`, `deviceDescription`, `permission` (`r` or `rw`)

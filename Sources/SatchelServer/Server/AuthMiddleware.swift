@@ -1,8 +1,8 @@
 import Foundation
 import SatchelText
 import HTTPTypes
-import Hummingbird
-import Logging
+public import Hummingbird
+public import Logging
 import SatchelCMISCore
 import SatchelRepository
 

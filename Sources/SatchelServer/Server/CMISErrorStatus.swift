@@ -1,5 +1,5 @@
-import Hummingbird
-import SatchelCMISCore
+public import Hummingbird
+public import SatchelCMISCore
 import SatchelJSON
 import SatchelText
 

@@ -1,4 +1,5 @@
 import SatchelCMISCore
+import Foundation
 
 /// The arguments every CMIS binding reads alike (CMIS 1.1 part II): paging, booleans, depth, relationships and the
 /// operation context, with one set of defaults and one wording for what is wrong. A binding supplies how it finds

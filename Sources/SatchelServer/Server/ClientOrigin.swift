@@ -1,6 +1,7 @@
 import HTTPTypes
-import Hummingbird
+public import Hummingbird
 import NIOCore
+import Foundation
 
 /// The proxies whose `X-Forwarded-For`, `X-Forwarded-Host` and `X-Forwarded-Proto` headers the server believes.
 ///

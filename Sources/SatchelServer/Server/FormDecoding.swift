@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMISCore
+public import SatchelCMISCore
 
 /// `application/x-www-form-urlencoded` decoding for query strings and form bodies, with a field limit.
 public enum FormDecoding {

@@ -1,6 +1,6 @@
-import Foundation
-import Hummingbird
-import Logging
+public import Foundation
+public import Hummingbird
+public import Logging
 import SatchelGateway
 import SatchelRepository
 import ServiceLifecycle

@@ -1,4 +1,4 @@
-import Hummingbird
+public import Hummingbird
 
 /// A CMIS binding's routes: the application asks each binding to add itself to the router.
 ///

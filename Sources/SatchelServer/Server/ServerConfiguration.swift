@@ -1,6 +1,6 @@
-import Foundation
-import Logging
-import SatchelGateway
+public import Foundation
+public import Logging
+public import SatchelGateway
 
 /// Everything `satchel serve` needs to start: where to listen, where data lives, who may log in, which store.
 ///

@@ -1,7 +1,7 @@
-import Hummingbird
-import NIOCore
-import SatchelCMISCore
-import SatchelRepository
+public import Hummingbird
+public import NIOCore
+public import SatchelCMISCore
+public import SatchelRepository
 
 /// The per-request context of every route: Hummingbird's core storage plus who is calling.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelRepository
+public import SatchelRepository
 import SatchelRepositoryPostgres
 
 /// Builds the CMIS services over a metadata store and a blob store.

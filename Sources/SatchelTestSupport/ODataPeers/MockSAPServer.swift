@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `mock-sap` (0.22.0, from the peers' virtual environment) on 127.0.0.1 on a free port: SAP Gateway style OData
 /// V2 services under `/sap/opu/odata/sap/<SERVICE>/` and V4 services under `/sap/opu/odata4/sap/...`, with CSRF,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SatchelHTTP
 import SatchelOData
+import SatchelJSON
 
 /// `satchel odata create SERVICE SET --json '{…}'`: prints the created entity.
 struct ODataCreateCommand: AsyncParsableCommand {

@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import Logging
 
 /// Options every command takes: how much to log and whether to show progress.

@@ -4,6 +4,7 @@ import SatchelCMISCore
 import SatchelHTTP
 import SatchelOData
 import SatchelStore
+import Foundation
 
 /// The exit codes `satchel` uses; scripts may rely on them, so a code never changes meaning.
 enum SatchelExitCode: Int32, CaseIterable, Sendable {

@@ -1,4 +1,5 @@
 import Synchronization
+import Dispatch
 
 /// Runs a command's work so that Ctrl-C cancels it cleanly.
 ///

@@ -1,5 +1,6 @@
 import SatchelHTTP
 import Synchronization
+import SatchelText
 
 /// Shows a command's transfer progress on standard error: a bar on a terminal, plain lines otherwise.
 ///

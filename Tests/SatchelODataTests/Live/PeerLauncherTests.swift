@@ -1,6 +1,7 @@
 import Foundation
 import SatchelTestSupport
 import Testing
+import SatchelHTTP
 
 /// The peer launchers themselves: a free port, readiness, stop, and errors that say what went wrong.
 @Suite("Live: peer launchers")

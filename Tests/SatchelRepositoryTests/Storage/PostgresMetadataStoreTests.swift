@@ -4,6 +4,8 @@ import SatchelRepository
 import Testing
 
 @testable import SatchelRepositoryPostgres
+import SatchelTestSupport
+import SatchelCMISCore
 
 @Suite("PostgresMetadataStore")
 struct PostgresMetadataStoreTests {

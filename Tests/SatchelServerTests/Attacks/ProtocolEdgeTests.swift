@@ -3,6 +3,8 @@ import SatchelHTTP
 import SatchelServer
 import SatchelTestSupport
 import Testing
+import SatchelCMIS
+import SatchelCMISCore
 
 extension Attacks {
     /// HTTP edges a strict client or an attacker reaches: `Expect: 100-continue` (answered at once, or refused before

@@ -4,6 +4,7 @@ import SatchelCMISCore
 import SatchelHTTP
 import SatchelServer
 import Testing
+import SatchelJSON
 
 /// What Apache Chemistry OpenCMIS, the CMIS reference client, relies on in `satchel serve`'s answers, checked on
 /// the wire: each of these once made the reference client fail (most of AtomPub, some of the Browser binding).

@@ -4,6 +4,7 @@ import SatchelJSON
 import SatchelServer
 import SatchelTestSupport
 import Testing
+import SatchelHTTP
 
 /// Real CMIS clients against a live `satchel serve` (SQLite store): cmislib 0.7.0 over both bindings, cmissh's
 /// `cmis-tck` over AtomPub, and libcmis's `cmis-client` over AtomPub. Each asserts what the peer reports. The CMIS

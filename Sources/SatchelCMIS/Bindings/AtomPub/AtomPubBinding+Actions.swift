@@ -1,6 +1,7 @@
 import Foundation
-import SatchelCMISCore
-import SatchelHTTP
+public import SatchelCMISCore
+public import SatchelHTTP
+import Synchronization
 
 extension AtomPubBinding {
     static let entryMediaType = "application/atom+xml;type=entry"

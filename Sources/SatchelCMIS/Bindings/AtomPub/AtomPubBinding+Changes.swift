@@ -1,6 +1,7 @@
 import Foundation
-import SatchelCMISCore
-import SatchelHTTP
+public import SatchelCMISCore
+public import SatchelHTTP
+import Synchronization
 
 extension AtomPubBinding {
     /// Relationships are posted to the source object's relationships collection, unfiled objects to the unfiled

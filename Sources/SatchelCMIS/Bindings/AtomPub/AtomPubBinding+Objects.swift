@@ -1,6 +1,7 @@
 import Foundation
-import SatchelCMISCore
+public import SatchelCMISCore
 import SatchelHTTP
+import Synchronization
 
 extension AtomPubBinding {
     public func typeDefinition(repositoryId: String, typeId: String) async throws -> TypeDefinition {

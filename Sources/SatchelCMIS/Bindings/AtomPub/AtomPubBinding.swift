@@ -1,6 +1,6 @@
-import Foundation
-import SatchelCMISCore
-import SatchelHTTP
+public import Foundation
+public import SatchelCMISCore
+public import SatchelHTTP
 import Synchronization
 import SatchelText
 

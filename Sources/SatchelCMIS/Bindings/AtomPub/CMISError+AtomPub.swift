@@ -1,6 +1,6 @@
-import Foundation
-import SatchelCMISCore
-import SatchelHTTP
+public import Foundation
+public import SatchelCMISCore
+public import SatchelHTTP
 
 extension CMISError {
     /// Maps an AtomPub error response to a `CMISError`. AtomPub servers answer errors with text or HTML;

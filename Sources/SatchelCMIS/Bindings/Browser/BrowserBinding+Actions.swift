@@ -1,6 +1,6 @@
 import Foundation
-import SatchelCMISCore
-import SatchelHTTP
+public import SatchelCMISCore
+public import SatchelHTTP
 
 extension BrowserBinding {
     public func createFolder(repositoryId: String, parentId: String, properties: Properties) async throws -> CMISObject

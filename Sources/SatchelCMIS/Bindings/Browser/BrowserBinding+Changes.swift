@@ -1,6 +1,6 @@
 import Foundation
-import SatchelCMISCore
-import SatchelHTTP
+public import SatchelCMISCore
+public import SatchelHTTP
 import SatchelJSON
 
 extension BrowserBinding {

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMISCore
+public import SatchelCMISCore
 import SatchelHTTP
 
 extension BrowserBinding {

@@ -1,6 +1,6 @@
 import Foundation
-import SatchelCMISCore
-import SatchelHTTP
+public import SatchelCMISCore
+public import SatchelHTTP
 
 extension BrowserBinding {
     public func checkOut(repositoryId: String, objectId: String) async throws -> CMISObject {

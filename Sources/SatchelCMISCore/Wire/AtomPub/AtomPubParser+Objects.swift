@@ -1,5 +1,5 @@
-import Foundation
-import SatchelXML
+public import Foundation
+public import SatchelXML
 
 extension AtomPubParser {
     /// An `atom:entry` with a `cmisra:object`, and its links.

@@ -1,5 +1,5 @@
-import Foundation
-import SatchelXML
+public import Foundation
+public import SatchelXML
 
 /// An Atom entry a client posts (create) or puts (update): properties without an id, and optional inline content.
 public struct AtomPubRequestEntry: Sendable, Hashable {

@@ -1,5 +1,5 @@
-import Foundation
-import SatchelXML
+public import Foundation
+public import SatchelXML
 
 extension AtomPubParser {
     /// A type entry (`atom:entry` with `cmisra:type`).

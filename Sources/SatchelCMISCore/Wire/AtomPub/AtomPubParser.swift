@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import SatchelJSON
-import SatchelXML
+public import SatchelXML
 import SatchelText
 
 /// Pure functions from AtomPub (CMIS RestAtom 1.1) XML to the binding-neutral model, as `BrowserParser` does

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import SatchelText
 
 /// One `atom:link` of an AtomPub entry, feed or workspace.

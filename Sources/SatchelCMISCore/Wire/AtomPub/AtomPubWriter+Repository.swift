@@ -1,5 +1,5 @@
 import Foundation
-import SatchelXML
+public import SatchelXML
 
 extension AtomPubWriter {
     /// `cmisra:repositoryInfo`. With `omitNewTypeCapabilities`, `capabilityCreatablePropertyTypes` and

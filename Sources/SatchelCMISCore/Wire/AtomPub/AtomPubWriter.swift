@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import SatchelJSON
-import SatchelXML
+public import SatchelXML
 import SatchelText
 
 /// Model values to AtomPub (CMIS RestAtom 1.1) XML, the inverse of ``AtomPubParser``: what the client posts and

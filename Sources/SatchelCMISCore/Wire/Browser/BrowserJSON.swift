@@ -1,5 +1,5 @@
-import Foundation
-import SatchelJSON
+public import Foundation
+public import SatchelJSON
 
 /// A JSON value together with where it sits in the document, so every shape error names its path.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelJSON
+public import SatchelJSON
 
 /// Writes CMIS model values as Browser binding JSON (CMIS 1.1 part II, 5.2), full or succinct, straight to bytes.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelJSON
+public import SatchelJSON
 
 /// Pure parsers from Browser binding (JSON) response bodies to the binding-neutral model.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Picks the fastest transport for each URL: ``SocketTransport`` for `http`, ``URLSessionTransport`` for `https`.
 ///

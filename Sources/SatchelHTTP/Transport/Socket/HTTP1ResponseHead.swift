@@ -1,3 +1,4 @@
+import Foundation
 /// A parsed HTTP/1.x response head: status line and header fields.
 ///
 /// Parsing is strict where leniency would let a hostile server confuse framing (whitespace before a colon,

@@ -1,4 +1,5 @@
 import Foundation
+import SatchelText
 
 /// Opens TCP connections: `getaddrinfo`, then a non-blocking `connect` to each address in turn.
 ///

@@ -1,3 +1,4 @@
+import Foundation
 /// Reading the response: skip interim 1xx heads, parse the final head, then the body as its framing says.
 extension SocketExchange {
     /// A server that sends more interim responses than this is not going to answer.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SatchelText
 
 /// Threads for the socket transport's blocking I/O, kept after an exchange and reused by the next one.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMISCore
+public import SatchelCMISCore
 
 extension CMISRepository {
     /// Pages through the change log: `changeLogToken` is the last token the caller saw (nil: from the start);

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMISCore
+public import SatchelCMISCore
 import SatchelCMISQL
 
 /// One query candidate as the CMIS QL evaluator sees it. Folder filings, ancestors and paths are worked out

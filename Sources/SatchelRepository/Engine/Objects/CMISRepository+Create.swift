@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMISCore
+public import SatchelCMISCore
 
 extension CMISRepository {
     /// A new object with its system properties stamped; not stored yet.

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMISCore
+public import SatchelCMISCore
 
 /// What a delete removes and what it changes alongside (versions promoted, flags cleared).
 struct DeletionPlan {

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMISCore
+public import SatchelCMISCore
 
 extension CMISRepository {
     /// The versions of a document's series, newest first (working copy first).

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelCMISCore
+public import SatchelCMISCore
 import Synchronization
 
 /// A ``MetadataStore`` in memory: for tests, and for `satchel serve --memory`. It keeps the same rules as the

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SatchelCMISCore
+public import SatchelCMISCore
 
 /// A ``MetadataStore`` in one SQLite file (GRDB): the server's default store.
 ///

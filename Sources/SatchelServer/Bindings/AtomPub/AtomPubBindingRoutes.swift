@@ -1,4 +1,4 @@
-import Hummingbird
+public import Hummingbird
 
 /// The AtomPub binding as the application mounts it: ``AtomPubRoutes`` at every ``MountPoints/atom`` path.
 public struct AtomPubBindingRoutes: ServerBindingRoutes {

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
+public import Hummingbird
 import NIOCore
 import SatchelCMISCore
 import SatchelRepository

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import SatchelCMISCore
 import SatchelRepository
+import SatchelJSON
 
 extension BrowserCall {
     /// A POST: the `cmisaction` form field picks the service.

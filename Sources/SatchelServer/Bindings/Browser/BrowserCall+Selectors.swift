@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import SatchelCMISCore
 import SatchelRepository
+import SatchelJSON
 
 extension BrowserCall {
     static let repositorySelectors: Set<String> = [
