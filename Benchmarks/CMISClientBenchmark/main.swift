@@ -134,7 +134,7 @@ func parse(url: String, user: String, password: String, folderId: String, runs: 
         let pageURL = URL(
             string: "\(url)/shared/root?objectId=\(folderId)&cmisselector=children&maxItems=\(pageSize)&succinct=true")
     else { throw BenchmarkError("not a URL: \(url)") }
-    let body = try await client.send(HTTPRequest(url: pageURL)).body
+    let body = try await client.send(HTTPClient.Request(url: pageURL)).body
     let types = ["cmis:document": document, "cmis:folder": folder]
     var perObject: [Double] = []
     var count = 0

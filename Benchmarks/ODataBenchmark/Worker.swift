@@ -101,7 +101,7 @@ enum Worker {
         var bodies: [Data] = []
         var next: URL? = URL(string: url.absoluteString + "/Products")
         while let link = next {
-            let body = try await client.send(HTTPRequest(url: link)).body
+            let body = try await client.send(HTTPClient.Request(url: link)).body
             bodies.append(body)
             let document = try JSONValue(parsing: body)
             next = document["@odata.nextLink"]?.stringValue.flatMap(URL.init(string:))

@@ -25,11 +25,11 @@ enum Worker {
             let status: Int
             let bytes: Int64
             if options.direction == "upload" {
-                let response = try await client.upload(HTTPRequest(.put, url: url), fromFile: file)
+                let response = try await client.upload(HTTPClient.Request(.put, url: url), fromFile: file)
                 status = response.status
                 bytes = try fileSize(file)
             } else {
-                let response = try await client.download(HTTPRequest(url: url), to: file)
+                let response = try await client.download(HTTPClient.Request(url: url), to: file)
                 status = response.status
                 bytes = try fileSize(file)
             }

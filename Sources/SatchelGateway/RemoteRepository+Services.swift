@@ -186,7 +186,7 @@ extension RemoteRepository {
             for try await chunk in response.body {
                 try writer.write(chunk)
             }
-        } catch let error as HTTPError {
+        } catch let error as HTTPTransferError {
             throw translate(CMISError.transport(error), operation: "read the source's content", caller: caller)
         }
         let lease = try writer.finish()
@@ -338,7 +338,7 @@ extension RemoteRepository {
         return AsyncThrowingStream {
             do {
                 return try await reader.next()
-            } catch let error as HTTPError {
+            } catch let error as HTTPTransferError {
                 throw CMISError(.connection, "back-end \(mount) stopped sending content: \(error.message)")
             }
         }

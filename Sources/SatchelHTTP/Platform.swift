@@ -49,7 +49,7 @@ enum Platform {
         #endif
         guard result == 0 else {
             let code = errno
-            throw HTTPError(
+            throw HTTPTransferError(
                 .fileSystem,
                 "cannot move \(source.lastPathComponent) to \(destination.path): \(String(cString: strerror(code)))"
             )

@@ -40,7 +40,7 @@ extension NuxeoSession.Configuration {
             }
             http.timeout = .milliseconds(Int64(seconds * 1000))
         }
-        var headers = HTTPHeaders()
+        var headers = HTTPClient.Headers()
         for (name, header) in value["headers"]?.objectValue ?? JSONObject() {
             guard let text = header.stringValue else {
                 throw NuxeoError(.configuration, "\(file.path): the header \(name) is not a string")

@@ -18,8 +18,8 @@ public struct NuxeoRequest: Sendable, Hashable {
     /// Whether the request goes under the API prefix (`api/v1`); `authentication/token` and `site/…` do not.
     public var underAPI = true
     public var query: [QueryItem] = []
-    public var method: HTTPMethod = .get
-    public var headers: HTTPHeaders = [:]
+    public var method: HTTPClient.Method = .get
+    public var headers: HTTPClient.Headers = [:]
 
     public struct QueryItem: Sendable, Hashable {
         public var name: String
@@ -71,7 +71,7 @@ public struct NuxeoRequest: Sendable, Hashable {
         return copy
     }
 
-    public func method(_ method: HTTPMethod) -> NuxeoRequest {
+    public func method(_ method: HTTPClient.Method) -> NuxeoRequest {
         var copy = self
         copy.method = method
         return copy

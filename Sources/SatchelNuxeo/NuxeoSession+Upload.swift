@@ -103,7 +103,7 @@ extension NuxeoSession {
     }
 
     /// An upload request: 308 is an answer here (a chunked file not complete yet), not a refusal.
-    private func sendUpload(_ request: NuxeoRequest, body: HTTPBody? = nil) async throws -> HTTPResponse {
+    private func sendUpload(_ request: NuxeoRequest, body: HTTPClient.Body? = nil) async throws -> HTTPClient.Response {
         try await send(request, body: body, accepting308: true)
     }
 }

@@ -22,7 +22,7 @@ public final class NuxeoSession: Sendable {
         /// Schemas whose properties documents carry (`properties` header).
         public var schemas: [String]
         /// Headers on every request (enrichers, `fetch-document`, `depth`…).
-        public var headers: HTTPHeaders
+        public var headers: HTTPClient.Headers
         public var http: HTTPClient.Configuration
         public var auth: [any HTTPAuthProvider]
         /// Blob downloads run at most this many at once; the others wait their turn (cancellable while they wait).
@@ -33,7 +33,7 @@ public final class NuxeoSession: Sendable {
 
         public init(
             serverURL: URL, apiPrefix: String = "api/v1", repository: String? = nil,
-            schemas: [String] = ["dublincore", "file"], headers: HTTPHeaders = [:],
+            schemas: [String] = ["dublincore", "file"], headers: HTTPClient.Headers = [:],
             http: HTTPClient.Configuration = HTTPClient.Configuration(), auth: [any HTTPAuthProvider] = []
         ) {
             self.serverURL = serverURL
@@ -60,12 +60,12 @@ public final class NuxeoSession: Sendable {
     }
 
     /// Sends a request; an answer outside 2xx becomes a ``NuxeoError`` read from the server's `exception` entity.
-    public func send(_ request: NuxeoRequest, body: HTTPBody? = nil) async throws -> HTTPResponse {
+    public func send(_ request: NuxeoRequest, body: HTTPClient.Body? = nil) async throws -> HTTPClient.Response {
         try await send(request, body: body, accepting308: false)
     }
 
     /// `accepting308`: a batch upload's "not complete yet" is an answer, not a refusal.
-    func send(_ request: NuxeoRequest, body: HTTPBody?, accepting308: Bool) async throws -> HTTPResponse {
+    func send(_ request: NuxeoRequest, body: HTTPClient.Body?, accepting308: Bool) async throws -> HTTPClient.Response {
         let url = request.url(
             server: configuration.serverURL, apiPrefix: configuration.apiPrefix, repository: configuration.repository)
         var headers = configuration.headers
@@ -73,12 +73,12 @@ public final class NuxeoSession: Sendable {
         if !configuration.schemas.isEmpty { headers["properties"] = configuration.schemas.joined(separator: ",") }
         for field in request.headers { headers[field.name] = field.value }
         let operation = "\(request.method) \(request.segments.joined(separator: "/"))"
-        var http = HTTPRequest(request.method, url: url, headers: headers, body: body, operation: operation)
+        var http = HTTPClient.Request(request.method, url: url, headers: headers, body: body, operation: operation)
         http.validatesStatus = false
-        let response: HTTPResponse
+        let response: HTTPClient.Response
         do {
             response = try await client.send(http)
-        } catch let error as HTTPError {
+        } catch let error as HTTPTransferError {
             throw NuxeoError(.transport, error.message, status: error.status, operation: operation)
         }
         guard (200..<300).contains(response.status) || (accepting308 && response.status == 308) else {
@@ -98,7 +98,7 @@ public final class NuxeoSession: Sendable {
     }
 
     /// A request's answer as an entity.
-    public func entity(_ request: NuxeoRequest, body: HTTPBody? = nil) async throws -> NuxeoEntity {
+    public func entity(_ request: NuxeoRequest, body: HTTPClient.Body? = nil) async throws -> NuxeoEntity {
         let response = try await send(request, body: body)
         do {
             return try NuxeoEntity(json: response.body)
@@ -167,9 +167,10 @@ public final class NuxeoSession: Sendable {
             let headers = configuration.headers
             _ = try await downloads.run {
                 try await client.download(
-                    HTTPRequest(.get, url: url, headers: headers, operation: operation), to: file, progress: progress)
+                    HTTPClient.Request(.get, url: url, headers: headers, operation: operation), to: file,
+                    progress: progress)
             }
-        } catch let error as HTTPError {
+        } catch let error as HTTPTransferError {
             var failure = NuxeoError(.transport, error.message, status: error.status, operation: operation)
             if let excerpt = error.responseExcerpt,
                 case .exception(let refusal)? = try? NuxeoEntity(json: Data(excerpt.utf8))
@@ -233,7 +234,7 @@ public final class NuxeoSession: Sendable {
         if configuration.checksOperations { try await check(operationID, params: params) }
         var call: JSONObject = ["params": object(params), "context": object(context)]
         if let input { call.append(key: "input", value: .string(input)) }
-        var body = HTTPBody.json(.object(call))
+        var body = HTTPClient.Body.json(.object(call))
         if let file {
             body = try Self.related(call: .object(call), file: file.url, name: file.name, mimeType: file.mimeType)
         }
@@ -249,11 +250,11 @@ public final class NuxeoSession: Sendable {
 
     /// Automation's multipart/related body: the call (Content-ID `request`), then the file (Content-ID `input`),
     /// read from disk while it is sent.
-    static func related(call: JSONValue, file: URL, name: String, mimeType: String) throws -> HTTPBody {
+    static func related(call: JSONValue, file: URL, name: String, mimeType: String) throws -> HTTPClient.Body {
         let boundary = "satchel-" + UUID().uuidString
         let length: Int64
         do {
-            length = try HTTPBody.file(file).length
+            length = try HTTPClient.Body.file(file).length
         } catch {
             throw NuxeoError(.invalidArgument, "\(file.path) cannot be read: \(error)")
         }
@@ -267,7 +268,7 @@ public final class NuxeoSession: Sendable {
             "\r\n--\(boundary)\r\nContent-Type: \(safeType)\r\nContent-Transfer-Encoding: binary\r\n"
             + "Content-Disposition: attachment; filename=\"\(String(safeName))\"; filename*=UTF-8''\(encodedName)\r\n"
             + "Content-ID: input\r\n\r\n"
-        return HTTPBody(
+        return HTTPClient.Body(
             segments: [
                 .data(Data(head.utf8)), .data(Data(call.serialized())), .data(Data(blobHead.utf8)),
                 .file(file, offset: 0, length: length), .data(Data("\r\n--\(boundary)--\r\n".utf8)),

@@ -145,7 +145,7 @@ extension OfflineStore {
     }
 
     private static func result(for request: ODataBatchRequest, status: Int) -> ODataBatchResult {
-        let (method, path): (HTTPMethod, ODataPath) =
+        let (method, path): (HTTPClient.Method, ODataPath) =
             switch request.operation {
             case .read(let path, _, _): (.get, path)
             case .create(let path, _): (.post, path)

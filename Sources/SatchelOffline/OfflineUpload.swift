@@ -68,7 +68,7 @@ struct OfflineQueuedRequest: Sendable {
 
     var entity: OfflineEntityRef { OfflineEntityRef(entitySet: entitySet, entityID: entityID) }
 
-    var repeatabilityHeaders: HTTPHeaders {
+    var repeatabilityHeaders: HTTPClient.Headers {
         ["Repeatability-Request-ID": repeatabilityID, "Repeatability-First-Sent": firstSent]
     }
 }

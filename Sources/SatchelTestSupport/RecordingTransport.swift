@@ -13,9 +13,9 @@ import Synchronization
 public final class RecordingTransport: HTTPTransport {
     /// One request as it left.
     public struct Sent: Sendable {
-        public var method: HTTPMethod
+        public var method: HTTPClient.Method
         public var url: URL
-        public var headers: HTTPHeaders
+        public var headers: HTTPClient.Headers
 
         /// A query parameter of the URL.
         public func query(_ name: String) -> String? {

@@ -32,7 +32,7 @@ struct BrowserErrorTests {
             (404, .objectNotFound), (405, .notSupported), (409, .constraint), (500, .runtime), (503, .runtime),
         ])
     func statusFallback(status: Int, code: CMISError.Code) {
-        let httpError = HTTPError(.server, "HTTP \(status)", status: status)
+        let httpError = HTTPTransferError(.server, "HTTP \(status)", status: status)
         let error = CMISError.browser(status: status, body: Data("<html>oops</html>".utf8), httpError: httpError)
         #expect(error.code == code)
         #expect(error.httpError?.status == status)
@@ -41,8 +41,8 @@ struct BrowserErrorTests {
 
     @Test("a transport failure without a status is a connection error")
     func transport() {
-        #expect(CMISError.transport(HTTPError(.connection, "refused")).code == .connection)
-        #expect(CMISError.transport(HTTPError(.unauthorized, "no", status: 401)).code == .unauthorized)
+        #expect(CMISError.transport(HTTPTransferError(.connection, "refused")).code == .connection)
+        #expect(CMISError.transport(HTTPTransferError(.unauthorized, "no", status: 401)).code == .unauthorized)
     }
 
     @Test("a truncated fixture fails with the byte offset")

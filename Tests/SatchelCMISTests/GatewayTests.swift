@@ -22,11 +22,11 @@ struct GatewayTests {
         }
 
         /// A Browser-binding GET on the gateway, answered as it is (no status check, no retries).
-        func get(_ path: String, user: String) async throws -> HTTPResponse {
+        func get(_ path: String, user: String) async throws -> HTTPClient.Response {
             let client = HTTPClient(
                 configuration: HTTPClient.Configuration(retry: .never),
                 auth: [BasicAuth(user: user, password: "pw-\(user)")])
-            var request = HTTPRequest(.get, url: URL(string: gateway.baseURL.absoluteString + path)!)
+            var request = HTTPClient.Request(.get, url: URL(string: gateway.baseURL.absoluteString + path)!)
             request.validatesStatus = false
             return try await client.send(request)
         }

@@ -13,7 +13,7 @@ struct AuthTests {
         try await withServer { server, _ async throws in
             let transport = CountingTransport()
             let eager = makeClient(auth: [BasicAuth(user: user, password: password)], transport: transport)
-            #expect(try await eager.send(HTTPRequest(url: server.url("/basic/protected"))).status == 200)
+            #expect(try await eager.send(HTTPClient.Request(url: server.url("/basic/protected"))).status == 200)
             #expect(transport.count == 1)
 
             let lazyTransport = CountingTransport()
@@ -21,14 +21,14 @@ struct AuthTests {
                 auth: [BasicAuth(user: user, password: password, mode: .onChallenge)],
                 transport: lazyTransport
             )
-            #expect(try await lazy.send(HTTPRequest(url: server.url("/basic/protected"))).status == 200)
+            #expect(try await lazy.send(HTTPClient.Request(url: server.url("/basic/protected"))).status == 200)
             #expect(lazyTransport.count == 2)  // 401 challenge, then with credentials
-            _ = try await lazy.send(HTTPRequest(url: server.url("/basic/protected")))
+            _ = try await lazy.send(HTTPClient.Request(url: server.url("/basic/protected")))
             #expect(lazyTransport.count == 3)  // now sent at once
 
             let wrong = makeClient(auth: [BasicAuth(user: user, password: "nope", mode: .onChallenge)])
-            let error = await #expect(throws: HTTPError.self) {
-                try await wrong.send(HTTPRequest(url: server.url("/basic/protected")))
+            let error = await #expect(throws: HTTPTransferError.self) {
+                try await wrong.send(HTTPClient.Request(url: server.url("/basic/protected")))
             }
             #expect(error?.code == .unauthorized)
             #expect(error?.serverMessage == "credentials required")
@@ -41,19 +41,21 @@ struct AuthTests {
         try await withServer { server, state async throws in
             let issuer = makeClient()
             let auth = BearerTokenAuth {
-                let response = try await issuer.send(HTTPRequest(.post, url: server.url("/bearer/token")))
+                let response = try await issuer.send(HTTPClient.Request(.post, url: server.url("/bearer/token")))
                 return try response.decode([String: String].self)["token"]!
             }
             let client = makeClient(auth: [auth])
             let url = server.url("/bearer/protected")
-            #expect(try await client.send(HTTPRequest(url: url)).status == 200)
+            #expect(try await client.send(HTTPClient.Request(url: url)).status == 200)
             #expect(state.bearerIssued == 1)
             state.expireSessions()
-            #expect(try await client.send(HTTPRequest(url: url)).status == 200)
+            #expect(try await client.send(HTTPClient.Request(url: url)).status == 200)
             #expect(state.bearerIssued == 2)
 
             let broken = makeClient(auth: [BearerTokenAuth(token: "stale") { "still-stale" }])
-            let error = await #expect(throws: HTTPError.self) { try await broken.send(HTTPRequest(url: url)) }
+            let error = await #expect(throws: HTTPTransferError.self) {
+                try await broken.send(HTTPClient.Request(url: url))
+            }
             #expect(error?.code == .unauthorized)
         }
     }
@@ -68,7 +70,7 @@ struct AuthTests {
                 configuration: .init(sessionCookies: ["MYSAPSSO2"])
             )
             let client = makeClient(auth: [sso])
-            var request = HTTPRequest(url: server.url(expiry == "401" ? "/sso/data?mode=401" : "/sso/data"))
+            var request = HTTPClient.Request(url: server.url(expiry == "401" ? "/sso/data?mode=401" : "/sso/data"))
             request.headers["Accept"] = "application/json"
             #expect(try await client.send(request).text.contains("first"))
             #expect(state.ssoLogins == 1)
@@ -92,9 +94,9 @@ struct AuthTests {
         try await withServer { server, state async throws in
             let sso = FormLoginAuth(loginURL: server.url("/sso/login"), username: user, password: "wrong")
             let client = makeClient(auth: [sso])
-            var request = HTTPRequest(url: server.url("/sso/data"))
+            var request = HTTPClient.Request(url: server.url("/sso/data"))
             request.headers["Accept"] = "application/json"
-            let error = await #expect(throws: HTTPError.self) { try await client.send(request) }
+            let error = await #expect(throws: HTTPTransferError.self) { try await client.send(request) }
             #expect(error?.code == .unauthorized)
             #expect(error?.message.contains("login failed") == true)
             #expect(state.ssoLogins == 0)
@@ -108,16 +110,16 @@ struct AuthTests {
             let transport = CountingTransport()
             let client = makeClient(auth: [csrf], transport: transport)
             let url = server.url("/csrf/resource")
-            _ = try await client.send(HTTPRequest(url: url))
+            _ = try await client.send(HTTPClient.Request(url: url))
             #expect(state.csrfFetches == 0)
-            #expect(try await client.send(HTTPRequest(.post, url: url, body: .text("a"))).status == 201)
+            #expect(try await client.send(HTTPClient.Request(.post, url: url, body: .text("a"))).status == 201)
             #expect(state.csrfFetches == 1)
-            #expect(try await client.send(HTTPRequest(.post, url: url, body: .text("b"))).status == 201)
+            #expect(try await client.send(HTTPClient.Request(.post, url: url, body: .text("b"))).status == 201)
             #expect(state.csrfFetches == 1)
 
             state.expireSessions()
             let before = transport.count
-            #expect(try await client.send(HTTPRequest(.post, url: url, body: .text("c"))).status == 201)
+            #expect(try await client.send(HTTPClient.Request(.post, url: url, body: .text("c"))).status == 201)
             #expect(state.csrfFetches == 2)
             #expect(transport.count - before == 3)  // refused POST, fetch, POST again
             #expect(state.postsReceived == 3)
@@ -134,7 +136,7 @@ struct AuthTests {
             let url = server.url("/csrf/resource")
             let fetcher = makeClient()
             @Sendable func fetchToken() async throws -> String? {
-                var request = HTTPRequest(url: url)
+                var request = HTTPClient.Request(url: url)
                 request.headers["X-CSRF-Token"] = "Fetch"
                 return try await fetcher.send(request).headers["X-CSRF-Token"]
             }
@@ -144,7 +146,7 @@ struct AuthTests {
                 configuration: .init(cookieJar: fetcher.configuration.cookieJar),
                 auth: [token]
             )
-            #expect(try await client.send(HTTPRequest(.post, url: url, body: .text("x"))).status == 201)
+            #expect(try await client.send(HTTPClient.Request(.post, url: url, body: .text("x"))).status == 201)
             #expect(token.token != "not-valid-yet")
             #expect(state.csrfFetches == 1)
         }

@@ -12,7 +12,7 @@ struct ClientTests {
             configuration.userAgent = "NotesApp/2.0 (Satchel)"
             configuration.headers["sap-client"] = "100"
             let client = HTTPClient(configuration: configuration)
-            var request = HTTPRequest(url: URL(string: "../inspect?x=1")!)
+            var request = HTTPClient.Request(url: URL(string: "../inspect?x=1")!)
             request.headers["sap-client"] = "200"
             let inspection = try await client.send(request).decode(Inspection.self)
             #expect(inspection.path == "/inspect")
@@ -28,7 +28,7 @@ struct ClientTests {
             let directory = try temporaryDirectory()
             let file = directory.appendingPathComponent("part.bin")
             try TestHTTPServer.pattern(count: 70_000).write(to: file)
-            let body: HTTPBody
+            let body: HTTPClient.Body
             switch kind {
             case "json": body = try .json(["name": "Notes", "size": "12"])
             case "form": body = .form([("user", "a b"), ("q", "x&y=z"), ("ü", "€")])
@@ -39,7 +39,7 @@ struct ClientTests {
                 body = .multipart(form)
             default: body = .text("hello\nworld")
             }
-            let response = try await makeClient().send(HTTPRequest(.post, url: server.url("/echo"), body: body))
+            let response = try await makeClient().send(HTTPClient.Request(.post, url: server.url("/echo"), body: body))
             #expect(response.status == 200)
             let expected = try await bodyBytes(body)
             #expect(response.body == expected)
@@ -52,7 +52,7 @@ struct ClientTests {
         }
     }
 
-    private func bodyBytes(_ body: HTTPBody) async throws -> Data {
+    private func bodyBytes(_ body: HTTPClient.Body) async throws -> Data {
         var data = Data()
         for segment in body.segments {
             switch segment {
@@ -67,22 +67,22 @@ struct ClientTests {
     func statusErrors() async throws {
         try await withServer { server, _ async throws in
             let client = makeClient()
-            var request = HTTPRequest(url: server.url("/odata-error"), operation: "read material 4711")
+            var request = HTTPClient.Request(url: server.url("/odata-error"), operation: "read material 4711")
             request.headers["Accept"] = "application/json"
-            let error = await #expect(throws: HTTPError.self) { try await client.send(request) }
+            let error = await #expect(throws: HTTPTransferError.self) { try await client.send(request) }
             #expect(error?.code == .badRequest)
             #expect(error?.status == 400)
             #expect(error?.serverMessage == "Material 4711 does not exist; Check the material number")
             #expect(error?.description.contains("read material 4711") == true)
             #expect(error?.responseExcerpt?.contains("Material 4711") == true)
 
-            let notFound = await #expect(throws: HTTPError.self) {
-                try await client.send(HTTPRequest(url: server.url("/status/404")))
+            let notFound = await #expect(throws: HTTPTransferError.self) {
+                try await client.send(HTTPClient.Request(url: server.url("/status/404")))
             }
             #expect(notFound?.code == .notFound)
             #expect(notFound?.serverMessage == "status 404 as requested")
 
-            var unvalidated = HTTPRequest(url: server.url("/status/409"))
+            var unvalidated = HTTPClient.Request(url: server.url("/status/409"))
             unvalidated.validatesStatus = false
             #expect(try await client.send(unvalidated).status == 409)
         }
@@ -92,28 +92,28 @@ struct ClientTests {
     func redirects() async throws {
         try await withServer { server, _ async throws in
             let client = makeClient()
-            let followed = try await client.send(HTTPRequest(url: server.url("/redirect?to=/inspect%3Fafter=1")))
+            let followed = try await client.send(HTTPClient.Request(url: server.url("/redirect?to=/inspect%3Fafter=1")))
             #expect(try followed.decode(Inspection.self).query == "after=1")
             #expect(followed.url.path == "/inspect")
 
             let seeOther = try await client.send(
-                HTTPRequest(.post, url: server.url("/redirect?status=303&to=/inspect"), body: .text("x"))
+                HTTPClient.Request(.post, url: server.url("/redirect?status=303&to=/inspect"), body: .text("x"))
             )
             let inspection = try seeOther.decode(Inspection.self)
             #expect(inspection.method == "GET")
             #expect(inspection.bodyLength == 0)
 
             let kept = try await client.send(
-                HTTPRequest(.post, url: server.url("/redirect?status=307&to=/inspect"), body: .text("keep"))
+                HTTPClient.Request(.post, url: server.url("/redirect?status=307&to=/inspect"), body: .text("keep"))
             )
             #expect(try kept.decode(Inspection.self).body == "keep")
 
-            let loop = await #expect(throws: HTTPError.self) {
-                try await client.send(HTTPRequest(url: server.url("/redirect-loop")))
+            let loop = await #expect(throws: HTTPTransferError.self) {
+                try await client.send(HTTPClient.Request(url: server.url("/redirect-loop")))
             }
             #expect(loop?.code == .tooManyRedirects)
 
-            let cookies = try await client.send(HTTPRequest(url: server.url("/set-cookie")))
+            let cookies = try await client.send(HTTPClient.Request(url: server.url("/set-cookie")))
             let sent = try cookies.decode(Inspection.self).header("Cookie") ?? ""
             #expect(sent.contains("flavour=oatmeal") && sent.contains("session=abc123"))
             #expect(client.configuration.cookieJar.all.count == 2)
@@ -129,7 +129,7 @@ struct ClientTests {
                     BasicAuth(user: "alice", password: "secret"),
                     HeaderTokenAuth(headerName: "X-Authentication-Token", token: "long-lived-token"),
                 ])
-            let same = try await client.send(HTTPRequest(url: server.url("/redirect?to=/inspect")))
+            let same = try await client.send(HTTPClient.Request(url: server.url("/redirect?to=/inspect")))
             let sameInspection = try same.decode(Inspection.self)
             #expect(sameInspection.header("X-Authentication-Token") == "long-lived-token")
             #expect(sameInspection.header("Authorization") != nil)
@@ -137,7 +137,7 @@ struct ClientTests {
             let elsewhere = server.url("/inspect").absoluteString.replacingOccurrences(
                 of: "127.0.0.1", with: "localhost")
             let query = elsewhere.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? elsewhere
-            let other = try await client.send(HTTPRequest(url: server.url("/redirect?to=\(query)")))
+            let other = try await client.send(HTTPClient.Request(url: server.url("/redirect?to=\(query)")))
             let otherInspection = try other.decode(Inspection.self)
             #expect(other.url.host == "localhost")
             #expect(otherInspection.header("X-Authentication-Token") == nil)
@@ -149,18 +149,18 @@ struct ClientTests {
     func loginPageDetection() async throws {
         try await withServer { server, _ async throws in
             let client = makeClient()
-            var request = HTTPRequest(url: server.url("/login-page"))
+            var request = HTTPClient.Request(url: server.url("/login-page"))
             request.headers["Accept"] = "application/json"
-            let error = await #expect(throws: HTTPError.self) { try await client.send(request) }
+            let error = await #expect(throws: HTTPTransferError.self) { try await client.send(request) }
             #expect(error?.code == .unauthorized)
             #expect(error?.isAuthenticationFailure == true)
             #expect(error?.serverMessage == "Portal Logon")
 
-            var html = HTTPRequest(url: server.url("/login-page"))
+            var html = HTTPClient.Request(url: server.url("/login-page"))
             html.headers["Accept"] = "text/html"
             #expect(try await client.send(html).text.contains("j_password"))
 
-            var plain = HTTPRequest(url: server.url("/html"))
+            var plain = HTTPClient.Request(url: server.url("/html"))
             plain.headers["Accept"] = "application/json"
             #expect(try await client.send(plain).status == 200)  // HTML, but no login form
         }

@@ -10,13 +10,13 @@ struct ResilienceTests {
         try await withServer { server, _ async throws in
             let client = makeClient(timeout: .milliseconds(300))
             let started = ContinuousClock.now
-            let error = await #expect(throws: HTTPError.self) {
-                try await client.send(HTTPRequest(url: server.url("/slow?ms=8000")))
+            let error = await #expect(throws: HTTPTransferError.self) {
+                try await client.send(HTTPClient.Request(url: server.url("/slow?ms=8000")))
             }
             #expect(error?.code == .timeout)
             #expect(ContinuousClock.now - started < .seconds(6))  // well before the answer would have come
 
-            var generous = HTTPRequest(url: server.url("/slow?ms=100"))
+            var generous = HTTPClient.Request(url: server.url("/slow?ms=100"))
             generous.timeout = .seconds(30)  // the whole suite runs in parallel on two cores
             #expect(try await client.send(generous).status == 200)
         }
@@ -26,25 +26,25 @@ struct ResilienceTests {
     func retries() async throws {
         try await withServer { server, state async throws in
             let client = makeClient()
-            #expect(try await client.send(HTTPRequest(url: server.url("/flaky?key=g&fail=2"))).status == 200)
+            #expect(try await client.send(HTTPClient.Request(url: server.url("/flaky?key=g&fail=2"))).status == 200)
             #expect(state.attempts("g") == 3)
 
-            _ = try await client.send(HTTPRequest(url: server.url("/flaky?key=t&fail=1&status=429")))
+            _ = try await client.send(HTTPClient.Request(url: server.url("/flaky?key=t&fail=1&status=429")))
             #expect(state.attempts("t") == 2)
 
-            let exhausted = await #expect(throws: HTTPError.self) {
-                try await client.send(HTTPRequest(url: server.url("/flaky?key=x&fail=5")))
+            let exhausted = await #expect(throws: HTTPTransferError.self) {
+                try await client.send(HTTPClient.Request(url: server.url("/flaky?key=x&fail=5")))
             }
             #expect(exhausted?.code == .serviceUnavailable)
             #expect(state.attempts("x") == 3)
 
-            let post = await #expect(throws: HTTPError.self) {
-                try await client.send(HTTPRequest(.post, url: server.url("/flaky?key=p"), body: .text("once")))
+            let post = await #expect(throws: HTTPTransferError.self) {
+                try await client.send(HTTPClient.Request(.post, url: server.url("/flaky?key=p"), body: .text("once")))
             }
             #expect(post?.code == .serviceUnavailable)
             #expect(state.attempts("p") == 1)
 
-            var repeatable = HTTPRequest(.post, url: server.url("/flaky?key=r"), body: .text("again"))
+            var repeatable = HTTPClient.Request(.post, url: server.url("/flaky?key=r"), body: .text("again"))
             repeatable.repeatabilityID = UUID().uuidString
             _ = try? await client.send(repeatable)
             #expect(state.attempts("r") == 3)
@@ -55,15 +55,15 @@ struct ResilienceTests {
     func retryAfter() async throws {
         try await withServer { server, state async throws in
             let started = ContinuousClock.now
-            _ = try await makeClient().send(HTTPRequest(url: server.url("/flaky?key=ra&fail=1&retryAfter=1")))
+            _ = try await makeClient().send(HTTPClient.Request(url: server.url("/flaky?key=ra&fail=1&retryAfter=1")))
             #expect(ContinuousClock.now - started >= .seconds(1))
             #expect(state.attempts("ra") == 2)
 
             var policy = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10))
             policy.maximumRetryAfter = .seconds(5)
             let impatient = makeClient(retry: policy)
-            let error = await #expect(throws: HTTPError.self) {
-                try await impatient.send(HTTPRequest(url: server.url("/flaky?key=long&fail=1&retryAfter=3600")))
+            let error = await #expect(throws: HTTPTransferError.self) {
+                try await impatient.send(HTTPClient.Request(url: server.url("/flaky?key=long&fail=1&retryAfter=3600")))
             }
             #expect(error?.code == .serviceUnavailable)
             #expect(error?.responseHeaders?["Retry-After"] == "3600")
@@ -78,7 +78,7 @@ struct ResilienceTests {
             let directory = try temporaryDirectory()
             let file = directory.appendingPathComponent("partial.bin")
             let task = Task {
-                let request = HTTPRequest(url: server.url("/drip?chunks=300&ms=100"))
+                let request = HTTPClient.Request(url: server.url("/drip?chunks=300&ms=100"))
                 if destination == "file" {
                     try await client.download(request, to: file)
                 } else {
@@ -90,7 +90,7 @@ struct ResilienceTests {
             task.cancel()
             let result = await task.result
             #expect(ContinuousClock.now - started < .seconds(8))  // the drip would take 30 s
-            guard case .failure(let error as HTTPError) = result else {
+            guard case .failure(let error as HTTPTransferError) = result else {
                 Issue.record("expected a cancellation error, got \(result)")
                 return
             }
@@ -106,8 +106,8 @@ struct ResilienceTests {
         // Bound and never listening: refused, and no other test's server can take the port meanwhile.
         let refusing = try RefusingPort()
         let port = refusing.port
-        let error = await #expect(throws: HTTPError.self) {
-            try await makeClient().send(HTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
+        let error = await #expect(throws: HTTPTransferError.self) {
+            try await makeClient().send(HTTPClient.Request(url: URL(string: "http://127.0.0.1:\(port)/")!))
         }
         #expect(error?.code == .connection)
         #expect(error?.url?.port == port)
@@ -118,16 +118,16 @@ struct ResilienceTests {
     func droppedMidBody() async throws {
         try await withServer { server, _ async throws in
             let client = makeClient(retry: .never)
-            let error = await #expect(throws: HTTPError.self) {
-                try await client.send(HTTPRequest(url: server.url("/cut?length=100000&send=5000")))
+            let error = await #expect(throws: HTTPTransferError.self) {
+                try await client.send(HTTPClient.Request(url: server.url("/cut?length=100000&send=5000")))
             }
             #expect([.connection, .invalidResponse].contains(error?.code))
 
             let directory = try temporaryDirectory()
             let file = directory.appendingPathComponent("keep.txt")
             try Data("precious".utf8).write(to: file)
-            _ = await #expect(throws: HTTPError.self) {
-                try await client.download(HTTPRequest(url: server.url("/cut?length=100000&send=5000")), to: file)
+            _ = await #expect(throws: HTTPTransferError.self) {
+                try await client.download(HTTPClient.Request(url: server.url("/cut?length=100000&send=5000")), to: file)
             }
             #expect(try Data(contentsOf: file) == Data("precious".utf8))
         }
@@ -148,7 +148,9 @@ struct ResilienceTests {
         let raw = try RawTCPServer(response: Array(response.utf8))
         defer { raw.stop() }
         let client = makeClient(retry: .never)
-        let error = await #expect(throws: HTTPError.self) { try await client.send(HTTPRequest(url: raw.url)) }
+        let error = await #expect(throws: HTTPTransferError.self) {
+            try await client.send(HTTPClient.Request(url: raw.url))
+        }
         #expect([.invalidResponse, .connection].contains(error?.code))
         #expect(error?.url == raw.url)
         #expect(error?.description.contains("127.0.0.1") == true)

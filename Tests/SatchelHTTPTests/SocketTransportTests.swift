@@ -216,7 +216,7 @@ import SatchelTestSupport
         let url = URL(string: "http://127.0.0.1:\(server.port)/file")!
         let file = folder.appendingPathComponent("down.bin")
         let received = Mutex<Int64>(0)
-        let downloaded = try await client.download(HTTPRequest(url: url), to: file) { progress in
+        let downloaded = try await client.download(HTTPClient.Request(url: url), to: file) { progress in
             if progress.direction == .download { received.withLock { $0 = progress.bytesDone } }
         }
         #expect(downloaded.bodyFile == file)
@@ -224,7 +224,7 @@ import SatchelTestSupport
         #expect(received.withLock { $0 } == Int64(payload.count))
 
         let sent = Mutex<Int64>(0)
-        let uploaded = try await client.upload(HTTPRequest(.put, url: url), fromFile: file) { progress in
+        let uploaded = try await client.upload(HTTPClient.Request(.put, url: url), fromFile: file) { progress in
             if progress.direction == .upload { sent.withLock { $0 = progress.bytesDone } }
         }
         #expect(uploaded.status == 201)
@@ -250,24 +250,24 @@ import SatchelTestSupport
         do {
             let size = 5_000_003
             let file = folder.appendingPathComponent("pattern.bin")
-            try await client.download(HTTPRequest(url: server.url("/bytes/\(size)")), to: file)
+            try await client.download(HTTPClient.Request(url: server.url("/bytes/\(size)")), to: file)
             #expect(try Data(contentsOf: file) == TestHTTPServer.pattern(count: size))
 
-            let sink = try await client.upload(HTTPRequest(.put, url: server.url("/sink")), fromFile: file)
+            let sink = try await client.upload(HTTPClient.Request(.put, url: server.url("/sink")), fromFile: file)
             let answer = try JSONSerialization.jsonObject(with: sink.body) as? [String: Any]
             #expect(answer?["received"] as? Int == size && answer?["matchesPattern"] as? Bool == true)
 
-            var request = HTTPRequest(.post, url: server.url("/inspect?a=1"), headers: ["X-Test": "yes"])
+            var request = HTTPClient.Request(.post, url: server.url("/inspect?a=1"), headers: ["X-Test": "yes"])
             request.body = .text("hello")
             let inspection = try await client.send(request).decode(Inspection.self)
             #expect(inspection.method == "POST" && inspection.query == "a=1" && inspection.body == "hello")
             #expect(inspection.header("x-test") == "yes")
 
             let cut = await httpError {
-                try await client.send(HTTPRequest(url: server.url("/cut?length=100000&send=1000")))
+                try await client.send(HTTPClient.Request(url: server.url("/cut?length=100000&send=1000")))
             }
             #expect(cut?.code == .connection)
-            let missing = await httpError { try await client.send(HTTPRequest(url: server.url("/status/404"))) }
+            let missing = await httpError { try await client.send(HTTPClient.Request(url: server.url("/status/404"))) }
             #expect(missing?.status == 404)
         } catch {
             await server.stop()
@@ -277,15 +277,15 @@ import SatchelTestSupport
     }
 }
 
-private func httpError(_ body: () async throws -> some Any) async -> HTTPError? {
+private func httpError(_ body: () async throws -> some Any) async -> HTTPTransferError? {
     do {
         _ = try await body()
-        Issue.record("expected an HTTPError")
+        Issue.record("expected an HTTPTransferError")
         return nil
-    } catch let error as HTTPError {
+    } catch let error as HTTPTransferError {
         return error
     } catch {
-        Issue.record("expected an HTTPError, got \(error)")
+        Issue.record("expected an HTTPTransferError, got \(error)")
         return nil
     }
 }
@@ -293,7 +293,7 @@ private func httpError(_ body: () async throws -> some Any) async -> HTTPError? 
 // MARK: - Requests to the scripted server
 
 extension ScriptedTCPServer {
-    func request(_ path: String, method: HTTPMethod = .get) -> TransportRequest {
+    func request(_ path: String, method: HTTPClient.Method = .get) -> TransportRequest {
         TransportRequest(
             method: method,
             url: URL(string: "http://127.0.0.1:\(port)\(path)")!,

@@ -78,7 +78,7 @@ struct StreamingResponseTests {
             }
         }
         defer { server.stop() }
-        let response = try await kind.client().stream(HTTPRequest(url: Self.url(server, "/stream")))
+        let response = try await kind.client().stream(HTTPClient.Request(url: Self.url(server, "/stream")))
         #expect(response.status == 200)
         var received = Data()
         for try await chunk in response.body {
@@ -99,7 +99,7 @@ struct StreamingResponseTests {
             connection.write(body)
         }
         defer { server.stop() }
-        let response = try await kind.client().stream(HTTPRequest(url: Self.url(server, "/slow")))
+        let response = try await kind.client().stream(HTTPClient.Request(url: Self.url(server, "/slow")))
         var received = Data()
         for try await chunk in response.body {
             if received.isEmpty { try await Task.sleep(for: .milliseconds(300)) }
@@ -123,9 +123,9 @@ struct StreamingResponseTests {
             usleep(50_000)
         }
         defer { server.stop() }
-        let response = try await kind.client().stream(HTTPRequest(url: Self.url(server, "/cut")))
+        let response = try await kind.client().stream(HTTPClient.Request(url: Self.url(server, "/cut")))
         var received = 0
-        let error = await #expect(throws: HTTPError.self) {
+        let error = await #expect(throws: HTTPTransferError.self) {
             for try await chunk in response.body { received += chunk.count }
         }
         #expect(error?.code == .connection)
@@ -145,7 +145,7 @@ struct StreamingResponseTests {
         defer { server.stop() }
         let client = kind.client()
         let task = Task {
-            let response = try await client.stream(HTTPRequest(url: Self.url(server, "/endless")))
+            let response = try await client.stream(HTTPClient.Request(url: Self.url(server, "/endless")))
             var received = 0
             for try await chunk in response.body {
                 received += chunk.count
@@ -153,7 +153,7 @@ struct StreamingResponseTests {
             }
             return received
         }
-        let error = await #expect(throws: HTTPError.self) { try await task.value }
+        let error = await #expect(throws: HTTPTransferError.self) { try await task.value }
         #expect(error?.code == .cancelled)
         #expect(closed.wait(seconds: 5), "the server never saw the connection close")
     }
@@ -171,7 +171,7 @@ struct StreamingResponseTests {
         }
         defer { server.stop() }
         do {
-            let response = try await kind.client().stream(HTTPRequest(url: Self.url(server, "/drop")))
+            let response = try await kind.client().stream(HTTPClient.Request(url: Self.url(server, "/drop")))
             for try await chunk in response.body {
                 #expect(!chunk.isEmpty)
                 break
@@ -199,13 +199,14 @@ struct StreamingResponseTests {
         }
         defer { server.stop() }
         let client = kind.client()
-        let announced = await #expect(throws: HTTPError.self) {
-            _ = try await client.stream(HTTPRequest(url: Self.url(server, "/announced")), maximumBytes: 2500)
+        let announced = await #expect(throws: HTTPTransferError.self) {
+            _ = try await client.stream(HTTPClient.Request(url: Self.url(server, "/announced")), maximumBytes: 2500)
         }
         #expect(announced?.code == .responseTooLarge)
-        let response = try await client.stream(HTTPRequest(url: Self.url(server, "/growing")), maximumBytes: 2500)
+        let response = try await client.stream(
+            HTTPClient.Request(url: Self.url(server, "/growing")), maximumBytes: 2500)
         var received = 0
-        let growing = await #expect(throws: HTTPError.self) {
+        let growing = await #expect(throws: HTTPTransferError.self) {
             for try await chunk in response.body { received += chunk.count }
         }
         #expect(growing?.code == .responseTooLarge)
@@ -231,15 +232,15 @@ struct StreamingResponseTests {
         }
         defer { server.stop() }
         let client = kind.client()
-        let moved = try await client.stream(HTTPRequest(url: Self.url(server, "/old")))
+        let moved = try await client.stream(HTTPClient.Request(url: Self.url(server, "/old")))
         #expect(moved.url.path == "/new")
         #expect(try await moved.collect().text == "fresh")
-        let error = await #expect(throws: HTTPError.self) {
-            _ = try await client.stream(HTTPRequest(url: Self.url(server, "/missing")))
+        let error = await #expect(throws: HTTPTransferError.self) {
+            _ = try await client.stream(HTTPClient.Request(url: Self.url(server, "/missing")))
         }
         #expect(error?.status == 404)
         #expect([error?.responseExcerpt, error?.serverMessage].contains { $0?.contains("no such thing") == true })
-        var unvalidated = HTTPRequest(url: Self.url(server, "/missing"))
+        var unvalidated = HTTPClient.Request(url: Self.url(server, "/missing"))
         unvalidated.validatesStatus = false
         let answer = try await client.stream(unvalidated)
         #expect(answer.status == 404)
@@ -297,7 +298,7 @@ struct StreamingResponseTests {
         let cutComplete = Counter()
         cut.setInspector({ _ in }, complete: { cutComplete.increment() })
         #expect(try cut.offer(Data([1])))
-        cut.finish(throwing: HTTPError(.connection, "cut"))
+        cut.finish(throwing: HTTPTransferError(.connection, "cut"))
         #expect(cutComplete.value == 0)
         let whole = ResponseBodyChannel()
         #expect(try whole.offer(Data([1])))
@@ -314,7 +315,7 @@ struct StreamingResponseTests {
             TransportResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Data("whole".utf8))
         }
         let client = makeClient(transport: transport)
-        let response = try await client.stream(HTTPRequest(url: URL(string: "http://example.invalid/x")!))
+        let response = try await client.stream(HTTPClient.Request(url: URL(string: "http://example.invalid/x")!))
         var chunks: [Data] = []
         for try await chunk in response.body { chunks.append(chunk) }
         #expect(chunks == [Data("whole".utf8)])

@@ -13,7 +13,9 @@ struct TransferTests {
             let file = directory.appendingPathComponent("data.bin")
             let size = 5_000_000
             let seen = Mutex<[TransferProgress]>([])
-            let response = try await makeClient().download(HTTPRequest(url: server.url("/bytes/\(size)")), to: file) {
+            let response = try await makeClient().download(
+                HTTPClient.Request(url: server.url("/bytes/\(size)")), to: file
+            ) {
                 progress in seen.withLock { $0.append(progress) }
             }
             #expect(response.bodyFile == file)
@@ -34,7 +36,8 @@ struct TransferTests {
         try await withServer { server, _ async throws in
             let directory = try temporaryDirectory()
             let file = directory.appendingPathComponent("seq.bin")
-            let transfer = makeClient().downloadTransfer(HTTPRequest(url: server.url("/bytes/3000000")), to: file)
+            let transfer = makeClient().downloadTransfer(
+                HTTPClient.Request(url: server.url("/bytes/3000000")), to: file)
             var last: TransferProgress?
             for await progress in transfer.progress { last = progress }
             let response = try await transfer.response
@@ -47,7 +50,7 @@ struct TransferTests {
     func ranges() async throws {
         try await withServer { server, _ async throws in
             let client = makeClient()
-            var request = HTTPRequest(url: server.url("/bytes/100000"))
+            var request = HTTPClient.Request(url: server.url("/bytes/100000"))
             request.range = .bytes(1000...1999)
             let partial = try await client.send(request)
             #expect(partial.status == 206)
@@ -59,11 +62,12 @@ struct TransferTests {
             let file = directory.appendingPathComponent("resume.bin")
             try TestHTTPServer.pattern(count: 40_000).write(to: file)
             let resumed = try await client.download(
-                HTTPRequest(url: server.url("/bytes/100000")), to: file, resume: true)
+                HTTPClient.Request(url: server.url("/bytes/100000")), to: file, resume: true)
             #expect(resumed.status == 206)
             #expect(try Data(contentsOf: file) == TestHTTPServer.pattern(count: 100_000))
 
-            let again = try await client.download(HTTPRequest(url: server.url("/bytes/100000")), to: file, resume: true)
+            let again = try await client.download(
+                HTTPClient.Request(url: server.url("/bytes/100000")), to: file, resume: true)
             #expect(again.status == 206)  // already complete: 416 from the server, nothing changes
             #expect(try Data(contentsOf: file).count == 100_000)
         }
@@ -77,7 +81,9 @@ struct TransferTests {
             let size = 4_000_000
             try TestHTTPServer.pattern(count: size).write(to: file)
             let sent = Mutex<Int64>(0)
-            let response = try await makeClient().upload(HTTPRequest(.put, url: server.url("/sink")), fromFile: file) {
+            let response = try await makeClient().upload(
+                HTTPClient.Request(.put, url: server.url("/sink")), fromFile: file
+            ) {
                 progress in if progress.direction == .upload { sent.withLock { $0 = progress.bytesDone } }
             }
             let result = try response.decode(SinkResult.self)
@@ -93,8 +99,8 @@ struct TransferTests {
             let directory = try temporaryDirectory()
             let file = directory.appendingPathComponent("keep.bin")
             try Data("old content".utf8).write(to: file)
-            let error = await #expect(throws: HTTPError.self) {
-                try await makeClient().download(HTTPRequest(url: server.url("/status/404")), to: file)
+            let error = await #expect(throws: HTTPTransferError.self) {
+                try await makeClient().download(HTTPClient.Request(url: server.url("/status/404")), to: file)
             }
             #expect(error?.code == .notFound)
             #expect(error?.serverMessage == "status 404 as requested")
@@ -104,8 +110,8 @@ struct TransferTests {
             var configuration = HTTPClient.Configuration()
             configuration.maximumInMemoryResponseBytes = 1000
             let small = HTTPClient(configuration: configuration)
-            let tooLarge = await #expect(throws: HTTPError.self) {
-                try await small.send(HTTPRequest(url: server.url("/bytes/5000")))
+            let tooLarge = await #expect(throws: HTTPTransferError.self) {
+                try await small.send(HTTPClient.Request(url: server.url("/bytes/5000")))
             }
             #expect(tooLarge?.code == .responseTooLarge)
         }

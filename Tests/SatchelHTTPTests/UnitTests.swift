@@ -9,7 +9,7 @@ import SatchelJSON
 struct UnitTests {
     @Test("headers are case-insensitive, ordered, and redacted when printed")
     func headers() {
-        var headers: HTTPHeaders = ["Accept": "application/json", "Authorization": "Basic YWxpY2U6cHc="]
+        var headers: HTTPClient.Headers = ["Accept": "application/json", "Authorization": "Basic YWxpY2U6cHc="]
         headers.add("Set-Cookie", "a=1")
         headers.add("set-cookie", "b=2")
         #expect(headers["accept"] == "application/json")
@@ -33,7 +33,7 @@ struct UnitTests {
         #expect(redacted.contains("sap-client=100"))
         let text = Redaction.text("GET https://bob:hunter2@h/x failed; password=hunter2 token: abc")
         #expect(!text.contains("hunter2") && !text.contains("abc"))
-        let error = HTTPError(.unauthorized, "nope", url: url)
+        let error = HTTPTransferError(.unauthorized, "nope", url: url)
         #expect(!error.description.contains("pw@"))
     }
 
@@ -41,7 +41,7 @@ struct UnitTests {
     func cookies() {
         let url = URL(string: "https://portal.example.com/irj/portal/login")!
         let jar = CookieJar()
-        var headers = HTTPHeaders()
+        var headers = HTTPClient.Headers()
         headers.add("Set-Cookie", "MYSAPSSO2=abc; Path=/; Domain=.example.com; Secure; HttpOnly")
         headers.add("Set-Cookie", "JSESSIONID=1; Path=/irj")
         headers.add("Set-Cookie", "old=1; Max-Age=0")
@@ -73,7 +73,7 @@ struct UnitTests {
         let date = HTTPDate.format(now.addingTimeInterval(30))
         let fromDate = RetryPolicy.retryAfter(in: ["Retry-After": date], now: now)
         #expect(fromDate.map { $0 > .seconds(28) && $0 <= .seconds(30) } == true)
-        #expect(HTTPMethod.post.isIdempotent == false && HTTPMethod.put.isIdempotent)
+        #expect(HTTPClient.Method.post.isIdempotent == false && HTTPClient.Method.put.isIdempotent)
     }
 
     @Test("IMF-fixdates equal the date formatter's, before and after 1970, on leap days")
@@ -98,7 +98,7 @@ struct UnitTests {
         #expect(ByteRange.bytes(0...99).headerValue == "bytes=0-99")
         #expect(ByteRange.from(10).headerValue == "bytes=10-")
         #expect(ByteRange.suffix(5).headerValue == "bytes=-5")
-        var request = HTTPRequest(url: URL(string: "http://h/")!)
+        var request = HTTPClient.Request(url: URL(string: "http://h/")!)
         request.range = .bytes(from: 7)
         #expect(request.headers["Range"] == "bytes=7-" && request.range == .from(7))
         let range = ContentRange(headerValue: "bytes 100-199/1000")
@@ -146,11 +146,13 @@ struct UnitTests {
                 : TransportResponse(status: 404, headers: [:])
         }
         let client = HTTPClient(transport: transport)
-        #expect(try await client.send(HTTPRequest(url: URL(string: "http://h/a")!)).text == "hi")
-        await #expect(throws: HTTPError.self) { try await client.send(HTTPRequest(url: URL(string: "http://h/b")!)) }
+        #expect(try await client.send(HTTPClient.Request(url: URL(string: "http://h/a")!)).text == "hi")
+        await #expect(throws: HTTPTransferError.self) {
+            try await client.send(HTTPClient.Request(url: URL(string: "http://h/b")!))
+        }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
-        try await client.download(HTTPRequest(url: URL(string: "http://h/a")!), to: file)
+        try await client.download(HTTPClient.Request(url: URL(string: "http://h/a")!), to: file)
         #expect(try String(contentsOf: file, encoding: .utf8) == "hi")
         #expect(transport.requests.count == 3)
         #expect(transport.requests[0].headers["User-Agent"]?.hasPrefix("Satchel/") == true)
@@ -163,18 +165,18 @@ struct UnitTests {
             return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
         }
         let client = HTTPClient(transport: transport)
-        let good = try await client.send(HTTPRequest(url: URL(string: "http://h/good")!))
+        let good = try await client.send(HTTPClient.Request(url: URL(string: "http://h/good")!))
         #expect(try good.json()["d"]?["results"]?[0]?["ID"]?.int64Value == 7)
-        let bad = try await client.send(HTTPRequest(url: URL(string: "http://h/bad")!))
-        let error = #expect(throws: HTTPError.self) { try bad.json() }
+        let bad = try await client.send(HTTPClient.Request(url: URL(string: "http://h/bad")!))
+        let error = #expect(throws: HTTPTransferError.self) { try bad.json() }
         #expect(error?.code == .invalidResponse)
         #expect(error?.responseExcerpt == "<html>oops</html>")
         #expect(error?.underlying is JSONError)
-        #expect(HTTPBody.json(["a": [1, true, nil]]).inMemoryData == Data(#"{"a":[1,true,null]}"#.utf8))
+        #expect(HTTPClient.Body.json(["a": [1, true, nil]]).inMemoryData == Data(#"{"a":[1,true,null]}"#.utf8))
     }
 }
 
-@Suite("HTTPResponse header accessors")
+@Suite("HTTPClient.Response header accessors")
 struct ResponseHeaderTests {
     @Test(
         "the media type survives empty and odd Content-Type headers",
@@ -183,8 +185,9 @@ struct ResponseHeaderTests {
             ("application/json", "application/json"),
         ] as [(String, String?)])
     func mediaType(header: String, expected: String?) {
-        let response = HTTPResponse(
-            status: 200, headers: HTTPHeaders([("Content-Type", header)]), url: URL(string: "http://127.0.0.1/")!)
+        let response = HTTPClient.Response(
+            status: 200, headers: HTTPClient.Headers([("Content-Type", header)]), url: URL(string: "http://127.0.0.1/")!
+        )
         #expect(response.mediaType == expected)
     }
 }

@@ -8,14 +8,14 @@ import SatchelJSON
 @Suite("OData errors")
 struct ErrorTests {
     static func error(
-        _ status: Int, _ body: Data, type: String = "application/json", headers: HTTPHeaders = [:]
+        _ status: Int, _ body: Data, type: String = "application/json", headers: HTTPClient.Headers = [:]
     ) -> ODataError {
         var headers = headers
         headers["Content-Type"] = type
         let url = URL(string: "https://gw.example.edu/sap/opu/odata/sap/ZADM_SRV/StudentSet('0099')")!
-        let response = HTTPResponse(status: status, headers: headers, url: url, body: body)
+        let response = HTTPClient.Response(status: status, headers: headers, url: url, body: body)
         return ODataError(
-            response: response, request: HTTPRequest(.get, url: url, operation: "read StudentSet('0099')"))
+            response: response, request: HTTPClient.Request(.get, url: url, operation: "read StudentSet('0099')"))
     }
 
     @Test func v2SAPError() throws {

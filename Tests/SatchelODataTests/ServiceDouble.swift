@@ -35,7 +35,8 @@ final class ServiceDouble: Sendable {
     }
 
     func on(
-        _ key: String, status: Int = 200, headers: HTTPHeaders = ["Content-Type": "application/json"], body: String = ""
+        _ key: String, status: Int = 200, headers: HTTPClient.Headers = ["Content-Type": "application/json"],
+        body: String = ""
     ) {
         on(key) { _ in TransportResponse(status: status, headers: headers, body: Data(body.utf8)) }
     }

@@ -46,9 +46,9 @@ struct ConcurrentTreeOperationsTests {
                     client, base, action: "createFolder", name: "moving-\(index)", type: "cmis:folder"))
         }
 
-        var requests: [(String, HTTPRequest)] = []
-        func add(_ what: String, _ method: SatchelHTTP.HTTPMethod, _ url: URL, form: [(String, String)]? = nil) {
-            var request = HTTPRequest(method, url: url, body: form.map { .form($0) })
+        var requests: [(String, HTTPClient.Request)] = []
+        func add(_ what: String, _ method: HTTPClient.Method, _ url: URL, form: [(String, String)]? = nil) {
+            var request = HTTPClient.Request(method, url: url, body: form.map { .form($0) })
             request.headers["Authorization"] = ServerProcess.basic
             request.timeout = Self.bound * 2
             request.validatesStatus = false
@@ -87,7 +87,7 @@ struct ConcurrentTreeOperationsTests {
         try #require(outcomes.allSatisfy { $0.1 != nil }, "the server stalled")
         // Every tree is gone and the server still answers.
         for tree in trees {
-            var request = HTTPRequest(
+            var request = HTTPClient.Request(
                 .get, url: ServerProcess.url(base, objectId: tree, extra: [("cmisselector", "object")]))
             request.headers["Authorization"] = ServerProcess.basic
             request.validatesStatus = false

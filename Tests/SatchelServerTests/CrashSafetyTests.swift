@@ -46,7 +46,7 @@ struct CrashSafetyTests {
             form.addField(name, value)
         }
         try form.addFile("content", fileURL: big, filename: "big.bin")
-        var request = HTTPRequest(
+        var request = HTTPClient.Request(
             .post, url: ServerProcess.url(base, objectId: folderId), body: .multipart(form), operation: "big upload")
         request.headers["Authorization"] = ServerProcess.basic
         let pid = server.pid
@@ -67,7 +67,7 @@ struct CrashSafetyTests {
         server = try await sandbox.start()
         defer { server.stop() }
         let restartedBase = server.url.appendingPathComponent("cmis/browser/shared/root")
-        var children = HTTPRequest(
+        var children = HTTPClient.Request(
             .get,
             url: ServerProcess.url(
                 restartedBase, objectId: folderId, extra: [("cmisselector", "children"), ("succinct", "true")]))
@@ -78,7 +78,7 @@ struct CrashSafetyTests {
         }
         #expect(names.sorted() == ["doc-0.bin", "doc-1.bin", "doc-2.bin"])
         for (id, bytes) in kept {
-            var content = HTTPRequest(
+            var content = HTTPClient.Request(
                 .get, url: ServerProcess.url(restartedBase, objectId: id, extra: [("cmisselector", "content")]))
             content.headers["Authorization"] = ServerProcess.basic
             #expect(try await client.send(content).body == bytes)

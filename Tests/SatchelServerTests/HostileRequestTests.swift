@@ -15,7 +15,7 @@ struct HostileRequestTests {
 
     static let folderURL = "/cmis/browser/shared/root"
 
-    static func multipart(boundary: String, _ text: String) -> HTTPBody {
+    static func multipart(boundary: String, _ text: String) -> HTTPClient.Body {
         .data(Data(text.utf8), contentType: "multipart/form-data; boundary=\(boundary)")
     }
 
@@ -133,7 +133,7 @@ struct HostileRequestTests {
     @Test("10,000 form fields are refused with a 4xx, urlencoded and multipart", arguments: [false, true])
     func tooManyFields(multipart: Bool) async throws {
         let fields = (0..<10_000).map { ("f\($0)", "v") }
-        let body: HTTPBody
+        let body: HTTPClient.Body
         if multipart {
             var form = MultipartFormData(boundary: "many")
             for (name, value) in fields { form.addField(name, value) }

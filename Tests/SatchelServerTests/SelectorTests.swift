@@ -149,7 +149,7 @@ struct SelectorTests {
     func errors(name: String, status: Int) async throws {
         let harness = try await Self.server.value
         let (folder, document) = try await Self.fixture.value
-        let response: SatchelHTTP.HTTPResponse
+        let response: HTTPClient.Response
         switch name {
         case "createFolder-duplicate":
             response = try await harness.post(

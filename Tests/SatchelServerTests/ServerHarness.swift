@@ -66,10 +66,11 @@ final class ServerHarness: Sendable {
 
     /// Sends a request and returns whatever status comes back.
     func send(
-        _ method: SatchelHTTP.HTTPMethod = .get, _ pathAndQuery: String, user: String? = "alice",
-        headers: [(String, String)] = [], body: HTTPBody? = nil
-    ) async throws -> SatchelHTTP.HTTPResponse {
-        var request = SatchelHTTP.HTTPRequest(method, url: url(pathAndQuery), headers: HTTPHeaders(headers), body: body)
+        _ method: HTTPClient.Method = .get, _ pathAndQuery: String, user: String? = "alice",
+        headers: [(String, String)] = [], body: HTTPClient.Body? = nil
+    ) async throws -> HTTPClient.Response {
+        var request = HTTPClient.Request(
+            method, url: url(pathAndQuery), headers: HTTPClient.Headers(headers), body: body)
         if let user { request.headers["Authorization"] = Self.basic(user) }
         request.validatesStatus = false
         // Login answers set a cookie: keep it out of the shared client's jar, so other tests stay on Basic.
@@ -80,7 +81,7 @@ final class ServerHarness: Sendable {
     /// A form POST (urlencoded).
     func post(
         _ pathAndQuery: String, user: String? = "alice", fields: [(String, String)], headers: [(String, String)] = []
-    ) async throws -> SatchelHTTP.HTTPResponse {
+    ) async throws -> HTTPClient.Response {
         try await send(.post, pathAndQuery, user: user, headers: headers, body: .form(fields))
     }
 
@@ -95,6 +96,6 @@ final class ServerHarness: Sendable {
 }
 
 /// The CMIS exception name of a JSON error body.
-func exception(_ response: SatchelHTTP.HTTPResponse) -> String? {
+func exception(_ response: HTTPClient.Response) -> String? {
     (try? response.json())?["exception"]?.stringValue
 }

@@ -68,7 +68,8 @@ struct ServerProcess {
         let url = URL(string: "http://127.0.0.1:\(port)")!
         let client = HTTPClient()
         for _ in 0..<200 {
-            if let response = try? await client.send(HTTPRequest(.get, url: url.appendingPathComponent("health"))),
+            if let response = try? await client.send(
+                HTTPClient.Request(.get, url: url.appendingPathComponent("health"))),
                 response.status == 200
             {
                 return ServerProcess(process: process, url: url)
@@ -119,14 +120,15 @@ struct ServerProcess {
         content: Data? = nil, directory: URL? = nil
     ) async throws -> String {
         let target = folderId.map { url(base, objectId: $0) } ?? base
-        var request: HTTPRequest
+        var request: HTTPClient.Request
         if let content {
             var form = MultipartFormData()
             for (field, value) in fields(action: action, name: name, type: type) { form.addField(field, value) }
             form.addData("content", data: content, filename: name, contentType: "application/octet-stream")
-            request = HTTPRequest(.post, url: target, body: .multipart(form))
+            request = HTTPClient.Request(.post, url: target, body: .multipart(form))
         } else {
-            request = HTTPRequest(.post, url: target, body: .form(fields(action: action, name: name, type: type)))
+            request = HTTPClient.Request(
+                .post, url: target, body: .form(fields(action: action, name: name, type: type)))
         }
         request.headers["Authorization"] = basic
         let json = try await client.send(request).json()

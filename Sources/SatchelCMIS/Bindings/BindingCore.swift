@@ -12,19 +12,19 @@ protocol BindingCore: CMISBinding {
     var types: TypeCache { get }
     /// A refused request or a transport failure as a ``CMISError`` (the server's exception and message when the
     /// body has them).
-    static func map(_ error: HTTPError) -> CMISError
+    static func map(_ error: HTTPTransferError) -> CMISError
     /// The GET of a document's content.
-    func contentRequest(repositoryId: String, objectId: String, range: ByteRange?) async throws -> HTTPRequest
+    func contentRequest(repositoryId: String, objectId: String, range: ByteRange?) async throws -> HTTPClient.Request
 }
 
 extension BindingCore {
     /// Sends a request; maps refusals to the server's CMIS exception and transport failures to ``CMISError``.
     func send(
-        _ request: HTTPRequest, progress: (@Sendable (TransferProgress) -> Void)? = nil
-    ) async throws -> HTTPResponse {
+        _ request: HTTPClient.Request, progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> HTTPClient.Response {
         do {
             return try await client.send(request, progress: progress)
-        } catch let error as HTTPError {
+        } catch let error as HTTPTransferError {
             throw Self.map(error)
         }
     }
@@ -48,7 +48,7 @@ extension BindingCore {
         let request = try await contentRequest(repositoryId: repositoryId, objectId: objectId, range: range)
         do {
             try await client.download(request, to: file, progress: progress)
-        } catch let error as HTTPError {
+        } catch let error as HTTPTransferError {
             throw Self.map(error)
         }
     }
@@ -59,7 +59,7 @@ extension BindingCore {
         let request = try await contentRequest(repositoryId: repositoryId, objectId: objectId, range: range)
         do {
             return try await client.stream(request)
-        } catch let error as HTTPError {
+        } catch let error as HTTPTransferError {
             throw Self.map(error)
         }
     }

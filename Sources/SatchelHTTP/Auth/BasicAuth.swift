@@ -21,7 +21,7 @@ public final class BasicAuth: HTTPAuthProvider {
         self.mode = mode
     }
 
-    public func authorize(_ request: inout HTTPRequest, context: HTTPAuthContext) async throws {
+    public func authorize(_ request: inout HTTPClient.Request, context: HTTPAuthContext) async throws {
         guard !request.headers.contains("Authorization") else { return }
         let origin = Self.origin(of: request.url)
         if mode == .preemptive || challengedOrigins.withLock({ $0.contains(origin) }) {
@@ -30,7 +30,7 @@ public final class BasicAuth: HTTPAuthProvider {
     }
 
     public func recover(
-        from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext
+        from response: HTTPClient.Response, to request: HTTPClient.Request, context: HTTPAuthContext
     ) async throws
         -> Bool
     {

@@ -25,7 +25,7 @@ public final class BearerTokenAuth: HTTPAuthProvider {
     /// The token in use now.
     public var token: String? { state.withLock { $0.token } }
 
-    public func authorize(_ request: inout HTTPRequest, context: HTTPAuthContext) async throws {
+    public func authorize(_ request: inout HTTPClient.Request, context: HTTPAuthContext) async throws {
         var token = state.withLock { $0.token }
         if token == nil { token = try await refreshed(replacing: nil) }
         guard let token else { return }
@@ -33,7 +33,7 @@ public final class BearerTokenAuth: HTTPAuthProvider {
     }
 
     public func recover(
-        from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext
+        from response: HTTPClient.Response, to request: HTTPClient.Request, context: HTTPAuthContext
     ) async throws
         -> Bool
     {
@@ -62,7 +62,7 @@ public final class BearerTokenAuth: HTTPAuthProvider {
             return token
         } catch {
             state.withLock { $0.refresh = nil }
-            throw HTTPError(.unauthorized, "refreshing the bearer token failed", underlying: error)
+            throw HTTPTransferError(.unauthorized, "refreshing the bearer token failed", underlying: error)
         }
     }
 }

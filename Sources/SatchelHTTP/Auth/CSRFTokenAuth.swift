@@ -28,7 +28,7 @@ public final class CSRFTokenAuth: HTTPAuthProvider {
     /// The token in use, if one was fetched.
     public var token: String? { state.withLock { $0 } }
 
-    public func authorize(_ request: inout HTTPRequest, context: HTTPAuthContext) async throws {
+    public func authorize(_ request: inout HTTPClient.Request, context: HTTPAuthContext) async throws {
         guard request.method.isModifying, !request.headers.contains(headerName) else { return }
         var token = state.withLock { $0 }
         if token == nil { token = try await fetch(for: request, context: context) }
@@ -36,7 +36,7 @@ public final class CSRFTokenAuth: HTTPAuthProvider {
     }
 
     public func recover(
-        from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext
+        from response: HTTPClient.Response, to request: HTTPClient.Request, context: HTTPAuthContext
     ) async throws
         -> Bool
     {
@@ -48,15 +48,15 @@ public final class CSRFTokenAuth: HTTPAuthProvider {
         return true
     }
 
-    private func fetch(for request: HTTPRequest, context: HTTPAuthContext) async throws -> String {
-        var fetch = HTTPRequest(.get, url: fetchURL ?? request.url, operation: "fetch the CSRF token")
+    private func fetch(for request: HTTPClient.Request, context: HTTPAuthContext) async throws -> String {
+        var fetch = HTTPClient.Request(.get, url: fetchURL ?? request.url, operation: "fetch the CSRF token")
         fetch.headers[headerName] = "Fetch"
         fetch.validatesStatus = false
         let response = try await context.send(fetch)
         guard let token = response.headers[headerName], !token.isEmpty, token.lowercased() != "required",
             response.status < 500
         else {
-            throw HTTPError.status(response, body: response.body, request: fetch).replacing(
+            throw HTTPTransferError.status(response, body: response.body, request: fetch).replacing(
                 code: response.status == 401 ? .unauthorized : .forbidden,
                 message: "the server sent no \(headerName) when asked for one (status \(response.status))"
             )
@@ -66,8 +66,8 @@ public final class CSRFTokenAuth: HTTPAuthProvider {
     }
 }
 
-extension HTTPError {
-    func replacing(code: Code, message: String) -> HTTPError {
+extension HTTPTransferError {
+    func replacing(code: Code, message: String) -> HTTPTransferError {
         var error = self
         error.code = code
         error.message = message

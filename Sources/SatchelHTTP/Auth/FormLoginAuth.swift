@@ -61,12 +61,12 @@ public final class FormLoginAuth: HTTPAuthProvider {
     /// How many times this provider has logged in.
     public var loginCount: Int { state.withLock { $0.count } }
 
-    public func authorize(_ request: inout HTTPRequest, context: HTTPAuthContext) async throws {
+    public func authorize(_ request: inout HTTPClient.Request, context: HTTPAuthContext) async throws {
         if !state.withLock({ $0.loggedIn }) { try await logIn(context: context, sentCookies: nil) }
     }
 
     public func recover(
-        from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext
+        from response: HTTPClient.Response, to request: HTTPClient.Request, context: HTTPAuthContext
     ) async throws
         -> Bool
     {
@@ -107,7 +107,7 @@ public final class FormLoginAuth: HTTPAuthProvider {
         let fields =
             [(configuration.usernameField, username), (configuration.passwordField, password)]
             + configuration.extraFields
-        var request = HTTPRequest(
+        var request = HTTPClient.Request(
             .post, url: loginURL, body: .form(fields), operation: "log in at \(loginURL.host ?? "")")
         request.headers["Accept"] = "text/html,application/json;q=0.9,*/*;q=0.8"
         request.validatesStatus = false
@@ -127,7 +127,7 @@ public final class FormLoginAuth: HTTPAuthProvider {
                 nil
             }
         if let failure {
-            var error = HTTPError.status(response, body: response.body, request: request)
+            var error = HTTPTransferError.status(response, body: response.body, request: request)
             error.code = .unauthorized
             error.message = "login failed: \(failure)"
             throw error
@@ -137,14 +137,14 @@ public final class FormLoginAuth: HTTPAuthProvider {
 
 /// Recognises an HTML login page served where data was expected (an expired SSO session).
 enum LoginPage {
-    static func isLoginPage(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
+    static func isLoginPage(_ response: HTTPClient.Response, for request: HTTPClient.Request) -> Bool {
         guard (200..<300).contains(response.status), !request.acceptsHTML, response.mediaType?.contains("html") == true
         else { return false }
         let path = response.url.path.lowercased()
         return containsPasswordForm(response) || ["login", "logon", "signin", "sso"].contains { path.contains($0) }
     }
 
-    static func containsPasswordForm(_ response: HTTPResponse) -> Bool {
+    static func containsPasswordForm(_ response: HTTPClient.Response) -> Bool {
         guard response.mediaType?.contains("html") == true else { return false }
         let text = String(decoding: response.body.prefix(256 * 1024), as: UTF8.self).lowercased()
         return text.contains("type=\"password\"") || text.contains("type='password'") || text.contains("type=password")

@@ -17,16 +17,18 @@
 /// ```
 public protocol HTTPAuthProvider: Sendable {
     /// Adds this provider's credentials or tokens to a request about to be sent.
-    func authorize(_ request: inout HTTPRequest, context: HTTPAuthContext) async throws
+    func authorize(_ request: inout HTTPClient.Request, context: HTTPAuthContext) async throws
 
     /// Looks at a response; returns `true` when it removed the cause of a refusal and the request should be
     /// sent again. `request` is the request as it was sent, cookies included.
-    func recover(from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext) async throws -> Bool
+    func recover(
+        from response: HTTPClient.Response, to request: HTTPClient.Request, context: HTTPAuthContext
+    ) async throws -> Bool
 }
 
 extension HTTPAuthProvider {
     public func recover(
-        from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext
+        from response: HTTPClient.Response, to request: HTTPClient.Request, context: HTTPAuthContext
     ) async throws
         -> Bool
     { false }
@@ -40,7 +42,7 @@ public struct HTTPAuthContext: Sendable {
 
     /// Sends a request with the client's cookies, default headers, redirects and retries, and the auth providers
     /// listed before this one. The status is validated only if `request.validatesStatus` is set.
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPClient.Request) async throws -> HTTPClient.Response {
         try await client.execute(request, destination: .memory, progress: nil, authDepth: depth)
     }
 

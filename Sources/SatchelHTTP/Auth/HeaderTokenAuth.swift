@@ -34,13 +34,13 @@ public final class HeaderTokenAuth: HTTPAuthProvider {
         set { current.withLock { $0 = newValue } }
     }
 
-    public func authorize(_ request: inout HTTPRequest, context: HTTPAuthContext) async throws {
+    public func authorize(_ request: inout HTTPClient.Request, context: HTTPAuthContext) async throws {
         guard !onlyOnModifyingRequests || request.method.isModifying, let token else { return }
         request.headers[headerName] = token
     }
 
     public func recover(
-        from response: HTTPResponse, to request: HTTPRequest, context: HTTPAuthContext
+        from response: HTTPClient.Response, to request: HTTPClient.Request, context: HTTPAuthContext
     ) async throws
         -> Bool
     {

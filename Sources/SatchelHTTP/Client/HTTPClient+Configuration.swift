@@ -14,7 +14,7 @@ extension HTTPClient {
         /// Relative request URLs resolve against this.
         public var baseURL: URL?
         /// Headers sent on every request unless the request sets them.
-        public var headers: HTTPHeaders
+        public var headers: HTTPClient.Headers
         /// Some portals reject unknown agents: set what they expect.
         public var userAgent: String
         /// The longest a request waits for the server to answer or to send more bytes.
@@ -29,7 +29,7 @@ extension HTTPClient {
 
         public init(
             baseURL: URL? = nil,
-            headers: HTTPHeaders = [:],
+            headers: HTTPClient.Headers = [:],
             userAgent: String = Configuration.defaultUserAgent,
             timeout: Duration = .seconds(30),
             retry: RetryPolicy = .default,

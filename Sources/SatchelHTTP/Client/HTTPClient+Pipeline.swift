@@ -14,29 +14,29 @@ extension HTTPClient {
     /// One exchange's outcome before it is validated: the response, the request as sent, and the temporary file
     /// holding the body of a download.
     struct Exchange {
-        var response: HTTPResponse
-        var sent: HTTPRequest
+        var response: HTTPClient.Response
+        var sent: HTTPClient.Request
         var temporaryFile: URL?
         /// The body still arriving, for `.stream` destinations with a 2xx answer.
         var body: HTTPResponseBody?
     }
 
     func execute(
-        _ request: HTTPRequest,
+        _ request: HTTPClient.Request,
         destination: Destination,
         progress: ProgressReporter?,
         authDepth: Int? = nil
-    ) async throws -> HTTPResponse {
+    ) async throws -> HTTPClient.Response {
         try await run(request, destination: destination, progress: progress, authDepth: authDepth).response
     }
 
     /// The whole pipeline; the body stays open for `.stream` destinations.
     func run(
-        _ request: HTTPRequest,
+        _ request: HTTPClient.Request,
         destination: Destination,
         progress: ProgressReporter?,
         authDepth: Int? = nil
-    ) async throws -> (response: HTTPResponse, body: HTTPResponseBody?) {
+    ) async throws -> (response: HTTPClient.Response, body: HTTPResponseBody?) {
         var request = try prepare(request)
         var resumeOffset: Int64 = 0
         if case .file(let file, true) = destination, let size = try? FileInfo.size(of: file), size > 0 {
@@ -69,26 +69,26 @@ extension HTTPClient {
                 let response = try finish(
                     exchange, request: request, destination: destination, resumeOffset: resumeOffset)
                 return (response, exchange.body)
-            } catch let error as HTTPError where policy.shouldRetry(error) && request.isRetryable {
+            } catch let error as HTTPTransferError where policy.shouldRetry(error) && request.isRetryable {
                 guard attempt < policy.maximumAttempts else { throw error.with(request: request) }
                 try await wait(policy.delay(after: attempt), before: attempt + 1, of: request, reason: error.message)
                 attempt += 1
-            } catch let error as HTTPError {
+            } catch let error as HTTPTransferError {
                 throw error.with(request: request)
             } catch is CancellationError {
-                throw HTTPError(.cancelled, "the request was cancelled").with(request: request)
+                throw HTTPTransferError(.cancelled, "the request was cancelled").with(request: request)
             }
         }
     }
 
     /// Resolves the URL and adds default headers.
-    private func prepare(_ request: HTTPRequest) throws -> HTTPRequest {
+    private func prepare(_ request: HTTPClient.Request) throws -> HTTPClient.Request {
         var request = request
         if request.url.scheme == nil {
             guard let base = configuration.baseURL,
                 let resolved = URL(string: request.url.relativeString, relativeTo: base)?.absoluteURL
             else {
-                throw HTTPError(
+                throw HTTPTransferError(
                     .invalidRequest, "the URL \(request.url.relativeString) is relative and there is no base URL"
                 )
                 .with(request: request)
@@ -96,7 +96,7 @@ extension HTTPClient {
             request.url = resolved
         }
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw HTTPError(.invalidRequest, "only http and https URLs can be requested").with(request: request)
+            throw HTTPTransferError(.invalidRequest, "only http and https URLs can be requested").with(request: request)
         }
         for field in configuration.headers { request.headers.setIfAbsent(field.name, field.value) }
         request.headers.setIfAbsent("User-Agent", configuration.userAgent)
@@ -109,7 +109,7 @@ extension HTTPClient {
 
     /// Sends the request with every provider's credentials; lets each provider recover once from a refusal.
     private func authorizedExchange(
-        _ request: HTTPRequest,
+        _ request: HTTPClient.Request,
         providers: ArraySlice<any HTTPAuthProvider>,
         destination: Destination,
         progress: ProgressReporter?
@@ -148,7 +148,7 @@ extension HTTPClient {
     }
 
     private func exchangeFollowingRedirects(
-        _ request: HTTPRequest,
+        _ request: HTTPClient.Request,
         destination: Destination,
         progress: ProgressReporter?,
         credentialHeaders: Set<String> = []
@@ -170,7 +170,7 @@ extension HTTPClient {
             guard redirects <= configuration.maximumRedirects,
                 let next = URL(string: location, relativeTo: current.url)?.absoluteURL
             else {
-                throw HTTPError(
+                throw HTTPTransferError(
                     redirects > configuration.maximumRedirects ? .tooManyRedirects : .invalidResponse,
                     redirects > configuration.maximumRedirects
                         ? "more than \(configuration.maximumRedirects) redirects"
@@ -197,7 +197,7 @@ extension HTTPClient {
 
     /// One trip through the transport.
     private func exchange(
-        _ request: HTTPRequest, destination: Destination, progress: ProgressReporter?
+        _ request: HTTPClient.Request, destination: Destination, progress: ProgressReporter?
     ) async throws
         -> Exchange
     {
@@ -235,7 +235,7 @@ extension HTTPClient {
             }
         } catch {
             if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
-            let mapped = (error as? HTTPError) ?? URLSessionTransport.map(error, request: transportRequest)
+            let mapped = (error as? HTTPTransferError) ?? URLSessionTransport.map(error, request: transportRequest)
             logger.debug("✕ \(request.method) \(Redaction.url(request.url)): \(mapped.message)")
             throw mapped
         }
@@ -258,7 +258,7 @@ extension HTTPClient {
             body?.cancel()
             throw ResponseBodyChannel.tooLarge(limit: limit)
         }
-        var result = HTTPResponse(
+        var result = HTTPClient.Response(
             status: response.status, headers: response.headers, url: request.url, body: response.body)
         if let temporaryFile {
             result.bodyFile = temporaryFile
@@ -304,14 +304,14 @@ extension HTTPClient {
 
     /// Validates the answer and moves a download into place.
     private func finish(
-        _ exchange: Exchange, request: HTTPRequest, destination: Destination, resumeOffset: Int64
+        _ exchange: Exchange, request: HTTPClient.Request, destination: Destination, resumeOffset: Int64
     )
-        throws -> HTTPResponse
+        throws -> HTTPClient.Response
     {
         var response = exchange.response
         if LoginPage.isLoginPage(response, for: request) {
             discard(exchange)
-            var error = HTTPError.status(response, body: response.body, request: request)
+            var error = HTTPTransferError.status(response, body: response.body, request: request)
             error.code = .unauthorized
             error.message =
                 "the server answered with an HTML login page where data was expected"
@@ -329,7 +329,7 @@ extension HTTPClient {
         }
         guard response.isSuccess || !request.validatesStatus else {
             discard(exchange)
-            throw HTTPError.status(response, body: response.body, request: request)
+            throw HTTPTransferError.status(response, body: response.body, request: request)
         }
         guard case .file(let file, _) = destination, let temporaryFile = exchange.temporaryFile else { return response }
         guard response.isSuccess else {
@@ -346,14 +346,16 @@ extension HTTPClient {
             }
         } catch {
             discard(exchange)
-            throw HTTPError(.fileSystem, "cannot write the download to \(file.path)", underlying: error)
+            throw HTTPTransferError(.fileSystem, "cannot write the download to \(file.path)", underlying: error)
         }
         response.bodyFile = file
         response.body = Data()
         return response
     }
 
-    private func wait(_ delay: Duration, before attempt: Int, of request: HTTPRequest, reason: String) async throws {
+    private func wait(
+        _ delay: Duration, before attempt: Int, of request: HTTPClient.Request, reason: String
+    ) async throws {
         logger.info(
             "retrying \(request.method) \(Redaction.url(request.url)) in \(delay) (attempt \(attempt)): \(reason)"
         )

@@ -8,12 +8,12 @@ public import Foundation
 ///     configuration: .init(baseURL: URL(string: "https://gw.example.com/sap/opu/odata/sap/ZNOTES_SRV/")!),
 ///     auth: [BasicAuth(user: "alice", password: secret), CSRFTokenAuth()]
 /// )
-/// let notes = try await client.send(HTTPRequest(url: URL(string: "Notes?$top=10", relativeTo: nil)!))
-/// let file = try await client.download(HTTPRequest(url: contentURL), to: localURL) { print($0) }
+/// let notes = try await client.send(HTTPClient.Request(url: URL(string: "Notes?$top=10", relativeTo: nil)!))
+/// let file = try await client.download(HTTPClient.Request(url: contentURL), to: localURL) { print($0) }
 /// ```
 ///
 /// A client is cheap to share: it is `Sendable`, and every call is independent. Cancelling the calling task
-/// cancels the request and throws ``HTTPError`` with code `.cancelled`.
+/// cancels the request and throws ``HTTPTransferError`` with code `.cancelled`.
 public final class HTTPClient: Sendable {
     public let configuration: Configuration
     public let transport: any HTTPTransport
@@ -38,13 +38,13 @@ public final class HTTPClient: Sendable {
 
     /// Sends a request and reads the answer into memory.
     ///
-    /// Throws ``HTTPError`` for a status outside 2xx (unless `request.validatesStatus` is false), for an HTML login
+    /// Throws ``HTTPTransferError`` for a status outside 2xx (unless `request.validatesStatus` is false), for an HTML login
     /// page where data was expected (`.unauthorized`), and for every transport failure.
     @discardableResult
     public func send(
-        _ request: HTTPRequest, progress: (@Sendable (TransferProgress) -> Void)? = nil
+        _ request: HTTPClient.Request, progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws
-        -> HTTPResponse
+        -> HTTPClient.Response
     {
         try await execute(request, destination: .memory, progress: progress.map { ProgressReporter(handler: $0) })
     }
@@ -56,11 +56,11 @@ public final class HTTPClient: Sendable {
     /// the whole body instead).
     @discardableResult
     public func download(
-        _ request: HTTPRequest,
+        _ request: HTTPClient.Request,
         to file: URL,
         resume: Bool = false,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
-    ) async throws -> HTTPResponse {
+    ) async throws -> HTTPClient.Response {
         try await execute(
             request,
             destination: .file(file, resume: resume),
@@ -71,13 +71,13 @@ public final class HTTPClient: Sendable {
     /// Sends `file` as the request body, streamed from disk.
     @discardableResult
     public func upload(
-        _ request: HTTPRequest,
+        _ request: HTTPClient.Request,
         fromFile file: URL,
         contentType: String = "application/octet-stream",
         progress: (@Sendable (TransferProgress) -> Void)? = nil
-    ) async throws -> HTTPResponse {
+    ) async throws -> HTTPClient.Response {
         var request = request
-        request.body = try HTTPBody.file(file, contentType: contentType)
+        request.body = try HTTPClient.Body.file(file, contentType: contentType)
         return try await send(request, progress: progress)
     }
 }

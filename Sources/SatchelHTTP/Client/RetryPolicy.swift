@@ -4,7 +4,7 @@ import SatchelText
 /// When and how often a failed request is sent again.
 ///
 /// Only requests that are safe to repeat are retried: idempotent methods, and others that carry a
-/// ``HTTPRequest/repeatabilityID``. Retries happen after connection failures and on the statuses in
+/// ``HTTPClient/Request/repeatabilityID``. Retries happen after connection failures and on the statuses in
 /// ``retryableStatuses`` (429 and 503 by default), with exponential backoff and jitter; a `Retry-After` header
 /// is honoured up to ``maximumRetryAfter``.
 ///
@@ -59,12 +59,12 @@ public struct RetryPolicy: Sendable, Hashable {
         return .milliseconds(Int64(((capped * (1 - jitter)) + randomPart) * 1000))
     }
 
-    func shouldRetry(_ error: HTTPError) -> Bool {
+    func shouldRetry(_ error: HTTPTransferError) -> Bool {
         error.code == .connection || (retriesTimeouts && error.code == .timeout)
     }
 
     /// The `Retry-After` of a response (seconds or an HTTP date), if any.
-    static func retryAfter(in headers: HTTPHeaders, now: Date = Date()) -> Duration? {
+    static func retryAfter(in headers: HTTPClient.Headers, now: Date = Date()) -> Duration? {
         guard let value = headers["Retry-After"]?.trimmingCharacters(in: .whitespaces) else { return nil }
         if let seconds = Int(value) { return .seconds(max(0, seconds)) }
         guard let date = HTTPDate.parse(value) else { return nil }

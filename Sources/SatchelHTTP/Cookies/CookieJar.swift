@@ -15,7 +15,7 @@ public final class CookieJar: Sendable {
     public init() {}
 
     /// Stores the cookies of a response's `Set-Cookie` fields; an expired cookie deletes the stored one.
-    public func store(from headers: HTTPHeaders, for url: URL, now: Date = Date()) {
+    public func store(from headers: HTTPClient.Headers, for url: URL, now: Date = Date()) {
         let cookies = headers.values(for: "Set-Cookie").compactMap { SetCookieParser.parse($0, from: url, now: now) }
         guard !cookies.isEmpty else { return }
         storage.withLock { stored in

@@ -1,90 +1,94 @@
 import SatchelText
 public import Foundation
 public import SatchelJSON
-/// A request body: a sequence of segments, each in memory or in a file.
-///
-/// Bodies are replayable — a retry, a re-login or a CSRF refetch sends the same body again — and their length
-/// is known up front, so files and multipart forms stream from disk in constant memory with a `Content-Length`.
-///
-/// ```swift
-/// let upload = HTTPBody.file(URL(fileURLWithPath: "/tmp/big.iso"), contentType: "application/octet-stream")
-/// let form = HTTPBody.form([("user", "alice"), ("password", secret)])
-/// let json = try HTTPBody.json(["name": "Notes"])
-/// ```
-public struct HTTPBody: Sendable, Hashable {
-    public enum Segment: Sendable, Hashable {
-        case data(Data)
-        /// `length` bytes of a file from `offset`.
-        case file(URL, offset: Int64, length: Int64)
+extension HTTPClient {
+    /// A request body: a sequence of segments, each in memory or in a file.
+    ///
+    /// Bodies are replayable — a retry, a re-login or a CSRF refetch sends the same body again — and their length
+    /// is known up front, so files and multipart forms stream from disk in constant memory with a `Content-Length`.
+    ///
+    /// ```swift
+    /// let upload = HTTPClient.Body.file(URL(fileURLWithPath: "/tmp/big.iso"), contentType: "application/octet-stream")
+    /// let form = HTTPClient.Body.form([("user", "alice"), ("password", secret)])
+    /// let json = try HTTPClient.Body.json(["name": "Notes"])
+    /// ```
+    public struct Body: Sendable, Hashable {
+        public enum Segment: Sendable, Hashable {
+            case data(Data)
+            /// `length` bytes of a file from `offset`.
+            case file(URL, offset: Int64, length: Int64)
 
-        public var length: Int64 {
-            switch self {
-            case .data(let data): Int64(data.count)
-            case .file(_, _, let length): length
+            public var length: Int64 {
+                switch self {
+                case .data(let data): Int64(data.count)
+                case .file(_, _, let length): length
+                }
             }
         }
-    }
 
-    public var segments: [Segment]
-    public var contentType: String?
+        public var segments: [Segment]
+        public var contentType: String?
 
-    public init(segments: [Segment], contentType: String?) {
-        self.segments = segments
-        self.contentType = contentType
-    }
-
-    /// The total number of bytes the body sends.
-    public var length: Int64 { segments.reduce(0) { $0 + $1.length } }
-
-    /// The bytes of an all-in-memory body, or nil when a segment is a file.
-    public var inMemoryData: Data? {
-        var result = Data()
-        for segment in segments {
-            guard case .data(let data) = segment else { return nil }
-            result.append(data)
+        public init(segments: [Segment], contentType: String?) {
+            self.segments = segments
+            self.contentType = contentType
         }
-        return result
-    }
 
-    public static func data(_ data: Data, contentType: String? = "application/octet-stream") -> HTTPBody {
-        HTTPBody(segments: [.data(data)], contentType: contentType)
-    }
+        /// The total number of bytes the body sends.
+        public var length: Int64 { segments.reduce(0) { $0 + $1.length } }
 
-    public static func text(_ text: String, contentType: String = "text/plain; charset=utf-8") -> HTTPBody {
-        HTTPBody(segments: [.data(Data(text.utf8))], contentType: contentType)
-    }
+        /// The bytes of an all-in-memory body, or nil when a segment is a file.
+        public var inMemoryData: Data? {
+            var result = Data()
+            for segment in segments {
+                guard case .data(let data) = segment else { return nil }
+                result.append(data)
+            }
+            return result
+        }
 
-    /// A whole file, streamed from disk when sent. Throws if the file can't be read.
-    public static func file(_ url: URL, contentType: String? = "application/octet-stream") throws -> HTTPBody {
-        let length = try FileInfo.size(of: url)
-        return HTTPBody(segments: [.file(url, offset: 0, length: length)], contentType: contentType)
-    }
+        public static func data(_ data: Data, contentType: String? = "application/octet-stream") -> HTTPClient.Body {
+            HTTPClient.Body(segments: [.data(data)], contentType: contentType)
+        }
 
-    /// A JSON body from an `Encodable` value.
-    public static func json(_ value: some Encodable, encoder: JSONEncoder = JSONEncoder()) throws -> HTTPBody {
-        HTTPBody(segments: [.data(try encoder.encode(value))], contentType: "application/json")
-    }
+        public static func text(_ text: String, contentType: String = "text/plain; charset=utf-8") -> HTTPClient.Body {
+            HTTPClient.Body(segments: [.data(Data(text.utf8))], contentType: contentType)
+        }
 
-    /// A JSON value, serialised by SatchelJSON.
-    public static func json(_ value: JSONValue) -> HTTPBody {
-        HTTPBody(segments: [.data(Data(value.serialized()))], contentType: "application/json")
-    }
+        /// A whole file, streamed from disk when sent. Throws if the file can't be read.
+        public static func file(_ url: URL, contentType: String? = "application/octet-stream") throws -> HTTPClient.Body
+        {
+            let length = try FileInfo.size(of: url)
+            return HTTPClient.Body(segments: [.file(url, offset: 0, length: length)], contentType: contentType)
+        }
 
-    /// Already-serialised JSON bytes.
-    public static func json(bytes: Data) -> HTTPBody {
-        HTTPBody(segments: [.data(bytes)], contentType: "application/json")
-    }
+        /// A JSON body from an `Encodable` value.
+        public static func json(_ value: some Encodable, encoder: JSONEncoder = JSONEncoder()) throws -> HTTPClient.Body
+        {
+            HTTPClient.Body(segments: [.data(try encoder.encode(value))], contentType: "application/json")
+        }
 
-    /// An `application/x-www-form-urlencoded` body; order and repeated names are kept.
-    public static func form(_ fields: [(String, String)]) -> HTTPBody {
-        HTTPBody(
-            segments: [.data(Data(FormURLEncoding.encode(fields).utf8))],
-            contentType: "application/x-www-form-urlencoded"
-        )
-    }
+        /// A JSON value, serialised by SatchelJSON.
+        public static func json(_ value: JSONValue) -> HTTPClient.Body {
+            HTTPClient.Body(segments: [.data(Data(value.serialized()))], contentType: "application/json")
+        }
 
-    /// A `multipart/form-data` body whose file parts stream from disk.
-    public static func multipart(_ form: MultipartFormData) -> HTTPBody { form.body }
+        /// Already-serialised JSON bytes.
+        public static func json(bytes: Data) -> HTTPClient.Body {
+            HTTPClient.Body(segments: [.data(bytes)], contentType: "application/json")
+        }
+
+        /// An `application/x-www-form-urlencoded` body; order and repeated names are kept.
+        public static func form(_ fields: [(String, String)]) -> HTTPClient.Body {
+            HTTPClient.Body(
+                segments: [.data(Data(FormURLEncoding.encode(fields).utf8))],
+                contentType: "application/x-www-form-urlencoded"
+            )
+        }
+
+        /// A `multipart/form-data` body whose file parts stream from disk.
+        public static func multipart(_ form: MultipartFormData) -> HTTPClient.Body { form.body }
+    }
 }
 
 enum FileInfo {
@@ -92,13 +96,13 @@ enum FileInfo {
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
             guard (attributes[.type] as? FileAttributeType) != .typeDirectory else {
-                throw HTTPError(.invalidRequest, "\(url.path) is a directory, not a file")
+                throw HTTPTransferError(.invalidRequest, "\(url.path) is a directory, not a file")
             }
             return (attributes[.size] as? NSNumber)?.int64Value ?? 0
-        } catch let error as HTTPError {
+        } catch let error as HTTPTransferError {
             throw error
         } catch {
-            throw HTTPError(.fileSystem, "cannot read \(url.path)", underlying: error)
+            throw HTTPTransferError(.fileSystem, "cannot read \(url.path)", underlying: error)
         }
     }
 }

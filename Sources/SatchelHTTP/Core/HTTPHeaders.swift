@@ -1,71 +1,73 @@
-/// An ordered list of HTTP header fields with case-insensitive lookup.
-///
-/// Its `description` redacts secrets (authorization, cookies, tokens), so headers can be logged safely.
-///
-/// ```swift
-/// var headers: HTTPHeaders = ["Accept": "application/json"]
-/// headers["X-CSRF-Token"] = "Fetch"
-/// ```
-public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
-    public struct Field: Sendable, Hashable {
-        public var name: String
-        public var value: String
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
-
-    public private(set) var fields: [Field] = []
-
-    public init() {}
-    public init(_ pairs: [(String, String)]) {
-        fields = pairs.map { Field(name: $0.0, value: $0.1) }
-    }
-    public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
-
-    /// The first value of the field, or nil. Setting replaces every field of that name; nil removes them.
-    public subscript(name: String) -> String? {
-        get { fields.first { $0.name.caseInsensitiveEquals(name) }?.value }
-        set {
-            guard let newValue else {
-                remove(name)
-                return
-            }
-            guard let first = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) else {
-                fields.append(Field(name: name, value: newValue))
-                return
-            }
-            fields[first].value = newValue
-            var index = fields.index(after: first)
-            while index < fields.endIndex {
-                if fields[index].name.caseInsensitiveEquals(name) { fields.remove(at: index) } else { index += 1 }
+extension HTTPClient {
+    /// An ordered list of HTTP header fields with case-insensitive lookup.
+    ///
+    /// Its `description` redacts secrets (authorization, cookies, tokens), so headers can be logged safely.
+    ///
+    /// ```swift
+    /// var headers: HTTPClient.Headers = ["Accept": "application/json"]
+    /// headers["X-CSRF-Token"] = "Fetch"
+    /// ```
+    public struct Headers: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+        public struct Field: Sendable, Hashable {
+            public var name: String
+            public var value: String
+            public init(name: String, value: String) {
+                self.name = name
+                self.value = value
             }
         }
-    }
 
-    /// Every value of the field, in order (e.g. several `Set-Cookie` fields).
-    public func values(for name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
-    }
+        public private(set) var fields: [Field] = []
 
-    public func contains(_ name: String) -> Bool { fields.contains { $0.name.caseInsensitiveEquals(name) } }
+        public init() {}
+        public init(_ pairs: [(String, String)]) {
+            fields = pairs.map { Field(name: $0.0, value: $0.1) }
+        }
+        public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
 
-    /// Adds a field without replacing existing fields of the same name.
-    public mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
+        /// The first value of the field, or nil. Setting replaces every field of that name; nil removes them.
+        public subscript(name: String) -> String? {
+            get { fields.first { $0.name.caseInsensitiveEquals(name) }?.value }
+            set {
+                guard let newValue else {
+                    remove(name)
+                    return
+                }
+                guard let first = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) else {
+                    fields.append(Field(name: name, value: newValue))
+                    return
+                }
+                fields[first].value = newValue
+                var index = fields.index(after: first)
+                while index < fields.endIndex {
+                    if fields[index].name.caseInsensitiveEquals(name) { fields.remove(at: index) } else { index += 1 }
+                }
+            }
+        }
 
-    public mutating func remove(_ name: String) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
+        /// Every value of the field, in order (e.g. several `Set-Cookie` fields).
+        public func values(for name: String) -> [String] {
+            fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+        }
 
-    /// Sets the field only if it is not already present.
-    public mutating func setIfAbsent(_ name: String, _ value: String) {
-        if !contains(name) { add(name, value) }
-    }
+        public func contains(_ name: String) -> Bool { fields.contains { $0.name.caseInsensitiveEquals(name) } }
 
-    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+        /// Adds a field without replacing existing fields of the same name.
+        public mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
 
-    public var description: String {
-        fields.map { "\($0.name): \(Redaction.headerValue(name: $0.name, value: $0.value))" }
-            .joined(separator: "\n")
+        public mutating func remove(_ name: String) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
+
+        /// Sets the field only if it is not already present.
+        public mutating func setIfAbsent(_ name: String, _ value: String) {
+            if !contains(name) { add(name, value) }
+        }
+
+        public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+        public var description: String {
+            fields.map { "\($0.name): \(Redaction.headerValue(name: $0.name, value: $0.value))" }
+                .joined(separator: "\n")
+        }
     }
 }
 

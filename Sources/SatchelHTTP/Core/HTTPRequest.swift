@@ -1,57 +1,59 @@
 public import Foundation
 
-/// An HTTP request: a value that can be built, copied and sent again.
-///
-/// ```swift
-/// var request = HTTPRequest(.get, url: URL(string: "https://example.com/files/a.bin")!)
-/// request.range = .bytes(from: 1024)
-/// request.timeout = .seconds(10)
-/// let response = try await client.send(request)
-/// ```
-public struct HTTPRequest: Sendable {
-    public var method: HTTPMethod
-    /// An absolute URL, or one relative to the client's `baseURL`.
-    public var url: URL
-    public var headers: HTTPHeaders
-    public var body: HTTPBody?
-    /// How long the request may wait for the server to answer or to send more bytes; `nil` uses the client's.
-    public var timeout: Duration?
-    /// What the request is for, in words ("get children of /Notes"); carried into errors and logs.
-    public var operation: String?
-    /// An id that makes a non-idempotent request safe to repeat (OData repeatability, SAP offline).
-    /// A POST is retried only when it has one; it is sent as `Repeatability-Request-ID`.
-    public var repeatabilityID: String?
-    /// Whether a response outside 2xx throws an ``HTTPError`` (the default) or is returned.
-    public var validatesStatus: Bool = true
+extension HTTPClient {
+    /// An HTTP request: a value that can be built, copied and sent again.
+    ///
+    /// ```swift
+    /// var request = HTTPClient.Request(.get, url: URL(string: "https://example.com/files/a.bin")!)
+    /// request.range = .bytes(from: 1024)
+    /// request.timeout = .seconds(10)
+    /// let response = try await client.send(request)
+    /// ```
+    public struct Request: Sendable {
+        public var method: HTTPClient.Method
+        /// An absolute URL, or one relative to the client's `baseURL`.
+        public var url: URL
+        public var headers: HTTPClient.Headers
+        public var body: HTTPClient.Body?
+        /// How long the request may wait for the server to answer or to send more bytes; `nil` uses the client's.
+        public var timeout: Duration?
+        /// What the request is for, in words ("get children of /Notes"); carried into errors and logs.
+        public var operation: String?
+        /// An id that makes a non-idempotent request safe to repeat (OData repeatability, SAP offline).
+        /// A POST is retried only when it has one; it is sent as `Repeatability-Request-ID`.
+        public var repeatabilityID: String?
+        /// Whether a response outside 2xx throws an ``HTTPTransferError`` (the default) or is returned.
+        public var validatesStatus: Bool = true
 
-    public init(
-        _ method: HTTPMethod = .get,
-        url: URL,
-        headers: HTTPHeaders = [:],
-        body: HTTPBody? = nil,
-        operation: String? = nil
-    ) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-        self.operation = operation
+        public init(
+            _ method: HTTPClient.Method = .get,
+            url: URL,
+            headers: HTTPClient.Headers = [:],
+            body: HTTPClient.Body? = nil,
+            operation: String? = nil
+        ) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+            self.operation = operation
+        }
+
+        /// The `Range` header as a typed value.
+        public var range: ByteRange? {
+            get { headers["Range"].flatMap(ByteRange.init(headerValue:)) }
+            set { headers["Range"] = newValue?.headerValue }
+        }
+
+        /// Whether the caller asked for HTML or for anything (then an HTML page is data, not a login page).
+        var acceptsHTML: Bool {
+            guard let accept = headers["Accept"]?.lowercased() else { return false }
+            return accept.contains("html") || accept.contains("*/*")
+        }
+
+        /// Whether the request may be sent again after a failure.
+        var isRetryable: Bool { method.isIdempotent || repeatabilityID != nil }
     }
-
-    /// The `Range` header as a typed value.
-    public var range: ByteRange? {
-        get { headers["Range"].flatMap(ByteRange.init(headerValue:)) }
-        set { headers["Range"] = newValue?.headerValue }
-    }
-
-    /// Whether the caller asked for HTML or for anything (then an HTML page is data, not a login page).
-    var acceptsHTML: Bool {
-        guard let accept = headers["Accept"]?.lowercased() else { return false }
-        return accept.contains("html") || accept.contains("*/*")
-    }
-
-    /// Whether the request may be sent again after a failure.
-    var isRetryable: Bool { method.isIdempotent || repeatabilityID != nil }
 }
 
 /// A byte range for `Range` requests (RFC 9110 §14).

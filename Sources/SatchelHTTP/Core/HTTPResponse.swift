@@ -1,73 +1,77 @@
 public import Foundation
 public import SatchelJSON
 
-/// A response: status, headers and the body, in memory or in a file.
-public struct HTTPResponse: Sendable {
-    public var status: Int
-    public var headers: HTTPHeaders
-    /// The URL that answered, after redirects.
-    public var url: URL
-    /// The body, when the request read it into memory.
-    public var body: Data
-    /// Where the body was written, for downloads.
-    public var bodyFile: URL?
+extension HTTPClient {
+    /// A response: status, headers and the body, in memory or in a file.
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: HTTPClient.Headers
+        /// The URL that answered, after redirects.
+        public var url: URL
+        /// The body, when the request read it into memory.
+        public var body: Data
+        /// Where the body was written, for downloads.
+        public var bodyFile: URL?
 
-    public init(status: Int, headers: HTTPHeaders = [:], url: URL, body: Data = Data(), bodyFile: URL? = nil) {
-        self.status = status
-        self.headers = headers
-        self.url = url
-        self.body = body
-        self.bodyFile = bodyFile
-    }
-
-    public var isSuccess: Bool { (200..<300).contains(status) }
-    public var isRedirect: Bool { [301, 302, 303, 307, 308].contains(status) }
-
-    /// The media type without parameters, lowercased (`application/json`).
-    public var mediaType: String? {
-        // `split` drops empty pieces: an empty or all-parameter header has no first piece.
-        guard let value = headers["Content-Type"], let type = value.split(separator: ";").first else { return nil }
-        let trimmed = type.trimmingCharacters(in: .whitespaces).lowercased()
-        return trimmed.isEmpty ? nil : trimmed
-    }
-
-    public var etag: String? { headers["ETag"] }
-
-    /// The body as UTF-8 text (invalid bytes replaced).
-    public var text: String { String(decoding: body, as: UTF8.self) }
-
-    /// The body as a JSON value (read with SatchelJSON).
-    public func json(limits: JSONLimits = .default) throws -> JSONValue {
-        do {
-            return try JSONValue(parsing: body, limits: limits)
-        } catch {
-            throw invalidJSON("the response body is not valid JSON", error)
+        public init(status: Int, headers: HTTPClient.Headers = [:], url: URL, body: Data = Data(), bodyFile: URL? = nil)
+        {
+            self.status = status
+            self.headers = headers
+            self.url = url
+            self.body = body
+            self.bodyFile = bodyFile
         }
-    }
 
-    /// Decodes the body as JSON into a `Decodable` type, with SatchelJSON's decoder.
-    public func decode<T: Decodable>(_ type: T.Type, decoder: SatchelJSONDecoder = SatchelJSONDecoder()) throws -> T {
-        do {
-            return try decoder.decode(type, from: body)
-        } catch {
-            throw invalidJSON("the response body is not the expected JSON for \(T.self)", error)
+        public var isSuccess: Bool { (200..<300).contains(status) }
+        public var isRedirect: Bool { [301, 302, 303, 307, 308].contains(status) }
+
+        /// The media type without parameters, lowercased (`application/json`).
+        public var mediaType: String? {
+            // `split` drops empty pieces: an empty or all-parameter header has no first piece.
+            guard let value = headers["Content-Type"], let type = value.split(separator: ";").first else { return nil }
+            let trimmed = type.trimmingCharacters(in: .whitespaces).lowercased()
+            return trimmed.isEmpty ? nil : trimmed
         }
-    }
 
-    private func invalidJSON(_ message: String, _ error: any Error) -> HTTPError {
-        HTTPError(
-            .invalidResponse,
-            message,
-            url: url,
-            status: status,
-            responseHeaders: headers,
-            responseExcerpt: ResponseExcerpt.make(body),
-            underlying: error
-        )
-    }
+        public var etag: String? { headers["ETag"] }
 
-    /// `Content-Range` of a 206 answer.
-    public var contentRange: ContentRange? { headers["Content-Range"].flatMap(ContentRange.init(headerValue:)) }
+        /// The body as UTF-8 text (invalid bytes replaced).
+        public var text: String { String(decoding: body, as: UTF8.self) }
+
+        /// The body as a JSON value (read with SatchelJSON).
+        public func json(limits: JSONLimits = .default) throws -> JSONValue {
+            do {
+                return try JSONValue(parsing: body, limits: limits)
+            } catch {
+                throw invalidJSON("the response body is not valid JSON", error)
+            }
+        }
+
+        /// Decodes the body as JSON into a `Decodable` type, with SatchelJSON's decoder.
+        public func decode<T: Decodable>(_ type: T.Type, decoder: SatchelJSONDecoder = SatchelJSONDecoder()) throws -> T
+        {
+            do {
+                return try decoder.decode(type, from: body)
+            } catch {
+                throw invalidJSON("the response body is not the expected JSON for \(T.self)", error)
+            }
+        }
+
+        private func invalidJSON(_ message: String, _ error: any Error) -> HTTPTransferError {
+            HTTPTransferError(
+                .invalidResponse,
+                message,
+                url: url,
+                status: status,
+                responseHeaders: headers,
+                responseExcerpt: ResponseExcerpt.make(body),
+                underlying: error
+            )
+        }
+
+        /// `Content-Range` of a 206 answer.
+        public var contentRange: ContentRange? { headers["Content-Range"].flatMap(ContentRange.init(headerValue:)) }
+    }
 }
 
 /// A parsed `Content-Range: bytes first-last/complete` header.

@@ -6,11 +6,11 @@ public import Foundation
 /// var form = MultipartFormData()
 /// form.addField("cmisaction", "createDocument")
 /// try form.addFile("content", fileURL: url, filename: "report.pdf", contentType: "application/pdf")
-/// let request = HTTPRequest(.post, url: endpoint, body: .multipart(form))
+/// let request = HTTPClient.Request(.post, url: endpoint, body: .multipart(form))
 /// ```
 public struct MultipartFormData: Sendable {
     public let boundary: String
-    private var segments: [HTTPBody.Segment] = []
+    private var segments: [HTTPClient.Body.Segment] = []
 
     public init(boundary: String = "satchel-" + UUID().uuidString) {
         self.boundary = boundary
@@ -48,8 +48,8 @@ public struct MultipartFormData: Sendable {
         segments.append(.data(Data("\r\n".utf8)))
     }
 
-    public var body: HTTPBody {
-        HTTPBody(
+    public var body: HTTPClient.Body {
+        HTTPClient.Body(
             segments: segments + [.data(Data("--\(boundary)--\r\n".utf8))],
             contentType: "multipart/form-data; boundary=\(boundary)"
         )

@@ -3,7 +3,7 @@ public import Foundation
 /// A response whose head has arrived and whose body arrives as you read it.
 ///
 /// ```swift
-/// let response = try await client.stream(HTTPRequest(url: url), maximumBytes: 1 << 30)
+/// let response = try await client.stream(HTTPClient.Request(url: url), maximumBytes: 1 << 30)
 /// print(response.status, response.headers["Content-Type"] ?? "")
 /// for try await chunk in response.body {
 ///     try parser.append(chunk)
@@ -13,28 +13,28 @@ public import Foundation
 /// The transport reads ahead at most a small buffer (backpressure): a slow consumer slows the download rather
 /// than growing memory. Stopping early — leaving the loop, cancelling the task, calling ``cancel()`` or dropping
 /// the response — closes the connection. A connection cut before the body is complete makes the loop throw
-/// ``HTTPError`` with code `.connection` (`.timeout` when the server went silent), and going past the size limit
+/// ``HTTPTransferError`` with code `.connection` (`.timeout` when the server went silent), and going past the size limit
 /// throws `.responseTooLarge`.
 public struct HTTPStreamingResponse: Sendable {
     /// Status, headers and the URL that answered (after redirects); its `body` is empty.
-    public let head: HTTPResponse
+    public let head: HTTPClient.Response
     /// The body's chunks, in order, as they arrive. Iterate it once.
     public let body: HTTPResponseBody
 
-    init(head: HTTPResponse, body: HTTPResponseBody) {
+    init(head: HTTPClient.Response, body: HTTPResponseBody) {
         self.head = head
         self.body = body
     }
 
     public var status: Int { head.status }
-    public var headers: HTTPHeaders { head.headers }
+    public var headers: HTTPClient.Headers { head.headers }
     public var url: URL { head.url }
 
     /// Stops the body and closes the connection.
     public func cancel() { body.cancel() }
 
     /// Reads the rest of the body into memory (for small answers) and returns the response with it.
-    public func collect() async throws -> HTTPResponse {
+    public func collect() async throws -> HTTPClient.Response {
         var response = head
         for try await chunk in body { response.body.append(chunk) }
         return response
@@ -95,7 +95,7 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
 /// for other transports ``HTTPClient/stream(_:maximumBytes:)`` reads the body into memory first.
 public protocol HTTPStreamingTransport: HTTPTransport {
     /// Sends the request and returns the final head (its `body` empty) once it has arrived; then pushes the body
-    /// into `channel` and finishes it, with an ``HTTPError`` if the body is cut short. Cancelling `channel` must
+    /// into `channel` and finishes it, with an ``HTTPTransferError`` if the body is cut short. Cancelling `channel` must
     /// close the connection.
     func performStreaming(
         _ request: TransportRequest, into channel: ResponseBodyChannel

@@ -3,7 +3,7 @@ public import Foundation
 /// A transfer running in the background, with its progress as an `AsyncSequence`.
 ///
 /// ```swift
-/// let transfer = client.downloadTransfer(HTTPRequest(url: url), to: file)
+/// let transfer = client.downloadTransfer(HTTPClient.Request(url: url), to: file)
 /// for await progress in transfer.progress {
 ///     print(progress.fraction ?? 0)
 /// }
@@ -14,9 +14,11 @@ public import Foundation
 /// when the transfer does. Cancelling the task that awaits ``response`` cancels the transfer.
 public struct HTTPTransfer: Sendable {
     public let progress: AsyncStream<TransferProgress>
-    private let task: Task<HTTPResponse, any Error>
+    private let task: Task<HTTPClient.Response, any Error>
 
-    init(_ body: @escaping @Sendable (@escaping @Sendable (TransferProgress) -> Void) async throws -> HTTPResponse) {
+    init(
+        _ body: @escaping @Sendable (@escaping @Sendable (TransferProgress) -> Void) async throws -> HTTPClient.Response
+    ) {
         let (stream, continuation) = AsyncStream.makeStream(
             of: TransferProgress.self,
             bufferingPolicy: .bufferingNewest(1)
@@ -29,7 +31,7 @@ public struct HTTPTransfer: Sendable {
     }
 
     /// The response, once the transfer is done.
-    public var response: HTTPResponse {
+    public var response: HTTPClient.Response {
         get async throws {
             let task = task
             return try await withTaskCancellationHandler {
@@ -45,12 +47,12 @@ public struct HTTPTransfer: Sendable {
 
 extension HTTPClient {
     /// Starts a download to `file`; see ``download(_:to:resume:progress:)``.
-    public func downloadTransfer(_ request: HTTPRequest, to file: URL, resume: Bool = false) -> HTTPTransfer {
+    public func downloadTransfer(_ request: HTTPClient.Request, to file: URL, resume: Bool = false) -> HTTPTransfer {
         HTTPTransfer { report in try await self.download(request, to: file, resume: resume, progress: report) }
     }
 
     /// Starts sending `request` with its body (typically a file); see ``send(_:progress:)``.
-    public func uploadTransfer(_ request: HTTPRequest) -> HTTPTransfer {
+    public func uploadTransfer(_ request: HTTPClient.Request) -> HTTPTransfer {
         HTTPTransfer { report in try await self.send(request, progress: report) }
     }
 }

@@ -16,7 +16,7 @@ public final class ResponseBodyChannel: @unchecked Sendable {
     private var buffered = 0
     private var received: Int64 = 0
     private var finished = false
-    private var failure: HTTPError?
+    private var failure: HTTPTransferError?
     private var cancelled = false
     private var paused = false
     private var waiter: CheckedContinuation<Data?, any Error>?
@@ -96,7 +96,7 @@ public final class ResponseBodyChannel: @unchecked Sendable {
     ///
     /// Throws `.cancelled` once the consumer has given up and `.responseTooLarge` past ``limit``; the producer
     /// then stops and closes the connection.
-    public func push(_ data: Data) throws(HTTPError) {
+    public func push(_ data: Data) throws(HTTPTransferError) {
         guard !data.isEmpty else { return }
         condition.lock()
         defer { condition.unlock() }
@@ -108,7 +108,7 @@ public final class ResponseBodyChannel: @unchecked Sendable {
 
     /// Hands over a chunk without blocking; returns false when the producer should pause until the `onDemand`
     /// handler runs. Throws as ``push(_:)`` does.
-    public func offer(_ data: Data) throws(HTTPError) -> Bool {
+    public func offer(_ data: Data) throws(HTTPTransferError) -> Bool {
         guard !data.isEmpty else { return true }
         condition.lock()
         defer { condition.unlock() }
@@ -121,7 +121,7 @@ public final class ResponseBodyChannel: @unchecked Sendable {
         return true
     }
 
-    private func acceptLocked(_ data: Data) throws(HTTPError) {
+    private func acceptLocked(_ data: Data) throws(HTTPTransferError) {
         if cancelled { throw Self.cancelledError }
         if let failure { throw failure }
         received += Int64(data.count)
@@ -145,7 +145,7 @@ public final class ResponseBodyChannel: @unchecked Sendable {
     }
 
     /// Ends the body: `nil` when it is complete, the error that cut it short otherwise. Later calls do nothing.
-    public func finish(throwing error: HTTPError? = nil) {
+    public func finish(throwing error: HTTPTransferError? = nil) {
         condition.lock()
         guard !finished else {
             condition.unlock()
@@ -220,7 +220,7 @@ public final class ResponseBodyChannel: @unchecked Sendable {
         return onDemand
     }
 
-    private func resumeWaiterLocked(_ result: Result<Data?, HTTPError>) {
+    private func resumeWaiterLocked(_ result: Result<Data?, HTTPTransferError>) {
         guard let waiter else { return }
         self.waiter = nil
         waiter.resume(with: result.mapError { $0 as any Error })
@@ -248,10 +248,11 @@ public final class ResponseBodyChannel: @unchecked Sendable {
         handler?()
     }
 
-    static var cancelledError: HTTPError { HTTPError(.cancelled, "the response body was cancelled") }
+    static var cancelledError: HTTPTransferError { HTTPTransferError(.cancelled, "the response body was cancelled") }
 
-    static func tooLarge(limit: Int64) -> HTTPError {
-        HTTPError(.responseTooLarge, "the response body is larger than the \(limit) bytes allowed for this stream")
+    static func tooLarge(limit: Int64) -> HTTPTransferError {
+        HTTPTransferError(
+            .responseTooLarge, "the response body is larger than the \(limit) bytes allowed for this stream")
     }
 }
 

@@ -4,7 +4,7 @@ public import Foundation
 ///
 /// A transport sends exactly the request it is given and returns the first response: it follows no
 /// redirects, keeps no cookies, adds no authentication and never retries — ``HTTPClient`` does all of
-/// that, identically over every transport. Conforming types throw ``HTTPError`` with the codes
+/// that, identically over every transport. Conforming types throw ``HTTPTransferError`` with the codes
 /// `.timeout`, `.cancelled`, `.connection`, `.tls`, `.invalidResponse`, `.responseTooLarge` or `.fileSystem`.
 ///
 /// ```swift
@@ -30,10 +30,10 @@ public enum ResponseDestination: Sendable, Hashable {
 
 /// A request as a transport sees it: absolute URL, final headers, the body and where the answer goes.
 public struct TransportRequest: Sendable {
-    public var method: HTTPMethod
+    public var method: HTTPClient.Method
     public var url: URL
-    public var headers: HTTPHeaders
-    public var body: HTTPBody?
+    public var headers: HTTPClient.Headers
+    public var body: HTTPClient.Body?
     /// The longest the transport may wait for the server to answer or to send more bytes.
     public var timeout: Duration
     public var destination: ResponseDestination
@@ -41,10 +41,10 @@ public struct TransportRequest: Sendable {
     public var progress: ProgressReporter?
 
     public init(
-        method: HTTPMethod,
+        method: HTTPClient.Method,
         url: URL,
-        headers: HTTPHeaders,
-        body: HTTPBody?,
+        headers: HTTPClient.Headers,
+        body: HTTPClient.Body?,
         timeout: Duration,
         destination: ResponseDestination,
         progress: ProgressReporter? = nil
@@ -62,13 +62,13 @@ public struct TransportRequest: Sendable {
 /// What a transport got back.
 public struct TransportResponse: Sendable {
     public var status: Int
-    public var headers: HTTPHeaders
+    public var headers: HTTPClient.Headers
     /// The body, for `.memory` destinations.
     public var body: Data
     /// How many body bytes were received (written to the file for `.file` destinations).
     public var bodyLength: Int64
 
-    public init(status: Int, headers: HTTPHeaders, body: Data = Data(), bodyLength: Int64? = nil) {
+    public init(status: Int, headers: HTTPClient.Headers, body: Data = Data(), bodyLength: Int64? = nil) {
         self.status = status
         self.headers = headers
         self.body = body

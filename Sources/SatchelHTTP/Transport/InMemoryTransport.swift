@@ -31,13 +31,14 @@ public final class InMemoryTransport: HTTPTransport {
         switch request.destination {
         case .memory(let limit):
             if response.body.count > limit {
-                throw HTTPError(.responseTooLarge, "the response is larger than the \(limit) bytes allowed in memory")
+                throw HTTPTransferError(
+                    .responseTooLarge, "the response is larger than the \(limit) bytes allowed in memory")
             }
         case .file(let url):
             do {
                 try response.body.write(to: url)
             } catch {
-                throw HTTPError(.fileSystem, "cannot write \(url.path)", underlying: error)
+                throw HTTPTransferError(.fileSystem, "cannot write \(url.path)", underlying: error)
             }
             response.body = Data()
         }

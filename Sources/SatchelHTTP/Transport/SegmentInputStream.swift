@@ -1,12 +1,12 @@
 import Foundation
 
-/// An `InputStream` over the segments of an ``HTTPBody``: bytes in memory, then file ranges read as needed.
+/// An `InputStream` over the segments of an ``HTTPClient/Body``: bytes in memory, then file ranges read as needed.
 ///
 /// URLSession pulls request bodies from an `InputStream`; this one holds at most one open file and no more
 /// than the caller's buffer, so a multipart upload of a 1 GiB file stays in constant memory.
 final class SegmentInputStream: InputStream {
     // Used from URLSession's one body-reading thread at a time.
-    private let segments: [HTTPBody.Segment]
+    private let segments: [HTTPClient.Body.Segment]
     private var index = 0
     private var offsetInSegment: Int64 = 0
     private var file: FileHandle?
@@ -15,7 +15,7 @@ final class SegmentInputStream: InputStream {
     private let onRead: (@Sendable (Int64) -> Void)?
     private var totalRead: Int64 = 0
 
-    init(segments: [HTTPBody.Segment], onRead: (@Sendable (Int64) -> Void)? = nil) {
+    init(segments: [HTTPClient.Body.Segment], onRead: (@Sendable (Int64) -> Void)? = nil) {
         self.segments = segments
         self.onRead = onRead
         super.init(data: Data())
@@ -65,7 +65,7 @@ final class SegmentInputStream: InputStream {
         return written
     }
 
-    private func copy(_ segment: HTTPBody.Segment, count: Int, into target: UnsafeMutablePointer<UInt8>) throws {
+    private func copy(_ segment: HTTPClient.Body.Segment, count: Int, into target: UnsafeMutablePointer<UInt8>) throws {
         switch segment {
         case .data(let data):
             let start = data.startIndex + Int(offsetInSegment)
@@ -78,7 +78,7 @@ final class SegmentInputStream: InputStream {
             var filled = 0
             while filled < count {
                 guard let chunk = try file?.read(upToCount: count - filled), !chunk.isEmpty else {
-                    throw HTTPError(.fileSystem, "\(url.path) became shorter while it was being sent")
+                    throw HTTPTransferError(.fileSystem, "\(url.path) became shorter while it was being sent")
                 }
                 chunk.copyBytes(to: target + filled, count: chunk.count)
                 filled += chunk.count

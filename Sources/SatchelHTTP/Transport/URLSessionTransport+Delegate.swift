@@ -12,7 +12,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         let request: TransportRequest
         var body = Data()
         var bodyLength: Int64 = 0
-        var failure: HTTPError?
+        var failure: HTTPTransferError?
         /// For streamed responses: where the body goes once the head has been handed over.
         let channel: ResponseBodyChannel?
         private let shared = Mutex<
@@ -93,7 +93,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
                     return Array(stalled.values)
                 }
                 for (task, state) in stalled {
-                    let error = HTTPError(.timeout, "the server did not answer within \(state.request.timeout)")
+                    let error = HTTPTransferError(.timeout, "the server did not answer within \(state.request.timeout)")
                     state.finish(.failure(error))
                     state.channel?.finish(throwing: error)
                     task.cancel()
@@ -235,7 +235,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
             let size = try fileManager.attributesOfItem(atPath: destination.path)[.size] as? NSNumber
             state.bodyLength = size?.int64Value ?? state.bodyLength
         } catch {
-            state.failure = HTTPError(.fileSystem, "cannot move the download to \(destination.path)", underlying: error)
+            state.failure = HTTPTransferError(
+                .fileSystem, "cannot move the download to \(destination.path)", underlying: error)
         }
     }
 
@@ -247,7 +248,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
             let failure =
                 state.failure ?? error.map { URLSessionTransport.map($0, request: state.request) }
                 ?? (task.response is HTTPURLResponse
-                    ? nil : HTTPError(.invalidResponse, "the server sent no HTTP response"))
+                    ? nil : HTTPTransferError(.invalidResponse, "the server sent no HTTP response"))
             if let failure {
                 state.finish(.failure(failure))
             } else if let response = task.response as? HTTPURLResponse {
@@ -263,12 +264,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         } else if let response = task.response as? HTTPURLResponse {
             state.finish(.success(Self.response(response, state: state)))
         } else {
-            state.finish(.failure(HTTPError(.invalidResponse, "the server sent no HTTP response")))
+            state.finish(.failure(HTTPTransferError(.invalidResponse, "the server sent no HTTP response")))
         }
     }
 
     private static func response(_ response: HTTPURLResponse, state: TaskState) -> TransportResponse {
-        var headers = HTTPHeaders()
+        var headers = HTTPClient.Headers()
         for (name, value) in response.allHeaderFields {
             guard let name = name as? String, let value = value as? String else { continue }
             if name.caseInsensitiveEquals("Set-Cookie") {
@@ -286,9 +287,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         )
     }
 
-    private static func tooLarge(limit: Int, announced: Int64?) -> HTTPError {
+    private static func tooLarge(limit: Int, announced: Int64?) -> HTTPTransferError {
         let size = announced.map { " (\($0) bytes announced)" } ?? ""
-        return HTTPError(
+        return HTTPTransferError(
             .responseTooLarge,
             "the response is larger than the \(limit) bytes allowed in memory\(size); download it to a file instead"
         )

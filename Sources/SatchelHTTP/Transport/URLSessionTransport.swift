@@ -8,7 +8,7 @@ import SatchelText
 /// The default transport: Foundation's `URLSession`, on Linux and on Apple platforms.
 ///
 /// It uses its own ephemeral session that stores no cookies, credentials or cache on disk (the client keeps
-/// cookies in memory), follows no redirects itself, streams request bodies from ``HTTPBody`` segments and
+/// cookies in memory), follows no redirects itself, streams request bodies from ``HTTPClient/Body`` segments and
 /// writes downloads to a file, so large transfers run in constant memory.
 ///
 /// ```swift
@@ -105,7 +105,7 @@ public final class URLSessionTransport: HTTPStreamingTransport {
     }
 
     /// The file of a body that is exactly one whole file, or nil.
-    static func wholeFile(of body: HTTPBody?) -> URL? {
+    static func wholeFile(of body: HTTPClient.Body?) -> URL? {
         guard let body, body.segments.count == 1, case .file(let url, 0, let length) = body.segments[0],
             (try? FileInfo.size(of: url)) == length
         else { return nil }
@@ -138,13 +138,13 @@ public final class URLSessionTransport: HTTPStreamingTransport {
 }
 
 extension URLSessionTransport {
-    /// Maps URLSession's errors to ``HTTPError`` codes.
-    static func map(_ error: any Error, request: TransportRequest) -> HTTPError {
-        if let error = error as? HTTPError { return error }
+    /// Maps URLSession's errors to ``HTTPTransferError`` codes.
+    static func map(_ error: any Error, request: TransportRequest) -> HTTPTransferError {
+        if let error = error as? HTTPTransferError { return error }
         guard let urlError = error as? URLError else {
-            return HTTPError(.connection, "the request failed", underlying: error)
+            return HTTPTransferError(.connection, "the request failed", underlying: error)
         }
-        let (code, message): (HTTPError.Code, String) =
+        let (code, message): (HTTPTransferError.Code, String) =
             switch urlError.code {
             case .timedOut: (.timeout, "the server did not answer within \(request.timeout)")
             case .cancelled: (.cancelled, "the request was cancelled")
@@ -164,6 +164,6 @@ extension URLSessionTransport {
             case .cannotConnectToHost: (.connection, "could not connect to the server")
             default: (.connection, "the connection failed")
             }
-        return HTTPError(code, message, underlying: urlError)
+        return HTTPTransferError(code, message, underlying: urlError)
     }
 }

@@ -24,7 +24,7 @@ struct MultipartMixed: Sendable {
     }
 
     struct Part: Sendable {
-        var headers: HTTPHeaders
+        var headers: HTTPClient.Headers
         var body: Data
         /// The parts of a nested `multipart/mixed` part (a changeset); `nil` for other parts.
         var parts: [Part]?
@@ -154,8 +154,8 @@ struct MultipartMixed: Sendable {
     /// Reads a header block (lines up to an empty line; folded lines joined); returns where the body starts.
     static func readHeaders(
         _ bytes: [UInt8], range: Range<Int>, limits: Limits, context: String
-    ) throws -> (HTTPHeaders, Int) {
-        var headers = HTTPHeaders()
+    ) throws -> (HTTPClient.Headers, Int) {
+        var headers = HTTPClient.Headers()
         var index = range.lowerBound
         var lastName: String?
         var lastValue = ""

@@ -23,7 +23,7 @@ public struct ODataBatch: Sendable {
     /// ``ODataError/Code/notExecuted``. SAP Gateway (V2) always goes on.
     public var continueOnError: Bool
     /// Headers of the outer `POST $batch` (for instance `Repeatability-Request-ID` for the batch as a whole).
-    public var headers: HTTPHeaders = [:]
+    public var headers: HTTPClient.Headers = [:]
 
     /// The parts: single requests and changesets, in request order.
     public private(set) var entries: [Entry] = []
@@ -139,7 +139,7 @@ public struct ODataBatch: Sendable {
         /// in the batch addresses it through the reference's ``ODataBatchReference/path``.
         @discardableResult
         public mutating func create(
-            _ path: ODataPath, _ entity: ODataEntity, headers: HTTPHeaders = [:]
+            _ path: ODataPath, _ entity: ODataEntity, headers: HTTPClient.Headers = [:]
         ) -> ODataBatchReference {
             append(.create(path, entity), headers: headers)
         }
@@ -148,7 +148,7 @@ public struct ODataBatch: Sendable {
         @discardableResult
         public mutating func update(
             _ path: ODataPath, with entity: ODataEntity, method: ODataUpdateMethod = .merge,
-            ifMatch etag: String? = nil, headers: HTTPHeaders = [:]
+            ifMatch etag: String? = nil, headers: HTTPClient.Headers = [:]
         ) -> ODataBatchReference {
             append(.update(path, entity, method, ifMatch: etag), headers: headers)
         }
@@ -165,7 +165,7 @@ public struct ODataBatch: Sendable {
         /// Deletes the entity at `path`, guarded by `ifMatch` (`"*"` matches any version).
         @discardableResult
         public mutating func delete(
-            _ path: ODataPath, ifMatch etag: String? = nil, headers: HTTPHeaders = [:]
+            _ path: ODataPath, ifMatch etag: String? = nil, headers: HTTPClient.Headers = [:]
         ) -> ODataBatchReference {
             append(.delete(path, ifMatch: etag), headers: headers)
         }
@@ -175,7 +175,7 @@ public struct ODataBatch: Sendable {
         @discardableResult
         public mutating func addLink(
             from source: ODataPath, navigation: String, to target: ODataPath, replace: Bool = false,
-            headers: HTTPHeaders = [:]
+            headers: HTTPClient.Headers = [:]
         ) -> ODataBatchReference {
             append(.addLink(source, navigation, target, replace: replace), headers: headers)
         }
@@ -183,7 +183,7 @@ public struct ODataBatch: Sendable {
         /// Removes a link (for a to-one navigation, pass `target: nil`).
         @discardableResult
         public mutating func removeLink(
-            from source: ODataPath, navigation: String, to target: ODataPath? = nil, headers: HTTPHeaders = [:]
+            from source: ODataPath, navigation: String, to target: ODataPath? = nil, headers: HTTPClient.Headers = [:]
         ) -> ODataBatchReference {
             append(.removeLink(source, navigation, target), headers: headers)
         }
@@ -197,7 +197,7 @@ public struct ODataBatch: Sendable {
         }
 
         private mutating func append(
-            _ operation: ODataBatchRequest.Operation, headers: HTTPHeaders = [:]
+            _ operation: ODataBatchRequest.Operation, headers: HTTPClient.Headers = [:]
         ) -> ODataBatchReference {
             let reference = ODataBatchReference(index: firstIndex + requests.count)
             requests.append(
@@ -232,7 +232,7 @@ public struct ODataBatchRequest: Sendable {
     /// The changeset's number (1, 2, …) for a change; `nil` for a request outside changesets.
     public let changeset: Int?
     /// Headers of this part, besides the ones the request's kind sets (`Repeatability-Request-ID`, …).
-    public var headers: HTTPHeaders = [:]
+    public var headers: HTTPClient.Headers = [:]
 }
 
 /// A part of a batch: its position in request order and its `Content-ID`.

@@ -25,10 +25,10 @@ struct ODataBatchPlan: Sendable {
     struct Part: Sendable {
         var reference: ODataBatchReference
         var changeset: Int?
-        var method: HTTPMethod
+        var method: HTTPClient.Method
         /// Relative to the service root, encoded, with the SAP options (`StudentSet?$top=2&sap-client=100`).
         var url: String
-        var headers: HTTPHeaders
+        var headers: HTTPClient.Headers
         var body: JSONValue?
         /// Ids of earlier parts this one refers to (`$1` in its URL or body).
         var dependsOn: [String]
@@ -40,7 +40,7 @@ struct ODataBatchPlan: Sendable {
     var format: ODataBatchFormat
     var continueOnError: Bool
     /// Headers of the outer request.
-    var headers: HTTPHeaders = [:]
+    var headers: HTTPClient.Headers = [:]
     var parts: [Part]
     var entries: [Entry]
 }

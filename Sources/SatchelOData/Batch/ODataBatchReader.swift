@@ -5,7 +5,7 @@ import SatchelJSON
 /// One response inside a `$batch` response, as the server sent it.
 struct ODataBatchPartResponse: Sendable {
     var status: Int
-    var headers: HTTPHeaders
+    var headers: HTTPClient.Headers
     var body: Data
     /// The part's `Content-ID` (multipart) or `id` (JSON), when sent.
     var contentID: String?
@@ -145,7 +145,7 @@ struct ODataBatchReader: Sendable {
                     .invalidPayload, "a JSON $batch response has no valid status",
                     operation: "read the $batch response", location: location + ".status")
             }
-            var headers = HTTPHeaders()
+            var headers = HTTPClient.Headers()
             for (name, value) in entry["headers"]?.objectValue ?? JSONObject() {
                 headers.add(name, value.stringValue ?? value.description)
             }
@@ -157,7 +157,7 @@ struct ODataBatchReader: Sendable {
     }
 
     /// A JSON batch `body`: JSON for JSON media types, the text for `text/*`, else base64url-encoded bytes.
-    static func bodyData(_ body: JSONValue?, headers: HTTPHeaders) -> Data {
+    static func bodyData(_ body: JSONValue?, headers: HTTPClient.Headers) -> Data {
         guard let body, body != .null else { return Data() }
         let type = MediaType(headers["Content-Type"] ?? "").type
         guard case .string(let text) = body, !type.contains("json") else { return Data(body.serialized()) }

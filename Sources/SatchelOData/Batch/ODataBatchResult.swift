@@ -14,9 +14,9 @@ public struct ODataBatchResponse: Sendable, RandomAccessCollection {
     /// The status of the outer `$batch` response (200, or 202 from SAP Gateway).
     public var status: Int
     /// The headers of the outer response.
-    public var headers: HTTPHeaders
+    public var headers: HTTPClient.Headers
 
-    public init(results: [ODataBatchResult], status: Int, headers: HTTPHeaders = [:]) {
+    public init(results: [ODataBatchResult], status: Int, headers: HTTPClient.Headers = [:]) {
         self.results = results
         self.status = status
         self.headers = headers
@@ -56,12 +56,12 @@ public struct ODataBatchResult: Sendable {
     public var reference: ODataBatchReference
     /// What the request was for (`create in People`, `read People`).
     public var operation: String
-    public var method: HTTPMethod
+    public var method: HTTPClient.Method
     /// The request's URL relative to the service root, as sent (`People?$top=2`, `$1/Friends/$ref`).
     public var url: String
     /// The part's status; `nil` when the service sent no response for it.
     public var status: Int?
-    public var headers: HTTPHeaders
+    public var headers: HTTPClient.Headers
     /// The part's body as sent by the server.
     public var body: Data
     public var content: Content
@@ -70,8 +70,8 @@ public struct ODataBatchResult: Sendable {
     public var error: ODataError?
 
     public init(
-        reference: ODataBatchReference, operation: String, method: HTTPMethod, url: String, status: Int? = nil,
-        headers: HTTPHeaders = [:], body: Data = Data(), content: Content = .none, error: ODataError? = nil
+        reference: ODataBatchReference, operation: String, method: HTTPClient.Method, url: String, status: Int? = nil,
+        headers: HTTPClient.Headers = [:], body: Data = Data(), content: Content = .none, error: ODataError? = nil
     ) {
         self.reference = reference
         self.operation = operation

@@ -61,7 +61,7 @@ extension ODataService {
     }
 
     /// The outer `POST $batch` request.
-    func batchRequest(_ plan: ODataBatchPlan, writer: ODataBatchWriter) -> HTTPRequest {
+    func batchRequest(_ plan: ODataBatchPlan, writer: ODataBatchWriter) -> HTTPClient.Request {
         let (body, contentType) = writer.write(plan)
         var request = request(
             .post, url(path: "$batch"), version: plan.version, operation: "batch of \(plan.parts.count) requests",
@@ -235,9 +235,9 @@ extension ODataService {
     /// The error a part's non-2xx response carries, read like any OData error body.
     func partError(_ response: ODataBatchPartResponse, part: ODataBatchPlan.Part?) -> ODataError {
         let partURL = part.map { self.url(absolute: $0.url) } ?? configuration.serviceURL
-        let httpResponse = HTTPResponse(
+        let httpResponse = HTTPClient.Response(
             status: response.status, headers: response.headers, url: partURL, body: response.body)
-        let request = HTTPRequest(
+        let request = HTTPClient.Request(
             part?.method ?? .post, url: partURL, operation: part?.operation ?? "a request in the batch")
         return ODataError(response: httpResponse, request: request)
     }

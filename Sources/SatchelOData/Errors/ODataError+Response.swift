@@ -13,9 +13,9 @@ extension ODataError {
     /// let error = ODataError(response: response, request: request)
     /// print(error.message, error.sapErrorDetails.map(\.message))
     /// ```
-    public init(response: HTTPResponse, request: HTTPRequest) {
-        let http = HTTPError(
-            HTTPError.Code(status: response.status), "the server answered \(response.status)",
+    public init(response: HTTPClient.Response, request: HTTPClient.Request) {
+        let http = HTTPTransferError(
+            HTTPTransferError.Code(status: response.status), "the server answered \(response.status)",
             operation: request.operation, method: request.method, url: response.url, status: response.status,
             responseHeaders: response.headers)
         self.init(
@@ -33,8 +33,8 @@ extension ODataError {
         }
     }
 
-    /// Maps an ``HTTPError`` thrown by the client (timeouts, connection failures, refused credentials).
-    init(http error: HTTPError) {
+    /// Maps an ``HTTPTransferError`` thrown by the client (timeouts, connection failures, refused credentials).
+    init(http error: HTTPTransferError) {
         let code: Code =
             switch error.code {
             case .unauthorized: .unauthorized

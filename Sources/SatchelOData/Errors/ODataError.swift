@@ -6,7 +6,7 @@ public import SatchelJSON
 ///
 /// `code` says what kind of failure it is; the server's own error (`code`, `message`, `target`, `details`,
 /// `innererror`, SAP's `errordetails`) travels with it, and so do the HTTP status, method, URL and the
-/// underlying ``HTTPError``. A `412 Precondition Failed` carries the entity's current ETag when the server sent
+/// underlying ``HTTPTransferError``. A `412 Precondition Failed` carries the entity's current ETag when the server sent
 /// one.
 ///
 /// ```swift
@@ -100,7 +100,7 @@ public struct ODataError: Error, Sendable, CustomStringConvertible {
     /// The whole `innererror` object as sent (SAP: `transactionid`, `timestamp`, `Error_Resolution`, …).
     public var innerError: JSONValue?
     public var status: Int?
-    public var method: HTTPMethod?
+    public var method: HTTPClient.Method?
     /// The request URL, credentials removed.
     public var url: URL?
     /// What the request was for (`read Products`, `update Products(1)`).
@@ -109,12 +109,13 @@ public struct ODataError: Error, Sendable, CustomStringConvertible {
     public var currentETag: String?
     /// Where in a document reading failed (`$metadata` line, a JSON path).
     public var location: String?
-    /// The ``HTTPError``, ``SatchelJSON/JSONError`` or ``SatchelXML/XMLReadError`` underneath.
+    /// The ``HTTPTransferError``, ``SatchelJSON/JSONError`` or ``SatchelXML/XMLReadError`` underneath.
     public var underlying: (any Error)?
 
     public init(
         _ code: Code, _ message: String, serviceCode: String? = nil, target: String? = nil, details: [Detail] = [],
-        sapErrorDetails: [Detail] = [], innerError: JSONValue? = nil, status: Int? = nil, method: HTTPMethod? = nil,
+        sapErrorDetails: [Detail] = [], innerError: JSONValue? = nil, status: Int? = nil,
+        method: HTTPClient.Method? = nil,
         url: URL? = nil, operation: String? = nil, currentETag: String? = nil, location: String? = nil,
         underlying: (any Error)? = nil
     ) {
@@ -134,8 +135,8 @@ public struct ODataError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    /// The ``HTTPError`` underneath, when the failure came from an exchange.
-    public var httpError: HTTPError? { underlying as? HTTPError }
+    /// The ``HTTPTransferError`` underneath, when the failure came from an exchange.
+    public var httpError: HTTPTransferError? { underlying as? HTTPTransferError }
 
     public var description: String {
         var text = ""

@@ -26,7 +26,7 @@ extension ODataService {
         /// server does not page itself. `nil` leaves paging to the server.
         public var pageSize: Int?
         /// Headers sent with every request.
-        public var headers: HTTPHeaders
+        public var headers: HTTPClient.Headers
         /// Settings of the HTTP client made by ``ODataService/init(configuration:transport:)``.
         public var http: HTTPClient.Configuration
         /// Auth providers of the HTTP client made by ``ODataService/init(configuration:transport:)``.
@@ -37,7 +37,7 @@ extension ODataService {
 
         public init(
             serviceURL: URL, version: ODataVersion? = nil, sapClient: String? = nil, sapLanguage: String? = nil,
-            pageSize: Int? = nil, headers: HTTPHeaders = [:], http: HTTPClient.Configuration = .init(),
+            pageSize: Int? = nil, headers: HTTPClient.Headers = [:], http: HTTPClient.Configuration = .init(),
             auth: [any HTTPAuthProvider] = []
         ) {
             self.serviceURL = serviceURL

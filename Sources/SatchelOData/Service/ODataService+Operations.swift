@@ -38,7 +38,7 @@ extension ODataService {
             name, parameters: parameters, boundTo: path, version: version, kind: kind, httpMethod: httpMethod)
         let request = self.request(
             call.method, url(path: call.path, query: call.query), version: version, operation: "call \(name)",
-            body: call.body.map { HTTPBody.json($0) })
+            body: call.body.map { HTTPClient.Body.json($0) })
         let response = try await send(request)
         let reader = try await reader()
         if let returnType = call.returnType, returnType.isCollection, !response.body.isEmpty, response.status != 204,
@@ -64,7 +64,7 @@ extension ODataService {
 
     /// How an operation is called: method, path and query (encoded, relative to the service root), JSON body.
     struct OperationCall {
-        var method: HTTPMethod
+        var method: HTTPClient.Method
         var path: String
         var query: String
         var body: JSONValue?
@@ -79,11 +79,11 @@ extension ODataService {
         let metadata = cachedMetadata
         var kind: CSDLOperation.Kind = hintedKind ?? .function
         var returnType: CSDLTypeReference?
-        var v2Method: HTTPMethod = hintedMethod.map { HTTPMethod(rawValue: $0.uppercased()) } ?? .get
+        var v2Method: HTTPClient.Method = hintedMethod.map { HTTPClient.Method(rawValue: $0.uppercased()) } ?? .get
         if let operationImport = metadata?.operationImport(named: name) {
             kind = operationImport.kind
             returnType = operationImport.returnType
-            if let method = operationImport.httpMethod { v2Method = HTTPMethod(rawValue: method) }
+            if let method = operationImport.httpMethod { v2Method = HTTPClient.Method(rawValue: method) }
             if let operation = operationImport.operation.flatMap({ metadata?.operations(named: $0).first }) {
                 returnType = operation.returnType
             }

@@ -45,7 +45,7 @@ extension ODataService {
     }
 
     func page(
-        at url: URL, type: CSDLEntityType?, operation: String, extraHeaders: HTTPHeaders = [:]
+        at url: URL, type: CSDLEntityType?, operation: String, extraHeaders: HTTPClient.Headers = [:]
     ) async throws -> ODataPage {
         let version = try await version()
         var request = request(.get, url, version: version, operation: operation)
@@ -152,7 +152,7 @@ extension ODataService {
         request.headers["Accept"] = "*/*"
         do {
             return try await client.download(request, to: file, progress: progress).etag
-        } catch let error as HTTPError {
+        } catch let error as HTTPTransferError {
             throw ODataError(http: error)
         }
     }

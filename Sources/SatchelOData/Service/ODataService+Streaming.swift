@@ -5,20 +5,20 @@ import SatchelJSON
 extension ODataService {
     /// Sends a request and returns once the head has arrived, the body following while it arrives; a status
     /// outside 2xx becomes an ``ODataError`` with the server's error body read.
-    func stream(_ request: HTTPRequest) async throws -> ResponseChunks {
+    func stream(_ request: HTTPClient.Request) async throws -> ResponseChunks {
         var request = request
         request.validatesStatus = false
         let response: HTTPStreamingResponse
         do {
             response = try await client.stream(request)
-        } catch let error as HTTPError {
+        } catch let error as HTTPTransferError {
             throw ODataError(http: error)
         }
         guard response.head.isSuccess else {
-            let whole: HTTPResponse
+            let whole: HTTPClient.Response
             do {
                 whole = try await response.collect()
-            } catch let error as HTTPError {
+            } catch let error as HTTPTransferError {
                 throw ODataError(http: error)
             }
             throw ODataError(response: whole, request: request)
@@ -41,7 +41,7 @@ extension ODataService {
 struct ResponseChunks: AsyncSequence, Sendable {
     typealias Element = Data
     let body: HTTPResponseBody
-    let head: HTTPResponse
+    let head: HTTPClient.Response
 
     func makeAsyncIterator() -> Iterator { Iterator(base: body.makeAsyncIterator()) }
 
@@ -50,7 +50,7 @@ struct ResponseChunks: AsyncSequence, Sendable {
         mutating func next() async throws -> Data? {
             do {
                 return try await base.next()
-            } catch let error as HTTPError {
+            } catch let error as HTTPTransferError {
                 throw ODataError(http: error)
             }
         }

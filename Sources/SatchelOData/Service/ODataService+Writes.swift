@@ -37,13 +37,13 @@ extension ODataService {
     /// `headers` go with this request only (the offline store's `Repeatability-Request-ID`, say).
     @discardableResult
     public func create(
-        _ path: ODataPath, _ entity: ODataEntity, headers: HTTPHeaders = [:]
+        _ path: ODataPath, _ entity: ODataEntity, headers: HTTPClient.Headers = [:]
     ) async throws
         -> ODataWriteResult
     {
         let version = try await version()
         let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
-        let body = HTTPBody.json(bytes: try writer.data(for: entity))
+        let body = HTTPClient.Body.json(bytes: try writer.data(for: entity))
         var request = request(
             .post, url(path: path.text(for: version)), version: version, operation: "create in \(path)", body: body)
         for field in headers { request.headers[field.name] = field.value }
@@ -63,11 +63,11 @@ extension ODataService {
     @discardableResult
     public func update(
         _ path: ODataPath, with entity: ODataEntity, method: ODataUpdateMethod = .merge, ifMatch etag: String? = nil,
-        headers: HTTPHeaders = [:]
+        headers: HTTPClient.Headers = [:]
     ) async throws -> ODataWriteResult {
         let version = try await version()
         let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
-        let httpMethod: HTTPMethod = method == .replace ? .put : (version == .v2 ? .merge : .patch)
+        let httpMethod: HTTPClient.Method = method == .replace ? .put : (version == .v2 ? .merge : .patch)
         var request = request(
             httpMethod, url(path: path.text(for: version)), version: version, operation: "update \(path)",
             body: .json(bytes: try writer.data(for: entity)))
@@ -92,7 +92,7 @@ extension ODataService {
     }
 
     /// Deletes the entity at `path`; `ifMatch` guards it like an update (`"*"` matches any version).
-    public func delete(_ path: ODataPath, ifMatch etag: String? = nil, headers: HTTPHeaders = [:]) async throws {
+    public func delete(_ path: ODataPath, ifMatch etag: String? = nil, headers: HTTPClient.Headers = [:]) async throws {
         let version = try await version()
         var request = request(
             .delete, url(path: path.text(for: version)), version: version, operation: "delete \(path)")
@@ -107,7 +107,7 @@ extension ODataService {
     /// to a collection (POST) or sets a to-one link (`replace`, PUT). `headers` go with this request only.
     public func addLink(
         from source: ODataPath, navigation: String, to target: ODataPath, replace: Bool = false,
-        headers: HTTPHeaders = [:]
+        headers: HTTPClient.Headers = [:]
     ) async throws {
         let version = try await version()
         let targetURL = url(path: target.text(for: version)).absoluteString
@@ -124,7 +124,7 @@ extension ODataService {
 
     /// Removes a link: for a collection, the one to `target`; for a to-one navigation, pass `target: nil`.
     public func removeLink(
-        from source: ODataPath, navigation: String, to target: ODataPath? = nil, headers: HTTPHeaders = [:]
+        from source: ODataPath, navigation: String, to target: ODataPath? = nil, headers: HTTPClient.Headers = [:]
     ) async throws {
         let version = try await version()
         let path: String
@@ -181,7 +181,8 @@ extension ODataService {
     /// server sent one. `headers` go with this request only.
     @discardableResult
     public func uploadMedia(
-        _ path: ODataPath, data: Data, contentType: String, ifMatch etag: String? = nil, headers: HTTPHeaders = [:]
+        _ path: ODataPath, data: Data, contentType: String, ifMatch etag: String? = nil,
+        headers: HTTPClient.Headers = [:]
     ) async throws -> String? {
         let version = try await version()
         var request = request(
@@ -196,7 +197,7 @@ extension ODataService {
     /// this request only.
     @discardableResult
     public func createMedia(
-        _ set: ODataPath, data: Data, contentType: String, slug: String? = nil, headers: HTTPHeaders = [:]
+        _ set: ODataPath, data: Data, contentType: String, slug: String? = nil, headers: HTTPClient.Headers = [:]
     ) async throws -> ODataWriteResult {
         let version = try await version()
         var request = request(
@@ -208,7 +209,7 @@ extension ODataService {
     }
 
     /// What a media creation answered: the entity when the server sent it, its ETag and Location.
-    private func mediaCreated(_ response: HTTPResponse, in set: ODataPath) async throws -> ODataWriteResult {
+    private func mediaCreated(_ response: HTTPClient.Response, in set: ODataPath) async throws -> ODataWriteResult {
         var result = ODataWriteResult(etag: response.etag, location: response.headers["Location"])
         if !response.body.isEmpty, response.status != 204 {
             result.entity = try await reader().entity(from: response.body, type: entityType(of: set))
@@ -217,14 +218,14 @@ extension ODataService {
     }
 
     private func sendFile(
-        _ request: HTTPRequest, file: URL, contentType: String, progress: (@Sendable (TransferProgress) -> Void)?
-    ) async throws -> HTTPResponse {
+        _ request: HTTPClient.Request, file: URL, contentType: String, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> HTTPClient.Response {
         var request = request
         request.validatesStatus = false
-        let response: HTTPResponse
+        let response: HTTPClient.Response
         do {
             response = try await client.upload(request, fromFile: file, contentType: contentType, progress: progress)
-        } catch let error as HTTPError {
+        } catch let error as HTTPTransferError {
             throw ODataError(http: error)
         }
         guard response.isSuccess else { throw ODataError(response: response, request: request) }

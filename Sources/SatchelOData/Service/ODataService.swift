@@ -45,7 +45,7 @@ public struct ODataService: Sendable {
 
     /// Fetches the `$metadata` document itself (for a copy kept offline), parses it and caches the result.
     public func metadataDocument() async throws -> Data {
-        var request = HTTPRequest(.get, url: url(path: "$metadata"), operation: "read $metadata")
+        var request = HTTPClient.Request(.get, url: url(path: "$metadata"), operation: "read $metadata")
         request.headers["Accept"] = "application/xml"
         let response = try await send(request)
         cache.metadata = try ODataMetadata.parse(data: response.body)
@@ -100,7 +100,7 @@ public struct ODataService: Sendable {
     }
 
     /// The headers every OData request carries for `version`.
-    func headers(for version: ODataVersion) -> HTTPHeaders {
+    func headers(for version: ODataVersion) -> HTTPClient.Headers {
         var headers = configuration.headers
         switch version {
         case .v2:
@@ -116,13 +116,13 @@ public struct ODataService: Sendable {
     }
 
     /// Sends a request; a status outside 2xx becomes an ``ODataError`` with the server's error body read.
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: HTTPClient.Request) async throws -> HTTPClient.Response {
         var request = request
         request.validatesStatus = false
-        let response: HTTPResponse
+        let response: HTTPClient.Response
         do {
             response = try await client.send(request)
-        } catch let error as HTTPError {
+        } catch let error as HTTPTransferError {
             throw ODataError(http: error)
         }
         guard response.isSuccess else { throw ODataError(response: response, request: request) }
@@ -131,9 +131,9 @@ public struct ODataService: Sendable {
 
     /// A request for `version` with the standard headers.
     func request(
-        _ method: HTTPMethod, _ url: URL, version: ODataVersion, operation: String, body: HTTPBody? = nil
-    ) -> HTTPRequest {
-        HTTPRequest(method, url: url, headers: headers(for: version), body: body, operation: operation)
+        _ method: HTTPClient.Method, _ url: URL, version: ODataVersion, operation: String, body: HTTPClient.Body? = nil
+    ) -> HTTPClient.Request {
+        HTTPClient.Request(method, url: url, headers: headers(for: version), body: body, operation: operation)
     }
 }
 

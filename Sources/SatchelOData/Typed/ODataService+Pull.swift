@@ -23,7 +23,7 @@ extension ODataService {
     public func create<T: ODataStructuredProxy>(_ path: ODataPath, _ value: T) async throws -> T? {
         let version = try await version()
         let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
-        let body = HTTPBody.json(
+        let body = HTTPClient.Body.json(
             bytes: try writer.data(for: ODataEntity(type: T.odataTypeName, properties: value.odataProperties)))
         let url = url(path: path.text(for: version))
         let response = try await send(request(.post, url, version: version, operation: "create in \(path)", body: body))

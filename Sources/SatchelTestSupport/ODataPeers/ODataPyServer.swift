@@ -71,7 +71,7 @@ public final class ODataPyServer: Sendable {
     /// from what it kept instead (`GET /_repeatability`).
     public func repeatability() async throws -> (applied: Int, replayed: Int) {
         let response = try await HTTPClient(configuration: .init()).send(
-            HTTPRequest(.get, url: baseURL.appendingPathComponent("_repeatability")))
+            HTTPClient.Request(.get, url: baseURL.appendingPathComponent("_repeatability")))
         let counts = try JSONValue(parsing: response.body)
         guard response.status == 200, let applied = counts["applied"]?.int64Value,
             let replayed = counts["replayed"]?.int64Value

@@ -42,8 +42,8 @@ struct BodyOptions: ParsableArguments, Sendable {
     }
 
     /// The body, or nil when none was given.
-    func makeBody() throws -> HTTPBody? {
-        var body: HTTPBody
+    func makeBody() throws -> HTTPClient.Body? {
+        var body: HTTPClient.Body
         if let data {
             body = .text(data)
         } else if let dataFile {

@@ -3,7 +3,7 @@ import Foundation
 
 /// One `satchel http` request: build it from the options, send it, write the answer.
 struct HTTPInvocation: Sendable {
-    var method: HTTPMethod
+    var method: HTTPClient.Method
     var target: TargetOptions
     var body: BodyOptions?
     var connection: ConnectionOptions
@@ -15,13 +15,13 @@ struct HTTPInvocation: Sendable {
 
     private func perform() async throws {
         let client = try connection.makeClient()
-        var request = HTTPRequest(method, url: try target.requestURL(), body: try body?.makeBody())
+        var request = HTTPClient.Request(method, url: try target.requestURL(), body: try body?.makeBody())
         // Like curl: a generic tool takes whatever comes back, so an HTML page is data, not an expired login.
         if !client.configuration.headers.contains("Accept") { request.headers["Accept"] = "*/*" }
         request.range = target.byteRange
         request.validatesStatus = !target.noFail
         let progress = ProgressDisplay(quiet: global.quiet)
-        let response: HTTPResponse
+        let response: HTTPClient.Response
         do {
             response = try await send(request, with: client, progress: progress)
             progress?.finish()
@@ -31,8 +31,8 @@ struct HTTPInvocation: Sendable {
         }
         if !response.isSuccess {
             // Only with --no-fail: the body was printed, the exit code still reports the status.
-            throw HTTPError(
-                HTTPError.Code(status: response.status),
+            throw HTTPTransferError(
+                HTTPTransferError.Code(status: response.status),
                 "the server answered \(response.status) \(ResponseOutput.reason(response.status))",
                 method: method,
                 url: response.url,
@@ -45,9 +45,9 @@ struct HTTPInvocation: Sendable {
     /// HEAD reads nothing; everything else streams to a file (the `-o` one, or a temporary one copied to standard
     /// output), so large bodies never sit in memory.
     private func send(
-        _ request: HTTPRequest, with client: HTTPClient, progress: ProgressDisplay?
+        _ request: HTTPClient.Request, with client: HTTPClient, progress: ProgressDisplay?
     ) async throws
-        -> HTTPResponse
+        -> HTTPClient.Response
     {
         var report: (@Sendable (TransferProgress) -> Void)?
         if let progress { report = { progress.report($0) } }

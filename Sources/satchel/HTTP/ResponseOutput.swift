@@ -8,7 +8,7 @@ import Foundation
 enum ResponseOutput {
     /// Writes the status line and headers (if asked), then the body: from `bodyFile` in chunks, or the
     /// in-memory body of an error response kept with `--no-fail`.
-    static func write(_ response: HTTPResponse, includeHeaders: Bool, bodyFile: URL?) throws {
+    static func write(_ response: HTTPClient.Response, includeHeaders: Bool, bodyFile: URL?) throws {
         if includeHeaders {
             var head = "HTTP \(response.status) \(reason(response.status))\n"
             let headers = response.headers.description

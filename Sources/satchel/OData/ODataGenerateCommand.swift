@@ -74,7 +74,7 @@ struct ODataGenerateCommand: AsyncParsableCommand {
     private func readMetadata() async throws -> Data {
         if metadata.hasPrefix("http://") || metadata.hasPrefix("https://") {
             let url = try ConnectionOptions.url(metadata, option: "--metadata")
-            let request = HTTPRequest(
+            let request = HTTPClient.Request(
                 .get, url: url, headers: ["Accept": "application/xml"], operation: "read $metadata")
             return try await connection.makeClient().send(request).body
         }

@@ -107,7 +107,7 @@ struct ConnectionOptions: ParsableArguments, Sendable {
     /// A client configured from these options.
     func makeClient() throws -> HTTPClient {
         var configuration = HTTPClient.Configuration(baseURL: try url.map { try Self.url($0, option: "--url") })
-        configuration.headers = HTTPHeaders(header.compactMap(Self.parseHeader))
+        configuration.headers = HTTPClient.Headers(header.compactMap(Self.parseHeader))
         if let userAgent { configuration.userAgent = userAgent }
         configuration.timeout = .milliseconds(Int64(timeout * 1000))
         configuration.retry.maximumAttempts = retries + 1

@@ -20,7 +20,7 @@ enum ErrorReport {
         switch error {
         case let error as CLIError:
             return (error.exitCode, error.message)
-        case let error as HTTPError:
+        case let error as HTTPTransferError:
             return (SatchelExitCode(error.code), verbose ? error.debugDescription : summary(of: error))
         case let error as CMISError:
             return (
@@ -47,7 +47,7 @@ enum ErrorReport {
 
     /// The error's description with a short cause instead of the underlying error's dump, plus the start of the
     /// body when the server's own message could not be found: that is usually what says why.
-    private static func summary(of error: HTTPError) -> String {
+    private static func summary(of error: HTTPTransferError) -> String {
         var short = error
         short.underlying = nil
         var text = short.description
@@ -68,7 +68,7 @@ enum ErrorReport {
 
     /// The innermost readable reason of a Foundation error ("Couldn't connect to server", "No such file …").
     private static func cause(of error: any Error) -> String? {
-        if error is HTTPError || error is CLIError { return Redaction.text(String(describing: error)) }
+        if error is HTTPTransferError || error is CLIError { return Redaction.text(String(describing: error)) }
         var current = error as NSError
         while let inner = current.userInfo[NSUnderlyingErrorKey] as? NSError { current = inner }
         guard let text = current.userInfo[NSLocalizedDescriptionKey] as? String ?? posixReason(current) else {

@@ -21,7 +21,7 @@ enum SatchelExitCode: Int32, CaseIterable, Sendable {
     case cancelled = 130
 
     /// The exit code for an error from SatchelHTTP.
-    init(_ code: HTTPError.Code) {
+    init(_ code: HTTPTransferError.Code) {
         switch code {
         case .timeout, .connection, .tls: self = .connection
         case .unauthorized, .forbidden: self = .authentication

@@ -78,9 +78,9 @@ enum LivePeers {
     }
 
     /// A plain GET through Satchel's HTTP client (status not checked), for what the OData API does not expose.
-    static func get(_ url: URL, headers: HTTPHeaders = [:]) async throws -> HTTPResponse {
+    static func get(_ url: URL, headers: HTTPClient.Headers = [:]) async throws -> HTTPClient.Response {
         let client = HTTPClient(configuration: http)
-        var request = HTTPRequest(.get, url: url, headers: headers, operation: "test read")
+        var request = HTTPClient.Request(.get, url: url, headers: headers, operation: "test read")
         request.validatesStatus = false
         return try await client.send(request)
     }

@@ -94,7 +94,7 @@ struct AtomPubHostileLiveTests {
                 AtomPubParser.serviceDocument(service.body).workspaces.first { $0.repositoryInfo.id == "shared" })
             let children = "/cmis/atom/shared/children?id=\(workspace.repositoryInfo.rootFolderId)"
             let entryType = ("Content-Type", "application/atom+xml;type=entry")
-            let cases: [(String, SatchelHTTP.HTTPResponse, Int, String)] = [
+            let cases: [(String, HTTPClient.Response, Int, String)] = [
                 (
                     "truncated XML",
                     try await harness.send(

@@ -27,9 +27,10 @@ struct AtomPubRoutesTests {
 
     /// A raw request; the status is not validated.
     static func send(
-        _ method: HTTPMethod, _ url: URL, body: Data? = nil, contentType: String? = nil, headers: [String: String] = [:]
-    ) async throws -> HTTPResponse {
-        var request = HTTPRequest(method, url: url, body: body.map { .data($0, contentType: contentType) })
+        _ method: HTTPClient.Method, _ url: URL, body: Data? = nil, contentType: String? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> HTTPClient.Response {
+        var request = HTTPClient.Request(method, url: url, body: body.map { .data($0, contentType: contentType) })
         request.validatesStatus = false
         for (name, value) in headers { request.headers[name] = value }
         return try await HTTPClient().send(request)
@@ -112,7 +113,7 @@ struct AtomPubRoutesTests {
             let children = URL(string: server.serviceURL.absoluteString + "/shared/children?id=\(server.rootID)")!
             let token = ["X-CSRF-Token": "tok-alice"]
             let entryType = "application/atom+xml;type=entry"
-            let cases: [(String, HTTPResponse, Int, String)] = [
+            let cases: [(String, HTTPClient.Response, Int, String)] = [
                 (
                     "truncated XML",
                     try await Self.send(

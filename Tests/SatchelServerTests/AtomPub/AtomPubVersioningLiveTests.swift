@@ -10,7 +10,7 @@ import Testing
 struct AtomPubVersioningLiveTests {
     static let entryType = ("Content-Type", "application/atom+xml;type=entry")
 
-    static func entry(_ properties: [CMISProperty], content: Data? = nil) -> HTTPBody {
+    static func entry(_ properties: [CMISProperty], content: Data? = nil) -> HTTPClient.Body {
         .data(
             AtomPubWriter.entry(properties: Properties(properties), content: content, mimeType: "text/plain"),
             contentType: entryType.1)

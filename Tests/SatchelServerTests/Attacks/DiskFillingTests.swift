@@ -49,7 +49,7 @@ extension Attacks {
         static func upload(
             _ harness: ServerHarness, _ path: String, name: String, content: Data = megabyte, user: String = "alice",
             headers: [(String, String)] = [], fieldsAfterContent: Bool = false
-        ) async throws -> SatchelHTTP.HTTPResponse {
+        ) async throws -> HTTPClient.Response {
             var form = MultipartFormData()
             let fields = [
                 ("cmisaction", "createDocument"), ("propertyId[0]", "cmis:name"), ("propertyValue[0]", name),

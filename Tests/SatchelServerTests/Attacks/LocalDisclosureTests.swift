@@ -37,11 +37,11 @@ extension Attacks {
                 form.addField(name, value)
             }
             form.addData("content", data: Data("secret".utf8), filename: "a.txt", contentType: "text/plain")
-            var request = HTTPRequest(
+            var request = HTTPClient.Request(
                 .post, url: server.url.appendingPathComponent("cmis/browser/shared/root"), body: .multipart(form))
             request.headers["Authorization"] = "Basic " + Data("demo:\(password)".utf8).base64EncodedString()
             #expect(try await HTTPClient().send(request).status == 201)
-            _ = try await HTTPClient().send(HTTPRequest(.get, url: server.url.appendingPathComponent("health")))
+            _ = try await HTTPClient().send(HTTPClient.Request(.get, url: server.url.appendingPathComponent("health")))
 
             let stderr = try String(contentsOf: log, encoding: .utf8)
             #expect(stderr.contains("Created user demo"))

@@ -15,8 +15,9 @@ extension Attacks {
 
         static func guess(
             _ harness: ServerHarness, user: String, password: String, headers: [(String, String)] = []
-        ) async throws -> SatchelHTTP.HTTPResponse {
-            var request = SatchelHTTP.HTTPRequest(.get, url: harness.url(repositoryInfo), headers: HTTPHeaders(headers))
+        ) async throws -> HTTPClient.Response {
+            var request = HTTPClient.Request(
+                .get, url: harness.url(repositoryInfo), headers: HTTPClient.Headers(headers))
             request.headers["Authorization"] = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
             request.validatesStatus = false
             return try await harness.client.send(request)

@@ -106,7 +106,7 @@ extension Attacks {
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for attempt in 0..<20 {
                     group.addTask {
-                        var request = SatchelHTTP.HTTPRequest(
+                        var request = HTTPClient.Request(
                             .get, url: harness.url("/cmis/browser/shared?cmisselector=repositoryInfo"))
                         request.headers["Authorization"] =
                             "Basic " + Data("bob:guess\(attempt)".utf8).base64EncodedString()
@@ -128,7 +128,7 @@ extension Attacks {
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<12 {
                     group.addTask {
-                        var request = SatchelHTTP.HTTPRequest(
+                        var request = HTTPClient.Request(
                             .get, url: harness.url("/cmis/browser/shared?cmisselector=repositoryInfo"))
                         request.headers["Authorization"] = ServerHarness.basic("bob")
                         request.validatesStatus = false

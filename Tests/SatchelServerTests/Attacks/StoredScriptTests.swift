@@ -30,7 +30,7 @@ extension Attacks {
                     named: "notes.txt", in: root,
                     content: .data(Data("plain".utf8), filename: "notes.txt", mimeType: "text/plain")
                 ).id)
-            func get(_ id: String) async throws -> SatchelHTTP.HTTPResponse {
+            func get(_ id: String) async throws -> HTTPClient.Response {
                 let path =
                     binding == .browser
                     ? "/cmis/browser/shared/root?objectId=\(id)&cmisselector=content&download=inline"

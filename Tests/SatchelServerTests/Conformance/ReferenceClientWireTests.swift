@@ -29,7 +29,7 @@ struct ReferenceClientWireTests {
             return Setup(harness: harness, session: session, folder: folder, document: document)
         }
 
-        func get(_ path: String, headers: [(String, String)] = []) async throws -> SatchelHTTP.HTTPResponse {
+        func get(_ path: String, headers: [(String, String)] = []) async throws -> HTTPClient.Response {
             let response = try await harness.send(.get, path, headers: headers)
             #expect(response.status == 200, "\(path): \(response.status) \(response.text.prefix(300))")
             return response

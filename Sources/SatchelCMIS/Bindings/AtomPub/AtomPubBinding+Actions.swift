@@ -41,8 +41,9 @@ extension AtomPubBinding {
             var request = changeRequest(
                 .put, url: target, repositoryId: repositoryId, body: nil, operation: "upload CMIS content of \(id)")
             do {
-                request.body = try HTTPBody.file(file, contentType: content?.mimeType ?? "application/octet-stream")
-            } catch let error as HTTPError {
+                request.body = try HTTPClient.Body.file(
+                    file, contentType: content?.mimeType ?? "application/octet-stream")
+            } catch let error as HTTPTransferError {
                 throw CMISError(.invalidArgument, error.message, httpError: error)
             }
             if let name = content?.filename {

@@ -199,8 +199,8 @@ extension AtomPubBinding {
         case .data(let data): request.body = .data(data, contentType: content.mimeType)
         case .file(let file):
             do {
-                request.body = try HTTPBody.file(file, contentType: content.mimeType)
-            } catch let error as HTTPError {
+                request.body = try HTTPClient.Body.file(file, contentType: content.mimeType)
+            } catch let error as HTTPTransferError {
                 throw CMISError(.invalidArgument, error.message, httpError: error)
             }
         }
@@ -212,7 +212,7 @@ extension AtomPubBinding {
     }
 
     /// The `id` query parameter of a response's `Location` (the content or entry it created).
-    static func locatedId(_ response: HTTPResponse) -> String? {
+    static func locatedId(_ response: HTTPClient.Response) -> String? {
         guard let location = response.headers["Location"] ?? response.headers["Content-Location"] else { return nil }
         return URLComponents(string: location)?.queryItems?.first { $0.name == "id" }?.value
     }

@@ -5,7 +5,7 @@ import SatchelHTTP
 extension AtomPubBinding {
 
     /// A GET of the document's content link (found on its entry).
-    func contentRequest(repositoryId: String, objectId: String, range: ByteRange?) async throws -> HTTPRequest {
+    func contentRequest(repositoryId: String, objectId: String, range: ByteRange?) async throws -> HTTPClient.Request {
         var values = Self.templateValues(OperationContext(filter: ["cmis:objectId"]))
         values["id"] = objectId
         let url = try await expand(repositoryId, "objectbyid", values)
@@ -15,7 +15,7 @@ extension AtomPubBinding {
         guard let href else {
             throw CMISError(.constraint, "object \(objectId) has no content stream")
         }
-        var request = HTTPRequest(.get, url: try resolve(href), operation: "get CMIS content of \(objectId)")
+        var request = HTTPClient.Request(.get, url: try resolve(href), operation: "get CMIS content of \(objectId)")
         request.range = range
         return request
     }

@@ -19,7 +19,7 @@ extension AtomPubBinding {
         ]
         if let typeId { query.insert(("typeId", typeId), at: 0) }
         let url = Self.url(try resolve(collection.href), query: query)
-        let body = try await send(HTTPRequest(.get, url: url, operation: "get CMIS type children")).body
+        let body = try await send(HTTPClient.Request(.get, url: url, operation: "get CMIS type children")).body
         return try AtomPubParser.typeDefinitionList(body)
     }
 
@@ -34,7 +34,7 @@ extension AtomPubBinding {
         if let typeId { query.insert(("typeId", typeId), at: 0) }
         if let depth { query.append(("depth", String(depth))) }
         let url = Self.url(try resolve(link.href), query: query)
-        let body = try await send(HTTPRequest(.get, url: url, operation: "get CMIS type descendants")).body
+        let body = try await send(HTTPClient.Request(.get, url: url, operation: "get CMIS type descendants")).body
         let feed = try AtomPubParser.root(body, expecting: [("feed", AtomPubParser.atom)])
         return try Self.typeContainers(feed, path: "/atom:feed", depth: 0)
     }
@@ -68,7 +68,7 @@ extension AtomPubBinding {
         }
         var query = Self.contextQuery(context)
         if let depth { query.append(("depth", String(depth))) }
-        let request = HTTPRequest(
+        let request = HTTPClient.Request(
             .get, url: Self.url(try resolve(link.href), query: query),
             operation: "get CMIS \(foldersOnly ? "folder tree" : "descendants") of \(folderId)")
         let body = try await send(request).body
@@ -91,7 +91,7 @@ extension AtomPubBinding {
         }
         var query = Self.contextQuery(context)
         query.append(("includeRelativePathSegment", "true"))
-        let request = HTTPRequest(
+        let request = HTTPClient.Request(
             .get, url: Self.url(try resolve(up.href), query: query),
             operation: "get the parents of CMIS object \(objectId)")
         let body = try await send(request).body
@@ -164,7 +164,7 @@ extension AtomPubBinding {
         }
         var query = [("includeProperties", String(includeProperties)), ("maxItems", String(maxItems))]
         if let changeLogToken { query.insert(("changeLogToken", changeLogToken), at: 0) }
-        let request = HTTPRequest(
+        let request = HTTPClient.Request(
             .get, url: Self.url(try resolve(link.href), query: query), operation: "get CMIS content changes")
         let body = try await send(request).body
         let feed = try await parseTyped(repositoryId: repositoryId) { try AtomPubParser.feed(body, typeDefinition: $0) }
@@ -195,14 +195,14 @@ extension AtomPubBinding {
 
     /// GETs an object feed.
     func objectList(repositoryId: String, url: URL, operation: String) async throws -> ObjectList {
-        let body = try await send(HTTPRequest(.get, url: url, operation: operation)).body
+        let body = try await send(HTTPClient.Request(.get, url: url, operation: operation)).body
         return try await parseTyped(repositoryId: repositoryId) {
             try AtomPubParser.objectList(body, typeDefinition: $0)
         }
     }
 
     /// Sends a change whose answer is an entry, and parses it.
-    func sendForEntry(_ request: HTTPRequest, repositoryId: String) async throws -> AtomPubEntry {
+    func sendForEntry(_ request: HTTPClient.Request, repositoryId: String) async throws -> AtomPubEntry {
         let body = try await send(request).body
         let entry = try await parseTyped(repositoryId: repositoryId) {
             try AtomPubParser.entry(body, typeDefinition: $0)

@@ -7,7 +7,7 @@ extension AtomPubBinding {
     public func typeDefinition(repositoryId: String, typeId: String) async throws -> TypeDefinition {
         try await types.definition(repositoryId: repositoryId, typeId: typeId) {
             let url = try await expand(repositoryId, "typebyid", ["id": typeId])
-            let body = try await send(HTTPRequest(.get, url: url, operation: "get CMIS type \(typeId)")).body
+            let body = try await send(HTTPClient.Request(.get, url: url, operation: "get CMIS type \(typeId)")).body
             return try AtomPubParser.typeDefinition(body)
         }
     }
@@ -37,7 +37,7 @@ extension AtomPubBinding {
     ) async throws -> ObjectInFolderList {
         let base = try await childrenURL(repositoryId: repositoryId, folderId: folderId)
         let query = Self.contextQuery(context) + [("maxItems", String(maxItems)), ("skipCount", String(skipCount))]
-        let request = HTTPRequest(
+        let request = HTTPClient.Request(
             .get, url: Self.url(base, query: query), operation: "get CMIS children of \(folderId)")
         let body = try await send(request).body
         return try await parseTyped(repositoryId: repositoryId) { try AtomPubParser.children(body, typeDefinition: $0) }
@@ -52,7 +52,7 @@ extension AtomPubBinding {
         }
         let body = AtomPubWriter.query(
             statement: statement, searchAllVersions: searchAllVersions, maxItems: maxItems, skipCount: skipCount)
-        let request = HTTPRequest(
+        let request = HTTPClient.Request(
             .post, url: try resolve(collection.href), body: .data(body, contentType: "application/cmisquery+xml"),
             operation: "run CMIS query")
         let response = try await send(request).body
@@ -63,7 +63,7 @@ extension AtomPubBinding {
 
     /// GETs an entry and remembers a folder's children link.
     func entry(repositoryId: String, url: URL, operation: String) async throws -> AtomPubEntry {
-        let body = try await send(HTTPRequest(.get, url: url, operation: operation)).body
+        let body = try await send(HTTPClient.Request(.get, url: url, operation: operation)).body
         let entry = try await parseTyped(repositoryId: repositoryId) {
             try AtomPubParser.entry(body, typeDefinition: $0)
         }

@@ -8,7 +8,7 @@ extension AtomPubBinding {
 
     public func acl(repositoryId: String, objectId: String, onlyBasicPermissions: Bool) async throws -> ACL {
         let url = try await aclURL(repositoryId: repositoryId, objectId: objectId)
-        let request = HTTPRequest(
+        let request = HTTPClient.Request(
             .get, url: Self.url(url, query: [("onlyBasicPermissions", String(onlyBasicPermissions))]),
             operation: "get the ACL of CMIS object \(objectId)")
         return try AtomPubParser.acl(try await send(request).body)
@@ -21,7 +21,7 @@ extension AtomPubBinding {
         let url = try await aclURL(repositoryId: repositoryId, objectId: objectId)
         let current = try AtomPubParser.acl(
             try await send(
-                HTTPRequest(
+                HTTPClient.Request(
                     .get, url: Self.url(url, query: [("onlyBasicPermissions", "false")]),
                     operation: "get the ACL of CMIS object \(objectId)")
             ).body)

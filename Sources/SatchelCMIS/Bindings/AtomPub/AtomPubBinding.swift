@@ -69,7 +69,8 @@ public final class AtomPubBinding: BindingCore {
 
     /// Reads a service document and caches its workspaces.
     func serviceDocument(url: URL) async throws -> AtomPubServiceDocument {
-        let response = try await send(HTTPRequest(.get, url: url, operation: "get CMIS AtomPub service document"))
+        let response = try await send(
+            HTTPClient.Request(.get, url: url, operation: "get CMIS AtomPub service document"))
         let document = try AtomPubParser.serviceDocument(response.body)
         state.withLock { state in
             for workspace in document.workspaces { state.workspaces[workspace.repositoryInfo.id] = workspace }
@@ -105,7 +106,7 @@ public final class AtomPubBinding: BindingCore {
 
     // MARK: Requests
 
-    static func map(_ error: HTTPError) -> CMISError {
+    static func map(_ error: HTTPTransferError) -> CMISError {
         if let status = error.status, let excerpt = error.responseExcerpt {
             return .atomPub(status: status, body: Data(excerpt.utf8), httpError: error)
         }
@@ -114,9 +115,9 @@ public final class AtomPubBinding: BindingCore {
 
     /// A change request to `url` with the repository's XSRF token.
     func changeRequest(
-        _ method: HTTPMethod, url: URL, repositoryId: String, body: HTTPBody?, operation: String
-    ) -> HTTPRequest {
-        var request = HTTPRequest(method, url: url, body: body, operation: operation)
+        _ method: HTTPClient.Method, url: URL, repositoryId: String, body: HTTPClient.Body?, operation: String
+    ) -> HTTPClient.Request {
+        var request = HTTPClient.Request(method, url: url, body: body, operation: operation)
         if let token = token(repositoryId: repositoryId) { request.headers[tokenHeader] = token }
         return request
     }

@@ -6,7 +6,7 @@ extension CMISError {
     /// Maps an AtomPub error response to a `CMISError`. AtomPub servers answer errors with text or HTML;
     /// OpenCMIS puts the exception name and message between `<!--exception-->…<!--/exception-->` and
     /// `<!--message-->…<!--/message-->` comments, other servers name the exception in the HTML title.
-    public static func atomPub(status: Int, body: Data, httpError: HTTPError? = nil) -> CMISError {
+    public static func atomPub(status: Int, body: Data, httpError: HTTPTransferError? = nil) -> CMISError {
         // Error pages are small; look at the first 64 KiB only.
         let text = String(decoding: body.prefix(65_536), as: UTF8.self)
         var exception = marked("exception", in: text)

@@ -49,7 +49,7 @@ extension BrowserBinding {
         let endpoints = try await self.endpoints(repositoryId)
         var all = [("cmisaction", action)] + fields + [("succinct", "true")]
         if let token = endpoints.token { all.append(("token", token)) }
-        let body: HTTPBody
+        let body: HTTPClient.Body
         if let content {
             var form = MultipartFormData()
             for (name, value) in all { form.addField(name, value) }
@@ -60,7 +60,7 @@ extension BrowserBinding {
                 do {
                     try form.addFile(
                         "content", fileURL: file, filename: content.filename, contentType: content.mimeType)
-                } catch let error as HTTPError {
+                } catch let error as HTTPTransferError {
                     throw CMISError(.invalidArgument, error.message, httpError: error)
                 }
             }
@@ -69,7 +69,7 @@ extension BrowserBinding {
             body = .form(all)
         }
         let url = objectId.map { Self.url(endpoints.rootFolder, query: [("objectId", $0)]) } ?? endpoints.repository
-        var request = HTTPRequest(.post, url: url, body: body, operation: operation)
+        var request = HTTPClient.Request(.post, url: url, body: body, operation: operation)
         if let tokenHeader, let token = endpoints.token { request.headers[tokenHeader] = token }
         return try await send(request, progress: progress).body
     }

@@ -9,7 +9,7 @@ extension BrowserBinding {
     ) async throws -> Data {
         let endpoints = try await self.endpoints(repositoryId)
         let query = [("objectId", objectId), ("cmisselector", selector)] + parameters
-        let request = HTTPRequest(.get, url: Self.url(endpoints.rootFolder, query: query), operation: operation)
+        let request = HTTPClient.Request(.get, url: Self.url(endpoints.rootFolder, query: query), operation: operation)
         return try await send(request).body
     }
 
@@ -19,7 +19,7 @@ extension BrowserBinding {
     ) async throws -> Data {
         let endpoints = try await self.endpoints(repositoryId)
         let query = [("cmisselector", selector)] + parameters
-        let request = HTTPRequest(.get, url: Self.url(endpoints.repository, query: query), operation: operation)
+        let request = HTTPClient.Request(.get, url: Self.url(endpoints.repository, query: query), operation: operation)
         return try await send(request).body
     }
 

@@ -6,7 +6,7 @@ extension BrowserBinding {
     public func object(repositoryId: String, id: String, context: OperationContext) async throws -> CMISObject {
         let endpoints = try await self.endpoints(repositoryId)
         let query = [("objectId", id), ("cmisselector", "object")] + Self.objectParameters(context)
-        let request = HTTPRequest(
+        let request = HTTPClient.Request(
             .get, url: Self.url(endpoints.rootFolder, query: query), operation: "get CMIS object \(id)")
         let body = try await send(request).body
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
@@ -17,7 +17,8 @@ extension BrowserBinding {
         var url = endpoints.rootFolder
         for segment in path.split(separator: "/") { url.appendPathComponent(String(segment)) }
         let query = [("cmisselector", "object")] + Self.objectParameters(context)
-        let request = HTTPRequest(.get, url: Self.url(url, query: query), operation: "get CMIS object at \(path)")
+        let request = HTTPClient.Request(
+            .get, url: Self.url(url, query: query), operation: "get CMIS object at \(path)")
         let body = try await send(request).body
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }
@@ -31,7 +32,7 @@ extension BrowserBinding {
             ("skipCount", String(skipCount)), ("includePathSegment", String(context.includePathSegment)),
         ]
         if let orderBy = context.orderBy { query.append(("orderBy", orderBy)) }
-        let request = HTTPRequest(
+        let request = HTTPClient.Request(
             .get, url: Self.url(endpoints.rootFolder, query: query + Self.objectParameters(context)),
             operation: "get CMIS children of \(folderId)")
         let body = try await send(request).body
@@ -46,7 +47,7 @@ extension BrowserBinding {
             ("cmisselector", "query"), ("q", statement), ("searchAllVersions", String(searchAllVersions)),
             ("maxItems", String(maxItems)), ("skipCount", String(skipCount)), ("succinct", "true"),
         ]
-        let request = HTTPRequest(
+        let request = HTTPClient.Request(
             .get, url: Self.url(endpoints.repository, query: query), operation: "run CMIS query")
         let body = try await send(request).body
         return try await parseTyped(repositoryId: repositoryId) {

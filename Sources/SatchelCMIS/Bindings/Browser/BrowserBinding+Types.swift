@@ -6,7 +6,7 @@ extension BrowserBinding {
     public func typeDefinition(repositoryId: String, typeId: String) async throws -> TypeDefinition {
         try await types.definition(repositoryId: repositoryId, typeId: typeId) {
             let endpoints = try await self.endpoints(repositoryId)
-            let request = HTTPRequest(
+            let request = HTTPClient.Request(
                 .get,
                 url: Self.url(endpoints.repository, query: [("cmisselector", "typeDefinition"), ("typeId", typeId)]),
                 operation: "get CMIS type \(typeId)")

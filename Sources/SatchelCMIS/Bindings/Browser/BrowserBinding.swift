@@ -41,7 +41,7 @@ public final class BrowserBinding: BindingCore {
     }
 
     public func repositoryInfos() async throws -> [RepositoryInfo] {
-        let response = try await send(HTTPRequest(.get, url: url, operation: "get CMIS repositories"))
+        let response = try await send(HTTPClient.Request(.get, url: url, operation: "get CMIS repositories"))
         let infos = try BrowserParser.repositoryInfos(response.body)
         state.withLock { state in
             for info in infos { state.repositories[info.id] = info }
@@ -51,7 +51,7 @@ public final class BrowserBinding: BindingCore {
 
     public func repositoryInfo(repositoryId: String) async throws -> RepositoryInfo {
         let endpoints = try await self.endpoints(repositoryId)
-        let request = HTTPRequest(
+        let request = HTTPClient.Request(
             .get, url: Self.url(endpoints.repository, query: [("cmisselector", "repositoryInfo")]),
             operation: "get CMIS repository info")
         var info = try BrowserParser.repositoryInfo(try await send(request).body, id: repositoryId)
@@ -90,7 +90,7 @@ public final class BrowserBinding: BindingCore {
             token: info.extensionValue(named: MobileDocuments.tokenExtension))
     }
 
-    static func map(_ error: HTTPError) -> CMISError {
+    static func map(_ error: HTTPTransferError) -> CMISError {
         if let status = error.status, let excerpt = error.responseExcerpt {
             return .browser(status: status, body: Data(excerpt.utf8), httpError: error)
         }

@@ -9,8 +9,8 @@ public import Foundation
 ///
 /// ```swift
 /// let client = HTTPClient(transport: AutomaticTransport())
-/// try await client.download(HTTPRequest(url: URL(string: "http://127.0.0.1:8080/big.iso")!), to: file)  // sockets
-/// try await client.send(HTTPRequest(url: URL(string: "https://example.com/api")!))  // URLSession
+/// try await client.download(HTTPClient.Request(url: URL(string: "http://127.0.0.1:8080/big.iso")!), to: file)  // sockets
+/// try await client.send(HTTPClient.Request(url: URL(string: "https://example.com/api")!))  // URLSession
 /// ```
 public struct AutomaticTransport: HTTPTransport {
     /// Carries `http` URLs.

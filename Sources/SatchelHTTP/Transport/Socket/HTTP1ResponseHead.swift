@@ -7,21 +7,21 @@ import Foundation
 struct HTTP1ResponseHead: Sendable {
     var minorVersion: Int
     var status: Int
-    var headers: HTTPHeaders
+    var headers: HTTPClient.Headers
 
     static let malformed = "malformed or oversized response headers"
 
     /// Parses `bytes`: the head without the empty line that ends it.
-    init(parsing bytes: UnsafeRawBufferPointer) throws(HTTPError) {
+    init(parsing bytes: UnsafeRawBufferPointer) throws(HTTPTransferError) {
         var lines = Self.lines(of: bytes)[...]
         guard let statusLine = lines.popFirst() else { throw Self.error("no status line") }
         (minorVersion, status) = try Self.parseStatusLine(statusLine)
-        headers = HTTPHeaders()
+        headers = HTTPClient.Headers()
         for line in lines { try Self.parseField(line, into: &headers) }
     }
 
     /// Parses the trailer fields after the last chunk of a chunked body (same rules as header fields).
-    static func parseTrailer(_ line: [UInt8], into headers: inout HTTPHeaders) throws {
+    static func parseTrailer(_ line: [UInt8], into headers: inout HTTPClient.Headers) throws {
         try line.withUnsafeBytes { bytes in try parseField(bytes[...], into: &headers) }
     }
 
@@ -43,7 +43,7 @@ struct HTTP1ResponseHead: Sendable {
     }
 
     /// `HTTP/1.1 200 OK`: the version must be 1.x and the status three digits from 100 to 599.
-    private static func parseStatusLine(_ line: Slice<UnsafeRawBufferPointer>) throws(HTTPError) -> (Int, Int) {
+    private static func parseStatusLine(_ line: Slice<UnsafeRawBufferPointer>) throws(HTTPTransferError) -> (Int, Int) {
         let bytes = Array(line)
         let prefix = Array("HTTP/1.".utf8)
         guard bytes.count >= 12, Array(bytes[0..<7]) == prefix, isDigit(bytes[7]), bytes[8] == 0x20 else {
@@ -61,9 +61,9 @@ struct HTTP1ResponseHead: Sendable {
     }
 
     private static func parseField(
-        _ line: Slice<UnsafeRawBufferPointer>, into headers: inout HTTPHeaders
+        _ line: Slice<UnsafeRawBufferPointer>, into headers: inout HTTPClient.Headers
     )
-        throws(HTTPError)
+        throws(HTTPTransferError)
     {
         guard let first = line.first else { throw error("an empty header line") }
         if first == 0x20 || first == 0x09 { throw error("obsolete line folding") }
@@ -79,8 +79,8 @@ struct HTTP1ResponseHead: Sendable {
         headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
     }
 
-    static func error(_ detail: String) -> HTTPError {
-        HTTPError(.invalidResponse, "\(malformed) (\(detail))")
+    static func error(_ detail: String) -> HTTPTransferError {
+        HTTPTransferError(.invalidResponse, "\(malformed) (\(detail))")
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
@@ -94,7 +94,7 @@ enum HTTP1BodyFraming: Equatable {
     /// Until the server closes the connection: HTTP/1.0 style, or a transfer coding we can't delimit.
     case untilClose
 
-    init(head: HTTP1ResponseHead, method: HTTPMethod) throws(HTTPError) {
+    init(head: HTTP1ResponseHead, method: HTTPClient.Method) throws(HTTPTransferError) {
         if method == .head || head.status < 200 || head.status == 204 || head.status == 304 {
             self = .none
             return

@@ -12,7 +12,7 @@ enum SocketConnector {
         to endpoint: SocketEndpoint,
         timeout: Duration,
         isCancelled: () -> Bool
-    ) throws(HTTPError) -> Int32 {
+    ) throws(HTTPTransferError) -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = SocketPlatform.streamType
@@ -22,7 +22,7 @@ enum SocketConnector {
         let status = getaddrinfo(endpoint.host, String(endpoint.port), &hints, &list)
         guard status == 0, let first = list else {
             let reason = String(cString: gai_strerror(status))
-            throw HTTPError(.connection, "the host name \(endpoint.host) could not be resolved (\(reason))")
+            throw HTTPTransferError(.connection, "the host name \(endpoint.host) could not be resolved (\(reason))")
         }
         defer { freeaddrinfo(first) }
 
@@ -31,7 +31,7 @@ enum SocketConnector {
         var cursor: UnsafeMutablePointer<addrinfo>? = first
         while let info = cursor?.pointee {
             cursor = info.ai_next
-            if isCancelled() { throw HTTPError(.cancelled, "the request was cancelled") }
+            if isCancelled() { throw HTTPTransferError(.cancelled, "the request was cancelled") }
             let fd = SocketPlatform.openSocket(family: info.ai_family, protocol: info.ai_protocol)
             guard fd >= 0 else {
                 lastError = SocketPlatform.errno
@@ -48,14 +48,16 @@ enum SocketConnector {
                 lastError = code
             case .timedOut:
                 SocketPlatform.close(fd)
-                throw HTTPError(.timeout, "could not connect to the server at \(endpoint.authority) within \(timeout)")
+                throw HTTPTransferError(
+                    .timeout, "could not connect to the server at \(endpoint.authority) within \(timeout)")
             case .cancelled:
                 SocketPlatform.close(fd)
-                throw HTTPError(.cancelled, "the request was cancelled")
+                throw HTTPTransferError(.cancelled, "the request was cancelled")
             }
         }
         let cause = POSIXError(POSIXErrorCode(rawValue: lastError) ?? .ECONNREFUSED)
-        throw HTTPError(.connection, "could not connect to the server at \(endpoint.authority)", underlying: cause)
+        throw HTTPTransferError(
+            .connection, "could not connect to the server at \(endpoint.authority)", underlying: cause)
     }
 
     private enum Attempt {

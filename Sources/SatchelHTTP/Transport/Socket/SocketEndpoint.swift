@@ -16,9 +16,9 @@ struct SocketEndpoint: Sendable, Hashable {
     /// `host:port` for messages, with IPv6 literals in brackets.
     var authority: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    init(url: URL) throws(HTTPError) {
+    init(url: URL) throws(HTTPTransferError) {
         guard url.scheme?.lowercased() == "http" else {
-            throw HTTPError(
+            throw HTTPTransferError(
                 .invalidRequest,
                 "SocketTransport speaks plain http only; use URLSessionTransport or AutomaticTransport for "
                     + (url.scheme ?? "this URL"),
@@ -26,12 +26,12 @@ struct SocketEndpoint: Sendable, Hashable {
             )
         }
         guard var host = url.host(percentEncoded: false), !host.isEmpty else {
-            throw HTTPError(.invalidRequest, "the URL has no host", url: url)
+            throw HTTPTransferError(.invalidRequest, "the URL has no host", url: url)
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let port = url.port ?? 80
         guard (1...65535).contains(port) else {
-            throw HTTPError(.invalidRequest, "the port \(port) is out of range", url: url)
+            throw HTTPTransferError(.invalidRequest, "the port \(port) is out of range", url: url)
         }
         self.host = host
         self.port = port
@@ -41,7 +41,7 @@ struct SocketEndpoint: Sendable, Hashable {
         if target.isEmpty { target = "/" }
         if let query = url.query(percentEncoded: true) { target += "?\(query)" }
         guard !target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
-            throw HTTPError(.invalidRequest, "the URL path contains spaces or control characters", url: url)
+            throw HTTPTransferError(.invalidRequest, "the URL path contains spaces or control characters", url: url)
         }
         self.target = target
     }

@@ -43,10 +43,10 @@ extension SocketExchange {
     }
 
     /// The request line and header fields; refuses values that would split the head (header injection).
-    func serializedHead() throws(HTTPError) -> String {
+    func serializedHead() throws(HTTPTransferError) -> String {
         let method = request.method.rawValue
         guard !method.isEmpty, method.utf8.allSatisfy(HTTP1Syntax.isTokenByte) else {
-            throw HTTPError(.invalidRequest, "the method \(method) is not a valid HTTP token")
+            throw HTTPTransferError(.invalidRequest, "the method \(method) is not a valid HTTP token")
         }
         var head = "\(method) \(endpoint.target) HTTP/1.1\r\n"
         if !request.headers.contains("Host") { head += "Host: \(endpoint.hostHeader)\r\n" }
@@ -58,10 +58,11 @@ extension SocketExchange {
                 continue
             }
             guard !field.name.isEmpty, field.name.utf8.allSatisfy(HTTP1Syntax.isTokenByte) else {
-                throw HTTPError(.invalidRequest, "the header name \"\(field.name)\" is not a valid HTTP token")
+                throw HTTPTransferError(.invalidRequest, "the header name \"\(field.name)\" is not a valid HTTP token")
             }
             guard !field.value.utf8.contains(where: HTTP1Syntax.isForbiddenInValue) else {
-                throw HTTPError(.invalidRequest, "the value of the header \(field.name) contains control characters")
+                throw HTTPTransferError(
+                    .invalidRequest, "the value of the header \(field.name) contains control characters")
             }
             head += "\(field.name): \(field.value)\r\n"
         }
@@ -88,7 +89,7 @@ extension SocketExchange {
         let path = url.path
         let file = SocketPlatform.openForReading(path)
         guard file >= 0 else {
-            throw HTTPError(
+            throw HTTPTransferError(
                 .fileSystem, "cannot read \(path)", underlying: SocketResponseSink.posixError(SocketPlatform.errno))
         }
         defer { SocketPlatform.close(file) }
@@ -116,7 +117,7 @@ extension SocketExchange {
                 buffer = chunk
                 moved = SocketPlatform.read(file, into: chunk.baseAddress!, count: min(wanted, chunk.count), at: offset)
                 if moved < 0 {
-                    throw HTTPError(
+                    throw HTTPTransferError(
                         .fileSystem,
                         "cannot read \(path)",
                         underlying: SocketResponseSink.posixError(SocketPlatform.errno)
@@ -127,7 +128,7 @@ extension SocketExchange {
                     offset += Int64(moved)
                 }
             }
-            if moved == 0 { throw HTTPError(.fileSystem, "\(path) became shorter while it was being sent") }
+            if moved == 0 { throw HTTPTransferError(.fileSystem, "\(path) became shorter while it was being sent") }
             sent += Int64(moved)
             request.progress?.sent(sent, of: total)
         }

@@ -6,7 +6,7 @@ extension SocketExchange {
     /// A chunk-size line longer than this (extensions included) is hostile.
     static let maximumChunkLine = 4096
 
-    /// The first non-1xx head. Throws ``SocketFailure`` for I/O, ``HTTPError`` for a head that can't be read.
+    /// The first non-1xx head. Throws ``SocketFailure`` for I/O, ``HTTPTransferError`` for a head that can't be read.
     func readFinalHead(_ reader: SocketReader) throws -> HTTP1ResponseHead {
         var interim = 0
         while true {
@@ -25,12 +25,13 @@ extension SocketExchange {
                 )
             }
             if head.status == 101 {
-                throw HTTPError(.invalidResponse, "the server switched protocols, which the request did not ask for")
+                throw HTTPTransferError(
+                    .invalidResponse, "the server switched protocols, which the request did not ask for")
             }
             guard head.status < 200 else { return head }
             interim += 1
             if interim > Self.maximumInterimResponses {
-                throw HTTPError(
+                throw HTTPTransferError(
                     .invalidResponse, "the server sent more than \(Self.maximumInterimResponses) interim responses")
             }
         }
@@ -68,7 +69,7 @@ extension SocketExchange {
 
     /// HTTP/1.1 keeps the connection unless either side says `close`; HTTP/1.0 only with `keep-alive`.
     private func keepsAlive(_ head: HTTP1ResponseHead) -> Bool {
-        func tokens(_ headers: HTTPHeaders) -> [String] {
+        func tokens(_ headers: HTTPClient.Headers) -> [String] {
             headers.values(for: "Connection").flatMap { $0.split(separator: ",") }
                 .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         }
@@ -116,10 +117,10 @@ extension SocketExchange {
             if size == 0 { break }
             try copy(size, from: reader, to: sink, expected: nil)
             guard let end = try line(reader, received: sink.length), end.isEmpty else {
-                throw HTTPError(.invalidResponse, "a chunk of the response body is not followed by a line end")
+                throw HTTPTransferError(.invalidResponse, "a chunk of the response body is not followed by a line end")
             }
         }
-        var trailers = HTTPHeaders()
+        var trailers = HTTPClient.Headers()
         var trailerBytes = 0
         while true {
             guard let line = try line(reader, received: sink.length) else {
@@ -145,7 +146,7 @@ extension SocketExchange {
         guard !digits.isEmpty, digits.count <= 15, digits.allSatisfy(HTTP1Syntax.isHexDigit),
             let size = Int64(String(decoding: digits, as: UTF8.self), radix: 16)
         else {
-            throw HTTPError(.invalidResponse, "the response body has an invalid chunk size")
+            throw HTTPTransferError(.invalidResponse, "the response body has an invalid chunk size")
         }
         return size
     }
@@ -155,7 +156,7 @@ extension SocketExchange {
         do {
             guard let line = try reader.readLine(maximumBytes: Self.maximumChunkLine) else {
                 if reader.buffered > Self.maximumChunkLine {
-                    throw HTTPError(.invalidResponse, "the response body has an overlong chunk header")
+                    throw HTTPTransferError(.invalidResponse, "the response body has an overlong chunk header")
                 }
                 return nil
             }
@@ -170,11 +171,12 @@ extension SocketExchange {
         let progress = expected.map { "\(received) of \($0) bytes" } ?? "\(received) bytes received"
         switch failure.kind {
         case .timedOut:
-            return HTTPError(.timeout, "the server sent nothing for \(request.timeout) (\(progress))")
+            return HTTPTransferError(.timeout, "the server sent nothing for \(request.timeout) (\(progress))")
         case .closed:
-            return HTTPError(.connection, "the connection closed before the whole response arrived (\(progress))")
+            return HTTPTransferError(
+                .connection, "the connection closed before the whole response arrived (\(progress))")
         case .system:
-            return HTTPError(
+            return HTTPTransferError(
                 .connection,
                 "reading the response failed: \(failure.systemDescription) (\(progress))",
                 underlying: failure.underlying

@@ -23,14 +23,14 @@ final class SocketExchange: Sendable {
 
     /// A reused keep-alive connection that the server had closed before anything of the response arrived.
     struct StaleConnection: Error {
-        var error: HTTPError
+        var error: HTTPTransferError
     }
 
     init(
         request: TransportRequest, configuration: SocketTransport.Configuration, pool: SocketConnectionPool,
         channel: ResponseBodyChannel? = nil, onHead: (@Sendable (TransportResponse) -> Void)? = nil
     )
-        throws(HTTPError)
+        throws(HTTPTransferError)
     {
         self.request = request
         self.channel = channel
@@ -40,7 +40,7 @@ final class SocketExchange: Sendable {
         endpoint = try SocketEndpoint(url: request.url)
     }
 
-    static var cancelledError: HTTPError { HTTPError(.cancelled, "the request was cancelled") }
+    static var cancelledError: HTTPTransferError { HTTPTransferError(.cancelled, "the request was cancelled") }
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }
 
@@ -63,7 +63,7 @@ final class SocketExchange: Sendable {
     private func detach() { state.withLock { $0.fd = nil } }
 
     /// Runs the exchange to the end; blocks the calling thread.
-    func run() -> Result<TransportResponse, HTTPError> {
+    func run() -> Result<TransportResponse, HTTPTransferError> {
         SocketPlatform.blockBrokenPipeSignalOnThisThread()
         var mayReuse = true
         while true {
@@ -94,8 +94,8 @@ final class SocketExchange: Sendable {
                     mayReuse = false
                     continue
                 }
-                if let error = error as? HTTPError { return .failure(error) }
-                return .failure(HTTPError(.connection, "the exchange failed", underlying: error))
+                if let error = error as? HTTPTransferError { return .failure(error) }
+                return .failure(HTTPTransferError(.connection, "the exchange failed", underlying: error))
             }
         }
     }
@@ -141,18 +141,18 @@ final class SocketExchange: Sendable {
         return outcome
     }
 
-    private func requestError(_ failure: SocketFailure, sent: Int64) -> HTTPError {
+    private func requestError(_ failure: SocketFailure, sent: Int64) -> HTTPTransferError {
         let total = request.body?.length ?? 0
         switch failure.kind {
         case .timedOut:
-            return HTTPError(
+            return HTTPTransferError(
                 .timeout,
                 "the server did not accept the request for \(request.timeout) (\(sent) of \(total) body bytes sent)"
             )
         case .closed:
-            return HTTPError(.connection, "the connection closed while the request was being sent")
+            return HTTPTransferError(.connection, "the connection closed while the request was being sent")
         case .system:
-            return HTTPError(
+            return HTTPTransferError(
                 .connection,
                 "sending the request failed: \(failure.systemDescription)",
                 underlying: failure.underlying
@@ -168,27 +168,28 @@ final class SocketExchange: Sendable {
         sent: Int64
     ) -> any Error {
         if failure?.kind == .timedOut {
-            return HTTPError(.timeout, "the server did not answer within \(request.timeout)")
+            return HTTPTransferError(.timeout, "the server did not answer within \(request.timeout)")
         }
         if let failure, case .system = failure.kind {
-            return HTTPError(
+            return HTTPTransferError(
                 .connection,
                 "reading the response failed: \(failure.systemDescription)",
                 underlying: failure.underlying
             )
         }
         guard reader.received == 0 else {
-            return HTTPError(.connection, "the connection closed before the whole response arrived (in the headers)")
+            return HTTPTransferError(
+                .connection, "the connection closed before the whole response arrived (in the headers)")
         }
         let error =
             if sendFailure != nil {
-                HTTPError(
+                HTTPTransferError(
                     .connection,
                     "the connection closed while the request was being sent"
                         + " (\(sent) of \(request.body?.length ?? 0) body bytes)"
                 )
             } else {
-                HTTPError(.connection, "the server closed the connection without answering")
+                HTTPTransferError(.connection, "the server closed the connection without answering")
             }
         return reused ? StaleConnection(error: error) : error
     }

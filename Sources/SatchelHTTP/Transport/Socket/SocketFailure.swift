@@ -2,7 +2,7 @@ import Foundation
 
 /// A failed socket operation, before the exchange knows what it means for the request.
 ///
-/// Socket code throws this; ``SocketExchange`` turns it into an ``HTTPError`` with the context a person needs
+/// Socket code throws this; ``SocketExchange`` turns it into an ``HTTPTransferError`` with the context a person needs
 /// (how much was sent or received, which server, which timeout).
 struct SocketFailure: Error {
     enum Kind: Equatable {

@@ -17,7 +17,7 @@ final class SocketResponseSink {
     /// Body bytes accepted so far.
     private(set) var length: Int64 = 0
 
-    init(destination: ResponseDestination, expectedLength: Int64?) throws(HTTPError) {
+    init(destination: ResponseDestination, expectedLength: Int64?) throws(HTTPTransferError) {
         switch destination {
         case .memory(let limit):
             if let expectedLength, expectedLength > Int64(limit) {
@@ -29,7 +29,8 @@ final class SocketResponseSink {
             let path = url.path
             let fd = SocketPlatform.openForWriting(path)
             guard fd >= 0 else {
-                throw HTTPError(.fileSystem, "cannot create \(path)", underlying: Self.posixError(SocketPlatform.errno))
+                throw HTTPTransferError(
+                    .fileSystem, "cannot create \(path)", underlying: Self.posixError(SocketPlatform.errno))
             }
             target = .file(fd: fd, path: path)
         }
@@ -42,7 +43,7 @@ final class SocketResponseSink {
         if case .file(let fd, _) = target { SocketPlatform.close(fd) }
     }
 
-    func write(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) {
+    func write(_ bytes: UnsafeRawBufferPointer) throws(HTTPTransferError) {
         guard !bytes.isEmpty else { return }
         switch target {
         case .memory(let limit):
@@ -54,7 +55,7 @@ final class SocketResponseSink {
                 let written = SocketPlatform.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
                 guard written > 0 else {
                     let cause = Self.posixError(written < 0 ? SocketPlatform.errno : ENOSPC)
-                    throw HTTPError(.fileSystem, "cannot write \(path)", underlying: cause)
+                    throw HTTPTransferError(.fileSystem, "cannot write \(path)", underlying: cause)
                 }
                 offset += written
             }
@@ -84,9 +85,9 @@ final class SocketResponseSink {
 
     static func posixError(_ code: Int32) -> POSIXError { POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO) }
 
-    static func tooLarge(limit: Int, announced: Int64?) -> HTTPError {
+    static func tooLarge(limit: Int, announced: Int64?) -> HTTPTransferError {
         let size = announced.map { " (\($0) bytes announced)" } ?? ""
-        return HTTPError(
+        return HTTPTransferError(
             .responseTooLarge,
             "the response is larger than the \(limit) bytes allowed in memory\(size); download it to a file instead"
         )

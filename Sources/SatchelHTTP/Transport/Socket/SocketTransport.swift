@@ -6,7 +6,7 @@
 /// See `docs/transfer-benchmark.md` for the numbers.
 ///
 /// Each exchange runs its blocking I/O on a thread of its own (reused between exchanges, see ``SocketWorkers``),
-/// never on Swift's cooperative pool, and cancelling the calling task shuts the socket down at once (`HTTPError`
+/// never on Swift's cooperative pool, and cancelling the calling task shuts the socket down at once (`HTTPTransferError`
 /// code `.cancelled`). `request.timeout` is an idle timeout: the longest the server may stay silent, not a limit
 /// on the whole transfer.
 /// Idempotent requests that meet a kept-alive connection the server had already closed are sent again once, on a
@@ -17,7 +17,7 @@
 ///
 /// ```swift
 /// let client = HTTPClient(transport: SocketTransport())
-/// try await client.download(HTTPRequest(url: URL(string: "http://127.0.0.1:8080/big.iso")!), to: file)
+/// try await client.download(HTTPClient.Request(url: URL(string: "http://127.0.0.1:8080/big.iso")!), to: file)
 /// ```
 public final class SocketTransport: HTTPTransport {
     /// Limits and sizes; the defaults suit both small API calls and multi-gigabyte transfers.

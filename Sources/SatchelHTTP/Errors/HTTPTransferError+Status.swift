@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-extension HTTPError.Code {
+extension HTTPTransferError.Code {
     /// The code for a non-2xx status.
     public init(status: Int) {
         self =
@@ -28,12 +28,12 @@ extension HTTPError.Code {
     }
 }
 
-extension HTTPError {
+extension HTTPTransferError {
     /// The error for a response the request did not expect.
-    static func status(_ response: HTTPResponse, body: Data, request: HTTPRequest) -> HTTPError {
+    static func status(_ response: HTTPClient.Response, body: Data, request: HTTPClient.Request) -> HTTPTransferError {
         let reason = HTTPURLResponse.localizedString(forStatusCode: response.status)
-        return HTTPError(
-            HTTPError.Code(status: response.status),
+        return HTTPTransferError(
+            HTTPTransferError.Code(status: response.status),
             "the server answered \(response.status) \(reason)",
             operation: request.operation,
             method: request.method,
@@ -46,7 +46,7 @@ extension HTTPError {
     }
 
     /// Adds request context to an error raised below the client (by a transport or an auth provider).
-    func with(request: HTTPRequest) -> HTTPError {
+    func with(request: HTTPClient.Request) -> HTTPTransferError {
         var error = self
         if error.operation == nil { error.operation = request.operation }
         if error.method == nil { error.method = request.method }

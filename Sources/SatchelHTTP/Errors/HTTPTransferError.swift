@@ -5,14 +5,14 @@ public import Foundation
 /// ```swift
 /// do {
 ///     _ = try await client.send(request)
-/// } catch let error as HTTPError where error.code == .unauthorized {
+/// } catch let error as HTTPTransferError where error.code == .unauthorized {
 ///     print("log in again:", error.serverMessage ?? error.message)
 /// }
 /// ```
 ///
 /// Descriptions never contain credentials: URLs lose their user info and secret query items, and the
 /// response excerpt is bounded.
-public struct HTTPError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct HTTPTransferError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What went wrong, comparable with `==`; new codes can be added without breaking `switch`es over known ones.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
@@ -55,16 +55,16 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible, CustomDebugSt
     public var code: Code
     /// What went wrong, in words.
     public var message: String
-    /// What the request was for (``HTTPRequest/operation``).
+    /// What the request was for (``HTTPClient/Request/operation``).
     public var operation: String?
-    public var method: HTTPMethod?
+    public var method: HTTPClient.Method?
     /// The request URL with credentials removed.
     public var url: URL? {
         didSet { url = url.map(Redaction.url) }
     }
     public var status: Int?
     /// The response headers, when there was a response (an `ETag` on a 412, `Retry-After` on a 429, …).
-    public var responseHeaders: HTTPHeaders?
+    public var responseHeaders: HTTPClient.Headers?
     /// The start of the response body, at most ``ResponseExcerpt/limit`` bytes.
     public var responseExcerpt: String?
     /// The error message the server itself sent in its body, when one could be found.
@@ -75,10 +75,10 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible, CustomDebugSt
         _ code: Code,
         _ message: String,
         operation: String? = nil,
-        method: HTTPMethod? = nil,
+        method: HTTPClient.Method? = nil,
         url: URL? = nil,
         status: Int? = nil,
-        responseHeaders: HTTPHeaders? = nil,
+        responseHeaders: HTTPClient.Headers? = nil,
         responseExcerpt: String? = nil,
         serverMessage: String? = nil,
         underlying: (any Error)? = nil
@@ -113,7 +113,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible, CustomDebugSt
     }
 
     public var debugDescription: String {
-        var text = "HTTPError(\(code)): \(description)"
+        var text = "HTTPTransferError(\(code)): \(description)"
         if let responseExcerpt, !responseExcerpt.isEmpty {
             text += "\n--- response body (excerpt) ---\n\(responseExcerpt)"
         }
