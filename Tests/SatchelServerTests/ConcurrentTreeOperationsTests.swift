@@ -17,7 +17,7 @@ struct ConcurrentTreeOperationsTests {
         let sandbox = try ServerProcess.Sandbox("stall")
         defer { sandbox.remove() }
         let server = try await sandbox.start()
-        defer { server.stop() }
+        defer { Task { await server.stop() } }
         let client = HTTPClient()
         let base = server.url.appendingPathComponent("cmis/browser/shared/root")
 

@@ -61,11 +61,11 @@ struct CrashSafetyTests {
             }
         }
         #expect(killed.withLock { $0 }, "the upload finished before the server was killed")
-        server.waitUntilExit()
+        await server.waitUntilExit()
 
         // The same data folder, a new process.
         server = try await sandbox.start()
-        defer { server.stop() }
+        defer { Task { [server] in await server.stop() } }
         let restartedBase = server.url.appendingPathComponent("cmis/browser/shared/root")
         var children = HTTPClient.Request(
             .get,

@@ -11,11 +11,11 @@ import SatchelJSON
     import Darwin
 #endif
 
-/// `satchel serve` as a child process on a free port.
+/// `satchel serve` as a child process on a free port (on ``ChildProcess``).
 struct ServerProcess {
-    let process: Process
+    let running: ChildProcess.Running
     let url: URL
-    var pid: pid_t { process.processIdentifier }
+    var pid: pid_t { running.pid }
 
     /// A temporary folder for one test's server: a users file with alice (password `pw-alice`) and a data folder.
     struct Sandbox {
@@ -43,28 +43,21 @@ struct ServerProcess {
     }
 
     /// Starts `satchel serve --host 127.0.0.1 --port <free> <arguments>`, through `launcher` (a command and its
-    /// arguments, such as `setsid`) when given, with standard error written to `standardError` (or discarded).
+    /// arguments, such as `setsid`) when given, with standard error written to `standardError` (or discarded), and
+    /// returns once it answers `/health` (within 10 s).
     static func start(
         _ binary: URL, arguments: [String], launcher: [String] = [], standardError: URL? = nil
     ) async throws -> ServerProcess {
         let port = try LoopbackPort.free()
-        let process = Process()
         let serve = ["serve", "--host", "127.0.0.1", "--port", String(port)] + arguments
-        if let command = launcher.first {
-            process.executableURL = URL(fileURLWithPath: command)
-            process.arguments = Array(launcher.dropFirst()) + [binary.path] + serve
-        } else {
-            process.executableURL = binary
-            process.arguments = serve
-        }
-        process.standardOutput = FileHandle.nullDevice
-        if let standardError {
-            FileManager.default.createFile(atPath: standardError.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: standardError)
-        } else {
-            process.standardError = FileHandle.nullDevice
-        }
-        try process.run()
+        let running =
+            if let command = launcher.first {
+                try ChildProcess.start(
+                    URL(fileURLWithPath: command), Array(launcher.dropFirst()) + [binary.path] + serve,
+                    standardError: standardError)
+            } else {
+                try ChildProcess.start(binary, serve, standardError: standardError)
+            }
         let url = URL(string: "http://127.0.0.1:\(port)")!
         let client = HTTPClient()
         for _ in 0..<200 {
@@ -72,25 +65,20 @@ struct ServerProcess {
                 HTTPClient.Request(.get, url: url.appendingPathComponent("health"))),
                 response.status == 200
             {
-                return ServerProcess(process: process, url: url)
+                return ServerProcess(running: running, url: url)
             }
-            guard process.isRunning else { break }
+            guard running.isRunning else { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        await running.stop(grace: .zero)
         throw ServerError("satchel serve did not answer /health on port \(port)")
     }
 
-    func waitUntilExit() { process.waitUntilExit() }
+    /// Waits until the server has ended by itself (killed, or stopped by a signal the test sent).
+    func waitUntilExit() async { await running.waitForExit() }
 
     /// SIGTERM, then SIGKILL if the process has not ended within five seconds (a stalled server ignores SIGTERM).
-    func stop() {
-        if process.isRunning { process.terminate() }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
-        if process.isRunning { kill(pid, SIGKILL) }
-        process.waitUntilExit()
-    }
+    func stop() async { await running.stop() }
 
     // MARK: Browser binding requests
 

@@ -42,69 +42,11 @@ enum SatchelProcess {
         }
         var fullEnvironment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SATCHEL_") }
         fullEnvironment.merge(environment) { $1 }
-        let finalEnvironment = fullEnvironment
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result {
-                        try runBlocking(binary, arguments, finalEnvironment, input, interruptAfter)
-                    }
-                )
-            }
-        }
-    }
-
-    /// Blocks its own thread, never one of the concurrency pool's, while the child runs.
-    private static func runBlocking(
-        _ binary: URL,
-        _ arguments: [String],
-        _ environment: [String: String],
-        _ input: String?,
-        _ interruptAfter: Double?
-    ) throws -> SatchelResult {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = environment
-        let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-
-        // Both pipes are drained at once so a child writing a lot to one of them never blocks.
-        let collected = Collected()
-        let group = DispatchGroup()
-        for (index, pipe) in [stdout, stderr].enumerated() {
-            group.enter()
-            DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                collected.set(index, data)
-                group.leave()
-            }
-        }
-        if let interruptAfter {
-            Thread.sleep(forTimeInterval: interruptAfter)
-            process.interrupt()
-        }
-        if group.wait(timeout: .now() + 120) == .timedOut {
-            process.terminate()
-            group.wait()
-        }
-        process.waitUntilExit()
-        return SatchelResult(
-            status: process.terminationStatus,
-            stdout: collected.get(0),
-            stderr: String(decoding: collected.get(1), as: UTF8.self)
-        )
-    }
-
-    private final class Collected: @unchecked Sendable {
-        private let lock = NSLock()
-        private var outputs: [Int: Data] = [:]
-        func set(_ index: Int, _ data: Data) { lock.withLock { outputs[index] = data } }
-        func get(_ index: Int) -> Data { lock.withLock { outputs[index] ?? Data() } }
+        // Standard input is always a pipe, closed once `input` is written: a command reading it sees the end.
+        let outcome = try await ChildProcess.run(
+            binary, arguments, interruptAfter: interruptAfter.map { .milliseconds(Int64($0 * 1000)) },
+            timeout: .seconds(120), capturingErrors: true, environment: fullEnvironment, inheritingEnvironment: false,
+            input: Data((input ?? "").utf8))
+        return SatchelResult(status: outcome.status, stdout: outcome.standardOutput, stderr: outcome.errors)
     }
 }

@@ -25,7 +25,7 @@ extension Attacks {
             let server = try await ServerProcess.start(
                 binary, arguments: ["--data", data.path], launcher: ["/bin/sh", "-c", "umask 022; exec \"$0\" \"$@\""],
                 standardError: log)
-            defer { server.stop() }
+            defer { Task { await server.stop() } }
 
             let passwordFile = data.appendingPathComponent("demo-password")
             let password = try String(contentsOf: passwordFile, encoding: .utf8)
