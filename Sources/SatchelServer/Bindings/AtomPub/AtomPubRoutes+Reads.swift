@@ -34,12 +34,15 @@ extension AtomPubRoutes {
             let id = try call.required("id")
             var context = try call.operationContext()
             context.includePathSegment = try call.bool("includePathSegment", default: true)
-            let page = try await service.children(
-                repositoryId: repositoryId, folderId: id, context: context, maxItems: try call.maxItems,
-                skipCount: try call.skipCount, caller: caller)
+            let (maxItems, skipCount) = (try call.maxItems, try call.skipCount)
+            // The feed's title and up link need the folder itself: read beside the page, not after it.
+            async let children = service.children(
+                repositoryId: repositoryId, folderId: id, context: context, maxItems: maxItems, skipCount: skipCount,
+                caller: caller)
             let folder = try await service.object(
                 repositoryId: repositoryId, id: id, context: OperationContext(filter: ["cmis:name", "cmis:parentId"]),
                 caller: caller)
+            let page = try await children
             var links = [("via", call.urls.entry(repositoryId, id: id), AtomPubDocuments.entryType)]
             if let parent = folder.parentId {
                 links.append(("up", call.urls.entry(repositoryId, id: parent), AtomPubDocuments.entryType))
