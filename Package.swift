@@ -346,6 +346,7 @@ let package = Package(
         .testTarget(
             name: "SatchelServerTests",
             dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "SatchelHTTP", "SatchelRepository", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

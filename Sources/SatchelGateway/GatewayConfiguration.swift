@@ -1,4 +1,10 @@
 public import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import SatchelCMISCore
 import SatchelJSON
 import SatchelRepository
@@ -67,8 +73,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         case atomPub
     }
 
-    /// A back-end user name and password.
-    public struct Account: Sendable, Hashable {
+    /// A back-end user name and password (which never prints).
+    public struct Account: Sendable, Hashable, CustomStringConvertible {
         public var user: String
         public var password: String
 
@@ -76,15 +82,24 @@ public struct GatewayConfiguration: Sendable, Hashable {
             self.user = user
             self.password = password
         }
+
+        public var description: String { "\(user) (password <redacted>)" }
     }
 
     /// Whose credentials reach the back-end.
-    public enum Users: Sendable, Hashable {
+    public enum Users: Sendable, Hashable, CustomStringConvertible {
         /// Every user's requests run as this one account: the back-end sees a single user.
         case serviceAccount(user: String, password: String)
         /// Each user's own user name and password (as signed in at Satchel with Basic) go to the back-end, which
         /// decides what each may see.
         case passThrough
+
+        public var description: String {
+            switch self {
+            case .serviceAccount(let user, _): "service account \(user) (password <redacted>)"
+            case .passThrough: "passThrough"
+            }
+        }
     }
 
     /// Reads and checks a gateway file; `environment` supplies `passwordEnv` variables.
@@ -148,17 +163,28 @@ public struct GatewayConfiguration: Sendable, Hashable {
         guard !RepositoryConfiguration.isMyDocumentsRepositoryId(id) else {
             throw GatewayError("the id \(id) would look like a MyDocuments repository (mydocs-…)")
         }
+        guard id != RepositoryConfiguration().sharedRepositoryId else {
+            throw GatewayError("the id \(id) is the server's own shared repository")
+        }
         let urlText = try string("url")
         guard let url = URL(string: urlText), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
             url.host != nil
         else {
             throw GatewayError("the url \(urlText) is not an http or https URL")
         }
+        guard url.user == nil, url.password == nil else {
+            throw GatewayError("the url of \(id) holds credentials: use \"users\" (passwordEnv or passwordFile)")
+        }
         let bindingName = json["binding"]?.stringValue ?? "browser"
         guard let binding = Binding(rawValue: bindingName) else {
             throw GatewayError("the binding \(bindingName) is neither browser nor atomPub")
         }
         let users = try self.users(json["users"], folder: folder, environment: environment)
+        if users == .passThrough, url.scheme?.lowercased() == "http", !isLoopback(url.host ?? "") {
+            throw GatewayError(
+                "\(id) passes users' passwords through: its back-end must be https (or on this machine), not \(urlText)"
+            )
+        }
         let myDocuments = json["myDocuments"]?.stringValue
         if let myDocuments {
             guard myDocuments.hasPrefix("/") else {
@@ -228,7 +254,12 @@ public struct GatewayConfiguration: Sendable, Hashable {
         throw GatewayError("the \(role) needs passwordEnv or passwordFile")
     }
 
-    /// Refuses a file others could change.
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// Refuses a file others could change, or that belongs to someone else.
     static func checkNotWritableByOthers(_ file: URL) throws {
         let mode = try permissions(file)
         guard mode & 0o022 == 0 else {
@@ -247,11 +278,17 @@ public struct GatewayConfiguration: Sendable, Hashable {
         }
     }
 
+    /// The file's mode (a symbolic link's target's), once it is known to belong to this process's user or root.
     static func permissions(_ file: URL) throws -> Int {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
-            let mode = attributes[.posixPermissions] as? Int
+        let target = file.resolvingSymlinksInPath()
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: target.path),
+            let mode = attributes[.posixPermissions] as? Int,
+            let owner = (attributes[.ownerAccountID] as? NSNumber)?.uint32Value
         else {
             throw GatewayError("cannot read \(file.path)")
+        }
+        guard owner == geteuid() || owner == 0 else {
+            throw GatewayError("\(file.path) belongs to another user (uid \(owner))")
         }
         return mode
     }

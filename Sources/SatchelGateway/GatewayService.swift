@@ -15,7 +15,8 @@ public final class GatewayService: CMISService {
 
     public init(local: any CMISService, mounts: [RemoteRepository], logger: Logger = Logger(label: "satchel.gateway")) {
         self.local = local
-        self.mounts = Dictionary(uniqueKeysWithValues: mounts.map { ($0.mount.id, $0) })
+        // Ids are unique in a checked file; given twice here, the first mount wins.
+        self.mounts = Dictionary(mounts.map { ($0.mount.id, $0) }, uniquingKeysWith: { first, _ in first })
         order = mounts.map(\.mount.id)
         self.logger = logger
     }

@@ -19,7 +19,9 @@ extension RemoteRepository {
                 repositoryId: backend, typeId: typeId, includePropertyDefinitions: includePropertyDefinitions,
                 maxItems: maxItems ?? defaultPage, skipCount: skipCount)
         }
-        return (list.types, list.hasMoreItems, Int(list.numItems ?? Int64(skipCount + list.types.count)))
+        let seen = skipCount.addingReportingOverflow(list.types.count)
+        let total = list.numItems.map { Int(clamping: $0) } ?? (seen.overflow ? Int.max : seen.partialValue)
+        return (list.types, list.hasMoreItems, total)
     }
 
     public func typeDescendants(
@@ -177,7 +179,9 @@ extension RemoteRepository {
                 repositoryId: repositoryId, parentId: parentId, properties: copyProperties, content: nil,
                 versioningState: versioningState, policies: [], addACEs: [], removeACEs: [], caller: caller)
         }
-        let writer = try blobs.makeWriter()
+        // No more than the source says it holds: a back-end that sends more (or never stops) cannot fill the disk.
+        let expected = original.contentStreamLength ?? 0
+        let writer = try blobs.makeWriter(maxBytes: expected)
         defer { writer.cancel() }
         let response = try await call(caller, "read the source's content") { binding, backend in
             try await binding.streamContentStream(repositoryId: backend, objectId: sourceId, range: nil)
@@ -190,6 +194,13 @@ extension RemoteRepository {
             throw translate(CMISError.transport(error), operation: "read the source's content", caller: caller)
         }
         let lease = try writer.finish()
+        guard lease.reference.length == expected else {
+            lease.end()
+            throw CMISError(
+                .invalidResponse,
+                "back-end \(mount.id) sent \(lease.reference.length) bytes of \(sourceId)'s content, announced \(expected)"
+            )
+        }
         let input = ContentInput(
             blob: lease, mimeType: original.contentStreamMimeType ?? "application/octet-stream",
             fileName: original.contentStreamFileName)
@@ -307,26 +318,52 @@ extension RemoteRepository {
         guard let length = object.contentStreamLength else {
             throw CMISError(.constraint, "'\(object.name ?? objectId)' (\(objectId)) has no content stream.")
         }
-        let version =
-            object.changeToken ?? object.lastModificationDate.map { String($0.timeIntervalSince1970) } ?? "0"
-        let tag =
+        // The object's change token (or modification date) tells one version of the content from the next;
+        // without either, no entity tag.
+        let version = object.changeToken ?? object.lastModificationDate.map { String($0.timeIntervalSince1970) }
+        let tag = version.map { version in
             "gw-"
-            + String(
-                (objectId + "-" + version).unicodeScalars.filter { $0.isASCII && $0 != "\"" && $0.value > 0x20 }.map(
-                    Character.init))
+                + String(
+                    (objectId + "-" + version).unicodeScalars
+                        .filter { $0.isASCII && $0 != "\"" && $0.value > 0x20 && $0.value < 0x7F }
+                        .map(Character.init))
+        }
         let streamer = ContentStreamer { [self] range in
             let response = try await call(caller, "read content") { binding, backend in
                 try await binding.streamContentStream(
                     repositoryId: backend, objectId: objectId, range: range.map { .bytes($0) })
             }
-            // A back-end that ignored the range sent everything: skip to where the range starts.
-            let skip = range != nil && response.status == 200 ? range!.lowerBound : 0
+            let skip = try Self.bytesToSkip(
+                asked: range, status: response.status, contentRange: response.headers["Content-Range"],
+                mount: mount.id)
             return Self.chunks(response.body, skipping: skip, mount: mount.id)
         }
         return ContentOutput(
             stream: streamer, length: length,
             mimeType: object.contentStreamMimeType ?? "application/octet-stream",
             fileName: object.contentStreamFileName ?? object.name, entityTag: tag)
+    }
+
+    /// How many bytes of the back-end's answer come before the range asked: all of the start when it answered the
+    /// whole content (200), the difference when its `206` starts earlier. A `206` that starts later, or that says
+    /// nothing of where it starts, cannot give the range: 502.
+    static func bytesToSkip(
+        asked range: ClosedRange<Int64>?, status: Int, contentRange: String?, mount: String
+    ) throws -> Int64 {
+        guard let range else { return 0 }
+        if status == 200 { return range.lowerBound }
+        // "bytes 100-199/1000"
+        guard let header = contentRange?.trimmingCharacters(in: .whitespaces), header.lowercased().hasPrefix("bytes "),
+            let dash = header.firstIndex(of: "-"),
+            let start = Int64(header[header.index(header.startIndex, offsetBy: 6)..<dash]),
+            start <= range.lowerBound
+        else {
+            throw CMISError(
+                .invalidResponse,
+                "back-end \(mount) answered a range request for bytes \(range.lowerBound)-\(range.upperBound) with "
+                    + "Content-Range \(contentRange ?? "(none)")")
+        }
+        return range.lowerBound - start
     }
 
     /// The body's chunks as bytes, `skip` bytes dropped from the front, read one at a time as the consumer asks

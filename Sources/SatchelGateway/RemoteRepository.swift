@@ -63,10 +63,11 @@ public final class RemoteRepository: CMISService {
                 "back-end \(mount.id) answered \(operation) with something that is not CMIS: "
                     + error.message, underlying: error)
         default:
-            // The back-end's exception and message, as the back-end said them.
+            // The back-end's exception and message, as the back-end said them; a status that is not a failure
+            // (a redirect, a 304) cannot be passed on as one.
+            let status = error.status.map { (400...599).contains($0) ? $0 : 502 }
             return CMISError(
-                error.code, error.message, serverException: error.serverException, status: error.status,
-                underlying: error)
+                error.code, error.message, serverException: error.serverException, status: status, underlying: error)
         }
     }
 
@@ -115,30 +116,49 @@ public final class RemoteRepository: CMISService {
         let path = (root.hasSuffix("/") ? root : root + "/") + caller.user
         let id = try await provisioning(caller) { binding, backend -> String in
             let context = OperationContext(filter: ["cmis:objectId"])
+            var folderId: String?
+            var created = false
             do {
-                if let id = try await binding.object(repositoryId: backend, path: path, context: context).id {
-                    return id
-                }
+                folderId = try await binding.object(repositoryId: backend, path: path, context: context).id
             } catch let error as CMISError where error.code == .objectNotFound {}
-            let parent = try await binding.object(repositoryId: backend, path: root, context: context)
-            guard let parentId = parent.id else {
-                throw CMISError(.invalidResponse, "the folder \(root) came back without an id")
+            if folderId == nil {
+                let parent = try await binding.object(repositoryId: backend, path: root, context: context)
+                guard let parentId = parent.id else {
+                    throw CMISError(.invalidResponse, "the folder \(root) came back without an id")
+                }
+                let folder = try await binding.createFolder(
+                    repositoryId: backend, parentId: parentId,
+                    properties: Properties([
+                        CMISProperty(id: "cmis:name", type: .string, values: [.string(caller.user)]),
+                        CMISProperty(id: "cmis:objectTypeId", type: .id, values: [.id("cmis:folder")]),
+                    ]))
+                folderId = folder.id
+                created = true
             }
-            let folder = try await binding.createFolder(
-                repositoryId: backend, parentId: parentId,
-                properties: Properties([
-                    CMISProperty(id: "cmis:name", type: .string, values: [.string(caller.user)]),
-                    CMISProperty(id: "cmis:objectTypeId", type: .id, values: [.id("cmis:folder")]),
-                ]))
-            guard let id = folder.id else {
-                throw CMISError(.invalidResponse, "the new folder came back without an id")
+            guard let id = folderId else { throw CMISError(.invalidResponse, "the folder \(path) has no id") }
+            // The user alone, every time the folder is first used here (found or made): whatever others were given
+            // directly goes, the user gets everything. A folder that cannot be made the user's is not used.
+            do {
+                let acl = try await binding.acl(repositoryId: backend, objectId: id, onlyBasicPermissions: true)
+                let others = acl.aces.filter { $0.isDirect && $0.principalId != caller.user }
+                let own = acl.aces.contains {
+                    $0.isDirect && $0.principalId == caller.user && $0.permissions.contains("cmis:all")
+                }
+                if !others.isEmpty || !own {
+                    _ = try await binding.applyACL(
+                        repositoryId: backend, objectId: id,
+                        add: own ? [] : [ACE(principalId: caller.user, permissions: ["cmis:all"])], remove: others,
+                        propagation: .repositoryDetermined)
+                }
+            } catch let error as CMISError where error.code == .connection || error.code == .invalidResponse {
+                throw error
+            } catch {
+                if created { try? await binding.deleteObject(repositoryId: backend, objectId: id, allVersions: true) }
+                throw CMISError(
+                    .permissionDenied,
+                    "the MyDocuments folder \(path) on back-end \(mount.id) cannot be made \(caller.user)'s alone: "
+                        + "\(error)")
             }
-            // The user alone: whatever the folder was given directly goes, the user gets everything.
-            let acl = try await binding.acl(repositoryId: backend, objectId: id, onlyBasicPermissions: true)
-            let others = acl.aces.filter { $0.isDirect && $0.principalId != caller.user }
-            _ = try await binding.applyACL(
-                repositoryId: backend, objectId: id, add: [ACE(principalId: caller.user, permissions: ["cmis:all"])],
-                remove: others, propagation: .repositoryDetermined)
             return id
         }
         personalFolders.withLock { $0[caller.user] = id }
@@ -191,8 +211,11 @@ final class BackendBindings: Sendable {
     ) -> any CMISBinding {
         // No retries here: the user's own client decides whether to try again, and a back-end that is down is
         // reported at once.
+        // Answers read into memory (everything but content) are bounded per request: 16 MiB holds a page of a
+        // thousand objects many times over.
         let http = HTTPClient.Configuration(
-            userAgent: "Satchel gateway", timeout: mount.timeout, retry: .never, cookieJar: CookieJar())
+            userAgent: "Satchel gateway", timeout: mount.timeout, retry: .never,
+            maximumInMemoryResponseBytes: 16 * 1024 * 1024, cookieJar: CookieJar())
         let parameters = SessionParameters(
             binding: mount.binding == .atomPub ? .atomPub : .browser, url: mount.url,
             repositoryId: mount.repositoryId, auth: [BasicAuth(user: user, password: password)], http: http,

@@ -1,11 +1,12 @@
 import Foundation
 import SatchelCMIS
 import SatchelCMISCore
-import SatchelGateway
 import SatchelHTTP
 import SatchelServerTestSupport
 import SatchelTestSupport
 import Testing
+
+@testable import SatchelGateway
 
 /// `satchel serve` as a gateway: a second `satchel serve` is the back-end, mounted as repository `docs`, and the
 /// CMIS client talks to the gateway over each binding while the gateway talks to the back-end over the other.
@@ -241,13 +242,20 @@ struct GatewayTests {
         let root = admin.repositoryInfo.rootFolderId
         _ = try await admin.applyACL(
             to: root, removing: [ACE(principalId: "cmis:anyone", permissions: ["cmis:write"])])
-        _ = try await admin.createFolder(named: "Users", in: root)
+        let users = try await admin.createFolder(named: "Users", in: root)
+        // Someone made alice's folder before her first use, and gave bob a right on it: her first use takes it back.
+        let early = try await admin.createFolder(named: "alice", in: try #require(users.id))
+        _ = try await admin.applyACL(
+            to: try #require(early.id), adding: [ACE(principalId: "bob", permissions: ["cmis:write"])])
 
         let info = try await pair.get("/cmis/browser/docs?cmisselector=repositoryInfo", user: "alice")
         #expect(info.status == 200, "\(String(decoding: info.body, as: UTF8.self))")
         let alice = try await pair.session("alice")
         let aliceFolder = try #require(alice.myDocumentsFolderId)
-        #expect(try await admin.object(at: "/Users/alice").id == aliceFolder)
+        #expect(aliceFolder == early.id)
+        let locked = try await admin.acl(of: aliceFolder)
+        #expect(!locked.aces.contains { $0.isDirect && $0.principalId == "bob" }, "\(locked)")
+        #expect(locked.aces.contains { $0.isDirect && $0.principalId == "alice" && $0.permissions == ["cmis:all"] })
         #expect(alice.xsrfToken != nil)
 
         // Notes (the Mobile Documents sample) keep to alice's folder.
@@ -319,6 +327,22 @@ struct GatewayTests {
             )
             .contains("not an http or https URL"))
 
+        #expect(
+            try failure(
+                #"{"repositories": [{"id": "shared", "url": "http://127.0.0.1/", "repositoryId": "A", "users": "passThrough"}]}"#
+            )
+            .contains("own shared repository"))
+        #expect(
+            try failure(
+                #"{"repositories": [{"id": "d", "url": "https://u:p@h/", "repositoryId": "A", "users": "passThrough"}]}"#
+            )
+            .contains("holds credentials"))
+        #expect(
+            try failure(
+                #"{"repositories": [{"id": "d", "url": "http://cmis.example.com/", "repositoryId": "A", "users": "passThrough"}]}"#
+            )
+            .contains("must be https"))
+
         let secret = folder.appendingPathComponent("pw")
         try Data("from-file\n".utf8).write(to: secret)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: secret.path)
@@ -332,5 +356,25 @@ struct GatewayTests {
         let loaded = try GatewayConfiguration.load(from: file, environment: [:])
         #expect(loaded.mounts.first?.users == .serviceAccount(user: "svc", password: "from-file"))
         #expect(loaded.mounts.first?.binding == .atomPub)
+    }
+
+    @Test("a range through the gateway: a whole answer is skipped forward, a 206 that starts later is refused")
+    func rangeAnswers() throws {
+        #expect(try RemoteRepository.bytesToSkip(asked: nil, status: 200, contentRange: nil, mount: "docs") == 0)
+        #expect(
+            try RemoteRepository.bytesToSkip(asked: 100...199, status: 200, contentRange: nil, mount: "docs") == 100)
+        #expect(
+            try RemoteRepository.bytesToSkip(
+                asked: 150...199, status: 206, contentRange: "bytes 100-199/1000", mount: "docs") == 50)
+        #expect(
+            try RemoteRepository.bytesToSkip(
+                asked: 150...199, status: 206, contentRange: "bytes 150-199/1000", mount: "docs") == 0)
+        #expect(throws: CMISError.self) {
+            try RemoteRepository.bytesToSkip(
+                asked: 150...199, status: 206, contentRange: "bytes 200-299/1000", mount: "docs")
+        }
+        #expect(throws: CMISError.self) {
+            try RemoteRepository.bytesToSkip(asked: 150...199, status: 206, contentRange: nil, mount: "docs")
+        }
     }
 }

@@ -25,14 +25,17 @@ public struct CallerContext: Sendable, Hashable {
     }
 }
 
-/// A password held for the length of one request. It never prints: logs and error messages show `<redacted>`.
-public struct CallerPassword: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+/// The password a caller signed in with. It never prints: descriptions, `dump` and logs show `<redacted>`.
+public struct CallerPassword: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     public let value: String
 
     public init(_ value: String) { self.value = value }
 
     public var description: String { "<redacted>" }
     public var debugDescription: String { "<redacted>" }
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 
 /// Content arriving with a create, check-in or set-content call: already written to the blob store by the
@@ -68,8 +71,9 @@ public struct ContentOutput: Sendable {
     public var fileName: String?
     /// Lower-case hex SHA-256 of the content, when known (the local engine always knows it).
     public var hash: String?
-    /// A strong entity tag: the hash, or for content read from elsewhere a tag of its version.
-    public var entityTag: String
+    /// A strong entity tag: the hash, or for content read from elsewhere a tag of its version; nil when nothing
+    /// tells one version from the next (no ETag is sent then).
+    public var entityTag: String?
 
     public init(file: URL, length: Int64, mimeType: String, fileName: String?, hash: String) {
         self.body = .file(file)
@@ -80,7 +84,7 @@ public struct ContentOutput: Sendable {
         self.entityTag = hash
     }
 
-    public init(stream: ContentStreamer, length: Int64, mimeType: String, fileName: String?, entityTag: String) {
+    public init(stream: ContentStreamer, length: Int64, mimeType: String, fileName: String?, entityTag: String?) {
         self.body = .stream(stream)
         self.length = length
         self.mimeType = mimeType

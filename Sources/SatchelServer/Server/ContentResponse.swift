@@ -24,13 +24,13 @@ struct ContentResponse {
     func response(to request: Request, context: ServerRequestContext) async throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = content.mimeType.isEmpty ? "application/octet-stream" : content.mimeType
-        headers[.eTag] = "\"\(content.entityTag)\""
+        if let tag = content.entityTag { headers[.eTag] = "\"\(tag)\"" }
         headers[.acceptRanges] = "bytes"
         headers[.contentSecurityPolicy] = Self.sandbox
         headers[.xContentTypeOptions] = "nosniff"
         let disposition = inline && !Self.isActive(content.mimeType) ? "inline" : "attachment"
         headers[.contentDisposition] = Self.contentDisposition(disposition, fileName: content.fileName)
-        if let match = request.headers[.ifNoneMatch], Self.matches(match, hash: content.entityTag) {
+        if let match = request.headers[.ifNoneMatch], let tag = content.entityTag, Self.matches(match, hash: tag) {
             return Response(status: .notModified, headers: headers, body: .init())
         }
         let length = content.length
@@ -62,6 +62,8 @@ struct ContentResponse {
                 path: file.path, range: Int(selected.lowerBound)...Int(selected.upperBound), context: context)
             return Response(status: status, headers: headers, body: body)
         case .stream(let streamer):
+            // A HEAD asks for the head only: nothing is read from the source.
+            if request.method == .head { return Response(status: status, headers: headers, body: .init()) }
             // Opened before the head is sent, so a source that cannot be read still gets an error answer.
             let chunks = try await streamer.open(range)
             return Response(status: status, headers: headers, body: Self.streamed(chunks, count: selected.count))
@@ -74,10 +76,12 @@ struct ContentResponse {
     static func streamed(_ chunks: AsyncThrowingStream<[UInt8], any Error>, count: Int) -> ResponseBody {
         ResponseBody(contentLength: count) { writer in
             var remaining = count
-            for try await chunk in chunks where remaining > 0 {
+            // Never more than announced: a source that sends more (or never stops) is cut off, not read on.
+            for try await chunk in chunks {
                 let part = chunk.count <= remaining ? chunk[...] : chunk.prefix(remaining)
                 remaining -= part.count
                 try await writer.write(ByteBuffer(bytes: part))
+                if remaining == 0 { break }
             }
             guard remaining == 0 else {
                 throw CMISError(.storage, "the content ended \(remaining) bytes short of its length")
