@@ -4,17 +4,22 @@ import SatchelTestSupport
 import Synchronization
 import Testing
 
-/// `HTTPClient.stream`: the head first, then the body while it arrives, over both transports.
+/// `HTTPClient.stream`: the head first, then the body while it arrives, over every transport (NIO on Linux).
 @Suite("Streaming responses")
 struct StreamingResponseTests {
     enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case socket, urlSession
+        case socket, urlSession, nio
         var testDescription: String { rawValue }
         func client(timeout: Duration = .seconds(10)) -> HTTPClient {
             let transport: any HTTPTransport =
                 switch self {
                 case .socket: SocketTransport()
                 case .urlSession: URLSessionTransport()
+                #if os(Linux)
+                    case .nio: NIOTransport.shared
+                #else
+                    case .nio: URLSessionTransport()
+                #endif
                 }
             return makeClient(timeout: timeout, transport: transport)
         }
