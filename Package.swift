@@ -191,6 +191,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -273,6 +276,7 @@ let package = Package(
         .testTarget(
             name: "SatchelCMISTests",
             dependencies: [
+                "SatchelServer",
                 "SatchelHTTP", "SatchelXML",
                 "SatchelServerTestSupport", "SatchelCMISCore", "SatchelCMIS", "SatchelTestSupport", "SatchelGateway",
                 "SatchelRepository",

@@ -25,9 +25,11 @@ enum Platform {
     ///
     /// On Apple platforms, URLSession. On Linux, swift-corelibs-foundation's URLSession reaches 0.15–0.2× curl's
     /// throughput on large transfers, stalls on a `401` that carries `WWW-Authenticate`, and cancels late; so plain
-    /// `http` goes over ``SocketTransport`` there, and `https` over URLSession (see ``AutomaticTransport``).
+    /// `http` goes over ``SocketTransport`` there, and `https` over ``NIOTransport`` (see ``AutomaticTransport``).
     static func defaultTransport() -> any HTTPTransport {
-        #if canImport(FoundationNetworking)
+        #if canImport(AsyncHTTPClient)
+            AutomaticTransport(plain: SocketTransport(), secure: NIOTransport.shared)
+        #elseif canImport(FoundationNetworking)
             AutomaticTransport()
         #else
             URLSessionTransport()

@@ -26,7 +26,7 @@ public final class LiveServer: Sendable {
     /// `sqlite`: keep the repository in a SQLite file (what survives ``restart()``); otherwise in memory.
     public static func start(
         users: [String], administrators: Set<String> = [], sqlite: Bool = false, xsrf: XSRFPolicy = .standard,
-        gateway: GatewayConfiguration? = nil
+        gateway: GatewayConfiguration? = nil, tls: TLSFiles? = nil
     ) async throws -> LiveServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-live-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -39,6 +39,7 @@ public final class LiveServer: Sendable {
             port: 0, dataDirectory: data, usersFile: usersFile,
             store: sqlite ? .sqlite(path: data.appendingPathComponent("satchel.sqlite").path) : .memory,
             xsrfPolicy: xsrf, logLevel: .critical, gateway: gateway)
+        configuration.tls = tls
         let running = try await SatchelServerApp(configuration: configuration).start()
         configuration.port = running.port
         return LiveServer(directory: directory, configuration: configuration, running: running)

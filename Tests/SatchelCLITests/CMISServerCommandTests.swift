@@ -25,6 +25,39 @@ extension SatchelCLITests {
             #expect(chosen.status == 0, "\(chosen.stderr)")
         }
 
+        #if os(Linux)
+            @Test("satchel cmis and satchel notes over HTTPS: a private authority with --ca-file, refused without it")
+            func https() async throws {
+                let certificates = try await TestCertificates.make()
+                defer { certificates.remove() }
+                let server = try await LiveServer.start(
+                    users: ["alice"],
+                    tls: TLSFiles(
+                        certificateChain: certificates.server.certificate, privateKey: certificates.server.key))
+                defer { Task { await server.stop() } }
+                let url = server.baseURL.appendingPathComponent("cmis/browser").absoluteString
+                #expect(url.hasPrefix("https://"))
+                let base = ["--url", url, "--user", "alice", "--repository", "shared"]
+                let environment = ["SATCHEL_PASSWORD": "pw-alice"]
+                let refused = try await SatchelProcess.run(["cmis", "ls", "/"] + base, environment: environment)
+                #expect(refused.status == 3, "\(refused.stderr)")
+                #expect(refused.stderr.contains("not signed by a trusted authority"), "\(refused.stderr)")
+                let trusted = try await SatchelProcess.run(
+                    ["cmis", "ls", "/"] + base + ["--ca-file", certificates.authority.path], environment: environment)
+                #expect(trusted.status == 0, "\(trusted.stderr)")
+                let insecure = try await SatchelProcess.run(
+                    ["cmis", "ls", "/"] + base + ["--insecure-skip-tls-verify"], environment: environment)
+                #expect(insecure.status == 0, "\(insecure.stderr)")
+                let note = try await SatchelProcess.run(
+                    [
+                        "notes", "create", "tls.txt", "--text", "over TLS", "--url", server.baseURL.absoluteString,
+                        "--user", "alice",
+                        "--ca-file", certificates.authority.path,
+                    ], environment: environment)
+                #expect(note.status == 0, "\(note.stderr)")
+            }
+        #endif
+
         @Test("--retries reaches the CMIS commands: a lost answer is retried only when retries are allowed")
         func retries() async throws {
             let server = try await LiveServer.start(users: ["alice"])

@@ -20,15 +20,18 @@ public struct AuthMiddleware: RouterMiddleware {
 
     let authenticator: Authenticator
     let proxies: TrustedProxies
+    /// The server speaks TLS.
+    let isSecure: Bool
     let xsrfHeader: HTTPField.Name?
     let accessLog: Logger
 
     public init(
         authenticator: Authenticator, proxies: TrustedProxies = TrustedProxies(), xsrfHeader: String = "X-CSRF-Token",
-        accessLog: Logger
+        isSecure: Bool = false, accessLog: Logger
     ) {
         self.authenticator = authenticator
         self.proxies = proxies
+        self.isSecure = isSecure
         self.xsrfHeader = HTTPField.Name(xsrfHeader)
         self.accessLog = accessLog
     }
@@ -40,6 +43,7 @@ public struct AuthMiddleware: RouterMiddleware {
         let start = ContinuousClock.now
         var context = context
         context.trustsForwardedHeaders = proxies.trusts(context.remoteAddress)
+        context.isSecure = isSecure
         var refusal: Authenticator.Outcome?
         if let token = request.headers[Self.tokenHeader] {
             // A token sent is the credential, even beside another: one that is not known is refused.

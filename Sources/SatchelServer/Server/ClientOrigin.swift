@@ -41,7 +41,7 @@ extension Request {
     /// (``ServerRequestContext/trustsForwardedHeaders``) its `X-Forwarded-Host` and `X-Forwarded-Proto`. Absolute
     /// URLs in responses start with it; nothing but host-name characters is ever echoed into one.
     public func serverBaseURL(_ context: ServerRequestContext) -> String {
-        var scheme = "http"
+        var scheme = context.isSecure ? "https" : "http"
         var host = head.authority
         if context.trustsForwardedHeaders {
             if let proto = firstValue(.xForwardedProto)?.lowercased(), proto == "https" || proto == "http" {

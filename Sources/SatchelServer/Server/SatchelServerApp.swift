@@ -1,5 +1,7 @@
 public import Foundation
 public import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 public import Logging
 import SatchelGateway
 import SatchelRepository
@@ -54,15 +56,19 @@ public struct SatchelServerApp: Sendable {
         let counter = ConnectionCounter()
         let proxies = configuration.trustedProxies
         let maximumBodyBytes = configuration.limits.maxContentBytes + Int64(configuration.limits.maxMetadataBytes)
+        var server: HTTPServerBuilder = .http1(
+            configuration: .init(
+                additionalChannelHandlers: [
+                    ConnectionGuard(
+                        limits: limits, counter: counter, proxies: proxies, maximumBodyBytes: maximumBodyBytes)
+                ],
+                idleTimeout: ConnectionGuard.timeAmount(limits.idleTimeout)))
+        if let tls = configuration.tls {
+            server = try .tls(server, tlsConfiguration: try tls.serverConfiguration())
+        }
         let app = Application(
             responder: HeadRequestResponder(inner: router.buildResponder()),
-            server: .http1(
-                configuration: .init(
-                    additionalChannelHandlers: [
-                        ConnectionGuard(
-                            limits: limits, counter: counter, proxies: proxies, maximumBodyBytes: maximumBodyBytes)
-                    ],
-                    idleTimeout: ConnectionGuard.timeAmount(limits.idleTimeout))),
+            server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "Satchel"),
             onServerRunning: { channel in
@@ -105,7 +111,8 @@ public struct SatchelServerApp: Sendable {
             throw ServerError("the server stopped before it listened on \(configuration.host):\(configuration.port)")
         }
         return RunningServer(
-            host: configuration.host, port: port, demoCredentials: prepared.demoCredentials, group: group, task: task)
+            host: configuration.host, port: port, isTLS: configuration.tls != nil,
+            demoCredentials: prepared.demoCredentials, group: group, task: task)
     }
 
     struct Prepared {
@@ -214,7 +221,7 @@ public struct SatchelServerApp: Sendable {
         router.add(
             middleware: AuthMiddleware(
                 authenticator: authenticator, proxies: configuration.trustedProxies,
-                xsrfHeader: environment.xsrfHeader, accessLog: accessLog))
+                xsrfHeader: environment.xsrfHeader, isSecure: configuration.tls != nil, accessLog: accessLog))
         ServiceRoutes.register(
             on: router, environment: environment, authenticator: authenticator, proxies: configuration.trustedProxies)
         for binding in bindings { binding.register(on: router, environment: environment) }
@@ -233,20 +240,24 @@ public final class RunningServer: Sendable {
     private let task: Task<Void, any Error>
 
     init(
-        host: String, port: Int, demoCredentials: (user: String, password: String)?, group: ServiceGroup,
-        task: Task<Void, any Error>
+        host: String, port: Int, isTLS: Bool, demoCredentials: (user: String, password: String)?,
+        group: ServiceGroup, task: Task<Void, any Error>
     ) {
         self.host = host
         self.port = port
+        self.isTLS = isTLS
         self.demoCredentials = demoCredentials
         self.group = group
         self.task = task
     }
 
-    /// `http://host:port` (IPv6 hosts in brackets; a wildcard address as 127.0.0.1).
+    /// Whether the server speaks HTTPS.
+    public let isTLS: Bool
+
+    /// `http://host:port`, or `https://` over TLS (IPv6 hosts in brackets; a wildcard address as 127.0.0.1).
     public var baseURL: URL {
         let shown = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host.contains(":") ? "[\(host)]" : host
-        return URL(string: "http://\(shown):\(port)")!
+        return URL(string: "\(isTLS ? "https" : "http")://\(shown):\(port)")!
     }
 
     /// Stops accepting connections, lets requests in flight finish, and returns when the server has stopped.

@@ -47,6 +47,8 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// Back-end CMIS repositories served beside the local ones (`satchel serve --gateway FILE`).
     public var gateway: GatewayConfiguration?
+    /// HTTPS instead of plain HTTP (`--tls-cert`, `--tls-key`).
+    public var tls: TLSFiles?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, usersFile: URL? = nil,
@@ -101,4 +103,20 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+}
+
+/// The PEM files of `satchel serve` over TLS.
+public struct TLSFiles: Sendable, Hashable {
+    /// The server's certificate chain, its own certificate first.
+    public var certificateChain: URL
+    /// The certificate's private key: readable by its owner only.
+    public var privateKey: URL
+    /// When set, every client must present a certificate signed by one of these authorities.
+    public var clientCertificateAuthorities: URL?
+
+    public init(certificateChain: URL, privateKey: URL, clientCertificateAuthorities: URL? = nil) {
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+        self.clientCertificateAuthorities = clientCertificateAuthorities
+    }
 }

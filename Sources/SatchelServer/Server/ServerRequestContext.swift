@@ -19,6 +19,9 @@ public struct ServerRequestContext: RequestContext {
     public var remoteAddress: SocketAddress?
     /// True when that end is a trusted proxy, whose forwarded headers count (``TrustedProxies``).
     public var trustsForwardedHeaders: Bool
+    /// True when the request came over TLS (`satchel serve --tls-cert`): URLs in answers say `https`, and
+    /// session cookies are `Secure`.
+    public var isSecure: Bool
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -27,6 +30,7 @@ public struct ServerRequestContext: RequestContext {
         accessToken = nil
         remoteAddress = source.channel.remoteAddress
         trustsForwardedHeaders = false
+        isSecure = false
     }
 }
 

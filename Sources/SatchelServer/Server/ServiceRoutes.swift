@@ -52,13 +52,14 @@ enum ServiceRoutes {
             try await ServiceRoutes.login(
                 request, context: context, environment: environment, authenticator: authenticator, proxies: proxies)
         }
-        router.post("/logout") { request, _ in
+        router.post("/logout") { request, context in
             if let session = request.cookies[Authenticator.sessionCookie]?.value {
                 authenticator.endSession(session)
             }
             var response = ServiceRoutes.jsonResponse { $0.writeObject { $0.write(key: "status", "logged out") } }
             response.headers[.setCookie] =
                 "\(Authenticator.sessionCookie)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"
+                + (context.isSecure ? "; Secure" : "")
             return response
         }
     }
@@ -98,7 +99,10 @@ enum ServiceRoutes {
                 writer.write(key: "token", session.caller.token)
             }
         }
-        response.headers[.setCookie] = "\(Authenticator.sessionCookie)=\(session.id); Path=/; HttpOnly; SameSite=Strict"
+        // Over TLS the cookie never travels in clear.
+        response.headers[.setCookie] =
+            "\(Authenticator.sessionCookie)=\(session.id); Path=/; HttpOnly; SameSite=Strict"
+            + (context.isSecure ? "; Secure" : "")
         return response
     }
 

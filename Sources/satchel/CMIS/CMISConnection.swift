@@ -87,7 +87,8 @@ struct CMISConnection: Sendable {
         return SessionParameters(
             binding: cmis.binding.sessionBinding, url: url, repositoryId: cmis.repository,
             preferMyDocuments: preferMyDocuments,
-            auth: client.auth, tokenHeader: preferMyDocuments ? "X-CSRF-Token" : nil, http: http)
+            auth: client.auth, tokenHeader: preferMyDocuments ? "X-CSRF-Token" : nil, http: http,
+            transport: client.transport)
     }
 }
 

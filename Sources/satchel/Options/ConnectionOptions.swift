@@ -67,6 +67,14 @@ struct ConnectionOptions: ParsableArguments, Sendable {
     @Option(help: ArgumentHelp("The User-Agent to send.", valueName: "agent"))
     var userAgent: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Trust the certificate authorities in this PEM file besides the system's (https).", valueName: "file"))
+    var caFile: String?
+
+    @Flag(help: "Accept any server certificate, checking nothing (https): for throwaway test servers only.")
+    var insecureSkipTlsVerify = false
+
     @Option(help: ArgumentHelp("Seconds to wait for the server to answer or send more bytes.", valueName: "seconds"))
     var timeout: Double = 30
 
@@ -111,7 +119,24 @@ struct ConnectionOptions: ParsableArguments, Sendable {
         if let userAgent { configuration.userAgent = userAgent }
         configuration.timeout = .milliseconds(Int64(timeout * 1000))
         configuration.retry.maximumAttempts = retries + 1
-        return HTTPClient(configuration: configuration, auth: try authProviders())
+        return HTTPClient(configuration: configuration, transport: try transport(), auth: try authProviders())
+    }
+
+    /// The platform's transport, or (with `--ca-file` or `--insecure-skip-tls-verify`) one whose HTTPS trusts
+    /// what these options say.
+    func transport() throws -> any HTTPTransport {
+        guard caFile != nil || insecureSkipTlsVerify else { return HTTPClient.defaultTransport() }
+        #if os(Linux)
+            let tls = NIOTransport.TLS(
+                trustRoots: caFile.map { URL(fileURLWithPath: $0) },
+                verification: insecureSkipTlsVerify ? .insecureNoVerification : .full)
+            return AutomaticTransport(
+                plain: SocketTransport(), secure: try NIOTransport(configuration: .init(tls: tls)))
+        #else
+            throw ValidationError(
+                "--ca-file and --insecure-skip-tls-verify are for Linux; on Apple platforms, trust the authority in"
+                    + " the system's keychain")
+        #endif
     }
 
     /// Credentials first, then handshakes that need them (see `HTTPAuthProvider`).

@@ -48,12 +48,26 @@ struct ServeRunCommand: AsyncParsableCommand {
             valueName: "file"))
     var gateway: String?
 
+    @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert (readable by its owner only).", valueName: "file"))
+    var tlsKey: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Require client certificates signed by these PEM certificate authorities (with --tls-cert).",
+            valueName: "file"))
+    var tlsClientCa: String?
+
     @Flag(name: .shortAndLong, help: "Log more (-v debug, -vv trace).")
     var verbose: Int
 
     func validate() throws {
         if memory && postgres != nil { throw ValidationError("--memory and --postgres cannot be combined") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if tlsClientCa != nil && tlsCert == nil { throw ValidationError("--tls-client-ca needs --tls-cert") }
     }
 
     func run() async throws {
@@ -71,6 +85,11 @@ struct ServeRunCommand: AsyncParsableCommand {
             xsrfPolicy: strictXsrf ? .strict : .standard, omitNewTypeCapabilities: !fullCapabilities,
             trustedProxies: TrustedProxies(Set(trustedProxies)), logLevel: level)
         configuration.logLevel = level
+        if let tlsCert, let tlsKey {
+            configuration.tls = TLSFiles(
+                certificateChain: URL(fileURLWithPath: tlsCert), privateKey: URL(fileURLWithPath: tlsKey),
+                clientCertificateAuthorities: tlsClientCa.map { URL(fileURLWithPath: $0) })
+        }
         if let gateway {
             do {
                 configuration.gateway = try GatewayConfiguration.load(from: URL(fileURLWithPath: gateway))

@@ -8,6 +8,7 @@
     import NIOHTTPCompression
     import NIOPosix
     import NIOSSL
+    import SatchelText
     import Synchronization
 
     /// HTTP/1.1 and HTTPS over SwiftNIO (async-http-client and NIOSSL): the Linux transport for `https`.
@@ -167,6 +168,19 @@
             return result
         }
 
+        /// A transport dropped without ``shutdown()`` still closes its connections, in the background (an
+        /// async-http-client client must be shut down before it goes away).
+        deinit {
+            let remaining = clients.withLock { clients in
+                defer { clients.removeAll() }
+                return Array(clients.values)
+            }
+            guard !remaining.isEmpty else { return }
+            Task {
+                for client in remaining { try? await client.shutdown() }
+            }
+        }
+
         /// Closes every connection. Requests in flight fail; the transport cannot be used afterwards.
         public func shutdown() async throws {
             isShutDown.withLock { $0 = true }
@@ -283,6 +297,9 @@
             for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
             if let body = request.body {
                 let length = body.length
+                if let contentType = body.contentType, !request.headers.contains("Content-Type") {
+                    outgoing.headers.replaceOrAdd(name: "Content-Type", value: contentType)
+                }
                 if outgoing.headers["Content-Length"].isEmpty {
                     outgoing.headers.replaceOrAdd(name: "Content-Length", value: String(length))
                 }
@@ -296,8 +313,63 @@
                     outgoing, deadline: .distantFuture, logger: Logger(label: "satchel.http.nio"))
                 return (response, response.body)
             } catch {
-                throw map(error, request)
+                var failure = map(error, request)
+                if failure.code == .tls, Self.isVerificationFailure(error), let host = request.url.host {
+                    // BoringSSL says only that verification failed: look at the certificate to say why.
+                    let certificate = await Self.peerCertificate(host: host, port: request.url.port ?? 443)
+                    failure.message = Self.verificationMessage(certificate, host: host, now: Date())
+                }
+                throw failure
             }
+        }
+
+        static func isVerificationFailure(_ error: any Error) -> Bool {
+            String(describing: error).contains("CERTIFICATE_VERIFY_FAILED")
+        }
+
+        /// Why a certificate was refused: expired, not yet valid, or (valid dates) not signed by a trusted authority.
+        static func verificationMessage(_ certificate: NIOSSLCertificate?, host: String, now: Date) -> String {
+            guard let certificate else {
+                return "the server's certificate is not signed by a trusted authority, or is out of date"
+            }
+            let after = Date(timeIntervalSince1970: TimeInterval(certificate.notValidAfter))
+            let before = Date(timeIntervalSince1970: TimeInterval(certificate.notValidBefore))
+            if now > after {
+                return
+                    "the server's certificate expired on \(ISO8601Timestamp.string(from: after, milliseconds: false))"
+            }
+            if now < before {
+                return "the server's certificate is not valid until "
+                    + ISO8601Timestamp.string(from: before, milliseconds: false)
+            }
+            return "the server's certificate is not signed by a trusted authority"
+        }
+
+        /// The certificate `host` presents, read over a connection that checks nothing and sends nothing; nil when
+        /// none could be read within a few seconds.
+        static func peerCertificate(host: String, port: Int) async -> NIOSSLCertificate? {
+            var settings = TLSConfiguration.makeClientConfiguration()
+            settings.certificateVerification = .none
+            guard let context = try? NIOSSLContext(configuration: settings) else { return nil }
+            let isAddress = host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }
+            let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(3))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : host))
+                    }
+                }
+            guard let channel = try? await bootstrap.connect(host: host, port: port).get() else { return nil }
+            defer { channel.close(promise: nil) }
+            for _ in 0..<100 {
+                let certificate = try? await channel.eventLoop.submit {
+                    try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self).peerCertificate
+                }.get()
+                if let certificate { return certificate }
+                try? await Task.sleep(for: .milliseconds(30))
+            }
+            return nil
         }
 
         /// Runs a body read, mapping async-http-client's failures.

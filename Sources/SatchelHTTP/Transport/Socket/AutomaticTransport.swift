@@ -1,6 +1,7 @@
 public import Foundation
 
-/// Picks the fastest transport for each URL: ``SocketTransport`` for `http`, ``URLSessionTransport`` for `https`.
+/// Picks the fastest transport for each URL: ``SocketTransport`` for `http`, another for `https` (the default
+/// client's is ``NIOTransport`` on Linux; this type's own default is ``URLSessionTransport``).
 ///
 /// On Linux, URLSession moves large bodies at a fraction of what the machine can do (0.15–0.2× `curl` for a 1 GiB
 /// loopback download), while ``SocketTransport`` matches `curl` but speaks no TLS. This transport routes plain

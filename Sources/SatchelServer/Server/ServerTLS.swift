@@ -1,0 +1,49 @@
+import Foundation
+import NIOSSL
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension TLSFiles {
+    /// The server's TLS settings: TLS 1.2 and up, the certificate and key read now (a missing, malformed or
+    /// mismatched file, or a key others can read, stops the server from starting with a message that says which),
+    /// and client certificates required when authorities for them are given.
+    func serverConfiguration() throws -> TLSConfiguration {
+        let mode =
+            (try? FileManager.default.attributesOfItem(atPath: privateKey.resolvingSymlinksInPath().path))?[
+                .posixPermissions] as? Int
+        guard let mode else { throw ServerError("cannot read the TLS key \(privateKey.path)") }
+        guard mode & 0o077 == 0 else {
+            throw ServerError(
+                "the TLS key \(privateKey.path) may be read by others (mode \(String(mode, radix: 8))): chmod 600 it")
+        }
+        let chain: [NIOSSLCertificate]
+        let key: NIOSSLPrivateKey
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certificateChain.path)
+        } catch {
+            throw ServerError("cannot read the TLS certificate \(certificateChain.path): \(error)")
+        }
+        guard !chain.isEmpty else { throw ServerError("the TLS certificate file \(certificateChain.path) holds none") }
+        do {
+            key = try NIOSSLPrivateKey(file: privateKey.path, format: .pem)
+        } catch {
+            throw ServerError("cannot read the TLS key \(privateKey.path): \(error)")
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        if let authorities = clientCertificateAuthorities {
+            do {
+                configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(authorities.path))
+            } catch {
+                throw ServerError("cannot read the client certificate authorities \(authorities.path): \(error)")
+            }
+            configuration.certificateVerification = .noHostnameVerification
+        }
+        return configuration
+    }
+}
