@@ -10,6 +10,8 @@ struct BenchmarkOptions {
     /// Upload sink: `store` (nginx WebDAV PUT writes the body to a file, checked afterwards) or `discard`.
     var sink = "store"
     var methods = ["curl", "urlsession", "socket"]
+    /// HTTPS: nginx serves TLS with a certificate made for the run, curl and the workers trust it.
+    var tls = false
     var keep = false
     var worker: WorkerOptions?
 
@@ -18,15 +20,18 @@ struct BenchmarkOptions {
         var direction = "download"
         var url = ""
         var file = ""
+        /// The PEM authority an `https` worker trusts.
+        var caFile: String?
         /// `client` (HTTPClient.download/upload) or `transport` (TransportRequest straight to the transport).
     }
 
     static let usage = """
         usage: TransferBenchmark [--size BYTES|1G|64M] [--runs N] [--dir PATH (default /dev/shm if it has room)]
                                  [--sink store|discard]
-                                 [--methods curl,urlsession,socket] [--keep]
+                                 [--methods curl,urlsession,socket,nio] [--tls] [--keep]
         Downloads and uploads a file over loopback through nginx with curl and with SatchelHTTP's transports,
-        each in its own process, and prints median throughput and peak RSS beside curl's.
+        each in its own process, and prints median throughput and peak RSS beside curl's. --tls does it over HTTPS
+        (socket speaks no TLS; nio is the Linux HTTPS transport).
         """
 
     static func parse(_ arguments: [String]) throws -> BenchmarkOptions {
@@ -45,6 +50,8 @@ struct BenchmarkOptions {
             case "--sink": options.sink = try value(argument)
             case "--methods": options.methods = try value(argument).split(separator: ",").map(String.init)
             case "--keep": options.keep = true
+            case "--tls": options.tls = true
+            case "--ca-file": worker?.caFile = try value(argument)
             case "--worker": worker = WorkerOptions()
             case "--transport": worker?.transport = try value(argument)
             case "--direction": worker?.direction = try value(argument)

@@ -16,7 +16,8 @@ final class NginxServer {
     let davRoot: String
     private let pid: pid_t
 
-    init(binary: String, prefix: String, dataRoot: String) throws {
+    /// `tls`: the PEM certificate and key to serve HTTPS with.
+    init(binary: String, prefix: String, dataRoot: String, tls: (certificate: String, key: String)? = nil) throws {
         self.prefix = prefix
         davRoot = "\(prefix)/dav"
         for folder in ["logs", "body", "dav", "proxy", "fastcgi", "uwsgi", "scgi"] {
@@ -45,7 +46,8 @@ final class NginxServer {
                 tcp_nopush on;
                 keepalive_timeout 65;
                 server {
-                    listen 127.0.0.1:\(port);
+                    listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl");
+                    \(tls.map { "ssl_certificate \($0.certificate); ssl_certificate_key \($0.key); ssl_protocols TLSv1.2 TLSv1.3;" } ?? "")
                     root \(dataRoot);
                     location /dav/ {
                         alias \(prefix)/dav/;

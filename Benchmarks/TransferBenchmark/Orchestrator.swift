@@ -12,6 +12,8 @@ final class Orchestrator {
     /// Set when HTTPClient.download can't finish on this platform (see Worker): downloads then go to the transport.
     let folder: String
     let dataFile: String
+    /// The authority the HTTPS transfers trust (`--tls`).
+    private var caFile: String?
     let tools: Tools
 
     struct Tools {
@@ -24,7 +26,7 @@ final class Orchestrator {
 
     static let methodLabels: [String: String] = [
         "curl": "curl", "urlsession": "URLSessionTransport", "socket": "SocketTransport",
-        "automatic": "AutomaticTransport", "socket-readwrite": "Socket, no sendfile",
+        "automatic": "AutomaticTransport", "socket-readwrite": "Socket, no sendfile", "nio": "NIOTransport",
     ]
 
     init(options: BenchmarkOptions) throws {
@@ -51,7 +53,23 @@ final class Orchestrator {
         defer { if !options.keep { try? FileManager.default.removeItem(atPath: folder) } }
         log("generating \(options.size) random bytes in \(dataFile)")
         try generate(dataFile, size: options.size)
-        let nginx = try NginxServer(binary: tools.nginx, prefix: "\(folder)/nginx", dataRoot: "\(folder)/www")
+        var tls: (certificate: String, key: String)?
+        if options.tls {
+            // A certificate for this run: 127.0.0.1, P-256, its own authority.
+            let certificate = "\(folder)/tls.pem"
+            let key = "\(folder)/tls.key"
+            let made = try ChildProcess.run(
+                [
+                    "/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1",
+                ], captureErrors: true)
+            guard made.status == 0 else { throw BenchmarkError("openssl could not make a certificate: \(made.error)") }
+            tls = (certificate, key)
+            caFile = certificate
+        }
+        let nginx = try NginxServer(
+            binary: tools.nginx, prefix: "\(folder)/nginx", dataRoot: "\(folder)/www", tls: tls)
         defer { nginx.stop() }
         log("nginx on 127.0.0.1:\(nginx.port), upload sink: \(options.sink)")
 
@@ -87,7 +105,7 @@ final class Orchestrator {
         print(report.render(methods: methods, header: header))
         print("curl: \(curlVersion())")
         var passed = true
-        for method in options.methods where method == "socket" || method == "automatic" {
+        for method in options.methods where method == "socket" || method == "automatic" || method == "nio" {
             let verdict = report.verdict(for: method, label: Self.methodLabels[method] ?? method)
             print(verdict.text)
             passed = passed && verdict.passed
@@ -98,7 +116,7 @@ final class Orchestrator {
     // MARK: One transfer
 
     private func measure(_ method: String, _ direction: String, run: Int, nginx: NginxServer) throws -> Sample {
-        let base = "http://127.0.0.1:\(nginx.port)"
+        let base = "\(options.tls ? "https" : "http")://127.0.0.1:\(nginx.port)"
         let target = "\(folder)/down-\(method).bin"
         let uploadName = "up-\(method).bin"
         let url =
@@ -110,10 +128,12 @@ final class Orchestrator {
             command += [
                 tools.curl, "-sS", "-H", "Expect:", "-w", "%{time_total} %{size_download} %{size_upload} %{http_code}",
             ]
+            if let caFile { command += ["--cacert", caFile] }
             command += direction == "download" ? ["-o", target, url] : ["-T", dataFile, "-o", "/dev/null", url]
         } else {
             command += [tools.own, "--worker", "--transport", method, "--direction", direction, "--url", url]
             command += ["--file", direction == "download" ? target : dataFile]
+            if let caFile { command += ["--ca-file", caFile] }
         }
         let child = try ChildProcess.run(command, captureErrors: true)
         guard child.status == 0 else { throw TransferFailure(description: child.error) }

@@ -10,13 +10,23 @@ enum Worker {
             FileHandle.standardError.write(Data("worker: bad URL \(options.url)\n".utf8))
             return 2
         }
-        let transport: any HTTPTransport =
+        let transport: any HTTPTransport
+        do {
             switch options.transport {
-            case "socket": SocketTransport()
-            case "socket-readwrite": SocketTransport(configuration: .init(usesSendFile: false))
-            case "automatic": AutomaticTransport()
-            default: URLSessionTransport()
+            case "socket": transport = SocketTransport()
+            case "socket-readwrite": transport = SocketTransport(configuration: .init(usesSendFile: false))
+            case "automatic": transport = AutomaticTransport()
+            #if os(Linux)
+                case "nio":
+                    transport = try NIOTransport(
+                        configuration: .init(tls: .init(trustRoots: options.caFile.map { URL(fileURLWithPath: $0) })))
+            #endif
+            default: transport = URLSessionTransport()
             }
+        } catch {
+            FileHandle.standardError.write(Data("worker: \(error)\n".utf8))
+            return 2
+        }
         let configuration = HTTPClient.Configuration(timeout: .seconds(60), retry: .never)
         let client = HTTPClient(configuration: configuration, transport: transport)
         let file = URL(fileURLWithPath: options.file)

@@ -140,9 +140,15 @@
         }
 
         /// Reads the TLS files now: a missing or malformed one throws `.tls` here, not at the first request.
-        public init(configuration: Configuration = Configuration()) throws {
+        public convenience init(configuration: Configuration = Configuration()) throws {
+            // Read before anything is stored: Swift 6.3.1's optimizer crashed on a throwing class initializer
+            // that failed after its locks were set up.
+            self.init(configuration: configuration, tls: try Self.makeTLSConfiguration(configuration.tls))
+        }
+
+        private init(configuration: Configuration, tls: TLSConfiguration) {
             self.configuration = configuration
-            tlsConfiguration = try Self.makeTLSConfiguration(configuration.tls)
+            tlsConfiguration = tls
         }
 
         static func makeTLSConfiguration(_ tls: TLS) throws -> TLSConfiguration {

@@ -26,6 +26,9 @@ final class SocketExchange: Sendable {
         var error: HTTPTransferError
     }
 
+    // Out of line: Swift 6.3.1's optimizer crashed (CopyPropagation, an ownership check on `state`'s lock) when
+    // this throwing initializer was inlined into SocketTransport.perform.
+    @inline(never)
     init(
         request: TransportRequest, configuration: SocketTransport.Configuration, pool: SocketConnectionPool,
         channel: ResponseBodyChannel? = nil, onHead: (@Sendable (TransportResponse) -> Void)? = nil
