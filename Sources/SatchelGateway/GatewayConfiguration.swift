@@ -280,13 +280,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
 
     /// The file's mode (a symbolic link's target's), once it is known to belong to this process's user or root.
     static func permissions(_ file: URL) throws -> Int {
-        let target = file.resolvingSymlinksInPath()
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: target.path),
-            let mode = attributes[.posixPermissions] as? Int,
-            let owner = (attributes[.ownerAccountID] as? NSNumber)?.uint32Value
-        else {
-            throw GatewayError("cannot read \(file.path)")
-        }
+        guard let (mode, owner) = PrivateFiles.access(of: file) else { throw GatewayError("cannot read \(file.path)") }
         guard owner == geteuid() || owner == 0 else {
             throw GatewayError("\(file.path) belongs to another user (uid \(owner))")
         }

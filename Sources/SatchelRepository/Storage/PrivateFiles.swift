@@ -87,6 +87,16 @@ package enum PrivateFiles {
             userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: String(cString: strerror(code))])
     }
 
+    /// The permission bits and owner of `file` (a symbolic link's target's), or nil when it cannot be read: what
+    /// the checks on secrets (keys, password files, the gateway file) look at.
+    package static func access(of file: URL) -> (mode: Int, owner: UInt32)? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.resolvingSymlinksInPath().path),
+            let mode = attributes[.posixPermissions] as? Int,
+            let owner = (attributes[.ownerAccountID] as? NSNumber)?.uint32Value
+        else { return nil }
+        return (mode, owner)
+    }
+
     /// Sets `path`'s mode when it exists.
     package static func restrict(_ path: String, mode: mode_t = 0o600) {
         _ = chmod(path, mode)

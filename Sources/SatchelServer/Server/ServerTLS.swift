@@ -1,5 +1,6 @@
 import Foundation
 import NIOSSL
+import SatchelRepository
 
 #if canImport(Glibc)
     import Glibc
@@ -12,10 +13,9 @@ extension TLSFiles {
     /// mismatched file, or a key others can read, stops the server from starting with a message that says which),
     /// and client certificates required when authorities for them are given.
     func serverConfiguration() throws -> TLSConfiguration {
-        let mode =
-            (try? FileManager.default.attributesOfItem(atPath: privateKey.resolvingSymlinksInPath().path))?[
-                .posixPermissions] as? Int
-        guard let mode else { throw ServerError("cannot read the TLS key \(privateKey.path)") }
+        guard let mode = PrivateFiles.access(of: privateKey)?.mode else {
+            throw ServerError("cannot read the TLS key \(privateKey.path)")
+        }
         guard mode & 0o077 == 0 else {
             throw ServerError(
                 "the TLS key \(privateKey.path) may be read by others (mode \(String(mode, radix: 8))): chmod 600 it")

@@ -241,12 +241,10 @@
             let (head, body) = try await send(request)
             switch request.destination {
             case .memory(let limit):
-                if let length = head.headers.first(name: "Content-Length").flatMap(Int64.init), length > Int64(limit) {
-                    throw ResponseBodyChannel.tooLarge(limit: Int64(limit))
-                }
+                let total = Self.announcedLength(head)
+                if let total, total > Int64(limit) { throw ResponseBodyChannel.tooLarge(limit: Int64(limit)) }
                 var data = Data()
                 var received: Int64 = 0
-                let total = head.headers.first(name: "Content-Length").flatMap(Int64.init)
                 try await reading(request) {
                     for try await buffer in body {
                         received += Int64(buffer.readableBytes)
@@ -267,7 +265,7 @@
             _ request: TransportRequest, into channel: ResponseBodyChannel
         ) async throws -> TransportResponse {
             let (head, body) = try await send(request)
-            let total = head.headers.first(name: "Content-Length").flatMap(Int64.init)
+            let total = Self.announcedLength(head)
             if let limit = channel.limit, let total, total > limit { throw ResponseBodyChannel.tooLarge(limit: limit) }
             // The body is read by a task of its own, paced by the channel: it waits while the channel is full.
             let demand = Demand()
@@ -393,7 +391,7 @@
         private func write(
             _ body: HTTPClientResponse.Body, of head: HTTPClientResponse, to url: URL, request: TransportRequest
         ) async throws -> Int64 {
-            let total = head.headers.first(name: "Content-Length").flatMap(Int64.init)
+            let total = Self.announcedLength(head)
             let fileIO = NonBlockingFileIO(threadPool: .singleton)
             let handle: NIOFileHandle
             do {
@@ -422,6 +420,11 @@
                 }
             }
             return received
+        }
+
+        /// The body length the head announces (`Content-Length`), if any.
+        static func announcedLength(_ head: HTTPClientResponse) -> Int64? {
+            head.headers.first(name: "Content-Length").flatMap(Int64.init)
         }
 
         static func headers(_ fields: HTTPHeaders) -> HTTPClient.Headers {
