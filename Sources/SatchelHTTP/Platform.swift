@@ -27,10 +27,18 @@ enum Platform {
     /// throughput on large transfers, stalls on a `401` that carries `WWW-Authenticate`, and cancels late; so plain
     /// `http` goes over ``SocketTransport`` there, and `https` over ``NIOTransport`` (see ``AutomaticTransport``).
     static func defaultTransport() -> any HTTPTransport {
-        #if canImport(AsyncHTTPClient)
-            AutomaticTransport(plain: SocketTransport(), secure: NIOTransport.shared)
-        #elseif canImport(FoundationNetworking)
+        #if canImport(Darwin)
+            URLSessionTransport()
+        #else
             AutomaticTransport()
+        #endif
+    }
+
+    /// The transport for `https` where plain `http` goes over ``SocketTransport``: ``NIOTransport``'s shared one
+    /// where async-http-client is built (Linux), URLSession elsewhere.
+    static func secureTransport() -> any HTTPTransport {
+        #if canImport(AsyncHTTPClient)
+            NIOTransport.shared
         #else
             URLSessionTransport()
         #endif

@@ -6,7 +6,9 @@ data: 5 categories, 250 products (server-driven paging with a small page size), 
 the links added and removed since: $link and $deletedLink, which odatapy alone does not report);
 the Restock action, the ProductsByCategory and TotalStock functions; $batch in both formats.
 
-    python odata_v4_service.py --port 8080 [--page-size 20]
+    python odata_v4_service.py --port 8080 [--page-size 20] [--tls-cert CERT.pem --tls-key KEY.pem]
+
+With a certificate and key it serves HTTPS (TLS 1.2 and up) instead, at https://127.0.0.1:PORT/odata.
 """
 
 import argparse
@@ -14,6 +16,7 @@ import datetime
 import json
 import os
 import socketserver
+import ssl
 import sys
 import threading
 import uuid
@@ -377,13 +380,26 @@ def main(argv=None):
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--page-size", type=int, default=20)
     parser.add_argument("--repeatable", action="store_true", help="honour Repeatability-Request-ID (OASIS)")
+    parser.add_argument("--tls-cert", help="serve HTTPS with this certificate chain (PEM)")
+    parser.add_argument("--tls-key", help="the certificate's private key (PEM)")
     arguments = parser.parse_args(argv)
+    if bool(arguments.tls_cert) != bool(arguments.tls_key):
+        parser.error("--tls-cert and --tls-key go together")
     app = build_app(arguments.page_size)
     if arguments.repeatable:
         app = repeatable(app)
     server = make_server("127.0.0.1", arguments.port, app, server_class=ThreadingWSGIServer,
                          handler_class=QuietHandler)
-    print(f"odata_v4_service: http://127.0.0.1:{arguments.port}/odata", file=sys.stderr, flush=True)
+    scheme = "http"
+    if arguments.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.load_cert_chain(arguments.tls_cert, arguments.tls_key)
+        # The handshake happens on the request's own thread, at its first read, not in accept.
+        server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
+        server.base_environ["HTTPS"] = "on"  # wsgi.url_scheme, and so the service's links, say https
+        scheme = "https"
+    print(f"odata_v4_service: {scheme}://127.0.0.1:{arguments.port}/odata", file=sys.stderr, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

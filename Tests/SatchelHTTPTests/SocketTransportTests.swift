@@ -236,7 +236,13 @@ import SatchelTestSupport
     @Test func automaticTransportRoutesByScheme() {
         let transport = AutomaticTransport()
         #expect(transport.transport(for: URL(string: "http://a/")!) is SocketTransport)
-        #expect(transport.transport(for: URL(string: "HTTPS://a/")!) is URLSessionTransport)
+        #if os(Linux)
+            #expect(transport.transport(for: URL(string: "HTTPS://a/")!) is NIOTransport)
+            #expect(HTTPClient.defaultTransport() is AutomaticTransport)
+        #else
+            #expect(transport.transport(for: URL(string: "HTTPS://a/")!) is URLSessionTransport)
+            #expect(HTTPClient.defaultTransport() is URLSessionTransport)
+        #endif
     }
 }
 

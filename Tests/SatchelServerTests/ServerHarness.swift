@@ -56,8 +56,9 @@ final class ServerHarness: Sendable {
         try? FileManager.default.removeItem(at: dataDirectory)
     }
 
+    /// `pathAndQuery` on this server: `https` when it serves TLS.
     func url(_ pathAndQuery: String) -> URL {
-        URL(string: "http://127.0.0.1:\(running.port)\(pathAndQuery)")!
+        URL(string: running.baseURL.absoluteString + pathAndQuery)!
     }
 
     static func basic(_ user: String, password: String? = nil) -> String {

@@ -31,7 +31,7 @@ public final class HTTPClient: Sendable {
     }
 
     /// The transport a client uses when none is given: URLSession on Apple platforms; on Linux,
-    /// ``AutomaticTransport`` (``SocketTransport`` for `http`, URLSession for `https`).
+    /// ``AutomaticTransport`` (``SocketTransport`` for `http`, ``NIOTransport`` for `https`).
     public static func defaultTransport() -> any HTTPTransport { Platform.defaultTransport() }
 
     var logger: Logger { configuration.logger }

@@ -17,9 +17,13 @@ public final class ODataPyServer: Sendable {
     /// The maximum page size the service pages collections with.
     public let maxPageSize: Int
 
-    private init(peer: PeerProcess, maxPageSize: Int) {
+    /// Whether it serves HTTPS.
+    public let isTLS: Bool
+
+    private init(peer: PeerProcess, maxPageSize: Int, isTLS: Bool) {
         self.peer = peer
         self.maxPageSize = maxPageSize
+        self.isTLS = isTLS
     }
 
     /// Starts the service and waits (at most `timeout`) until `$metadata` answers.
@@ -29,10 +33,13 @@ public final class ODataPyServer: Sendable {
     ///   - repeatable: honour `Repeatability-Request-ID` (OASIS Repeatable Requests; `GET /_repeatability` counts
     ///     applied and replayed requests).
     ///   - script: the service script; the committed `Tests/Peers/odata_v4_service.py` by default.
+    ///   - tls: a certificate chain and its key (PEM): the service speaks HTTPS (TLS 1.2 and up), and its links
+    ///     say `https`.
     /// - Throws: ``PeerError`` when the virtual environment is missing (run `scripts/test`), or the script
     ///   exits or does not answer in time (its standard error is in the message).
     public static func start(
-        maxPageSize: Int = 20, repeatable: Bool = false, script: URL? = nil, timeout: Duration = .seconds(20)
+        maxPageSize: Int = 20, repeatable: Bool = false, script: URL? = nil,
+        tls: (certificate: URL, key: URL)? = nil, timeout: Duration = .seconds(20)
     )
         async throws -> ODataPyServer
     {
@@ -41,22 +48,26 @@ public final class ODataPyServer: Sendable {
             throw PeerError(message: "the odatapy service script is missing: \(script.path)")
         }
         let path = script.path
+        let tlsArguments = tls.map { ["--tls-cert", $0.certificate.path, "--tls-key", $0.key.path] } ?? []
+        let scheme = tls == nil ? "http" : "https"
         let peer = try await PeerProcess.start(
             name: "odatapy",
             body: "import runpy\nsys.argv[0] = \(pythonString(path))\nrunpy.run_path(sys.argv[0], run_name='__main__')",
             arguments: { port in
                 ["--port", String(port), "--page-size", String(maxPageSize)] + (repeatable ? ["--repeatable"] : [])
+                    + tlsArguments
             },
-            readyPath: "/odata/$metadata", banner: { "odata_v4_service: http://127.0.0.1:\($0)/odata" },
-            timeout: timeout)
-        return ODataPyServer(peer: peer, maxPageSize: maxPageSize)
+            // A plain probe cannot ask an HTTPS service: its banner, printed once it listens, says it is ready.
+            readyPath: tls == nil ? "/odata/$metadata" : nil,
+            banner: { "odata_v4_service: \(scheme)://127.0.0.1:\($0)/odata" }, timeout: timeout)
+        return ODataPyServer(peer: peer, maxPageSize: maxPageSize, isTLS: tls != nil)
     }
 
     /// The TCP port on 127.0.0.1.
     public var port: Int { peer.port }
 
-    /// `http://127.0.0.1:<port>` (no trailing slash).
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(peer.port)")! }
+    /// `http://127.0.0.1:<port>` (`https` with TLS; no trailing slash).
+    public var baseURL: URL { URL(string: "\(isTLS ? "https" : "http")://127.0.0.1:\(peer.port)")! }
 
     /// The service root: `<baseURL>/odata`.
     public var serviceURL: URL { baseURL.appendingPathComponent("odata") }

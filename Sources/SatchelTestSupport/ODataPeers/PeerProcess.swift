@@ -77,15 +77,17 @@ public enum Peers {
     }
 
     /// Runs a peer program to its end (stopped after `timeout`), in `directory`, with its standard output and
-    /// error together; Python unbuffered and no proxy for loopback.
+    /// error together; Python unbuffered and no proxy for loopback, then `environment`.
     public static func run(
-        _ executable: URL, _ arguments: [String], in directory: URL? = nil, timeout: Duration = .seconds(180)
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+        timeout: Duration = .seconds(180)
     ) async throws -> ChildProcess.Outcome {
         try await ChildProcess.run(
             executable, arguments, timeout: timeout, mergingErrors: true,
             environment: [
                 "PYTHONUNBUFFERED": "1", "NO_PROXY": "127.0.0.1,localhost", "http_proxy": "", "HTTP_PROXY": "",
-            ],
+                "https_proxy": "", "HTTPS_PROXY": "",
+            ].merging(environment) { $1 },
             in: directory)
     }
 
@@ -164,9 +166,10 @@ final class PeerProcess: Sendable {
     /// Starts `python -c <lifeline; body>` with `arguments(port)` as `sys.argv[1:]`, on a free port, and waits
     /// until `GET readyPath` answers any HTTP status, and (with `banner`) until the peer printed `banner(port)`,
     /// which it prints once it holds the port: another test's server that took the port in between would answer the
-    /// probe too. Retries with another port when the first one was taken.
+    /// probe too. Without `readyPath` (a peer serving HTTPS, which a plain probe cannot ask) the banner alone says
+    /// the peer listens. Retries with another port when the first one was taken.
     static func start(
-        name: String, body: String, arguments: @Sendable (Int) -> [String], readyPath: String,
+        name: String, body: String, arguments: @Sendable (Int) -> [String], readyPath: String?,
         banner: (@Sendable (Int) -> String)? = nil, timeout: Duration = .seconds(20)
     ) async throws -> PeerProcess {
         let python = try Peers.python()
@@ -227,7 +230,8 @@ final class PeerProcess: Sendable {
 
     var isRunning: Bool { process.isRunning }
 
-    private func waitUntilReady(name: String, path: String, banner: String?, timeout: Duration) async throws {
+    private func waitUntilReady(name: String, path: String?, banner: String?, timeout: Duration) async throws {
+        precondition(path != nil || banner != nil, "a peer needs a ready path or a banner")
         let deadline = ContinuousClock.now + timeout
         let port = self.port
         while ContinuousClock.now < deadline {
@@ -236,11 +240,14 @@ final class PeerProcess: Sendable {
                     message: "\(name) exited with status \(process.terminationStatus) before answering on port "
                         + "\(port): \(output)")
             }
-            if banner.map(output.contains) ?? true, Peers.probe(port: port, path: path) != nil { return }
+            if banner.map(output.contains) ?? true, path.map({ Peers.probe(port: port, path: $0) != nil }) ?? true {
+                return
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw PeerError(
-            message: "\(name) did not answer GET \(path) on 127.0.0.1:\(port) within \(timeout): \(output)")
+            message: "\(name) did not \(path.map { "answer GET \($0)" } ?? "say it listens") on 127.0.0.1:\(port) "
+                + "within \(timeout): \(output)")
     }
 
     /// Stops the process: closes its lifeline (the peer exits at once), then SIGTERM after 1 s, then SIGKILL

@@ -8,22 +8,53 @@ import SatchelHTTP
 
 /// Real CMIS clients against a live `satchel serve` (SQLite store): cmislib 0.7.0 over both bindings, cmissh's
 /// `cmis-tck` over AtomPub, and libcmis's `cmis-client` over AtomPub. Each asserts what the peer reports. The CMIS
-/// peers run twice: against the server's own repository, and against a second server mounted through the first as
-/// a gateway (`docs`, each user passed through), where they must pass the same way.
+/// peers run three times: against the server's own repository, against a second server mounted through the first
+/// as a gateway (`docs`, each user passed through), and against the server over HTTPS (`--tls-cert`, a certificate
+/// from a test authority the Python peers trust through `REQUESTS_CA_BUNDLE`), where they must pass the same way.
 @Suite("Real CMIS clients against satchel serve", .serialized)
 struct PeerInteropTests {
+    /// Where a peer runs: the local store, a gateway mount, or the local store over HTTPS.
+    enum Setup: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case local, gateway, https
+        var testDescription: String { rawValue }
+    }
+
+    /// The certificates of the HTTPS runs, made once.
+    static let certificates = Task { try await TestCertificates.make() }
+
     /// The server a peer talks to, and the repository it uses there.
     struct Target {
         let server: ServerHarness
         let backend: ServerHarness?
         let repository: String
+        /// Over HTTPS: the authority that signed the server's certificate.
+        var authority: URL? = nil
 
-        /// The local store, or (`gateway`) a second server's shared repository mounted as `docs` over
+        /// What a Python peer needs in its environment: over HTTPS, to trust the test authority.
+        var pythonEnvironment: [String: String] {
+            authority.map { ["REQUESTS_CA_BUNDLE": $0.path] } ?? [:]
+        }
+
+        /// The local store; over HTTPS; or (`gateway`) a second server's shared repository mounted as `docs` over
         /// `backendBinding`, users passed through.
-        static func start(gateway: Bool, backendBinding: GatewayConfiguration.Binding = .browser) async throws -> Target
+        static func start(
+            _ setup: Setup, backendBinding: GatewayConfiguration.Binding = .browser
+        ) async throws
+            -> Target
         {
-            guard gateway else {
+            switch setup {
+            case .local:
                 return Target(server: try await ServerHarness.start(sqlite: true), backend: nil, repository: "shared")
+            case .https:
+                let certificates = try await PeerInteropTests.certificates.value
+                let server = try await ServerHarness.start(sqlite: true) {
+                    $0.tls = TLSFiles(
+                        certificateChain: certificates.server.certificate, privateKey: certificates.server.key)
+                }
+                return Target(
+                    server: server, backend: nil, repository: "shared", authority: certificates.authority)
+            case .gateway:
+                break
             }
             let backend = try await ServerHarness.start(sqlite: true)
             let path = backendBinding == .browser ? "/cmis/browser" : "/cmis/atom"
@@ -58,16 +89,18 @@ struct PeerInteropTests {
 
     @Test(
         "cmislib 0.7.0: repositories, info, children, folder, document CRUD with content, query, versioning",
-        arguments: ["browser", "atom"], [false, true])
-    func cmislib(binding: String, gateway: Bool) async throws {
+        arguments: ["browser", "atom"], Setup.allCases)
+    func cmislib(binding: String, setup: Setup) async throws {
         let python = try Peers.python()
         let script = Peers.packageRoot.appendingPathComponent("Tests/Peers/cmislib_check.py")
         // Through the gateway, the back-end is reached over the other binding.
-        let target = try await Target.start(
-            gateway: gateway, backendBinding: binding == "browser" ? .atomPub : .browser)
+        let target = try await Target.start(setup, backendBinding: binding == "browser" ? .atomPub : .browser)
         defer { Task { await target.stop() } }
         let url = target.server.url(binding == "browser" ? "/cmis/browser" : "/cmis/atom").absoluteString
-        let result = try await Peers.run(python, [script.path, url, "alice", "pw-alice", binding, target.repository])
+        #expect(url.hasPrefix(setup == .https ? "https://" : "http://"))
+        let result = try await Peers.run(
+            python, [script.path, url, "alice", "pw-alice", binding, target.repository],
+            environment: target.pythonEnvironment)
         #expect(result.status == 0, "cmislib over \(binding):\n\(result.output)")
         #expect(result.output.contains("ok create document"), "\(result.output)")
         try await target.expectBackendChanged()
@@ -98,14 +131,15 @@ struct PeerInteropTests {
         #expect(result.output.contains("0 failed"), "\(result.output)")
     }
 
-    @Test("cmissh's cmis-tck passes every suite over AtomPub", arguments: [false, true])
-    func cmisTCK(gateway: Bool) async throws {
+    @Test("cmissh's cmis-tck passes every suite over AtomPub", arguments: Setup.allCases)
+    func cmisTCK(setup: Setup) async throws {
         let tck = try Peers.venvTool("cmis-tck")
-        let target = try await Target.start(gateway: gateway)
+        let target = try await Target.start(setup)
         defer { Task { await target.stop() } }
         // The TCK takes the first repository listed: a gateway lists its mounts first.
         let result = try await Peers.run(
-            tck, ["-u", "alice", "-p", "pw-alice", target.server.url("/cmis/atom").absoluteString])
+            tck, ["-u", "alice", "-p", "pw-alice", target.server.url("/cmis/atom").absoluteString],
+            environment: target.pythonEnvironment)
         #expect(result.status == 0, "cmis-tck:\n\(result.output)")
         #expect(result.output.contains("Failed:  0"), "\(result.output)")
         #expect(!result.output.contains("Passed:  0"), "\(result.output)")
@@ -114,10 +148,10 @@ struct PeerInteropTests {
 
     @Test(
         "libcmis cmis-client: list repositories, create a folder and a document, get its content, delete",
-        arguments: [false, true])
-    func libcmis(gateway: Bool) async throws {
+        arguments: Setup.allCases)
+    func libcmis(setup: Setup) async throws {
         let client = try Peers.systemTool("cmis-client", package: "cmis-client")
-        let target = try await Target.start(gateway: gateway)
+        let target = try await Target.start(setup)
         let server = target.server
         defer { Task { await target.stop() } }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("libcmis-\(UUID().uuidString)")
@@ -126,8 +160,17 @@ struct PeerInteropTests {
         let base = [
             "--url", server.url("/cmis/atom").absoluteString, "-u", "alice", "-p", "pw-alice", "-r", target.repository,
         ]
-        func run(_ arguments: [String]) async throws -> ChildProcess.Outcome {
-            try await Peers.run(client, base + arguments, in: work, timeout: .seconds(60))
+        func run(_ arguments: [String], checkingCertificate: Bool = false) async throws -> ChildProcess.Outcome {
+            // libcurl, under libcmis, trusts only the system's authorities and takes none from the environment:
+            // over HTTPS it is told not to check, after the check below shows that it would refuse the test one.
+            let trust = setup == .https && !checkingCertificate ? ["--no-ssl-check"] : []
+            return try await Peers.run(client, trust + base + arguments, in: work, timeout: .seconds(60))
+        }
+
+        if setup == .https {
+            let refused = try await run(["list-repos"], checkingCertificate: true)
+            #expect(refused.status != 0, "\(refused.output)")
+            #expect(refused.output.contains("Invalid SSL certificate"), "\(refused.output)")
         }
 
         let repositories = try await run(["list-repos"])

@@ -20,7 +20,7 @@ struct SocketEndpoint: Sendable, Hashable {
         guard url.scheme?.lowercased() == "http" else {
             throw HTTPTransferError(
                 .invalidRequest,
-                "SocketTransport speaks plain http only; use URLSessionTransport or AutomaticTransport for "
+                "SocketTransport speaks plain http only; use AutomaticTransport (or NIOTransport, URLSessionTransport) for "
                     + (url.scheme ?? "this URL"),
                 url: url
             )
