@@ -513,7 +513,18 @@
             var sent: Int64 = 0
             var handle: NIOFileHandle?
             let fileIO = NonBlockingFileIO(threadPool: .singleton)
-            static let chunk: Int64 = 1 << 20
+            static let chunk: Int64 = 1 << 18
+
+            /// Returns once every event loop has run what was queued on it before: the chunks handed over so far
+            /// have reached their channel, whose writability has paused this body if the socket is behind.
+            ///
+            /// async-http-client pauses a body only once the channel says it is full, which it learns on the event
+            /// loop; a producer that reads faster than a busy loop runs would queue chunk after chunk meanwhile.
+            static func drainEventLoops() async {
+                for loop in MultiThreadedEventLoopGroup.singleton.makeIterator() {
+                    try? await loop.submit {}.get()
+                }
+            }
 
             mutating func next() async throws -> ByteBuffer? {
                 while index < reader.segments.count {
@@ -542,6 +553,7 @@
                                     .fileSystem, "cannot read \(url.lastPathComponent): \(error)", underlying: error)
                             }
                         }
+                        if offsetInSegment > 0 { await Self.drainEventLoops() }
                         let count = Swift.min(Self.chunk, length - offsetInSegment)
                         let buffer: ByteBuffer
                         do {
