@@ -126,7 +126,7 @@ let work = FileManager.default.temporaryDirectory.appendingPathComponent("gatewa
 try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: work) }
 let source = work.appendingPathComponent("source.bin")
-FileManager.default.createFile(atPath: source.path, contents: nil)
+_ = FileManager.default.createFile(atPath: source.path, contents: nil)
 let handle = try FileHandle(forWritingTo: source)
 var block = Data(count: 1 << 20)
 for index in 0..<contentMiB {
