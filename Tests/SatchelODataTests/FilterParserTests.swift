@@ -54,6 +54,20 @@ struct FilterParserTests {
         #expect(try parsed.text(for: .v2) == text)
     }
 
+    @Test(
+        "V4-only syntax in a V2 filter is refused where it stands (the filter fuzz target found has accepted)",
+        arguments: [
+            ("Flags has Ns.Color'Red'", "has is an OData V4 operator", 6),
+            ("Tags/any(t:t eq 'a')", "any lambdas are OData V4", 9),
+            ("year(now()) eq 2026", "now() is an OData V4 function", 10),
+        ])
+    func v4OnlyInV2(_ text: String, message: String, offset: Int) throws {
+        let error = #expect(throws: ODataError.self) { try ODataExpression.parse(text, version: .v2) }
+        #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+        #expect(error?.location == "offset \(offset)", "\(String(describing: error))")
+        #expect(try ODataExpression.parse(text, version: .v4).text(for: .v4) == text)
+    }
+
     @Test("V2 binary'…' is hex, V4 binary'…' is base64url")
     func binaryLiterals() throws {
         guard

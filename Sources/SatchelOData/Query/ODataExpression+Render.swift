@@ -1,6 +1,7 @@
 extension ODataExpression {
     /// V4-only functions that V2 has no equivalent for.
-    private static let v4Only: Set<String> = ["date", "time", "now", "fractionalseconds", "totaloffsetminutes"]
+    /// Canonical functions OData V2 does not have.
+    static let v4Only: Set<String> = ["date", "time", "now", "fractionalseconds", "totaloffsetminutes"]
 
     /// The expression in OData syntax (before percent-encoding).
     ///

@@ -76,9 +76,14 @@ private struct FilterParser {
                 left = .isIn(left, list)
                 continue
             }
+            let operatorStart = index
             guard let op = operatorWord(in: Self.levels[level] ?? []) else {
                 index = start
                 return left
+            }
+            if op == .has, version == .v2 {
+                index = operatorStart
+                throw failure("has is an OData V4 operator")
             }
             let right = try binary(level: level + 1, depth: depth + 1)
             left = .binary(op, left, right)
@@ -199,6 +204,7 @@ private struct FilterParser {
             let segment = identifier()
             guard !segment.isEmpty else { throw failure("expected a name after '/'") }
             if (segment == "any" || segment == "all"), consume(0x28) {
+                guard version == .v4 else { throw failure("\(segment) lambdas are OData V4") }
                 skipSpaces()
                 if consume(0x29) {
                     guard segment == "any" else { throw failure("all needs a predicate") }
@@ -393,6 +399,7 @@ private struct FilterParser {
 
     /// A canonical function; V2's `substringof(part,text)` becomes `contains(text,part)`.
     func call(_ name: String, _ arguments: [ODataExpression]) throws(ODataError) -> ODataExpression {
+        if version == .v2, ODataExpression.v4Only.contains(name) { throw failure("\(name)() is an OData V4 function") }
         let arity: [String: ClosedRange<Int>] = [
             "contains": 2...2, "startswith": 2...2, "endswith": 2...2, "length": 1...1, "indexof": 2...2,
             "substring": 2...3, "tolower": 1...1, "toupper": 1...1, "trim": 1...1, "concat": 2...2, "year": 1...1,
