@@ -1,15 +1,25 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// `scripts/fuzz` builds with `SATCHEL_FUZZ_BUILD=1` (docs/fuzzing.md): Satchel's own modules then carry libFuzzer's
+/// coverage and AddressSanitizer (one `-sanitize=`: given twice, swiftc keeps the last), and `satchel-fuzz` runs
+/// libFuzzer from its own `main`. Dependencies stay uninstrumented.
+let fuzzBuild = Context.environment["SATCHEL_FUZZ_BUILD"] == "1"
+let fuzzSettings: [SwiftSetting] =
+    fuzzBuild ? [.unsafeFlags(["-sanitize=fuzzer,address"]), .define("SATCHEL_LIBFUZZER")] : []
+/// What an executable built from such modules links: AddressSanitizer's runtime.
+let fuzzLinkerSettings: [LinkerSetting] = fuzzBuild ? [.unsafeFlags(["-sanitize=address"])] : []
+
 /// Settings shared by every target: Swift 6 language mode comes from the tools version;
 /// `any` is spelled out for existentials everywhere.
-let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    // A file sees only the members of modules it imports itself, and its imports are internal unless marked
-    // `public import` (what a module's public API shows of another).
-    .enableUpcomingFeature("MemberImportVisibility"),
-    .enableUpcomingFeature("InternalImportsByDefault"),
-]
+let swiftSettings: [SwiftSetting] =
+    [
+        .enableUpcomingFeature("ExistentialAny"),
+        // A file sees only the members of modules it imports itself, and its imports are internal unless marked
+        // `public import` (what a module's public API shows of another).
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ] + fuzzSettings
 
 let package = Package(
     name: "Satchel",
@@ -77,7 +87,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        .target(name: "SatchelXML", swiftSettings: swiftSettings),
+        .target(name: "SatchelXML", dependencies: ["SatchelText"], swiftSettings: swiftSettings),
         // The CMIS vocabulary: the model, errors, query statements and both wire formats, both ways. What the
         // client, CMIS QL, the repository engine and the server share; no HTTP.
         .target(
@@ -223,9 +233,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Fuzz targets for every parser of untrusted bytes (docs/fuzzing.md): the checks, and `satchel-fuzz`, which
+        // replays inputs through them; the build scripts/fuzz makes (libFuzzer, AddressSanitizer) is the fuzzer.
+        .target(
+            name: "SatchelFuzzing",
+            dependencies: [
+                "SatchelJSON", "SatchelXML", "SatchelCMISQL", "SatchelOData", "SatchelHTTP", "SatchelCMISCore",
+                "SatchelNuxeo", "SatchelStore", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(name: "CSatchelFuzzer"),
+        .executableTarget(
+            name: "satchel-fuzz", dependencies: ["SatchelFuzzing", "CSatchelFuzzer"], swiftSettings: swiftSettings,
+            // libFuzzer itself (its library without `main`) comes from scripts/fuzz, which knows the toolchain.
+            linkerSettings: fuzzLinkerSettings),
         // The generator alone, for the build-tool plugin (so plugins never build the server).
         .executableTarget(
-            name: "satchel-odata-gen", dependencies: ["SatchelOData", "SatchelODataGen"], swiftSettings: swiftSettings),
+            name: "satchel-odata-gen", dependencies: ["SatchelOData", "SatchelODataGen"], swiftSettings: swiftSettings,
+            linkerSettings: fuzzLinkerSettings),
         .plugin(
             name: "SatchelODataGenPlugin",
             capability: .buildTool(),
@@ -309,6 +334,8 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: ["SatchelODataGenPlugin"]
         ),
+        .testTarget(
+            name: "SatchelFuzzingTests", dependencies: ["SatchelFuzzing"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SatchelCMISQLTests",
             dependencies: ["SatchelCMISCore", "SatchelCMISQL"],

@@ -2,9 +2,6 @@ import Foundation
 #if canImport(FoundationXML)
     import FoundationXML
 #endif
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
 
 /// Runs `XMLParser` over an input with the builder as delegate and turns its outcome into ``XMLReadError``s.
 enum XMLReader {
@@ -20,16 +17,22 @@ enum XMLReader {
         switch input {
         case .data(let data):
             try checkSize(data.count, limits)
+            let checked = try data.withUnsafeBytes { bytes throws(XMLReadError) in try XMLPreflight.check(bytes) }
             // Always the stream initialiser: `XMLParser(data:)` hands libxml2 one chunk, which it refuses over
             // about 10 MB. Streaming is as fast and keeps a single code path.
-            stream = InputStream(data: data)
+            stream = InputStream(data: checked.map { Data($0) } ?? data)
         case .file(let url):
             let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
             guard let size, let fileStream = InputStream(url: url) else {
                 throw XMLReadError(code: .unreadable, message: "cannot open \(url.path)")
             }
             try checkSize(size, limits)
-            stream = fileStream
+            // The preflight reads the file mapped; only a document it changes is parsed from memory.
+            guard let mapped = try? Data(contentsOf: url, options: .alwaysMapped) else {
+                throw XMLReadError(code: .unreadable, message: "cannot read \(url.path)")
+            }
+            let checked = try mapped.withUnsafeBytes { bytes throws(XMLReadError) in try XMLPreflight.check(bytes) }
+            stream = checked.map { InputStream(data: Data($0)) } ?? fileStream
         }
         let parser = FoundationXMLParser(stream: stream)
         parser.shouldProcessNamespaces = true

@@ -1,3 +1,5 @@
+import SatchelText
+
 extension JSONReader {
     /// Reads a string.
     ///
@@ -154,19 +156,7 @@ extension JSONReader {
     /// Length of the well-formed UTF-8 sequence (RFC 3629) starting at `position`, or an error.
     @usableFromInline
     func validateUTF8Sequence(at position: Int) throws -> Int {
-        let lead = base[position]
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F  // no UTF-16 surrogates
-        case 0xF0: length = 4; low = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F  // nothing above U+10FFFF
-        default:
+        guard let (length, low, high) = UTF8Sequence.shape(lead: base[position]) else {
             throw makeError(.invalidUTF8, "invalid UTF-8 lead byte \(describe(at: position))", at: position)
         }
         for k in 1..<length {

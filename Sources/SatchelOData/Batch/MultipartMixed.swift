@@ -1,5 +1,5 @@
-import Foundation
-import SatchelHTTP
+package import Foundation
+package import SatchelHTTP
 
 /// A `multipart/mixed` body read into its parts (RFC 2046 §5.1): the preamble and epilogue are skipped, a
 /// delimiter is `--boundary` at the start of a line ending in CRLF or LF (transport padding allowed), and the
@@ -10,28 +10,30 @@ import SatchelHTTP
 /// let parts = try MultipartMixed.parse(body, boundary: "batchresponse_1")
 /// for part in parts { print(part.headers["Content-Type"] ?? "", part.body.count) }
 /// ```
-struct MultipartMixed: Sendable {
+package struct MultipartMixed: Sendable {
     /// Bounds on what a response may make the reader do.
-    struct Limits: Sendable {
+    package struct Limits: Sendable {
         /// Parts per multipart level.
-        var maxParts = 10_000
+        package var maxParts = 10_000
         /// Bytes of one part's header block.
-        var maxHeaderBytes = 64 * 1024
+        package var maxHeaderBytes = 64 * 1024
         /// Bytes of one part (headers and body).
-        var maxPartBytes = 256 * 1024 * 1024
+        package var maxPartBytes = 256 * 1024 * 1024
         /// Levels of nesting (a batch holding changesets is 2).
-        var maxDepth = 2
+        package var maxDepth = 2
+
+        package init() {}
     }
 
-    struct Part: Sendable {
-        var headers: HTTPClient.Headers
-        var body: Data
+    package struct Part: Sendable {
+        package var headers: HTTPClient.Headers
+        package var body: Data
         /// The parts of a nested `multipart/mixed` part (a changeset); `nil` for other parts.
-        var parts: [Part]?
+        package var parts: [Part]?
     }
 
     /// Reads `data` as a multipart body delimited by `boundary`.
-    static func parse(_ data: Data, boundary: String, limits: Limits = Limits()) throws -> [Part] {
+    package static func parse(_ data: Data, boundary: String, limits: Limits = Limits()) throws -> [Part] {
         let bytes = [UInt8](data)
         return try parse(bytes, range: 0..<bytes.count, boundary: boundary, depth: 1, limits: limits)
     }
@@ -201,12 +203,12 @@ struct MultipartMixed: Sendable {
 }
 
 /// A media type with its parameters (`multipart/mixed; boundary="batch_1"`), read leniently.
-struct MediaType: Sendable {
+package struct MediaType: Sendable {
     /// The type and subtype, lowercased, without parameters.
-    var type: String
+    package var type: String
     var parameters: [(name: String, value: String)]
 
-    init(_ text: String) {
+    package init(_ text: String) {
         var pieces: [String] = []
         var current = ""
         var quoted = false
@@ -240,7 +242,7 @@ struct MediaType: Sendable {
         }
     }
 
-    func parameter(_ name: String) -> String? {
+    package func parameter(_ name: String) -> String? {
         parameters.first { $0.name == name.lowercased() }?.value
     }
 }

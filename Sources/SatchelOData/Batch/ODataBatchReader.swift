@@ -1,16 +1,16 @@
-import Foundation
-import SatchelHTTP
+package import Foundation
+package import SatchelHTTP
 import SatchelJSON
 
 /// One response inside a `$batch` response, as the server sent it.
-struct ODataBatchPartResponse: Sendable {
-    var status: Int
-    var headers: HTTPClient.Headers
-    var body: Data
+package struct ODataBatchPartResponse: Sendable {
+    package var status: Int
+    package var headers: HTTPClient.Headers
+    package var body: Data
     /// The part's `Content-ID` (multipart) or `id` (JSON), when sent.
-    var contentID: String?
+    package var contentID: String?
     /// JSON batch: the `atomicityGroup` it belongs to.
-    var atomicityGroup: String?
+    package var atomicityGroup: String?
 }
 
 /// Reads `$batch` response bodies: `multipart/mixed` (V2 and V4) and 4.01 JSON. Whole-body problems (no
@@ -20,17 +20,21 @@ struct ODataBatchPartResponse: Sendable {
 /// ```swift
 /// let items = try ODataBatchReader().read(body, contentType: response.headers["Content-Type"])
 /// ```
-struct ODataBatchReader: Sendable {
+package struct ODataBatchReader: Sendable {
     /// A top-level part of a multipart response; JSON responses are all `.single`.
-    enum Item: Sendable {
+    package enum Item: Sendable {
         case single(Result<ODataBatchPartResponse, ODataError>)
         case changeset([Result<ODataBatchPartResponse, ODataError>])
     }
 
-    var limits = MultipartMixed.Limits()
+    package var limits = MultipartMixed.Limits()
+
+    package init(limits: MultipartMixed.Limits = MultipartMixed.Limits()) {
+        self.limits = limits
+    }
 
     /// Reads a whole `$batch` response body by its `Content-Type`.
-    func read(_ body: Data, contentType: String?) throws -> [Item] {
+    package func read(_ body: Data, contentType: String?) throws -> [Item] {
         let mediaType = MediaType(contentType ?? "")
         switch mediaType.type {
         case "multipart/mixed":

@@ -1,0 +1,168 @@
+import Foundation
+import SatchelText
+
+/// A pass over a document before `XMLParser` sees it, for inputs that crash swift-corelibs-foundation's parser
+/// (found by fuzzing, `docs/fuzzing.md`):
+///
+/// - a name that is not UTF-8 (`<\u{E3}rea/>`) traps in its start-element callback;
+/// - a processing instruction without data (`<?l?>`) makes its callback read a null string.
+///
+/// So a document that is (or says nothing else than being) UTF-8 must be UTF-8 throughout: XML requires it, and the
+/// reader refuses it otherwise with the byte's line and column. Processing instructions other than the XML
+/// declaration carry nothing Satchel reads: they are blanked (spaces, line ends kept, so positions stay right).
+/// Documents in UTF-16 are left as they are.
+enum XMLPreflight {
+    /// Checks `bytes`; returns the bytes to parse instead when a processing instruction was blanked, nil when the
+    /// document can be parsed as it is.
+    static func check(_ bytes: UnsafeRawBufferPointer) throws(XMLReadError) -> [UInt8]? {
+        let count = bytes.count
+        // UTF-16 (a byte order mark, or `<` as two bytes): byte-wise checks do not apply.
+        if count >= 2,
+            (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE)
+                || bytes[0] == 0 || bytes[1] == 0
+        {
+            return nil
+        }
+        let validatesUTF8 = declaresUTF8(bytes)
+        var blanks: [Range<Int>] = []
+        var index = 0
+        while index < count {
+            let byte = bytes[index]
+            if byte < 0x80 {
+                if byte == UInt8(ascii: "<"), index + 1 < count {
+                    index = try markup(bytes, at: index, validatingUTF8: validatesUTF8, blanks: &blanks)
+                } else {
+                    index += 1
+                }
+                continue
+            }
+            if validatesUTF8 {
+                guard let length = utf8Length(bytes, at: index) else {
+                    throw notUTF8(bytes, at: index)
+                }
+                index += length
+            } else {
+                index += 1
+            }
+        }
+        guard !blanks.isEmpty else { return nil }
+        var copy = Array(bytes)
+        for range in blanks {
+            for position in range where copy[position] != 0x0A && copy[position] != 0x0D { copy[position] = 0x20 }
+        }
+        return copy
+    }
+
+    /// Steps over the markup starting with `<` at `start`: comments and CDATA sections whole (checking their UTF-8),
+    /// processing instructions noted for blanking. Returns where scanning goes on.
+    private static func markup(
+        _ bytes: UnsafeRawBufferPointer, at start: Int, validatingUTF8: Bool, blanks: inout [Range<Int>]
+    ) throws(XMLReadError) -> Int {
+        let next = bytes[start + 1]
+        if next == UInt8(ascii: "?") {
+            let end = find(Array("?>".utf8), in: bytes, from: start + 2).map { $0 + 2 } ?? bytes.count
+            if !isDeclaration(bytes, at: start) { blanks.append(start..<end) }
+            try checkUTF8(bytes, start..<end, validating: validatingUTF8)
+            return end
+        }
+        if next == UInt8(ascii: "!") {
+            let terminator: [UInt8]? =
+                starts(bytes, at: start, with: "<!--")
+                ? Array("-->".utf8)
+                : starts(bytes, at: start, with: "<![CDATA[") ? Array("]]>".utf8) : nil
+            if let terminator {
+                let end =
+                    find(terminator, in: bytes, from: start + 4).map { $0 + terminator.count } ?? bytes.count
+                try checkUTF8(bytes, start..<end, validating: validatingUTF8)
+                return end
+            }
+        }
+        return start + 1
+    }
+
+    /// `<?xml` followed by white space, at the very start (after a UTF-8 byte order mark).
+    private static func isDeclaration(_ bytes: UnsafeRawBufferPointer, at start: Int) -> Bool {
+        let bom = starts(bytes, at: 0, with: "\u{FEFF}") ? 3 : 0
+        guard start == bom, starts(bytes, at: start, with: "<?xml"), start + 5 < bytes.count else { return false }
+        return [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start + 5])
+    }
+
+    /// Whether the document is UTF-8: no declaration, a declaration without an encoding, or `encoding="UTF-8"`.
+    private static func declaresUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let bom = starts(bytes, at: 0, with: "\u{FEFF}") ? 3 : 0
+        guard isDeclaration(bytes, at: bom), let end = find(Array("?>".utf8), in: bytes, from: bom) else {
+            return true
+        }
+        let declaration = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[bom..<end]), as: UTF8.self)
+            .lowercased()
+        guard let range = declaration.range(of: "encoding") else { return true }
+        let rest = declaration[range.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return true }
+        let name = rest.dropFirst().prefix { $0 != quote }
+        return name == "utf-8" || name == "utf8"
+    }
+
+    private static func checkUTF8(
+        _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, validating: Bool
+    ) throws(XMLReadError) {
+        guard validating else { return }
+        var index = range.lowerBound
+        while index < range.upperBound {
+            if bytes[index] < 0x80 {
+                index += 1
+            } else if let length = utf8Length(bytes, at: index) {
+                index += length
+            } else {
+                throw notUTF8(bytes, at: index)
+            }
+        }
+    }
+
+    /// The length of the well-formed UTF-8 sequence at `index` (RFC 3629: no overlong forms, no surrogates,
+    /// nothing above U+10FFFF), or nil.
+    private static func utf8Length(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
+        guard let (length, low, high) = UTF8Sequence.shape(lead: bytes[index]) else { return nil }
+        guard index + length <= bytes.count else { return nil }
+        guard (low...high).contains(bytes[index + 1]) else { return nil }
+        for offset in 2..<length where !(0x80...0xBF).contains(bytes[index + offset]) { return nil }
+        return length
+    }
+
+    private static func notUTF8(_ bytes: UnsafeRawBufferPointer, at index: Int) -> XMLReadError {
+        var line = 1
+        var lineStart = 0
+        for position in 0..<index where bytes[position] == 0x0A {
+            line += 1
+            lineStart = position + 1
+        }
+        return XMLReadError(
+            code: .malformed,
+            message: "byte \(index) is not UTF-8 (0x\(String(bytes[index], radix: 16, uppercase: true))), "
+                + "in a document that is UTF-8",
+            line: line, column: index - lineStart + 1)
+    }
+
+    private static func starts(_ bytes: UnsafeRawBufferPointer, at start: Int, with prefix: String) -> Bool {
+        let prefix = Array(prefix.utf8)
+        guard start + prefix.count <= bytes.count else { return false }
+        for (offset, byte) in prefix.enumerated() where bytes[start + offset] != byte { return false }
+        return true
+    }
+
+    private static func find(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard let first = needle.first, needle.count <= bytes.count else { return nil }
+        var index = start
+        while index + needle.count <= bytes.count {
+            if bytes[index] == first {
+                var matched = true
+                for offset in 1..<needle.count where bytes[index + offset] != needle[offset] {
+                    matched = false
+                    break
+                }
+                if matched { return index }
+            }
+            index += 1
+        }
+        return nil
+    }
+}
