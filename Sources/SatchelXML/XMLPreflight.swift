@@ -1,6 +1,14 @@
 import Foundation
 import SatchelText
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A pass over a document before `XMLParser` sees it, for inputs that crash swift-corelibs-foundation's parser
 /// (found by fuzzing, `docs/fuzzing.md`):
 ///
@@ -8,7 +16,8 @@ import SatchelText
 /// - a processing instruction without data (`<?l?>`) makes its callback read a null string.
 ///
 /// So a document that is (or says nothing else than being) UTF-8 must be UTF-8 throughout: XML requires it, and the
-/// reader refuses it otherwise with the byte's line and column. Processing instructions other than the XML
+/// reader refuses it otherwise with the byte's line and column. A document declaring an encoding libxml2 cannot
+/// convert (`encoding="utf-4"`) is read as UTF-8 by it, so it is held to UTF-8 too. Processing instructions other than the XML
 /// declaration carry nothing Satchel reads: they are blanked (spaces, line ends kept, so positions stay right).
 /// Documents in UTF-16 are left as they are.
 enum XMLPreflight {
@@ -87,7 +96,10 @@ enum XMLPreflight {
         return [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start + 5])
     }
 
-    /// Whether the document is UTF-8: no declaration, a declaration without an encoding, or `encoding="UTF-8"`.
+    /// Whether the document must be UTF-8: it has no declaration, a declaration without an encoding, or one naming
+    /// an encoding `XMLParser` would not convert it from (libxml2 then reads the bytes as UTF-8): UTF-8 itself, a
+    /// Unicode form that 8-bit bytes cannot be in (UTF-16 as declared by an ASCII `<?xml`), or a name this platform
+    /// does not know (`utf-4`).
     private static func declaresUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let bom = starts(bytes, at: 0, with: "\u{FEFF}") ? 3 : 0
         guard isDeclaration(bytes, at: bom), let end = find(Array("?>".utf8), in: bytes, from: bom) else {
@@ -98,8 +110,18 @@ enum XMLPreflight {
         guard let range = declaration.range(of: "encoding") else { return true }
         let rest = declaration[range.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" }
         guard let quote = rest.first, quote == "\"" || quote == "'" else { return true }
-        let name = rest.dropFirst().prefix { $0 != quote }
-        return name == "utf-8" || name == "utf8"
+        let name = String(rest.dropFirst().prefix { $0 != quote })
+        if name.hasPrefix("utf") || name.hasPrefix("ucs") || name.hasPrefix("iso-10646") { return true }
+        return !converts(from: name)
+    }
+
+    /// Whether the platform's character set conversion (which libxml2 uses) knows the encoding `name`.
+    private static func converts(from name: String) -> Bool {
+        guard name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), let converter = iconv_open("UTF-8", name),
+            converter != iconv_t(bitPattern: -1)
+        else { return false }
+        iconv_close(converter)
+        return true
     }
 
     private static func checkUTF8(

@@ -68,6 +68,36 @@ struct FilterParserTests {
         #expect(try ODataExpression.parse(text, version: .v4).text(for: .v4) == text)
     }
 
+    @Test("numbers are written so that they read back as the same text: a whole decimal keeps its point in V4")
+    func numbersRoundTrip() throws {
+        for (text, v4, v2) in [
+            ("P gt 9e6", "P gt 9000000.0", "P gt 9000000.0d"), ("P gt 50.0", "P gt 50.0", "P gt 50M"),
+            ("P gt 2.50", "P gt 2.5", "P gt 2.5M"), ("P gt 50", "P gt 50", "P gt 50"),
+        ] {
+            let written = try ODataExpression.parse(text, version: .v4).text(for: .v4)
+            #expect(written == v4, "\(text)")
+            #expect(try ODataExpression.parse(written, version: .v4).text(for: .v4) == written, "\(text)")
+            #expect(try ODataExpression.parse(text, version: .v4).text(for: .v2) == v2, "\(text)")
+        }
+        #expect(ODataLiteral.decimal(50).text(for: .v4) == "50.0")
+        #expect(ODataLiteral.decimal(-3).text(for: .v2) == "-3M")
+    }
+
+    @Test("enum members are names or numbers; quotes in durations and V2 enum strings are doubled")
+    func quotedBodies() throws {
+        for text in ["C eq Ns.Color'Red'", "C has Ns.Color'Red,Blue'", "C eq Ns.Color'2'"] {
+            #expect(try ODataExpression.parse(text, version: .v4).text(for: .v4) == text)
+        }
+        let error = #expect(throws: ODataError.self) {
+            try ODataExpression.parse("C eq Ns.Color'Red''Blue'", version: .v4)
+        }
+        #expect(
+            error?.message.contains("bad member \"Red'Blue\" of enum Ns.Color") == true, "\(String(describing: error))")
+        #expect(error?.location != nil)
+        #expect(ODataLiteral.duration("P'T").text(for: .v4) == "duration'P''T'")
+        #expect(ODataLiteral.enumMember(type: "Ns.C", member: "O'Neil").text(for: .v2) == "'O''Neil'")
+    }
+
     @Test("V2 binary'…' is hex, V4 binary'…' is base64url")
     func binaryLiterals() throws {
         guard

@@ -42,6 +42,18 @@ struct FoundationCrashTests {
         #expect(error?.message.contains("not UTF-8") == true)
     }
 
+    @Test(
+        "a document declaring an encoding the platform does not convert from is held to UTF-8",
+        arguments: ["utf-4", "UTF-16", "U\u{A0}TF-8", "ebcdic-none"])
+    func undeclarableEncoding(_ name: String) throws {
+        let bytes = Array("<?xml version=\"1.0\" encoding=\"\(name)\"?>\n<a".utf8) + [0xE7] + Array("b/>".utf8)
+        let error = #expect(throws: XMLReadError.self) { try XDocument.parse(data: Data(bytes)) }
+        #expect(error?.code == .malformed)
+        #expect(error?.line == 2)
+        #expect(error?.column == 3, "\(String(describing: error))")
+        #expect(error?.message.contains("not UTF-8") == true)
+    }
+
     @Test("a document declared in another encoding is read in it")
     func latin1() throws {
         let bytes =

@@ -393,6 +393,16 @@ private struct FilterParser {
             return .duration(body)
         default:
             guard prefix.contains(".") else { throw failure("unknown literal prefix \(prefix)") }
+            // Members by name or value, several for flags: `Ns.Color'Red,Blue'`, `Ns.Color'1'`.
+            let members = body.split(separator: ",", omittingEmptySubsequences: false)
+            for member in members {
+                let isName =
+                    member.first.map { $0.isLetter || $0 == "_" } == true
+                    && member.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+                guard isName || Int64(member) != nil else {
+                    throw failure("bad member \"\(member)\" of enum \(prefix)")
+                }
+            }
             return .enumMember(type: prefix, member: body)
         }
     }

@@ -45,10 +45,13 @@ public enum ODataLiteral: Sendable, Hashable {
         case .bool(let value): return value ? "true" : "false"
         case .int(let value): return String(value)
         case .int64(let value): return v2 ? "\(value)L" : String(value)
-        case .decimal(let value): return v2 ? "\(value)M" : "\(value)"
+        case .decimal(let value):
+            // V4 tells a decimal from an integer by its point alone, so a whole decimal keeps one.
+            let text = "\(value)"
+            return v2 ? text + "M" : text.contains(".") ? text : text + ".0"
         case .double(let value): return Self.floating(value) + (v2 && value.isFinite ? "d" : "")
         case .single(let value): return Self.floating(Double(value)) + (v2 && value.isFinite ? "f" : "")
-        case .string(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        case .string(let value): return Self.quoted(value)
         case .guid(let value):
             let text = value.uuidString.lowercased()
             return v2 ? "guid'\(text)'" : text
@@ -64,7 +67,7 @@ public enum ODataLiteral: Sendable, Hashable {
                 ? String(format: "time'PT%02dH%02dM%02dS'", hour, minute, second)
                 : String(format: "%02d:%02d:%02d", hour, minute, second)
         case .duration(let text):
-            return v2 ? "time'\(text)'" : "duration'\(text)'"
+            return (v2 ? "time" : "duration") + Self.quoted(text)
         case .binary(let data):
             if v2 { return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'" }
             let base64url = data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
@@ -72,10 +75,13 @@ public enum ODataLiteral: Sendable, Hashable {
             return "binary'\(base64url)'"
         case .enumMember(let type, let member):
             // V2 has no enums: services that emulate them compare strings.
-            return v2 ? "'\(member)'" : "\(type)'\(member)'"
+            return (v2 ? "" : type) + Self.quoted(member)
         case .raw(let text): return text
         }
     }
+
+    /// `'text'`, its quotes doubled.
+    private static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 
     /// Shortest round-tripping text; `INF`, `-INF`, `NaN` as OData spells them.
     private static func floating(_ value: Double) -> String {
