@@ -192,7 +192,8 @@ let package = Package(
             name: "SatchelServer",
             dependencies: [
                 "SatchelText",
-                "SatchelRepository", "SatchelRepositoryPostgres", "SatchelCMISCore", "SatchelJSON", "SatchelXML",
+                "SatchelRepository", "SatchelRepositoryPostgres", "SatchelCMISCore", "SatchelCMISQL", "SatchelJSON",
+                "SatchelXML",
                 "SatchelGateway",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -91,7 +91,8 @@ public struct FuzzViolation: Error, Sendable, CustomStringConvertible {
 /// Every fuzz target, by name.
 public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
-        JSONFuzzTarget.target, XMLFuzzTarget.target, CMISQLFuzzTarget.target, FilterFuzzTarget.target,
+        JSONFuzzTarget.target, XMLFuzzTarget.target, CMISQLFuzzTarget.target, NXQLFuzzTarget.target,
+        FilterFuzzTarget.target,
         HTTPResponseFuzzTarget.target, MultipartFuzzTarget.target, BatchFuzzTarget.target, CSDLFuzzTarget.target,
         BrowserFuzzTarget.target, AtomPubFuzzTarget.target, NuxeoFuzzTarget.target, StoreFileFuzzTarget.target,
     ]

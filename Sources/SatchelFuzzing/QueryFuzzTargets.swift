@@ -1,3 +1,4 @@
+import SatchelCMISCore
 import SatchelCMISQL
 import SatchelOData
 
@@ -33,6 +34,65 @@ enum CMISQLFuzzTarget {
         case .not(let inner): likePatterns(inner)
         case .like(_, let pattern, _): [pattern]
         default: []
+        }
+    }
+}
+
+/// NXQL searches as `satchel serve`'s Nuxeo routes take them from any client (`NXQLTranslator`, into CMIS QL).
+///
+/// - A search that cannot be translated throws a ``CMISError`` `.invalidArgument`.
+/// - Every statement a translation gives parses as CMIS QL, over the table it names, with exactly the conditions
+///   the translation made and no `OR`: nothing the client wrote (a literal, a path's folder id, a trash key, each
+///   given quotes and backslashes here) leaves its quotes.
+enum NXQLFuzzTarget {
+    static let target = FuzzTarget(
+        name: "nxql", summary: "NXQL: NXQLTranslator into CMIS QL, then CMISQL.parse", maximumLength: 4096,
+        check: check)
+
+    static func check(_ bytes: [UInt8]) throws(FuzzViolation) {
+        func violation(_ message: String) -> FuzzViolation { FuzzViolation("nxql", "\(message): \(bytes.excerpt())") }
+        let nxql = String(decoding: bytes, as: UTF8.self)
+        var translation: NXQLTranslator.Translation
+        do {
+            translation = try NXQLTranslator.translate(nxql)
+        } catch {
+            guard error.code == .invalidArgument else {
+                throw violation("a CMISError of code \(error.code), not .invalidArgument: \(error)")
+            }
+            return
+        }
+        // What the caller fills in comes from elsewhere (a folder's id, the trash's keys): hostile too.
+        for index in translation.pathsToResolve.indices { translation.resolve(path: index, to: "f\\' OR '\(index)") }
+        translation.trash = NXQLTranslator.TrashFilter(keys: ["k') OR ('1", "\\"], only: bytes.count % 2 == 0)
+        for statement in translation.statements {
+            let query: CMISQuery
+            do {
+                query = try CMISQL.parse(statement)
+            } catch {
+                throw violation("translated to \(statement.debugDescription), which CMIS QL refuses: \(error)")
+            }
+            guard query.from.joins.isEmpty, ["cmis:document", "cmis:folder"].contains(query.from.primary.queryName)
+            else { throw violation("translated to \(statement.debugDescription): another table") }
+            let terms: [QueryExpression]
+            switch query.whereClause {
+            case .and(let all)?: terms = all
+            case let single?: terms = [single]
+            case nil: terms = []
+            }
+            guard terms.count == translation.conditions.count + 1, !terms.contains(where: containsOr) else {
+                throw violation(
+                    "translated to \(statement.debugDescription): \(terms.count) conditions, not "
+                        + "\(translation.conditions.count + 1) without OR")
+            }
+        }
+    }
+
+    static func containsOr(_ expression: QueryExpression) -> Bool {
+        switch expression {
+        case .or: true
+        case .and(let terms): terms.contains(where: containsOr)
+        case .not(let inner): containsOr(inner)
+        default: false
         }
     }
 }

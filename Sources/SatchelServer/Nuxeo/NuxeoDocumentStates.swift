@@ -1,5 +1,6 @@
 import Foundation
 import SatchelCMISCore
+import SatchelCMISQL
 import SatchelJSON
 import SatchelRepository
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 public import Hummingbird
 import SatchelCMISCore
+import SatchelCMISQL
 import SatchelJSON
 import SatchelRepository
 import NIOFoundationEssentialsCompat

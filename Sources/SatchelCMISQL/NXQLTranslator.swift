@@ -1,72 +1,77 @@
 import Foundation
-import SatchelCMISCore
+package import SatchelCMISCore
 
-/// NXQL as CMIS QL for the repository's query engine (docs/nuxeo.md): `SELECT * FROM Document|File|Folder`, a
+/// NXQL as CMIS QL for the repository's query engine (docs/nuxeo.md; `satchel serve`'s Nuxeo routes use it): `SELECT * FROM Document|File|Folder`, a
 /// `WHERE` of conditions joined by `AND`, `ORDER BY`. Nuxeo's properties map onto CMIS's (`dc:title` → `cmis:name`,
 /// `dc:modified` → `cmis:lastModificationDate`…); `ecm:parentId = '…'` is `IN_FOLDER`, `ecm:path STARTSWITH '…'` is
 /// `IN_TREE` (the path resolved to its folder by the caller); conditions on what the repository has no notion of
 /// (`ecm:isVersion = 0`, `ecm:isProxy = 0`, `ecm:mixinType != 'HiddenInNavigation'`) hold for every object and are
 /// dropped; `ecm:isTrashed = 0` or `1` is left to the caller, who knows the trash (``Translation/trashed``).
 /// Anything else is refused with the clause named.
-struct NXQLTranslator {
+package struct NXQLTranslator {
     /// A translated query; `pathsToResolve` are `STARTSWITH` paths whose folder ids go where `marker` followed by
     /// their index stands (a marker no literal of this query contains).
     /// Trashed documents a search leaves out (or keeps to, `only`), by their trash keys: a folder's id, a
     /// document's version series.
-    struct TrashFilter {
-        var keys: [String]
-        var only: Bool
+    package struct TrashFilter {
+        package var keys: [String]
+        package var only: Bool
+
+        package init(keys: [String], only: Bool) {
+            self.keys = keys
+            self.only = only
+        }
 
         /// The condition for a statement over `table`.
-        func condition(for table: String) -> String {
+        package func condition(for table: String) -> String {
             let property = table == "cmis:folder" ? "cmis:objectId" : "cmis:versionSeriesId"
             return "\(property) \(only ? "IN" : "NOT IN") (\(keys.map(NXQLTranslator.literal).joined(separator: ", ")))"
         }
     }
 
-    struct Translation {
+    package struct Translation {
         /// `cmis:document` or `cmis:folder`.
-        var table: String
+        package var table: String
         /// CMIS QL conditions, joined by `AND`.
-        var conditions: [String]
+        package var conditions: [String]
         /// ` ORDER BY …`, or empty.
-        var order: String
-        var pathsToResolve: [String]
-        var marker: String
+        package var order: String
+        package var pathsToResolve: [String]
+        package var marker: String
         /// `FROM Document` in Nuxeo is every document, folders included: the statement is then run over
         /// `cmis:folder` first, then over `cmis:document` (unless a condition is on content, which folders lack).
-        var includesFolders = false
+        package var includesFolders = false
         /// `ecm:isTrashed = 0` (false) or `= 1` (true); nil when the query does not say.
-        var trashed: Bool?
+        package var trashed: Bool?
         /// What the trash adds, once the caller knows it.
-        var trash: TrashFilter?
+        package var trash: TrashFilter?
 
         /// The CMIS QL statement over `table`.
-        func statement(over table: String) -> String {
+        package func statement(over table: String) -> String {
             let all = conditions + (trash.map { [$0.condition(for: table)] } ?? [])
             let whereClause = all.isEmpty ? "" : " WHERE " + all.joined(separator: " AND ")
             return "SELECT * FROM \(table)\(whereClause)\(order)"
         }
 
         /// The statements to run, in order.
-        var statements: [String] {
+        package var statements: [String] {
             guard includesFolders else { return [statement(over: table)] }
             return [statement(over: "cmis:folder"), statement(over: table)]
         }
 
         /// Puts the folder id of `pathsToResolve[index]` where its marker stands.
-        mutating func resolve(path index: Int, to id: String) {
+        package mutating func resolve(path index: Int, to id: String) {
             let placeholder = "\(marker)\(index)}"
             conditions = conditions.map { $0.replacingOccurrences(of: placeholder, with: NXQLTranslator.literal(id)) }
         }
     }
 
     /// At most this many conditions, and `STARTSWITH` paths among them.
-    static let maximumConditions = 32
-    static let maximumPaths = 8
+    package static let maximumConditions = 32
+    package static let maximumPaths = 8
 
     /// A CMIS QL string literal: backslashes and quotes escaped.
-    static func literal(_ text: String) -> String {
+    package static func literal(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
     }
 
@@ -77,7 +82,7 @@ struct NXQLTranslator {
         case symbol(String)
     }
 
-    static let properties: [String: String] = [
+    package static let properties: [String: String] = [
         "dc:title": "cmis:name", "dc:description": "cmis:description", "dc:creator": "cmis:createdBy",
         "dc:created": "cmis:creationDate", "dc:modified": "cmis:lastModificationDate",
         "dc:lastContributor": "cmis:lastModifiedBy", "ecm:uuid": "cmis:objectId", "ecm:name": "cmis:name",
@@ -92,7 +97,7 @@ struct NXQLTranslator {
         "ecm:currentLifeCycleState<>deleted",
     ]
 
-    static func translate(_ nxql: String) throws(CMISError) -> Translation {
+    package static func translate(_ nxql: String) throws(CMISError) -> Translation {
         var tokens = try tokenize(nxql)[...]
         func next() -> Token? { tokens.popFirst() }
         func keyword(_ word: String) -> Bool {
@@ -195,7 +200,12 @@ struct NXQLTranslator {
                         throw CMISError(.invalidArgument, "NXQL property \(property) has no CMIS counterpart here")
                     }
                     var value = literal
-                    if mapped.hasSuffix("Date"), literal.hasPrefix("'") { value = "TIMESTAMP " + literal }
+                    if mapped.hasSuffix("Date"), literal.hasPrefix("'") {
+                        guard Timestamp.parse(bare) != nil else {
+                            throw CMISError(.invalidArgument, "NXQL \(property) compared with \(literal), not a date")
+                        }
+                        value = "TIMESTAMP " + literal
+                    }
                     let cmisOperator = operatorText == "!=" ? "<>" : operatorText == "ILIKE" ? "LIKE" : operatorText
                     conditions.append("\(mapped) \(cmisOperator) \(value)")
                 default:

@@ -1,0 +1,50 @@
+import SatchelCMISCore
+import SatchelCMISQL
+import Testing
+
+/// NXQL into CMIS QL, as `satchel serve`'s Nuxeo routes translate a search (the `nxql` fuzz target checks the same
+/// properties on every input it makes).
+@Suite("NXQL translated into CMIS QL")
+struct NXQLTranslatorTests {
+    @Test("conditions map onto CMIS properties and folders; what holds everywhere is dropped")
+    func translation() throws {
+        var translation = try NXQLTranslator.translate(
+            "SELECT * FROM Document WHERE ecm:parentId = 'p1' AND ecm:isVersion = 0 AND dc:title LIKE 'a%' "
+                + "AND dc:modified >= '2026-01-02' AND ecm:path STARTSWITH '/a b' ORDER BY dc:title DESC")
+        #expect(translation.pathsToResolve == ["/a b"])
+        translation.resolve(path: 0, to: "folder-1")
+        #expect(
+            translation.statements == [
+                "SELECT * FROM cmis:folder WHERE IN_FOLDER('p1') AND cmis:name LIKE 'a%' AND cmis:lastModificationDate "
+                    + ">= TIMESTAMP '2026-01-02' AND IN_TREE('folder-1') ORDER BY cmis:name DESC",
+                "SELECT * FROM cmis:document WHERE IN_FOLDER('p1') AND cmis:name LIKE 'a%' AND "
+                    + "cmis:lastModificationDate >= TIMESTAMP '2026-01-02' AND IN_TREE('folder-1') ORDER BY cmis:name DESC",
+            ])
+        for statement in translation.statements { _ = try CMISQL.parse(statement) }
+    }
+
+    @Test("a date compared with what is not one is refused by the translation, not by the query engine later")
+    func notADate() {
+        let error = #expect(throws: CMISError.self) {
+            try NXQLTranslator.translate("SELECT * FROM Document WHERE dc:modified > 'yesterday'")
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("dc:modified compared with 'yesterday', not a date") == true)
+    }
+
+    @Test("literals, folder ids and trash keys stay inside their quotes")
+    func injection() throws {
+        var translation = try NXQLTranslator.translate(
+            #"SELECT * FROM File WHERE dc:title = 'x\' OR cmis:name = \'y\\' AND ecm:path STARTSWITH '/p'"#)
+        translation.resolve(path: 0, to: "f') OR IN_TREE('g")
+        translation.trash = NXQLTranslator.TrashFilter(keys: ["k') OR ('1", "\\"], only: false)
+        let statement = try #require(translation.statements.first)
+        guard case .and(let terms)? = try CMISQL.parse(statement).whereClause else {
+            Issue.record("not a conjunction: \(statement)")
+            return
+        }
+        #expect(terms.count == 3, "\(statement)")
+        #expect(
+            terms.first == .comparison(ColumnReference(name: "cmis:name"), .equal, .string(#"x' OR cmis:name = 'y\"#)))
+    }
+}
