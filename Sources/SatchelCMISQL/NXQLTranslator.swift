@@ -185,8 +185,11 @@ package struct NXQLTranslator {
                     documentsOnly = true
                 case ("ecm:mixinType", "=") where bare == "Folderish":
                     table = "cmis:folder"
-                case ("ecm:parentId", "="): conditions.append("IN_FOLDER(\(literal))")
-                case ("ecm:ancestorId", "="): conditions.append("IN_TREE(\(literal))")
+                case ("ecm:parentId", "="), ("ecm:ancestorId", "="):
+                    guard case .string = value else {
+                        throw CMISError(.invalidArgument, "NXQL \(property) takes a document id in quotes, not \(bare)")
+                    }
+                    conditions.append(property == "ecm:parentId" ? "IN_FOLDER(\(literal))" : "IN_TREE(\(literal))")
                 case ("ecm:path", "STARTSWITH"):
                     guard paths.count < Self.maximumPaths else {
                         throw CMISError(

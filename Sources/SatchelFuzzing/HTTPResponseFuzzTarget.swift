@@ -69,7 +69,13 @@ enum HTTPResponseFuzzTarget {
         written += Array("Content-Length: \(response.body.count)\r\n\r\n".utf8) + Array(response.body)
         let again: TransportResponse
         do {
-            again = try read(written, method: .get).response
+            // Larger limits for the second read: a byte that is not UTF-8 in a field value was read as U+FFFD and
+            // is written as three bytes, and Content-Length is one field more, so the head may have outgrown the
+            // first read's limits (which that read held to).
+            let larger = SocketTransport.Configuration(
+                bufferSize: 4096, maximumResponseHeaderBytes: max(8192, written.count),
+                maximumResponseHeaderFields: fields.count + 1)
+            again = try read(written, method: .get, configuration: larger).response
         } catch {
             throw violation("written again as \(written.excerpt(400)), it no longer reads: \(error)")
         }
@@ -83,7 +89,7 @@ enum HTTPResponseFuzzTarget {
 
     /// Writes `bytes` into one end of a socket pair, closes it, and reads the response from the other end.
     static func read(
-        _ bytes: [UInt8], method: HTTPClient.Method
+        _ bytes: [UInt8], method: HTTPClient.Method, configuration: SocketTransport.Configuration = configuration
     ) throws -> (
         response: TransportResponse, reusable: Bool
     ) {

@@ -102,7 +102,17 @@ final class TreeBuilder: NSObject, FoundationXMLParserDelegate {
             attributes.reserveCapacity(attributeDict.count)
             for (qualified, value) in attributeDict {
                 if qualified == "xmlns" || qualified.hasPrefix("xmlns:") { continue }
-                attributes.append(attribute(qualified, value, declarations))
+                guard let attribute = attribute(qualified, value, declarations) else {
+                    return stop(
+                        parser,
+                        XMLReadError(
+                            code: .malformed,
+                            message:
+                                "the namespace prefix \(qualified.prefix { $0 != ":" }) of the attribute \(qualified) "
+                                + "of <\(qName ?? elementName)> is not declared",
+                            line: parser.lineNumber, column: parser.columnNumber))
+                }
+                attributes.append(attribute)
             }
             attributes.sort { $0.qualifiedName < $1.qualifiedName }
         }
@@ -160,14 +170,15 @@ final class TreeBuilder: NSObject, FoundationXMLParserDelegate {
     }
 
     /// Resolves an attribute's prefix against the declarations in scope (XMLParser gives qualified names only).
-    private func attribute(_ qualified: String, _ value: String, _ declarations: [String: String]) -> XAttribute {
+    /// The attribute, or nil when its prefix is not declared (libxml2 only warns, as for elements).
+    private func attribute(_ qualified: String, _ value: String, _ declarations: [String: String]) -> XAttribute? {
         guard let colon = qualified.firstIndex(of: ":") else {
             return XAttribute(name: qualified, qualifiedName: qualified, value: value)
         }
         let prefix = String(qualified[..<colon])
         let local = String(qualified[qualified.index(after: colon)...])
-        return XAttribute(
-            name: local, namespace: namespaceURI(for: prefix, declarations), qualifiedName: qualified, value: value)
+        guard let namespace = namespaceURI(for: prefix, declarations) else { return nil }
+        return XAttribute(name: local, namespace: namespace, qualifiedName: qualified, value: value)
     }
 
     private func namespaceURI(for prefix: String, _ declarations: [String: String]) -> String? {

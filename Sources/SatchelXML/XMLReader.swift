@@ -76,9 +76,12 @@ enum XMLReader {
         let parserMessage = nsError?.userInfo[NSLocalizedDescriptionKey] as? String
         let (code, message) =
             parserCode.flatMap { libxml2Errors[$0] } ?? (.malformed, "the document is not well-formed XML")
+        // A document that cannot be decoded fails before libxml2 counts a line: it is at the start.
+        let line = first?.line ?? parser.lineNumber
+        let column = first?.column ?? parser.columnNumber
         return XMLReadError(
-            code: code, message: message, line: first?.line ?? parser.lineNumber,
-            column: first?.column ?? parser.columnNumber, parserMessage: parserMessage, parserCode: parserCode)
+            code: code, message: message, line: max(line, 1), column: line < 1 ? 1 : column,
+            parserMessage: parserMessage, parserCode: parserCode)
     }
 
     /// The libxml2 errors (`xmlParserErrors`) worth telling apart; anything else is `.malformed`.
@@ -96,5 +99,7 @@ enum XMLReader {
         77: (.unexpectedEnd, "the document ends inside an element"),
         89: (.entityRejected, "entity expansion loops or amplifies too much"),
         104: (.entityRejected, "entity reference depth exceeded"),
+        6001: (.malformed, "the document's encoding is not supported"),
+        6003: (.malformed, "the document's bytes are not in its encoding (UTF-16 when its first bytes say so)"),
     ]
 }

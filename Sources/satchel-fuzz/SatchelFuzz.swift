@@ -8,6 +8,7 @@ import SatchelFuzzing
 ///     satchel-fuzz seeds TARGET FOLDER           # writes the inputs that seed its corpus into FOLDER
 ///     satchel-fuzz max-length TARGET             # the largest input worth trying
 ///     satchel-fuzz replay TARGET FILE|FOLDER…    # runs inputs through a target's checks; exit 1 on a violation
+///     satchel-fuzz smoke SECONDS [TARGET…]       # each target for SECONDS on mutated seeds, without libFuzzer
 ///
 ///     satchel-fuzz run TARGET [libFuzzer options and corpus folders]   # the builds scripts/fuzz makes only
 ///
@@ -42,6 +43,12 @@ enum SatchelFuzz {
         case "replay":
             guard let target = arguments.first.flatMap(FuzzTargets.named) else { usage() }
             exit(replay(target, paths: Array(arguments.dropFirst())))
+        case "smoke":
+            guard let seconds = arguments.first.flatMap(Double.init), seconds > 0 else { usage() }
+            let names = arguments.dropFirst()
+            guard names.allSatisfy({ FuzzTargets.named($0) != nil }) else { usage() }
+            let targets = names.isEmpty ? FuzzTargets.all : names.compactMap(FuzzTargets.named)
+            exit(smoke(targets, seconds: seconds))
         default:
             usage()
         }
@@ -51,7 +58,7 @@ enum SatchelFuzz {
         let names = FuzzTargets.all.map(\.name).joined(separator: ", ")
         FileHandle.standardError.write(
             Data(
-                "usage: satchel-fuzz list | seeds TARGET FOLDER | max-length TARGET | replay TARGET PATH... | run TARGET [OPTIONS]\ntargets: \(names)\n"
+                "usage: satchel-fuzz list | seeds TARGET FOLDER | max-length TARGET | replay TARGET PATH... | smoke SECONDS [TARGET...] | run TARGET [OPTIONS]\ntargets: \(names)\n"
                     .utf8))
         exit(2)
     }
@@ -107,7 +114,66 @@ enum SatchelFuzz {
         return failures == 0 ? 0 : 1
     }
 
-    static let commands: Set = ["list", "seeds", "max-length", "replay", "run"]
+    /// Each target for `seconds` on its seeds and regressions, mutated (``FuzzMutator``, the same inputs every
+    /// run): the test command's fuzzing phase, which needs no libFuzzer build. A violation is written to
+    /// `Fuzz/Findings/TARGET/smoke-…` and the run goes on to the next target; a crash writes the input it crashed on
+    /// to `Fuzz/Findings/TARGET/smoke-crash` first.
+    static func smoke(_ targets: [FuzzTarget], seconds: Double) -> Int32 {
+        var failed: [String] = []
+        for target in targets {
+            let findings = packageRoot.appendingPathComponent("Fuzz/Findings/\(target.name)")
+            try? FileManager.default.createDirectory(at: findings, withIntermediateDirectories: true)
+            guard satchel_fuzz_guard_install(findings.appendingPathComponent("smoke-crash").path) == 0 else {
+                FileHandle.standardError.write(Data("satchel-fuzz: cannot install the crash guard\n".utf8))
+                return 2
+            }
+            let regressions = FuzzTarget.files(
+                in: packageRoot.appendingPathComponent("Fuzz/Regressions/\(target.name)"))
+            let seeds =
+                target.seeds(packageRoot: packageRoot).map(\.bytes)
+                + regressions.compactMap { try? Array(Data(contentsOf: $0)) }
+            guard !seeds.isEmpty else {
+                FileHandle.standardError.write(Data("satchel-fuzz: \(target.name) has no seeds\n".utf8))
+                failed.append(target.name)
+                continue
+            }
+            var mutator = FuzzMutator(
+                seed: UInt64(target.name.utf8.reduce(5381) { ($0 &* 33) &+ Int($1) }.magnitude),
+                dictionary: FuzzMutator.dictionary(
+                    contentsOf: packageRoot.appendingPathComponent("Fuzz/Dictionaries/\(target.name).dict")))
+            let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+            var runs = 0
+            var violation: FuzzViolation?
+            var input: [UInt8] = []
+            // The seeds as they are first, then mutations until the deadline.
+            while violation == nil, runs < seeds.count || ContinuousClock.now < deadline {
+                input =
+                    runs < seeds.count
+                    ? seeds[runs]
+                    : mutator.mutate(
+                        seeds[mutator.below(seeds.count)], other: seeds[mutator.below(seeds.count)],
+                        maximumLength: target.maximumLength)
+                input.withUnsafeBufferPointer { buffer in
+                    satchel_fuzz_guard_input(buffer.baseAddress, buffer.count)
+                    do throws(FuzzViolation) { try target.check(input) } catch { violation = error }
+                    satchel_fuzz_guard_input(nil, 0)
+                }
+                runs += 1
+            }
+            if let violation {
+                let file = findings.appendingPathComponent("smoke-\(runs)")
+                try? Data(input).write(to: file)
+                print("\(target.name): \(violation)\n  the input: \(file.path)")
+                failed.append(target.name)
+            } else {
+                print("\(target.name): \(runs) inputs (\(seeds.count) seeds), no violation")
+            }
+        }
+        if !failed.isEmpty { print("satchel-fuzz smoke: violations in \(failed.joined(separator: ", "))") }
+        return failed.isEmpty ? 0 : 1
+    }
+
+    static let commands: Set = ["list", "seeds", "max-length", "replay", "smoke", "run"]
 
     /// The target libFuzzer's callback checks.
     nonisolated(unsafe) static var current: FuzzTarget?

@@ -32,6 +32,18 @@ struct NXQLTranslatorTests {
         #expect(error?.message.contains("dc:modified compared with 'yesterday', not a date") == true)
     }
 
+    /// Found by the `nxql` fuzz target (`Fuzz/Regressions/nxql/ancestor-id-number.nxql`): `IN_TREE(0)` reached the
+    /// query engine, which refused it as a syntax error.
+    @Test("a folder condition takes an id in quotes")
+    func folderIdNotANumber() {
+        for property in ["ecm:parentId", "ecm:ancestorId"] {
+            let error = #expect(throws: CMISError.self) {
+                try NXQLTranslator.translate("SELECT * FROM Folder WHERE \(property) = 0")
+            }
+            #expect(error?.message.contains("\(property) takes a document id in quotes, not 0") == true)
+        }
+    }
+
     @Test("literals, folder ids and trash keys stay inside their quotes")
     func injection() throws {
         var translation = try NXQLTranslator.translate(

@@ -37,6 +37,9 @@ import Testing
         ("<Property Name=\"P321\" Type=\"Edm.String\"/ >\n", "broken empty-element tag"),
         ("<Property Name=\"P321\" Type=Edm.String/>\n", "unquoted attribute"),
         ("<q:Property Name=\"P321\"/>\n", "undeclared prefix"),
+        // Found by the xml fuzz target (Fuzz/Regressions/xml/undeclared-prefix-attribute.xml): the attribute lost
+        // its prefix and was written back as `-0y`, which is no name.
+        ("<Property Name=\"P321\" p:-0y=\"2\"/>\n", "undeclared attribute prefix"),
     ])
     func faultDeepInLargeDocument(fault: String, _: String) throws {
         var xml = "<Schema xmlns=\"urn:s\">\n"
@@ -104,5 +107,16 @@ import Testing
         #expect(throws: XMLReadError(code: .unreadable, message: "cannot open \(missing.path)")) {
             try XDocument.parse(contentsOf: missing)
         }
+    }
+
+    /// Found by the `xml` fuzz target (`Fuzz/Regressions/xml/utf16-not-decodable.xml`): libxml2 gave no line.
+    @Test("bytes that cannot be decoded are refused at the start, with a line and column")
+    func undecodable() {
+        let bytes: [UInt8] = [0x3C, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x41, 0x54, 0x41, 0x1B]
+        let error = #expect(throws: XMLReadError.self) { try XDocument.parse(data: Data(bytes)) }
+        #expect(error?.code == .malformed)
+        #expect(error?.line == 1)
+        #expect(error?.column == 1)
+        #expect(error?.message.contains("not in its encoding") == true, "\(String(describing: error))")
     }
 }
