@@ -64,7 +64,7 @@ public struct FuzzMutator: Sendable {
         case 6 where !other.isEmpty:  // splice another seed in
             let start = below(other.count)
             bytes.insert(contentsOf: other[start..<min(other.count, start + 1 + below(64))], at: position)
-        case 7 where bytes.count > 1:  // an ASCII digit run becomes a large or odd number
+        case 7:  // insert a number at an edge (overflow, negative zero, leading zeros)
             let numbers: [String] = ["0", "-1", "4294967296", "9223372036854775808", "1e400", "-0", "00"]
             bytes.insert(contentsOf: Array(numbers[below(numbers.count)].utf8), at: position)
         case 8:  // insert a token

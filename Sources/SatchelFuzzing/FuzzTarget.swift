@@ -64,6 +64,13 @@ extension FuzzTarget {
         return seeds
     }
 
+    /// What fuzzing found and was fixed: the files of `Fuzz/Regressions/<name>` under the package root, by name.
+    public func regressions(packageRoot: URL) -> [(name: String, bytes: [UInt8])] {
+        Self.files(in: packageRoot.appendingPathComponent("Fuzz/Regressions/\(name)")).compactMap { file in
+            (try? Data(contentsOf: file)).map { (file.lastPathComponent, Array($0)) }
+        }
+    }
+
     /// The files under `folder` (all its levels) whose extension is one of `extensions` (any when empty), sorted.
     public static func files(in folder: URL, extensions: [String] = []) -> [URL] {
         guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else {

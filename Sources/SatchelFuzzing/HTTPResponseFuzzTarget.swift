@@ -72,9 +72,9 @@ enum HTTPResponseFuzzTarget {
             // Larger limits for the second read: a byte that is not UTF-8 in a field value was read as U+FFFD and
             // is written as three bytes, and Content-Length is one field more, so the head may have outgrown the
             // first read's limits (which that read held to).
-            let larger = SocketTransport.Configuration(
-                bufferSize: 4096, maximumResponseHeaderBytes: max(8192, written.count),
-                maximumResponseHeaderFields: fields.count + 1)
+            var larger = configuration
+            larger.maximumResponseHeaderBytes = max(configuration.maximumResponseHeaderBytes, written.count)
+            larger.maximumResponseHeaderFields = max(configuration.maximumResponseHeaderFields, fields.count + 1)
             again = try read(written, method: .get, configuration: larger).response
         } catch {
             throw violation("written again as \(written.excerpt(400)), it no longer reads: \(error)")

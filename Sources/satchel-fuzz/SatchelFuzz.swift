@@ -127,11 +127,8 @@ enum SatchelFuzz {
                 FileHandle.standardError.write(Data("satchel-fuzz: cannot install the crash guard\n".utf8))
                 return 2
             }
-            let regressions = FuzzTarget.files(
-                in: packageRoot.appendingPathComponent("Fuzz/Regressions/\(target.name)"))
-            let seeds =
-                target.seeds(packageRoot: packageRoot).map(\.bytes)
-                + regressions.compactMap { try? Array(Data(contentsOf: $0)) }
+            let seeds = (target.seeds(packageRoot: packageRoot) + target.regressions(packageRoot: packageRoot)).map(
+                \.bytes)
             guard !seeds.isEmpty else {
                 FileHandle.standardError.write(Data("satchel-fuzz: \(target.name) has no seeds\n".utf8))
                 failed.append(target.name)

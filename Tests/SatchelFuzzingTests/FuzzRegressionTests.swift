@@ -18,10 +18,8 @@ struct FuzzRegressionTests {
         for seed in seeds {
             #expect(throws: Never.self, "seed \(seed.name)") { try target.check(seed.bytes) }
         }
-        let regressions = FuzzTarget.files(in: Self.packageRoot.appendingPathComponent("Fuzz/Regressions/\(name)"))
-        for file in regressions {
-            let bytes = Array(try Data(contentsOf: file))
-            #expect(throws: Never.self, "regression \(file.lastPathComponent)") { try target.check(bytes) }
+        for regression in target.regressions(packageRoot: Self.packageRoot) {
+            #expect(throws: Never.self, "regression \(regression.name)") { try target.check(regression.bytes) }
         }
     }
 
