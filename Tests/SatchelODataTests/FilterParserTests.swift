@@ -79,8 +79,48 @@ struct FilterParserTests {
             #expect(try ODataExpression.parse(written, version: .v4).text(for: .v4) == written, "\(text)")
             #expect(try ODataExpression.parse(text, version: .v4).text(for: .v2) == v2, "\(text)")
         }
+        // The largest and smallest decimals, written out in full, read back.
+        for text in ["P gt 11e100M", "P gt 99999999999999999999999999999999999999e127M", "P gt 1e-127M"] {
+            let written = try ODataExpression.parse(text, version: .v2).text(for: .v2)
+            #expect(try ODataExpression.parse(written, version: .v2).text(for: .v2) == written, "\(text)")
+        }
         #expect(ODataLiteral.decimal(50).text(for: .v4) == "50.0")
         #expect(ODataLiteral.decimal(-3).text(for: .v2) == "-3M")
+    }
+
+    @Test("a negated number is written so that its minus does not join the number; unary operators nest bare")
+    func unaryOperators() throws {
+        for (text, written) in [
+            ("--0", "- 0"), ("-(0)", "- 0"), ("-(5) eq P", "- 5 eq P"), ("-(INF)", "- INF"),
+            ("-(2020-01-01) eq P", "- 2020-01-01 eq P"), ("-P", "-P"), ("-(P add 1)", "-(P add 1)"),
+            ("not (not A)", "not not A"), ("-(not A)", "-not A"), ("not (A and B)", "not (A and B)"),
+        ] {
+            let once = try ODataExpression.parse(text, version: .v4).text(for: .v4)
+            #expect(once == written, "\(text)")
+            #expect(try ODataExpression.parse(once, version: .v4).text(for: .v4) == once, "\(text)")
+        }
+        #expect(try ODataExpression.parse("-0", version: .v4).text(for: .v4) == "0")
+        // As deep as the reader allows, written, it reads again.
+        let deep = String(repeating: "not ", count: 60) + "A"
+        #expect(
+            try ODataExpression.parse(ODataExpression.parse(deep, version: .v2).text(for: .v2), version: .v2)
+                .text(for: .v2) == deep)
+    }
+
+    @Test("a string literal holds a quote that carries a combining mark", arguments: [ODataVersion.v2, .v4])
+    func quoteWithCombiningMark(version: ODataVersion) throws {
+        // "'\u{301}" is one Character: a Character-based escaper leaves its quote, and the server reads the rest
+        // as syntax.
+        let hostile = "x'\u{301} or Name ne 'y"
+        let text = try ODataExpression.binary(.eq, .property("Name"), .literal(.string(hostile))).text(for: version)
+        guard
+            case .binary(.eq, .property("Name"), .literal(.string(let value))) = try ODataExpression.parse(
+                text, version: version)
+        else {
+            Issue.record("\(text.debugDescription) reads as another expression")
+            return
+        }
+        #expect(Array(value.unicodeScalars) == Array(hostile.unicodeScalars))
     }
 
     @Test("enum members are names or numbers; quotes in durations and V2 enum strings are doubled")

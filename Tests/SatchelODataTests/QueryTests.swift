@@ -84,9 +84,14 @@ struct QueryTests {
             "Perks has Trip.Features'Wifi'"
         ),
         (
-            "in", .property("StateCode").isIn(["MS", "AL"]), "(StateCode eq 'MS' or StateCode eq 'AL')",
+            "in", .property("StateCode").isIn(["MS", "AL"]), "StateCode eq 'MS' or StateCode eq 'AL'",
             "StateCode in ('MS','AL')"
         ),
+        (
+            "in under and", .property("A") == 1 && .property("S").isIn(["x", "y"]), "A eq 1 and (S eq 'x' or S eq 'y')",
+            "A eq 1 and S in ('x','y')"
+        ),
+        ("not in", !(.property("S").isIn(["x"])), "not (S eq 'x')", "not (S in ('x'))"),
         (
             "datetime literal", .property("BirthDate") < .literal(.dateTime(Date(timeIntervalSince1970: 0))),
             "BirthDate lt datetime'1970-01-01T00:00:00'", "BirthDate lt 1970-01-01T00:00:00Z"

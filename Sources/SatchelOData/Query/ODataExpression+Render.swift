@@ -13,7 +13,13 @@ extension ODataExpression {
         case .literal(let literal): return literal.text(for: version)
         case .raw(let text): return text
         case .not(let operand): return "not " + (try operand.wrapped(for: version, above: 7))
-        case .negate(let operand): return "-" + (try operand.wrapped(for: version, above: 7))
+        case .negate(let operand):
+            // A minus before a digit (or INF) would be read back as part of a negative literal: `- 0` stays a
+            // negation of zero, where `-0` reads back as the literal 0. (A space, not parentheses, which would nest
+            // one level deeper than what was read.)
+            let text = try operand.wrapped(for: version, above: 7)
+            let merges = text.utf8.first.map { (0x30...0x39).contains($0) } == true || text.hasPrefix("INF")
+            return (merges ? "- " : "-") + text
         case .binary(let op, let lhs, let rhs):
             if op == .has, version == .v2 { throw Self.unsupported("the has operator", version) }
             // Left-associative: an equal-precedence right operand needs parentheses.
@@ -34,24 +40,37 @@ extension ODataExpression {
             guard let predicate else { return "\(collection)/\(kind.rawValue)()" }
             return "\(collection)/\(kind.rawValue)(\(variable):\(try predicate.text(for: version)))"
         case .isIn(let operand, let values):
-            if version == .v4 {
-                let list = values.map { $0.text(for: .v4) }.joined(separator: ",")
-                return "\(try operand.wrapped(for: version, above: 4)) in (\(list))"
-            }
-            guard let first = values.first else { return "false" }
-            let alternatives = values.dropFirst().reduce(ODataExpression.binary(.eq, operand, .literal(first))) {
-                .binary(.or, $0, .binary(.eq, operand, .literal($1)))
-            }
-            return "(" + (try alternatives.text(for: version)) + ")"
+            guard version == .v4 else { return try Self.alternatives(operand, values).text(for: version) }
+            let list = values.map { $0.text(for: .v4) }.joined(separator: ",")
+            return "\(try operand.wrapped(for: version, above: 4)) in (\(list))"
         }
     }
 
-    /// The text, in parentheses when this is a binary expression binding no tighter than `precedence`.
+    /// V2 has no `in`: `A in (1,2)` is `A eq 1 or A eq 2`, and `A in ()` is false.
+    private static func alternatives(_ operand: ODataExpression, _ values: [ODataLiteral]) -> ODataExpression {
+        guard let first = values.first else { return .literal(.bool(false)) }
+        return values.dropFirst().reduce(.binary(.eq, operand, .literal(first))) {
+            .binary(.or, $0, .binary(.eq, operand, .literal($1)))
+        }
+    }
+
+    /// The text, in parentheses when this is a binary expression (or `in`) binding no tighter than `precedence`. Unary
+    /// operators need none (`not not A`, `-not A`): parentheses the reader did not see would nest the written text
+    /// deeper than the reader's depth limit allowed.
     private func wrapped(for version: ODataVersion, above precedence: Int) throws -> String {
+        let own: Int
+        switch self {
+        case .binary(let op, _, _): own = op.precedence
+        case .isIn(let operand, let values):
+            // V2 writes what `in` stands for; V4's `in` binds as the comparisons do.
+            guard version == .v4 else {
+                return try Self.alternatives(operand, values).wrapped(for: version, above: precedence)
+            }
+            own = ODataOperator.gt.precedence
+        default: return try text(for: version)
+        }
         let text = try text(for: version)
-        if case .binary(let op, _, _) = self, op.precedence <= precedence { return "(\(text))" }
-        if case .not = self, precedence >= 7 { return "(\(text))" }
-        return text
+        return own <= precedence ? "(\(text))" : text
     }
 
     private static func unsupported(_ what: String, _ version: ODataVersion) -> ODataError {

@@ -258,9 +258,10 @@ private struct FilterParser {
         }
     }
 
-    /// The longest match of `pattern` (a regular expression) at the current position, consumed.
+    /// The longest match of `pattern` (a regular expression) at the current position, consumed, within the next
+    /// 256 bytes: room for any decimal written out in full (38 digits and an exponent up to 127 either way).
     mutating func match(_ pattern: String) -> String? {
-        let rest = String(decoding: bytes[index..<min(bytes.count, index + 64)], as: UTF8.self)
+        let rest = String(decoding: bytes[index..<min(bytes.count, index + 256)], as: UTF8.self)
         guard let range = rest.range(of: pattern, options: [.regularExpression, .anchored]) else { return nil }
         let found = String(rest[range])
         index += found.utf8.count
