@@ -145,7 +145,7 @@ let package = Package(
         .target(
             name: "SatchelCache",
             dependencies: [
-                "SatchelStore", "SatchelNuxeo", "SatchelCMIS", "SatchelCMISCore", "SatchelJSON",
+                "SatchelText", "SatchelStore", "SatchelNuxeo", "SatchelCMIS", "SatchelCMISCore", "SatchelJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

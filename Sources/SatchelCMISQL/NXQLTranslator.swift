@@ -1,5 +1,6 @@
 import Foundation
 package import SatchelCMISCore
+import SatchelText
 
 /// NXQL as CMIS QL for the repository's query engine (docs/nuxeo.md; `satchel serve`'s Nuxeo routes use it): `SELECT * FROM Document|File|Folder`, a
 /// `WHERE` of conditions joined by `AND`, `ORDER BY`. Nuxeo's properties map onto CMIS's (`dc:title` → `cmis:name`,
@@ -72,7 +73,7 @@ package struct NXQLTranslator {
 
     /// A CMIS QL string literal: backslashes and quotes escaped.
     package static func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+        text.singleQuoted(.backslash)
     }
 
     private enum Token: Equatable {

@@ -1,6 +1,7 @@
 public import Foundation
 import SatchelJSON
 public import SatchelNuxeo
+import SatchelText
 
 /// A hierarchy from a Nuxeo server: the document at `rootPath` and everything under it, read with one NXQL query
 /// page by page (`ecm:path STARTSWITH`, plus the app's own `condition`), rather than a request per folder.
@@ -34,8 +35,8 @@ public struct NuxeoHierarchySource: HierarchySource {
     /// `OR` in it cannot widen the query beyond the root. NXQL literal quoting: `\` and `'` escaped.
     var queries: [String] {
         let root = rootPath == "/" ? "/" : rootPath.hasSuffix("/") ? String(rootPath.dropLast()) : rootPath
-        let literal = root.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
-        let live = "ecm:path STARTSWITH '\(literal)' AND ecm:isTrashed = 0 AND ecm:isVersion = 0 AND ecm:isProxy = 0"
+        let live =
+            "ecm:path STARTSWITH \(root.singleQuoted(.backslash)) AND ecm:isTrashed = 0 AND ecm:isVersion = 0 AND ecm:isProxy = 0"
         guard let condition else { return ["SELECT * FROM Document WHERE \(live) ORDER BY ecm:uuid"] }
         return [
             "SELECT * FROM Folderish WHERE \(live) ORDER BY ecm:uuid",

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SatchelOData
+import SatchelText
 
 /// How a primitive value is kept in its column (docs/offline.md, "The store").
 enum OfflineColumnKind: Sendable, Equatable {
@@ -300,7 +301,7 @@ struct OfflineRelationship {
 }
 
 /// A string as an SQL literal.
-func sqlText(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+func sqlText(_ text: String) -> String { text.singleQuoted(.doubled) }
 
 extension OfflineSchema {
     /// The related entity set of `navigation` and how rows join: the columns of the navigation's own referential
@@ -362,4 +363,4 @@ extension OfflineSchema {
 }
 
 /// An SQL identifier in double quotes (inner quotes doubled).
-func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+func quoted(_ name: String) -> String { "\"" + name.escapingScalars { $0 == "\"" ? "\"\"" : nil } + "\"" }

@@ -103,7 +103,7 @@ struct OfflineUploadSelection: Sendable {
 
     /// The categories as an SQL list (`'a', 'b'`).
     private var categoryList: String? {
-        categories.map { $0.sorted().map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } }
+        categories.map { $0.sorted().map(sqlText) }
             .map { $0.joined(separator: ", ") }
     }
 

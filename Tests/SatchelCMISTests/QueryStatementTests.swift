@@ -5,6 +5,18 @@ import Testing
 
 @Suite("CMIS QL statements and Mobile Documents endpoints")
 struct QueryStatementTests {
+    @Test("a quote or backslash that carries a combining mark is escaped too")
+    func combiningMarks() throws {
+        // "'\u{301}" is one Character, not equal to "'"; a server reads the quote and the rest as syntax.
+        var statement = QueryStatement("SELECT * FROM cmis:document WHERE cmis:name = ? AND cmis:description LIKE ?")
+        statement.set(1, string: "x'\u{301} OR cmis:name = 'y")
+        statement.set(2, like: "\\\u{301}'\u{301}", wildcardSuffix: false)
+        let expected =
+            "SELECT * FROM cmis:document WHERE cmis:name = 'x\\'\u{301} OR cmis:name = \\'y'"
+            + " AND cmis:description LIKE '\\\\\u{301}\\'\u{301}'"
+        #expect(Array(try statement.resolved().unicodeScalars) == Array(expected.unicodeScalars))
+    }
+
     @Test("values are escaped for their kind and never become syntax")
     func escaping() throws {
         var statement = QueryStatement(

@@ -72,4 +72,19 @@ struct SchemaTests {
             #expect(try Int.fetchAll(db, sql: "SELECT \(idColumn) FROM \(lower.sql)") == [2])
         }
     }
+
+    @Test("SQL literals and quoted names hold a quote that carries a combining mark")
+    func quoteWithCombiningMark() throws {
+        // "'\u{301}" is one Character: a Character-based escaper leaves its quote for SQLite to read.
+        let value = "x'\u{301}); DROP TABLE t; --"
+        let name = "c\"\u{301}; x"
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t(\(quoted(name)) TEXT)")
+            try db.execute(sql: "INSERT INTO t VALUES (\(sqlText(value)))")
+            let read = try String.fetchOne(db, sql: "SELECT \(quoted(name)) FROM t")
+            #expect(read.map { Array($0.unicodeScalars) } == Array(value.unicodeScalars))
+            #expect(try db.tableExists("t"))
+        }
+    }
 }

@@ -89,16 +89,13 @@ public struct QueryStatement: Sendable, Hashable, CustomStringConvertible {
 
     /// Backslash-escapes `'` and `\`, and with `wildcards` also the `LIKE` wildcards `%` and `_`.
     package static func escape(_ value: String, wildcards: Bool) -> String {
-        var result = ""
-        for character in value {
-            switch character {
-            case "'", "\\": result += "\\\(character)"
-            case "%" where wildcards, "_" where wildcards:
-                result += "\\\(character)"
-            default: result.append(character)
+        value.escapingScalars { scalar in
+            switch scalar {
+            case "'", "\\": "\\\(scalar)"
+            case "%" where wildcards, "_" where wildcards: "\\\(scalar)"
+            default: nil
             }
         }
-        return result
     }
 
     static func timestamp(_ date: Date) -> String {

@@ -1,4 +1,5 @@
 public import Foundation
+import SatchelText
 
 /// A `multipart/form-data` body (RFC 7578) whose file parts stream from disk.
 ///
@@ -64,8 +65,13 @@ public struct MultipartFormData: Sendable {
 
     /// Quotes a name for a header parameter: CR, LF and `"` are percent-encoded as browsers do.
     private static func quote(_ value: String) -> String {
-        value.replacingOccurrences(of: "\"", with: "%22")
-            .replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+        value.escapingScalars {
+            switch $0 {
+            case "\"": "%22"
+            case "\r": "%0D"
+            case "\n": "%0A"
+            default: nil
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import SatchelText
 
 /// A typed value written into a URL: in a `$filter`, a key predicate or a function parameter.
 ///
@@ -81,7 +82,7 @@ public enum ODataLiteral: Sendable, Hashable {
     }
 
     /// `'text'`, its quotes doubled.
-    private static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+    private static func quoted(_ text: String) -> String { text.singleQuoted(.doubled) }
 
     /// Shortest round-tripping text; `INF`, `-INF`, `NaN` as OData spells them.
     private static func floating(_ value: Double) -> String {

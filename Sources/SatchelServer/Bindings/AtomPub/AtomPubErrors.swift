@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import SatchelCMISCore
+import SatchelText
 
 /// AtomPub error responses: the status and exception name every binding gives a failure (``CMISError/httpStatus``,
 /// ``CMISError/exceptionName``: CMIS 1.1 part II, 3.2.4 and 5.2.8), with a text body that
@@ -23,15 +24,13 @@ enum AtomPubErrors {
     }
 
     static func escape(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            default: result.append(character)
+        text.escapingScalars {
+            switch $0 {
+            case "&": "&amp;"
+            case "<": "&lt;"
+            case ">": "&gt;"
+            default: nil
             }
         }
-        return result
     }
 }

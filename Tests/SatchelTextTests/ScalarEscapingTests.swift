@@ -1,0 +1,19 @@
+import SatchelText
+import Testing
+
+@Suite("Escaping by Unicode scalar")
+struct ScalarEscapingTests {
+    static func scalars(_ text: String) -> [Unicode.Scalar] { Array(text.unicodeScalars) }
+
+    @Test("a quote or backslash that carries a combining mark is escaped; CR LF is two scalars")
+    func combiningMarks() {
+        // "'\u{301}" is one Character, not equal to "'": a Character-based replacement leaves the quote alone.
+        let hostile = "x'\u{301} OR 1=1 \\\u{301}"
+        #expect(Self.scalars(hostile.singleQuoted(.doubled)) == Self.scalars("'x''\u{301} OR 1=1 \\\u{301}'"))
+        #expect(Self.scalars(hostile.singleQuoted(.backslash)) == Self.scalars("'x\\'\u{301} OR 1=1 \\\\\u{301}'"))
+        let crlf = "a\r\nb".escapingScalars { $0 == "\r" ? "%0D" : $0 == "\n" ? "%0A" : nil }
+        #expect(crlf == "a%0D%0Ab")
+        #expect("plain".singleQuoted(.doubled) == "'plain'")
+        #expect("".escapingScalars { _ in "x" } == "")
+    }
+}
