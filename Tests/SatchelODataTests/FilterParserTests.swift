@@ -94,6 +94,7 @@ struct FilterParserTests {
             ("--0", "- 0"), ("-(0)", "- 0"), ("-(5) eq P", "- 5 eq P"), ("-(INF)", "- INF"),
             ("-(2020-01-01) eq P", "- 2020-01-01 eq P"), ("-P", "-P"), ("-(P add 1)", "-(P add 1)"),
             ("not (not A)", "not not A"), ("-(not A)", "-not A"), ("not (A and B)", "not (A and B)"),
+            ("not\nA", "not A"), ("(not)", "not"), ("not", "not"), ("A and not", "A and not"),
         ] {
             let once = try ODataExpression.parse(text, version: .v4).text(for: .v4)
             #expect(once == written, "\(text)")

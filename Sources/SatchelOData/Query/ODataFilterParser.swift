@@ -121,7 +121,10 @@ private struct FilterParser {
         let utf8 = Array(name.utf8)
         guard index + utf8.count <= bytes.count, Array(bytes[index..<index + utf8.count]) == utf8 else { return false }
         let after = index + utf8.count
-        guard after == bytes.count || bytes[after] == 0x20 || bytes[after] == 0x28 || bytes[after] == 0x09 else {
+        guard
+            after == bytes.count || bytes[after] == 0x20 || bytes[after] == 0x28 || bytes[after] == 0x09
+                || bytes[after] == 0x0A || bytes[after] == 0x0D
+        else {
             return false
         }
         index = after
@@ -137,7 +140,12 @@ private struct FilterParser {
     mutating func unary(depth: Int) throws(ODataError) -> ODataExpression {
         skipSpaces()
         guard depth < Self.maximumDepth else { throw failure("nested more than \(Self.maximumDepth) deep") }
-        if word("not") { return .not(try unary(depth: depth + 1)) }
+        let start = index
+        if word("not") {
+            skipSpaces()
+            if index < bytes.count { return .not(try unary(depth: depth + 1)) }
+            index = start  // `not` with nothing after it is a name, as it is before `)`
+        }
         if index < bytes.count, bytes[index] == 0x2D, index + 1 < bytes.count, !isDigit(bytes[index + 1]),
             !negativeInfinityAhead  // -INF is a literal
         {
