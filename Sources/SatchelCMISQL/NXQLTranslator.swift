@@ -159,6 +159,9 @@ package struct NXQLTranslator {
                     guard text.wholeMatch(of: /-?[0-9]+(\.[0-9]+)?/) != nil else {
                         throw CMISError(.invalidArgument, "NXQL number \(text) is not one")
                     }
+                    // What CMIS QL holds: an Int64, or a Decimal (38 digits, exponent up to 127).
+                    guard Int64(text) != nil || Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) != nil
+                    else { throw CMISError(.invalidArgument, "NXQL number \(text) is out of range") }
                     literal = text
                     bare = text
                 default: throw CMISError(.invalidArgument, "NXQL value expected after \(property) \(operatorText)")

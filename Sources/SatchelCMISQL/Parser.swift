@@ -325,13 +325,21 @@ struct Parser {
         return text
     }
 
+    /// Whether a backslash may stand before `character`: `'`, `\`, `%` or `_`, with any combining marks after it
+    /// (the statement is read by `Character`, and escapers that work on scalars, as Satchel's do, put a backslash
+    /// before a quote that carries a mark: `\'` U+0301 is a backslash and one `Character`).
+    static func isEscapable(_ character: Character) -> Bool {
+        guard let first = character.unicodeScalars.first else { return false }
+        return first == "'" || first == "\\" || first == "%" || first == "_"
+    }
+
     /// A string literal's value: `\'` `\\` and (as the client library writes them everywhere) `\%` `\_`.
     static func decodeString(_ raw: String, offset: Int) throws(CMISQLError) -> String {
         var result = ""
         var escaping = false
         for (index, character) in raw.enumerated() {
             if escaping {
-                guard "'\\%_".contains(character) else {
+                guard Self.isEscapable(character) else {
                     throw CMISQLError(
                         "unknown escape \\\(character) in a string literal: only \\' \\\\ \\% \\_ are allowed",
                         offset: offset + index - 1)
@@ -353,7 +361,7 @@ struct Parser {
         var escaping = false
         for (index, character) in raw.enumerated() {
             if escaping {
-                guard "'\\%_".contains(character) else {
+                guard Self.isEscapable(character) else {
                     throw CMISQLError(
                         "unknown escape \\\(character) in a LIKE pattern: only \\' \\\\ \\% \\_ are allowed",
                         offset: offset + index - 1)

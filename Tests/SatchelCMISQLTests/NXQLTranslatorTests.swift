@@ -60,3 +60,33 @@ struct NXQLTranslatorTests {
             terms.first == .comparison(ColumnReference(name: "cmis:name"), .equal, .string(#"x' OR cmis:name = 'y\"#)))
     }
 }
+
+@Suite("Escapes that carry a combining mark")
+struct CombiningMarkEscapeTests {
+    @Test("a backslash before a quote or backslash that carries a combining mark escapes it, in CMIS QL and NXQL")
+    func escapedMarks() throws {
+        let value = "x'\u{301}\\\u{652}%\u{301}"
+        let statement = "SELECT * FROM cmis:document WHERE cmis:name = \(NXQLTranslator.literal(value))"
+        guard case .comparison(_, .equal, .string(let read))? = try CMISQL.parse(statement).whereClause else {
+            Issue.record("not a comparison: \(statement)")
+            return
+        }
+        #expect(Array(read.unicodeScalars) == Array(value.unicodeScalars))
+        // The input the fuzz smoke run found: an NXQL literal holding a backslash with a mark on it.
+        let translation = try NXQLTranslator.translate("SELECT * FROM Document WHERE ecm:uuid = 'x\\\\\u{652}%'")
+        let translated = try #require(translation.statements.first)
+        #expect(throws: Never.self) { try CMISQL.parse(translated) }
+    }
+
+    @Test("a number CMIS QL cannot hold is refused at translation")
+    func hugeNumber() throws {
+        let error = #expect(throws: CMISError.self) {
+            try NXQLTranslator.translate(
+                "SELECT * FROM File WHERE file:content/length > " + String(repeating: "100", count: 60))
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("out of range") == true)
+        #expect(
+            try NXQLTranslator.translate("SELECT * FROM File WHERE file:content/length > 1.5").statements.count == 1)
+    }
+}
