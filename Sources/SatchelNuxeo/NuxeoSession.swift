@@ -1,6 +1,7 @@
 public import Foundation
 public import SatchelHTTP
 public import SatchelJSON
+import SatchelText
 import Synchronization
 
 /// A connection to a Nuxeo server's REST API (docs/nuxeo.md).
@@ -259,7 +260,11 @@ public final class NuxeoSession: Sendable {
             throw NuxeoError(.invalidArgument, "\(file.path) cannot be read: \(error)")
         }
         // Header values: no line breaks or quotes from a file name.
-        let safeName = name.map { Self.isUnsafeInHeader($0) || $0 == "\"" || $0 == "\\" ? "_" : $0 }
+        // By scalar: a quote followed by a combining mark is one Character, not equal to `"`.
+        let safeName = name.escapingScalars {
+            // Controls, NEL and the line and paragraph separators, a quote, a backslash.
+            [0x7F, 0x85, 0x2028, 0x2029, 0x22, 0x5C].contains($0.value) || $0.value < 0x20 ? "_" : nil
+        }
         let encodedName = String(safeName).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "file"
         let safeType = mimeType.contains(where: Self.isUnsafeInHeader) ? "application/octet-stream" : mimeType
         let head =

@@ -94,13 +94,24 @@ struct FilterParserTests {
             ("--0", "- 0"), ("-(0)", "- 0"), ("-(5) eq P", "- 5 eq P"), ("-(INF)", "- INF"),
             ("-(2020-01-01) eq P", "- 2020-01-01 eq P"), ("-P", "-P"), ("-(P add 1)", "-(P add 1)"),
             ("not (not A)", "not not A"), ("-(not A)", "-not A"), ("not (A and B)", "not (A and B)"),
-            ("not\nA", "not A"), ("(not)", "not"), ("not", "not"), ("A and not", "A and not"),
+            ("not\nA", "not A"), ("(not)", "(not)"), ("not", "(not)"), ("A and not", "A and (not)"),
+            ("(not) eq 1", "(not) eq 1"), ("-(not) eq 1", "-(not) eq 1"), ("A gt 1 in (true)", "A gt 1 in (true)"),
+            ("X in (1) in (2)", "X in (1) in (2)"), ("(A eq 1) in (true)", "(A eq 1) in (true)"),
         ] {
             let once = try ODataExpression.parse(text, version: .v4).text(for: .v4)
             #expect(once == written, "\(text)")
             #expect(try ODataExpression.parse(once, version: .v4).text(for: .v4) == once, "\(text)")
         }
         #expect(try ODataExpression.parse("-0", version: .v4).text(for: .v4) == "0")
+        // 65 nested `in`s read without parentheses, and are written without them.
+        let chain = "X" + String(repeating: " in (1)", count: 65)
+        #expect(try ODataExpression.parse(chain, version: .v4).text(for: .v4) == chain)
+        // V2 writes `in` as an or-chain repeating its operand: an `in` over another would double per level.
+        let error = #expect(throws: ODataError.self) {
+            try ODataExpression.parse("X in (1,2) in (true,false)", version: .v2)
+        }
+        #expect(error?.message.contains("in over another in") == true, "\(String(describing: error))")
+        #expect(error?.location == "offset 11", "\(String(describing: error))")
         // As deep as the reader allows, written, it reads again.
         let deep = String(repeating: "not ", count: 60) + "A"
         #expect(

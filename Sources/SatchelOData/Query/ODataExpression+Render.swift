@@ -9,7 +9,8 @@ extension ODataExpression {
     ///   functions in V2).
     public func text(for version: ODataVersion) throws -> String {
         switch self {
-        case .property(let path): return path
+        // A property named `not` is one only where the keyword cannot be: in parentheses.
+        case .property(let path): return path == "not" ? "(not)" : path
         case .literal(let literal): return literal.text(for: version)
         case .raw(let text): return text
         case .not(let operand): return "not " + (try operand.wrapped(for: version, above: 7))
@@ -42,7 +43,8 @@ extension ODataExpression {
         case .isIn(let operand, let values):
             guard version == .v4 else { return try Self.alternatives(operand, values).text(for: version) }
             let list = values.map { $0.text(for: .v4) }.joined(separator: ",")
-            return "\(try operand.wrapped(for: version, above: 4)) in (\(list))"
+            // `in` reads at the comparisons' level, from the left: `A gt 1 in (true)`, `X in (1) in (2)`.
+            return "\(try operand.wrapped(for: version, above: ODataOperator.gt.precedence - 1)) in (\(list))"
         }
     }
 
@@ -75,5 +77,19 @@ extension ODataExpression {
 
     private static func unsupported(_ what: String, _ version: ODataVersion) -> ODataError {
         ODataError(.invalidArgument, "\(what) cannot be written for \(version)")
+    }
+}
+
+extension ODataExpression {
+    /// Whether an `in` is somewhere in the expression.
+    var containsIn: Bool {
+        switch self {
+        case .isIn: true
+        case .not(let operand), .negate(let operand): operand.containsIn
+        case .binary(_, let lhs, let rhs): lhs.containsIn || rhs.containsIn
+        case .call(_, let arguments): arguments.contains { $0.containsIn }
+        case .lambda(_, _, _, let predicate): predicate?.containsIn ?? false
+        case .property, .literal, .raw: false
+        }
     }
 }

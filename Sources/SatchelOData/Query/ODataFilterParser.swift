@@ -73,6 +73,12 @@ private struct FilterParser {
             let start = index
             skipSpaces()
             if level == 4, let list = try inList(depth: depth) {
+                // V2 writes `in` as an or-chain that repeats its operand: over another `in`, that doubles per level.
+                if version == .v2, left.containsIn {
+                    index = start
+                    skipSpaces()
+                    throw failure("in over another in cannot be written for OData V2")
+                }
                 left = .isIn(left, list)
                 continue
             }
