@@ -245,8 +245,9 @@ public final class NuxeoSession: Sendable {
     }
 
     /// A line break or another control character: never in a header value.
-    static func isUnsafeInHeader(_ character: Character) -> Bool {
-        character.isNewline || character.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+    /// Controls, NEL and the line and paragraph separators: what may not stand in a header value.
+    static func isUnsafeInHeader(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || [0x7F, 0x85, 0x2028, 0x2029].contains(scalar.value)
     }
 
     /// Automation's multipart/related body: the call (Content-ID `request`), then the file (Content-ID `input`),
@@ -261,17 +262,15 @@ public final class NuxeoSession: Sendable {
         }
         // Header values: no line breaks or quotes from a file name.
         // By scalar: a quote followed by a combining mark is one Character, not equal to `"`.
-        let safeName = name.escapingScalars {
-            // Controls, NEL and the line and paragraph separators, a quote, a backslash.
-            [0x7F, 0x85, 0x2028, 0x2029, 0x22, 0x5C].contains($0.value) || $0.value < 0x20 ? "_" : nil
-        }
-        let encodedName = String(safeName).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "file"
-        let safeType = mimeType.contains(where: Self.isUnsafeInHeader) ? "application/octet-stream" : mimeType
+        let safeName = name.escapingScalars { Self.isUnsafeInHeader($0) || $0 == "\"" || $0 == "\\" ? "_" : nil }
+        let encodedName = safeName.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "file"
+        let safeType =
+            mimeType.unicodeScalars.contains(where: Self.isUnsafeInHeader) ? "application/octet-stream" : mimeType
         let head =
             "--\(boundary)\r\nContent-Type: application/json+nxrequest; charset=UTF-8\r\nContent-ID: request\r\n\r\n"
         let blobHead =
             "\r\n--\(boundary)\r\nContent-Type: \(safeType)\r\nContent-Transfer-Encoding: binary\r\n"
-            + "Content-Disposition: attachment; filename=\"\(String(safeName))\"; filename*=UTF-8''\(encodedName)\r\n"
+            + "Content-Disposition: attachment; filename=\"\(safeName)\"; filename*=UTF-8''\(encodedName)\r\n"
             + "Content-ID: input\r\n\r\n"
         return HTTPClient.Body(
             segments: [

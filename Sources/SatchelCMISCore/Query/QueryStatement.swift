@@ -85,7 +85,7 @@ public struct QueryStatement: Sendable, Hashable, CustomStringConvertible {
     // MARK: Escaping
 
     /// Quotes a string literal: `'` and `\` are escaped with a backslash.
-    static func quote(_ value: String) -> String { "'" + escape(value, wildcards: false) + "'" }
+    static func quote(_ value: String) -> String { value.singleQuoted(.backslash) }
 
     /// Backslash-escapes `'` and `\`, and with `wildcards` also the `LIKE` wildcards `%` and `_`.
     package static func escape(_ value: String, wildcards: Bool) -> String {
