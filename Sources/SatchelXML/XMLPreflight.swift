@@ -17,8 +17,9 @@ import SatchelText
 ///
 /// So a document that is (or says nothing else than being) UTF-8 must be UTF-8 throughout: XML requires it, and the
 /// reader refuses it otherwise with the byte's line and column. A document declaring an encoding libxml2 cannot
-/// convert (`encoding="utf-4"`) is read as UTF-8 by it, so it is held to UTF-8 too. Processing instructions other than the XML
-/// declaration carry nothing Satchel reads: they are blanked (spaces, line ends kept, so positions stay right).
+/// convert (`encoding="utf-4"`), or whose declaration is malformed, is read as UTF-8 by it, so it is held to UTF-8
+/// too. Processing instructions other than the XML declaration carry nothing Satchel reads: they are blanked
+/// (spaces, line ends kept, so positions stay right).
 /// Documents in UTF-16 are left as they are.
 enum XMLPreflight {
     /// Checks `bytes`; returns the bytes to parse instead when a processing instruction was blanked, nil when the
@@ -96,23 +97,95 @@ enum XMLPreflight {
         return [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start + 5])
     }
 
-    /// Whether the document must be UTF-8: it has no declaration, a declaration without an encoding, or one naming
-    /// an encoding `XMLParser` would not convert it from (libxml2 then reads the bytes as UTF-8): UTF-8 itself, a
-    /// Unicode form that 8-bit bytes cannot be in (UTF-16 as declared by an ASCII `<?xml`), or a name this platform
-    /// does not know (`utf-4`).
+    /// Whether the document must be UTF-8: it has no declaration, a declaration without an encoding or not written
+    /// exactly as XML 1.0 §2.8 says (libxml2 then keeps to UTF-8, or stops honouring it part way), or one naming an
+    /// encoding `XMLParser` would not convert it from (libxml2 then reads the bytes as UTF-8): UTF-8 itself, a Unicode
+    /// form that 8-bit bytes cannot be in (UTF-16 as declared by an ASCII `<?xml`), or a name this platform does not
+    /// know (`utf-4`).
     private static func declaresUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let bom = starts(bytes, at: 0, with: "\u{FEFF}") ? 3 : 0
-        guard isDeclaration(bytes, at: bom), let end = find(Array("?>".utf8), in: bytes, from: bom) else {
+        guard isDeclaration(bytes, at: bom), let name = declaredEncoding(bytes, at: bom) else { return true }
+        let lowercased = name.lowercased()
+        if lowercased.hasPrefix("utf") || lowercased.hasPrefix("ucs") || lowercased.hasPrefix("iso-10646") {
             return true
         }
-        let declaration = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[bom..<end]), as: UTF8.self)
-            .lowercased()
-        guard let range = declaration.range(of: "encoding") else { return true }
-        let rest = declaration[range.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" }
-        guard let quote = rest.first, quote == "\"" || quote == "'" else { return true }
-        let name = String(rest.dropFirst().prefix { $0 != quote })
-        if name.hasPrefix("utf") || name.hasPrefix("ucs") || name.hasPrefix("iso-10646") { return true }
         return !converts(from: name)
+    }
+
+    /// The encoding named by the declaration at `start`, when the declaration follows the grammar to its `?>`:
+    /// `<?xml` VersionInfo EncodingDecl? SDDecl? S? `?>`. A declaration written any other way (`encoding"="latin1"`,
+    /// a name with `=` in it, which the platform's conversion would quietly strip) names none.
+    private static func declaredEncoding(_ bytes: UnsafeRawBufferPointer, at start: Int) -> String? {
+        var cursor = DeclarationCursor(bytes: bytes, index: start + 5)
+        guard let version = cursor.pseudoAttribute("version"),
+            version.count >= 3, version.starts(with: Array("1.".utf8)),
+            version.dropFirst(2).allSatisfy({ (0x30...0x39).contains($0) })
+        else { return nil }
+        let encoding = cursor.pseudoAttribute("encoding")
+        if let encoding {
+            guard let first = encoding.first, isASCIILetter(first),
+                encoding.dropFirst().allSatisfy({
+                    isASCIILetter($0) || (0x30...0x39).contains($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
+                })
+            else { return nil }
+        }
+        if let standalone = cursor.pseudoAttribute("standalone") {
+            guard standalone == Array("yes".utf8) || standalone == Array("no".utf8) else { return nil }
+        }
+        cursor.skipSpace()
+        guard cursor.consume("?>"), let encoding else { return nil }
+        return String(decoding: encoding, as: UTF8.self)
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte & 0xDF) }
+
+    /// Reads the pseudo-attributes of an XML declaration.
+    private struct DeclarationCursor {
+        let bytes: UnsafeRawBufferPointer
+        var index: Int
+
+        /// S `name` S? `=` S? and a quoted value, or nil (the cursor unmoved) when the next pseudo-attribute is not
+        /// `name` or is malformed.
+        mutating func pseudoAttribute(_ name: String) -> [UInt8]? {
+            let saved = index
+            guard skipSpace() > 0, consume(name) else {
+                index = saved
+                return nil
+            }
+            skipSpace()
+            guard consume("=") else {
+                index = saved
+                return nil
+            }
+            skipSpace()
+            guard index < bytes.count, bytes[index] == 0x22 || bytes[index] == 0x27 else {
+                index = saved
+                return nil
+            }
+            let quote = bytes[index]
+            let valueStart = index + 1
+            var end = valueStart
+            while end < bytes.count, bytes[end] != quote, bytes[end] != 0x3C { end += 1 }
+            guard end < bytes.count, bytes[end] == quote else {
+                index = saved
+                return nil
+            }
+            index = end + 1
+            return Array(bytes[valueStart..<end])
+        }
+
+        @discardableResult
+        mutating func skipSpace() -> Int {
+            let start = index
+            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+            return index - start
+        }
+
+        mutating func consume(_ text: String) -> Bool {
+            guard XMLPreflight.starts(bytes, at: index, with: text) else { return false }
+            index += text.utf8.count
+            return true
+        }
     }
 
     /// Whether the platform's character set conversion (which libxml2 uses) knows the encoding `name`.

@@ -43,10 +43,21 @@ struct FoundationCrashTests {
     }
 
     @Test(
-        "a document declaring an encoding the platform does not convert from is held to UTF-8",
-        arguments: ["utf-4", "UTF-16", "U\u{A0}TF-8", "ebcdic-none"])
-    func undeclarableEncoding(_ name: String) throws {
-        let bytes = Array("<?xml version=\"1.0\" encoding=\"\(name)\"?>\n<a".utf8) + [0xE7] + Array("b/>".utf8)
+        "a document declaring an encoding the platform does not convert from, or a malformed declaration, is held to UTF-8",
+        arguments: ["utf-4", "UTF-16", "U\u{A0}TF-8", "ebcdic-none"].map {
+            "<?xml version=\"1.0\" encoding=\"\($0)\"?>"
+        } + [
+            // Declarations not written as the grammar says name no encoding.
+            "<?xml version=\"1.0\" encoding\"=utf-8\"?>",  // found by fuzzing
+            "<?xml version=\"1.0\" encoding=\"=ISO-8859-1\"?>",  // iconv strips the '='; libxml2 does not
+            "<?xml version=\"1.0\" encoding==\"ISO-8859-1\"?>",
+            "<?xml version=\"1.0\"encoding=\"ISO-8859-1\"?>",
+            "<?xml version=\"1.0\" encoding=\"ISO-8859-1\" standalone=\"maybe\"?>",
+            "<?xml version=\"1.0\" encoding=\"ISO-8859-1\" ?? >",
+            "<?xml encoding=\"ISO-8859-1\"?>",
+        ])
+    func heldToUTF8(_ declaration: String) throws {
+        let bytes = Array("\(declaration)\n<a".utf8) + [0xE7] + Array("b/>".utf8)
         let error = #expect(throws: XMLReadError.self) { try XDocument.parse(data: Data(bytes)) }
         #expect(error?.code == .malformed)
         #expect(error?.line == 2)
@@ -54,10 +65,16 @@ struct FoundationCrashTests {
         #expect(error?.message.contains("not UTF-8") == true)
     }
 
-    @Test("a document declared in another encoding is read in it")
-    func latin1() throws {
+    @Test(
+        "a document declared in another encoding is read in it",
+        arguments: [
+            "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>",
+            "<?xml version='1.0' encoding='iso-8859-1' standalone='yes' ?>",
+            "<?xml version = \"1.0\"\n encoding = \"latin1\"\tstandalone=\"no\"?>",
+        ])
+    func latin1(_ declaration: String) throws {
         let bytes =
-            Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><caf".utf8) + [0xE9] + Array(">na".utf8)
+            Array("\(declaration)<caf".utf8) + [0xE9] + Array(">na".utf8)
             + [0xEF] + Array("ve</caf".utf8) + [0xE9] + Array(">".utf8)
         let document = try XDocument.parse(data: Data(bytes))
         #expect(document.root.name == "café")
