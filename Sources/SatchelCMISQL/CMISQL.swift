@@ -14,7 +14,7 @@ public enum CMISQL {
 
     /// Parses a CMIS QL statement.
     ///
-    /// Throws a ``CMISQLError`` naming the character offset of the first problem and what was expected there.
+    /// Throws a ``CMISQLError`` naming the offset (in Unicode scalars) of the first problem and what was expected there.
     public static func parse(_ statement: String) throws(CMISQLError) -> CMISQuery {
         guard statement.utf8.count <= maximumStatementLength else {
             throw CMISQLError(

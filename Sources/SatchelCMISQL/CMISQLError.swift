@@ -9,7 +9,8 @@
 public struct CMISQLError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong and, for syntax errors, what was expected.
     public var message: String
-    /// The character offset in the statement the problem is at (for evaluation errors: the column's offset).
+    /// The offset in the statement the problem is at, in Unicode scalars (for evaluation errors: the column's offset).
+    /// The statement is read by scalar, as escapers write it; in ASCII, scalars are characters.
     public var offset: Int
 
     public init(_ message: String, offset: Int) {

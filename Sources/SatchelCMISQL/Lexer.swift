@@ -1,4 +1,4 @@
-/// One token of a statement and the character offset it starts at.
+/// One token of a statement and the offset it starts at, in Unicode scalars.
 struct Token: Sendable, Equatable {
     enum Kind: Sendable, Equatable {
         /// An identifier or keyword, as written.
@@ -49,38 +49,41 @@ enum Keyword: String, Sendable, CaseIterable {
 }
 
 /// Splits a statement into tokens.
+///
+/// The statement is read by Unicode scalars, as the escapers that write it work (`'` followed by a combining mark is
+/// a quote and then a mark, not one `Character` that is no quote), and offsets count scalars.
 enum Lexer {
-    static func tokenize(_ characters: [Character]) throws(CMISQLError) -> [Token] {
+    static func tokenize(_ scalars: [Unicode.Scalar]) throws(CMISQLError) -> [Token] {
         var tokens: [Token] = []
         var index = 0
         while true {
-            while index < characters.count, characters[index].isWhitespace { index += 1 }
-            guard index < characters.count else {
-                tokens.append(Token(kind: .end, offset: characters.count))
+            while index < scalars.count, scalars[index].properties.isWhitespace { index += 1 }
+            guard index < scalars.count else {
+                tokens.append(Token(kind: .end, offset: scalars.count))
                 return tokens
             }
             let start = index
-            let character = characters[index]
-            if isWordStart(character) {
-                while index < characters.count, isWordPart(characters[index]) { index += 1 }
-                tokens.append(Token(kind: .word(String(characters[start..<index])), offset: start))
-            } else if character == "'" {
-                let content = try scanString(characters, index: &index)
+            let scalar = scalars[index]
+            if isWordStart(scalar) {
+                while index < scalars.count, isWordPart(scalars[index]) { index += 1 }
+                tokens.append(Token(kind: .word(string(scalars[start..<index])), offset: start))
+            } else if scalar == "'" {
+                let content = try scanString(scalars, index: &index)
                 tokens.append(Token(kind: .string(content), offset: start))
-            } else if startsNumber(characters, at: index) {
-                let text = try scanNumber(characters, index: &index)
+            } else if startsNumber(scalars, at: index) {
+                let text = try scanNumber(scalars, index: &index)
                 tokens.append(Token(kind: .number(text), offset: start))
             } else {
-                let next: Character? = index + 1 < characters.count ? characters[index + 1] : nil
-                switch character {
+                let next: Unicode.Scalar? = index + 1 < scalars.count ? scalars[index + 1] : nil
+                switch scalar {
                 case "(", ")", ",", ".", "*", "=":
-                    tokens.append(Token(kind: .symbol(String(character)), offset: start))
+                    tokens.append(Token(kind: .symbol(String(scalar)), offset: start))
                     index += 1
                 case "<" where next == ">" || next == "=", ">" where next == "=":
-                    tokens.append(Token(kind: .symbol(String(character) + String(next ?? " ")), offset: start))
+                    tokens.append(Token(kind: .symbol(String(scalar) + String(next ?? " ")), offset: start))
                     index += 2
                 case "<", ">":
-                    tokens.append(Token(kind: .symbol(String(character)), offset: start))
+                    tokens.append(Token(kind: .symbol(String(scalar)), offset: start))
                     index += 1
                 case "!" where next == "=":
                     throw CMISQLError("unexpected '!=': CMIS QL writes 'not equal' as <>", offset: start)
@@ -89,49 +92,71 @@ enum Lexer {
                         "unexpected '\"': string literals are written in single quotes, identifiers unquoted",
                         offset: start)
                 default:
-                    throw CMISQLError("unexpected character \(describe(character))", offset: start)
+                    throw CMISQLError("unexpected character \(describe(scalar))", offset: start)
                 }
             }
         }
     }
 
-    static func isWordStart(_ character: Character) -> Bool { character.isLetter || character == "_" }
-
-    static func isWordPart(_ character: Character) -> Bool {
-        character.isLetter || character.isASCII && character.isNumber || "_:-".contains(character)
+    static func string(_ scalars: some Sequence<Unicode.Scalar>) -> String {
+        var text = ""
+        text.unicodeScalars.append(contentsOf: scalars)
+        return text
     }
 
-    private static func describe(_ character: Character) -> String {
-        if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1,
-            scalar.properties.generalCategory == .control || scalar.value < 0x20
-        {
-            return "U+" + String(scalar.value, radix: 16, uppercase: true)
+    /// A letter (any script) or `_`.
+    static func isWordStart(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter: true
+        default: scalar == "_"
         }
-        return "'\(character)'"
+    }
+
+    /// A letter, a combining mark, an ASCII digit, `_`, `:` or `-`.
+    static func isWordPart(_ scalar: Unicode.Scalar) -> Bool {
+        isWordStart(scalar) || isMark(scalar) || (0x30...0x39).contains(scalar.value) || scalar == ":" || scalar == "-"
+    }
+
+    static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: true
+        default: false
+        }
+    }
+
+    /// Whether a message can show `scalar` as it is: not a control, format character or combining mark.
+    static func isPrintable(_ scalar: Unicode.Scalar) -> Bool {
+        let category = scalar.properties.generalCategory
+        return !(category == .control || category == .format || isMark(scalar) || scalar.properties.isWhitespace)
+    }
+
+    /// `'x'`, or `U+301` for what does not show.
+    static func describe(_ scalar: Unicode.Scalar) -> String {
+        isPrintable(scalar) ? "'\(scalar)'" : "U+" + String(scalar.value, radix: 16, uppercase: true)
     }
 
     /// Reads `'…'` from the opening quote; leaves `index` after the closing one.
-    private static func scanString(_ characters: [Character], index: inout Int) throws(CMISQLError) -> String {
+    private static func scanString(_ scalars: [Unicode.Scalar], index: inout Int) throws(CMISQLError) -> String {
         let start = index
         index += 1
-        var content = ""
-        while index < characters.count {
-            let character = characters[index]
-            if character == "\\" {
-                guard index + 1 < characters.count else { break }
-                content.append(character)
-                content.append(characters[index + 1])
+        var content = String.UnicodeScalarView()
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "\\" {
+                guard index + 1 < scalars.count else { break }
+                content.append(scalar)
+                content.append(scalars[index + 1])
                 index += 2
-            } else if character == "'" {
-                if index + 1 < characters.count, characters[index + 1] == "'" {
-                    content += "\\'"
+            } else if scalar == "'" {
+                if index + 1 < scalars.count, scalars[index + 1] == "'" {
+                    content.append(contentsOf: "\\'".unicodeScalars)
                     index += 2
                 } else {
                     index += 1
-                    return content
+                    return String(content)
                 }
             } else {
-                content.append(character)
+                content.append(scalar)
                 index += 1
             }
         }
@@ -139,40 +164,40 @@ enum Lexer {
             "unterminated string literal: expected a closing ' before the end of the statement", offset: start)
     }
 
-    private static func isDigit(_ characters: [Character], _ index: Int) -> Bool {
-        index < characters.count && characters[index].isASCII && characters[index].isNumber
+    private static func isDigit(_ scalars: [Unicode.Scalar], _ index: Int) -> Bool {
+        index < scalars.count && (0x30...0x39).contains(scalars[index].value)
     }
 
-    private static func startsNumber(_ characters: [Character], at index: Int) -> Bool {
+    private static func startsNumber(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
         var position = index
-        if characters[position] == "+" || characters[position] == "-" { position += 1 }
-        if isDigit(characters, position) { return true }
-        return position < characters.count && characters[position] == "." && isDigit(characters, position + 1)
+        if scalars[position] == "+" || scalars[position] == "-" { position += 1 }
+        if isDigit(scalars, position) { return true }
+        return position < scalars.count && scalars[position] == "." && isDigit(scalars, position + 1)
     }
 
     /// `[+-]digits[.digits][E[+-]digits]` or `[+-].digits[…]`.
-    private static func scanNumber(_ characters: [Character], index: inout Int) throws(CMISQLError) -> String {
+    private static func scanNumber(_ scalars: [Unicode.Scalar], index: inout Int) throws(CMISQLError) -> String {
         let start = index
-        if characters[index] == "+" || characters[index] == "-" { index += 1 }
-        while isDigit(characters, index) { index += 1 }
-        if index < characters.count, characters[index] == "." {
+        if scalars[index] == "+" || scalars[index] == "-" { index += 1 }
+        while isDigit(scalars, index) { index += 1 }
+        if index < scalars.count, scalars[index] == "." {
             index += 1
-            while isDigit(characters, index) { index += 1 }
+            while isDigit(scalars, index) { index += 1 }
         }
-        if index < characters.count, characters[index] == "e" || characters[index] == "E" {
+        if index < scalars.count, scalars[index] == "e" || scalars[index] == "E" {
             var position = index + 1
-            if position < characters.count, characters[position] == "+" || characters[position] == "-" {
+            if position < scalars.count, scalars[position] == "+" || scalars[position] == "-" {
                 position += 1
             }
-            guard isDigit(characters, position) else {
+            guard isDigit(scalars, position) else {
                 throw CMISQLError("expected the digits of an exponent", offset: position)
             }
             index = position
-            while isDigit(characters, index) { index += 1 }
+            while isDigit(scalars, index) { index += 1 }
         }
-        if index < characters.count, isWordPart(characters[index]) || characters[index] == "." {
-            throw CMISQLError("unexpected \(describe(characters[index])) after a number", offset: index)
+        if index < scalars.count, isWordPart(scalars[index]) || scalars[index] == "." {
+            throw CMISQLError("unexpected \(describe(scalars[index])) after a number", offset: index)
         }
-        return String(characters[start..<index])
+        return string(scalars[start..<index])
     }
 }

@@ -1,6 +1,7 @@
 /// A LIKE pattern: `%` matches any run of characters, `_` exactly one, `\%` `\_` `\\` `\'` match themselves.
 ///
-/// Matching is case-sensitive and works on Swift `Character`s (grapheme clusters).
+/// The pattern is read by Unicode scalars (escapes and wildcards are single scalars); matching is case-sensitive and
+/// compares Swift `Character`s (grapheme clusters).
 ///
 /// ```swift
 /// let pattern: LikePattern = "100\\%_%"
@@ -20,25 +21,44 @@ public struct LikePattern: Sendable, Hashable, CustomStringConvertible, Expressi
     public init(elements: [Element]) { self.elements = elements }
 
     /// Reads a pattern in its escaped form (as between the quotes of a LIKE literal, quotes already unescaped).
-    public init(escaped text: String) {
+    /// A backslash before anything but `%` `_` `\\` `'` is dropped, and the scalar after it taken as it is.
+    public init(escaped text: String) { self = Self.decode(text).pattern }
+
+    /// Whether a backslash may stand before `scalar` in a CMIS QL literal: `'`, `\\`, `%` or `_`.
+    static func isEscapable(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "'" || scalar == "\\" || scalar == "%" || scalar == "_"
+    }
+
+    /// Reads `text` by Unicode scalars, as escapers write it (a `%` followed by a combining mark is still a
+    /// wildcard); the literal runs between wildcards become `Character`s, which matching compares. Also returns the
+    /// first backslash (its scalar offset) that escapes anything else, and the scalar after it.
+    static func decode(_ text: String) -> (pattern: LikePattern, unknownEscape: (Int, Unicode.Scalar)?) {
         var elements: [Element] = []
-        var escaping = false
-        for character in text {
-            if escaping {
-                elements.append(.character(character))
-                escaping = false
-            } else if character == "\\" {
-                escaping = true
-            } else if character == "%" {
-                elements.append(.anySequence)
-            } else if character == "_" {
-                elements.append(.anyCharacter)
+        var literal = String.UnicodeScalarView()
+        var unknownEscape: (Int, Unicode.Scalar)?
+        func flush() {
+            guard !literal.isEmpty else { return }
+            elements += String(literal).map(Element.character)
+            literal.removeAll()
+        }
+        var escapeOffset: Int?
+        for (offset, scalar) in text.unicodeScalars.enumerated() {
+            if let start = escapeOffset {
+                if !isEscapable(scalar), unknownEscape == nil { unknownEscape = (start, scalar) }
+                literal.append(scalar)
+                escapeOffset = nil
+            } else if scalar == "\\" {
+                escapeOffset = offset
+            } else if scalar == "%" || scalar == "_" {
+                flush()
+                elements.append(scalar == "%" ? .anySequence : .anyCharacter)
             } else {
-                elements.append(.character(character))
+                literal.append(scalar)
             }
         }
-        if escaping { elements.append(.character("\\")) }
-        self.elements = elements
+        if escapeOffset != nil { literal.append("\\") }
+        flush()
+        return (LikePattern(elements: elements), unknownEscape)
     }
 
     public init(stringLiteral value: String) { self.init(escaped: value) }
@@ -50,8 +70,12 @@ public struct LikePattern: Sendable, Hashable, CustomStringConvertible, Expressi
             switch element {
             case .anySequence: text += "%"
             case .anyCharacter: text += "_"
-            case .character(let character) where "%_\\".contains(character): text += "\\\(character)"
-            case .character(let character): text.append(character)
+            case .character(let character):
+                // By scalar: a Prepend mark joins the next scalar, so `%` can be inside a `Character`.
+                for scalar in character.unicodeScalars {
+                    if scalar == "%" || scalar == "_" || scalar == "\\" { text.unicodeScalars.append("\\") }
+                    text.unicodeScalars.append(scalar)
+                }
             }
         }
         return text

@@ -248,54 +248,58 @@ package struct NXQLTranslator {
             trashed: trashed)
     }
 
+    /// Splits NXQL into tokens by Unicode scalars (a quote followed by a combining mark still opens or closes a
+    /// string, as the escaper that wrote it meant).
     private static func tokenize(_ text: String) throws(CMISError) -> [Token] {
+        let scalars = Array(text.unicodeScalars)
         var tokens: [Token] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let character = text[index]
-            if character.isWhitespace {
-                index = text.index(after: index)
-            } else if character == "'" || character == "\"" {
-                var value = ""
-                var cursor = text.index(after: index)
+        var index = 0
+        func isSymbol(_ scalar: Unicode.Scalar) -> Bool { "=<>!*,()'\"".unicodeScalars.contains(scalar) }
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar.properties.isWhitespace {
+                index += 1
+            } else if scalar == "'" || scalar == "\"" {
+                var value = String.UnicodeScalarView()
+                var cursor = index + 1
                 var closed = false
-                while cursor < text.endIndex {
-                    if text[cursor] == "\\", text.index(after: cursor) < text.endIndex {
-                        value.append(text[text.index(after: cursor)])
-                        cursor = text.index(cursor, offsetBy: 2)
+                while cursor < scalars.count {
+                    if scalars[cursor] == "\\", cursor + 1 < scalars.count {
+                        value.append(scalars[cursor + 1])
+                        cursor += 2
                         continue
                     }
-                    if text[cursor] == character {
+                    if scalars[cursor] == scalar {
                         closed = true
-                        cursor = text.index(after: cursor)
+                        cursor += 1
                         break
                     }
-                    value.append(text[cursor])
-                    cursor = text.index(after: cursor)
+                    value.append(scalars[cursor])
+                    cursor += 1
                 }
                 guard closed else { throw CMISError(.invalidArgument, "NXQL string not closed: \(text)") }
-                tokens.append(.string(value))
+                tokens.append(.string(String(value)))
                 index = cursor
-            } else if "=<>!".contains(character) {
-                var symbol = String(character)
-                let after = text.index(after: index)
-                if after < text.endIndex, "=>".contains(text[after]) {
-                    symbol.append(text[after])
-                    index = text.index(after: after)
+            } else if "=<>!".unicodeScalars.contains(scalar) {
+                var symbol = String(scalar)
+                if index + 1 < scalars.count, "=>".unicodeScalars.contains(scalars[index + 1]) {
+                    symbol.unicodeScalars.append(scalars[index + 1])
+                    index += 2
                 } else {
-                    index = after
+                    index += 1
                 }
                 tokens.append(.symbol(symbol))
-            } else if "*,()".contains(character) {
-                tokens.append(.symbol(String(character)))
-                index = text.index(after: index)
+            } else if "*,()".unicodeScalars.contains(scalar) {
+                tokens.append(.symbol(String(scalar)))
+                index += 1
             } else {
-                var word = ""
-                while index < text.endIndex, !text[index].isWhitespace, !"=<>!*,()'\"".contains(text[index]) {
-                    word.append(text[index])
-                    index = text.index(after: index)
+                var word = String.UnicodeScalarView()
+                while index < scalars.count, !scalars[index].properties.isWhitespace, !isSymbol(scalars[index]) {
+                    word.append(scalars[index])
+                    index += 1
                 }
-                tokens.append(word.first.map { $0.isNumber || $0 == "-" } == true ? .number(word) : .word(word))
+                let isNumber = scalar.properties.numericType != nil || scalar == "-"
+                tokens.append(isNumber ? .number(String(word)) : .word(String(word)))
             }
         }
         return tokens

@@ -9,7 +9,7 @@ struct Parser {
     private var selectAliases: [String: OrderItem.Key] = [:]
 
     init(_ statement: String) throws(CMISQLError) {
-        tokens = try Lexer.tokenize(Array(statement))
+        tokens = try Lexer.tokenize(Array(statement.unicodeScalars))
     }
 
     // MARK: Statement
@@ -325,60 +325,37 @@ struct Parser {
         return text
     }
 
-    /// Whether a backslash may stand before `character`: `'`, `\`, `%` or `_`, with any combining marks after it
-    /// (the statement is read by `Character`, and escapers that work on scalars, as Satchel's do, put a backslash
-    /// before a quote that carries a mark: `\'` U+0301 is a backslash and one `Character`).
-    static func isEscapable(_ character: Character) -> Bool {
-        guard let first = character.unicodeScalars.first else { return false }
-        return first == "'" || first == "\\" || first == "%" || first == "_"
-    }
-
     /// A string literal's value: `\'` `\\` and (as the client library writes them everywhere) `\%` `\_`.
     static func decodeString(_ raw: String, offset: Int) throws(CMISQLError) -> String {
-        var result = ""
+        var result = String.UnicodeScalarView()
         var escaping = false
-        for (index, character) in raw.enumerated() {
+        for (index, scalar) in raw.unicodeScalars.enumerated() {
             if escaping {
-                guard Self.isEscapable(character) else {
-                    throw CMISQLError(
-                        "unknown escape \\\(character) in a string literal: only \\' \\\\ \\% \\_ are allowed",
-                        offset: offset + index - 1)
+                guard LikePattern.isEscapable(scalar) else {
+                    throw unknownEscape(scalar, in: "a string literal", offset: offset + index - 1)
                 }
-                result.append(character)
+                result.append(scalar)
                 escaping = false
-            } else if character == "\\" {
+            } else if scalar == "\\" {
                 escaping = true
             } else {
-                result.append(character)
+                result.append(scalar)
             }
         }
-        return result
+        return String(result)
     }
 
     /// A LIKE pattern: `%` and `_` are wildcards unless escaped.
     static func decodeLike(_ raw: String, offset: Int) throws(CMISQLError) -> LikePattern {
-        var elements: [LikePattern.Element] = []
-        var escaping = false
-        for (index, character) in raw.enumerated() {
-            if escaping {
-                guard Self.isEscapable(character) else {
-                    throw CMISQLError(
-                        "unknown escape \\\(character) in a LIKE pattern: only \\' \\\\ \\% \\_ are allowed",
-                        offset: offset + index - 1)
-                }
-                elements.append(.character(character))
-                escaping = false
-            } else if character == "\\" {
-                escaping = true
-            } else if character == "%" {
-                elements.append(.anySequence)
-            } else if character == "_" {
-                elements.append(.anyCharacter)
-            } else {
-                elements.append(.character(character))
-            }
-        }
-        return LikePattern(elements: elements)
+        let (pattern, unknown) = LikePattern.decode(raw)
+        if let (index, scalar) = unknown { throw unknownEscape(scalar, in: "a LIKE pattern", offset: offset + index) }
+        return pattern
+    }
+
+    private static func unknownEscape(_ scalar: Unicode.Scalar, in place: String, offset: Int) -> CMISQLError {
+        let shown = Lexer.isPrintable(scalar) ? "\\\(scalar)" : "\\ before \(Lexer.describe(scalar))"
+        return CMISQLError(
+            "unknown escape \(shown) in \(place): only \\' \\\\ \\% \\_ are allowed", offset: offset)
     }
 
     // MARK: Tokens

@@ -8,30 +8,31 @@ enum TextSearchParser {
     /// `raw` is the literal's content as the lexer kept it; `offset` is where that content starts.
     static func parse(raw: String, offset: Int) throws(CMISQLError) -> TextSearchExpression {
         // Statement level: \' and \\ become ' and \; every other escape stays for the search level.
-        var characters: [Character] = []
+        var scalars: [Unicode.Scalar] = []
         var offsets: [Int] = []
-        let rawCharacters = Array(raw)
+        let rawScalars = Array(raw.unicodeScalars)
         var index = 0
-        while index < rawCharacters.count {
-            if rawCharacters[index] == "\\", index + 1 < rawCharacters.count,
-                rawCharacters[index + 1] == "'" || rawCharacters[index + 1] == "\\"
+        while index < rawScalars.count {
+            if rawScalars[index] == "\\", index + 1 < rawScalars.count,
+                rawScalars[index + 1] == "'" || rawScalars[index + 1] == "\\"
             {
-                characters.append(rawCharacters[index + 1])
+                scalars.append(rawScalars[index + 1])
                 offsets.append(offset + index)
                 index += 2
             } else {
-                characters.append(rawCharacters[index])
+                scalars.append(rawScalars[index])
                 offsets.append(offset + index)
                 index += 1
             }
         }
-        offsets.append(offset + rawCharacters.count)
-        var parser = Scanner(characters: characters, offsets: offsets)
+        offsets.append(offset + rawScalars.count)
+        var parser = Scanner(scalars: scalars, offsets: offsets)
         return try parser.parse()
     }
 
     private struct Scanner {
-        let characters: [Character]
+        /// The expression by Unicode scalars (as the statement is read), and each one's offset in the statement.
+        let scalars: [Unicode.Scalar]
         let offsets: [Int]
         var index = 0
 
@@ -76,26 +77,26 @@ enum TextSearchParser {
         }
 
         mutating func nextItem() throws(CMISQLError) -> Item? {
-            while index < characters.count, characters[index].isWhitespace { index += 1 }
-            guard index < characters.count else { return nil }
+            while index < scalars.count, scalars[index].properties.isWhitespace { index += 1 }
+            guard index < scalars.count else { return nil }
             let start = offsets[index]
             var negated = false
-            if characters[index] == "-" {
+            if scalars[index] == "-" {
                 negated = true
                 index += 1
-                guard index < characters.count, !characters[index].isWhitespace else {
+                guard index < scalars.count, !scalars[index].properties.isWhitespace else {
                     throw CMISQLError("expected a word or phrase right after '-'", offset: start)
                 }
             }
-            if characters[index] == "\"" {
+            if scalars[index] == "\"" {
                 index += 1
                 var text = ""
-                while index < characters.count, characters[index] != "\"" {
-                    if characters[index] == "\\", index + 1 < characters.count { index += 1 }
-                    text.append(characters[index])
+                while index < scalars.count, scalars[index] != "\"" {
+                    if scalars[index] == "\\", index + 1 < scalars.count { index += 1 }
+                    text.unicodeScalars.append(scalars[index])
                     index += 1
                 }
-                guard index < characters.count else {
+                guard index < scalars.count else {
                     throw CMISQLError("unterminated phrase: expected a closing \" in CONTAINS", offset: start)
                 }
                 index += 1
@@ -106,12 +107,12 @@ enum TextSearchParser {
             }
             var text = ""
             var escaped = false
-            while index < characters.count, !characters[index].isWhitespace, characters[index] != "\"" {
-                if characters[index] == "\\", index + 1 < characters.count {
+            while index < scalars.count, !scalars[index].properties.isWhitespace, scalars[index] != "\"" {
+                if scalars[index] == "\\", index + 1 < scalars.count {
                     index += 1
                     escaped = true
                 }
-                text.append(characters[index])
+                text.unicodeScalars.append(scalars[index])
                 index += 1
             }
             let bare = !negated && !escaped && (text == "OR" || text == "AND") ? text : nil

@@ -17,8 +17,10 @@ enum CMISQLFuzzTarget {
         do {
             query = try CMISQL.parse(statement)
         } catch {
-            guard error.offset >= 0, error.offset <= statement.count else {
-                throw violation("an error at offset \(error.offset), outside the statement of \(statement.count)")
+            guard error.offset >= 0, error.offset <= statement.unicodeScalars.count else {
+                throw violation(
+                    "an error at offset \(error.offset), outside the statement of \(statement.unicodeScalars.count) scalars"
+                )
             }
             return
         }

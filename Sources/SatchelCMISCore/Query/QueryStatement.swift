@@ -65,16 +65,20 @@ public struct QueryStatement: Sendable, Hashable, CustomStringConvertible {
     /// The statement with every placeholder replaced. Throws when one has no value.
     public func resolved() throws -> String {
         let offsets = Self.placeholderOffsets(in: template)
+        let scalars = template.unicodeScalars
         var result = ""
-        var position = template.startIndex
+        var position = scalars.startIndex
         for (number, offset) in offsets.enumerated() {
             guard let value = values[number + 1] else {
                 throw CMISQueryError(message: "placeholder \(number + 1) of \(offsets.count) has no value")
             }
-            result += template[position..<offset] + value
-            position = template.index(after: offset)
+            // Sliced by scalar: a String slice would round the offsets to `Character`s.
+            result.unicodeScalars.append(contentsOf: scalars[position..<offset])
+            result += value
+            position = scalars.index(after: offset)
         }
-        return result + template[position...]
+        result.unicodeScalars.append(contentsOf: scalars[position...])
+        return result
     }
 
     /// The resolved statement, or the template when a placeholder has no value yet.
@@ -109,26 +113,28 @@ public struct QueryStatement: Sendable, Hashable, CustomStringConvertible {
         return name.unicodeScalars.allSatisfy { allowed.contains($0) }
     }
 
-    /// Where the `?` placeholders are: outside `'…'` literals (which may contain `\'`).
+    /// Where the `?` placeholders are: outside `'…'` literals (which may contain `\'`), read by Unicode scalars as
+    /// the statement's reader reads it (`'` followed by a combining mark still opens a literal).
     static func placeholderOffsets(in template: String) -> [String.Index] {
         var offsets: [String.Index] = []
         var inLiteral = false
-        var index = template.startIndex
-        while index < template.endIndex {
-            let character = template[index]
+        let scalars = template.unicodeScalars
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
             if inLiteral {
-                if character == "\\" {
-                    index = template.index(after: index)
-                    if index == template.endIndex { break }
-                } else if character == "'" {
+                if scalar == "\\" {
+                    index = scalars.index(after: index)
+                    if index == scalars.endIndex { break }
+                } else if scalar == "'" {
                     inLiteral = false
                 }
-            } else if character == "'" {
+            } else if scalar == "'" {
                 inLiteral = true
-            } else if character == "?" {
+            } else if scalar == "?" {
                 offsets.append(index)
             }
-            index = template.index(after: index)
+            index = scalars.index(after: index)
         }
         return offsets
     }

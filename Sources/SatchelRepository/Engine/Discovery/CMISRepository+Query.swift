@@ -88,7 +88,7 @@ extension CMISRepository {
             query = try CMISQL.parse(statement)
         } catch {
             throw CMISError(
-                .invalidArgument, "The query is not valid CMIS QL: \(error.message) (at character \(error.offset)).")
+                .invalidArgument, "The query is not valid CMIS QL: \(error.message) (at offset \(error.offset)).")
         }
         guard query.from.joins.isEmpty else {
             throw CMISError(.notSupported, "This repository does not support joins.")
@@ -145,7 +145,7 @@ extension CMISRepository {
                 if try query.matches(row) { matches.append(row) }
             } catch {
                 throw CMISError(
-                    .invalidArgument, "The query cannot be evaluated: \(error.message) (at character \(error.offset)).")
+                    .invalidArgument, "The query cannot be evaluated: \(error.message) (at offset \(error.offset)).")
             }
         }
         if !query.orderBy.isEmpty {
