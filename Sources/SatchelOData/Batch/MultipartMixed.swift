@@ -180,15 +180,24 @@ package struct MultipartMixed: Sendable {
                 return (headers, next)
             }
             let line = String(decoding: bytes[index..<contentEnd], as: UTF8.self)
-            if line.first == " " || line.first == "\t", lastName != nil {
+            if bytes[index] == 0x20 || bytes[index] == 0x09 {
+                // A folded line continues the field before; with none before, it is no field at all.
+                guard lastName != nil else {
+                    throw invalid("\(context) has a header line that starts with white space")
+                }
                 lastValue += " " + line.trimmingCharacters(in: .whitespaces)
             } else {
-                guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+                // A field name is a token (white space before the colon is tolerated, as servers send it).
+                let colon = bytes[index..<contentEnd].firstIndex(of: UInt8(ascii: ":")) ?? contentEnd
+                var nameEnd = colon
+                while nameEnd > index, bytes[nameEnd - 1] == 0x20 || bytes[nameEnd - 1] == 0x09 { nameEnd -= 1 }
+                guard colon < contentEnd, nameEnd > index, bytes[index..<nameEnd].allSatisfy(HTTP1Syntax.isTokenByte)
+                else {
                     throw invalid("\(context) has a malformed header line \(String(line.prefix(80)).debugDescription)")
                 }
                 flush()
-                lastName = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-                lastValue = String(line[line.index(after: colon)...])
+                lastName = String(decoding: bytes[index..<nameEnd], as: UTF8.self)
+                lastValue = String(decoding: bytes[(colon + 1)..<contentEnd], as: UTF8.self)
             }
             index = next
         }

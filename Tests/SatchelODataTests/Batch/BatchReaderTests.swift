@@ -191,6 +191,16 @@ struct BatchReaderTests {
             "multipart/mixed; boundary=b", "malformed header line"
         ),
         (
+            // Found by fuzzing (Fuzz/Regressions/multipart): read as a field named "--b--", it was written back as
+            // a line that is the close delimiter.
+            "first header line folded", Fixtures.body(["--b", "\t--b--:", "", "x", "--b--"]),
+            "multipart/mixed; boundary=b", "starts with white space"
+        ),
+        (
+            "header name not a token", Fixtures.body(["--b", "Content Type: application/http", "", "x", "--b--"]),
+            "multipart/mixed; boundary=b", "malformed header line"
+        ),
+        (
             "changeset without boundary",
             Fixtures.body(["--b", "Content-Type: multipart/mixed", "", "--c", "--c--", "--b--"]),
             "multipart/mixed; boundary=b", "without a boundary parameter"

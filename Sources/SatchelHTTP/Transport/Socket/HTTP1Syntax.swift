@@ -1,7 +1,7 @@
 /// Byte classes of HTTP/1.1 messages (RFC 9110 §5.6.2), shared by the request writer and the response parser.
-enum HTTP1Syntax {
+package enum HTTP1Syntax {
     /// `tchar`: the bytes of methods and field names.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
+    package static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
         case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
