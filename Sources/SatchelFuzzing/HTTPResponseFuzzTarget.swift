@@ -46,7 +46,7 @@ enum HTTPResponseFuzzTarget {
         guard (200...599).contains(response.status) else { throw violation("a final status of \(response.status)") }
         for field in response.headers {
             let (name, value) = (field.name, field.value)
-            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+            guard !name.isEmpty, name.utf8.allSatisfy(HTTP1Syntax.isTokenByte) else {
                 throw violation("a field name \(name.debugDescription)")
             }
             guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
@@ -115,15 +115,5 @@ enum HTTPResponseFuzzTarget {
         close(ends[1])
         return try SocketTransport.readResponse(
             from: ends[0], method: method, limit: limit, configuration: configuration)
-    }
-
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
     }
 }

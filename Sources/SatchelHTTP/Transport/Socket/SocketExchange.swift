@@ -109,21 +109,24 @@ final class SocketExchange: Sendable {
         var reusable: Bool
     }
 
-    /// Sends the request and reads the response on `fd`.
-    private func exchange(on fd: Int32, reused: Bool) throws -> Outcome {
-        SocketPlatform.setIdleTimeout(fd, request.timeout)
+    /// How much the response reader holds: always a whole head (up to its limit) and one byte more.
+    var readerCapacity: Int {
         let headLimit = configuration.maximumResponseHeaderBytes
-        let capacity: Int
         if let channel {
             // A streamed body may read ahead as much as its channel holds: reading that much at once means fewer
             // chunks, and fewer hand-overs to the consumer.
-            capacity = max(min(channel.highWater, configuration.bufferSize), 64 * 1024, headLimit + 1)
+            return max(min(channel.highWater, configuration.bufferSize), 64 * 1024, headLimit + 1)
         } else if case .file = request.destination {
-            capacity = max(configuration.bufferSize, headLimit + 1)
+            return max(configuration.bufferSize, headLimit + 1)
         } else {
-            capacity = max(64 * 1024, headLimit + 1)
+            return max(64 * 1024, headLimit + 1)
         }
-        let reader = SocketReader(fd: fd, capacity: capacity)
+    }
+
+    /// Sends the request and reads the response on `fd`.
+    private func exchange(on fd: Int32, reused: Bool) throws -> Outcome {
+        SocketPlatform.setIdleTimeout(fd, request.timeout)
+        let reader = SocketReader(fd: fd, capacity: readerCapacity)
         var sent: Int64 = 0
         var sendFailure: SocketFailure?
         do {

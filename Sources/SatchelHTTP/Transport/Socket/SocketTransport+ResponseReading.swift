@@ -18,7 +18,8 @@ extension SocketTransport {
         let exchange = try SocketExchange(
             request: request, configuration: configuration,
             pool: SocketConnectionPool(maximumPerHost: 1, maximumIdleTime: .seconds(1)))
-        let reader = SocketReader(fd: fd, capacity: configuration.bufferSize)
+        // Sized as an exchange sizes it: a head larger than the buffer size still fits whole.
+        let reader = SocketReader(fd: fd, capacity: exchange.readerCapacity)
         do {
             let head = try exchange.readFinalHead(reader)
             let outcome = try exchange.readBody(of: head, from: reader)
