@@ -70,8 +70,11 @@ enum XMLPreflight {
     ) throws(XMLReadError) -> Int {
         let next = bytes[start + 1]
         if next == UInt8(ascii: "?") {
+            // The XML declaration is scanned through, not skipped: malformed (`<?xml versi>`), libxml2 skips only to
+            // its next `>`, and reads a processing instruction that the first `?>` would have hidden.
+            if isDeclaration(bytes, at: start) { return start + 2 }
             let end = find(Array("?>".utf8), in: bytes, from: start + 2).map { $0 + 2 } ?? bytes.count
-            if !isDeclaration(bytes, at: start) { blanks.append(start..<end) }
+            blanks.append(start..<end)
             try checkUTF8(bytes, start..<end, validating: validatingUTF8)
             return end
         }
