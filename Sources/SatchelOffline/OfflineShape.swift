@@ -1,5 +1,6 @@
 import Foundation
 import SatchelOData
+import SatchelText
 
 /// What a defining query brings of each entity: the columns its `$select` names (every column without one), and
 /// the related entities its `$expand` brings, each stored in its own set's table with the same shape rules.
@@ -81,26 +82,8 @@ struct OfflineShape: Sendable {
         }
     }
 
-    /// `text` split at `separator` outside parentheses and quotes.
-    static func split(_ text: String, at separator: Character) -> [String] {
-        var parts: [String] = []
-        var current = ""
-        var depth = 0
-        var quoted = false
-        for character in text {
-            if character == "'" { quoted.toggle() }
-            if !quoted {
-                if character == "(" { depth += 1 }
-                if character == ")" { depth -= 1 }
-                if character == separator, depth == 0 {
-                    parts.append(current)
-                    current = ""
-                    continue
-                }
-            }
-            current.append(character)
-        }
-        parts.append(current)
-        return parts
+    /// `text` split at `separator` outside parentheses and quotes (by Unicode scalars).
+    static func split(_ text: String, at separator: Unicode.Scalar) -> [String] {
+        text.splittingByScalars(at: separator, outside: "'", nesting: true)
     }
 }

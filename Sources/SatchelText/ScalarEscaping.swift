@@ -37,3 +37,32 @@ package enum QuoteEscaping: Sendable {
     /// `\'`, and `\\` for a backslash: CMIS QL and NXQL.
     case backslash
 }
+
+extension StringProtocol {
+    /// The text split at every `separator` that stands outside `quote`d runs (and, with `nesting`, outside
+    /// parentheses), read by Unicode scalars as its writer escaped it: `'` followed by a combining mark still opens or
+    /// closes a string. A doubled quote inside a string toggles twice and stays inside.
+    package func splittingByScalars(
+        at separator: Unicode.Scalar, outside quote: Unicode.Scalar, nesting: Bool = false
+    ) -> [String] {
+        var parts: [String] = []
+        var current = String.UnicodeScalarView()
+        var depth = 0
+        var quoted = false
+        for scalar in unicodeScalars {
+            if scalar == quote { quoted.toggle() }
+            if !quoted {
+                if nesting, scalar == "(" { depth += 1 }
+                if nesting, scalar == ")" { depth -= 1 }
+                if scalar == separator, depth == 0 {
+                    parts.append(String(current))
+                    current = String.UnicodeScalarView()
+                    continue
+                }
+            }
+            current.append(scalar)
+        }
+        parts.append(String(current))
+        return parts
+    }
+}

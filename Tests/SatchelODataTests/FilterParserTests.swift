@@ -241,6 +241,20 @@ struct KeyParsingTests {
         #expect(throws: ODataError.self) { try ODataKey(parsing: "", version: .v4) }
         #expect(throws: ODataError.self) { try ODataKey(parsing: "Name eq 'x'", version: .v4) }
     }
+
+    @Test("a key is split by scalars: a doubled quote carrying a combining mark stays inside its string")
+    func quoteWithCombiningMark() throws {
+        let value = "a'\u{301},b"
+        let key = ODataKey(parts: [("Name", .string(value)), ("Id", .int(1))])
+        let predicate = key.predicate(for: .v4)
+        let read = try ODataKey(parsing: String(predicate.dropFirst().dropLast()), version: .v4)
+        #expect(read.parts.map(\.name) == ["Name", "Id"])
+        guard case .string(let readValue)? = read.parts.first?.value else {
+            Issue.record("not a string: \(read)")
+            return
+        }
+        #expect(Array(readValue.unicodeScalars) == Array(value.unicodeScalars))
+    }
 }
 
 @Suite("$orderby lists")

@@ -16,4 +16,14 @@ struct ScalarEscapingTests {
         #expect("plain".singleQuoted(.doubled) == "'plain'")
         #expect("".escapingScalars { _ in "x" } == "")
     }
+
+    @Test("splitting outside quotes reads quotes by scalar: one that carries a combining mark still opens or closes")
+    func splitting() {
+        let parts = "a,'b,''\u{301},c',d".splittingByScalars(at: ",", outside: "'")
+        #expect(parts.map(Self.scalars) == ["a", "'b,''\u{301},c'", "d"].map(Self.scalars))
+        #expect("x(a,'b)'),y".splittingByScalars(at: ",", outside: "'", nesting: true) == ["x(a,'b)')", "y"])
+        #expect("x(a,b),y".splittingByScalars(at: ",", outside: "'") == ["x(a", "b)", "y"])
+        #expect("p; q=\"\u{301}a;b\"; r".splittingByScalars(at: ";", outside: "\"").count == 3)
+        #expect("".splittingByScalars(at: ",", outside: "'") == [""])
+    }
 }

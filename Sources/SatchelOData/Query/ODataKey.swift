@@ -1,4 +1,5 @@
 import Foundation
+import SatchelText
 /// The key of an entity: one value, or named values for a composite key.
 ///
 /// ```swift
@@ -49,22 +50,14 @@ public struct ODataKey: Sendable, Hashable, ExpressibleByStringLiteral, Expressi
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw ODataError(.invalidArgument, "an empty key")
         }
+        // Split by Unicode scalars, as the literals were escaped: a quote followed by a combining mark is still a
+        // quote (one `Character`, not equal to "'").
         var parts: [(String, ODataLiteral)] = []
-        var quoted = false
-        var start = text.startIndex
-        var pieces: [Substring] = []
-        for index in text.indices {
-            if text[index] == "'" { quoted.toggle() }
-            if text[index] == ",", !quoted {
-                pieces.append(text[start..<index])
-                start = text.index(after: index)
-            }
-        }
-        pieces.append(text[start...])
+        let pieces = text.splittingByScalars(at: ",", outside: "'").map(\.unicodeScalars)
         for piece in pieces {
             let nameEnd = piece.firstIndex { $0 == "=" || $0 == "'" }
             let named = nameEnd.map { piece[$0] == "=" } ?? false
-            let name = named ? piece[..<nameEnd!].trimmingCharacters(in: .whitespaces) : ""
+            let name = named ? String(piece[..<nameEnd!]).trimmingCharacters(in: .whitespaces) : ""
             let valueText = named ? String(piece[piece.index(after: nameEnd!)...]) : String(piece)
             guard case .literal(let literal) = try ODataExpression.parse(valueText, version: version) else {
                 throw ODataError(.invalidArgument, "\(valueText) in the key (\(text)) is not a literal")

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import SatchelCMISCore
 import SatchelRepository
+import SatchelText
 
 /// Reads a `multipart/form-data` body (or `multipart/related`, whose parts are named by Content-ID) as it arrives: form fields into memory (bounded), the file part straight
 /// into the blob store, but only once the `beforeContent` check, given the fields read so far, has passed. Malformed
@@ -257,16 +258,29 @@ struct MultipartReader {
         var extended: String?
         var plain: String?
         for parameter in splitParameters(header).dropFirst() {
-            guard let equals = parameter.firstIndex(of: "=") else { continue }
-            let key = parameter[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-            var value = parameter[parameter.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let scalars = parameter.unicodeScalars
+            guard let equals = scalars.firstIndex(of: "=") else { continue }
+            let key = String(scalars[..<equals]).trimmingCharacters(in: .whitespaces).lowercased()
+            var value = String(scalars[scalars.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
             if key == name + "*" {
                 if let quote = value.range(of: "''") {
                     extended = String(value[quote.upperBound...]).removingPercentEncoding
                 }
             } else if key == name {
-                if value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 {
-                    value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
+                let scalars = value.unicodeScalars
+                if scalars.count >= 2, scalars.first == "\"", scalars.last == "\"" {
+                    // A quoted-string: a backslash makes the scalar after it literal.
+                    var unquoted = String.UnicodeScalarView()
+                    var escaped = false
+                    for scalar in scalars.dropFirst().dropLast() {
+                        if scalar == "\\", !escaped {
+                            escaped = true
+                            continue
+                        }
+                        unquoted.append(scalar)
+                        escaped = false
+                    }
+                    value = String(unquoted)
                 }
                 plain = value
             }
@@ -274,23 +288,9 @@ struct MultipartReader {
         return extended ?? plain
     }
 
-    /// Splits on `;` outside quotes.
-    static func splitParameters(_ header: String) -> [Substring] {
-        var parts: [Substring] = []
-        var inQuotes = false
-        var partStart = header.startIndex
-        var index = header.startIndex
-        while index < header.endIndex {
-            let character = header[index]
-            if character == "\"" { inQuotes.toggle() }
-            if character == ";" && !inQuotes {
-                parts.append(header[partStart..<index])
-                partStart = header.index(after: index)
-            }
-            index = header.index(after: index)
-        }
-        parts.append(header[partStart...])
-        return parts
+    /// Splits on `;` outside quotes (by Unicode scalars: a quote followed by a combining mark is still a quote).
+    static func splitParameters(_ header: String) -> [String] {
+        header.splittingByScalars(at: ";", outside: "\"")
     }
 }
 
