@@ -17,9 +17,9 @@ import SatchelText
 ///
 /// So a document that is (or says nothing else than being) UTF-8 must be UTF-8 throughout: XML requires it, and the
 /// reader refuses it otherwise with the byte's line and column. A document declaring an encoding libxml2 cannot
-/// convert (`encoding="utf-4"`), or whose declaration is malformed, is read as UTF-8 by it, so it is held to UTF-8
-/// too. Processing instructions other than the XML declaration carry nothing Satchel reads: they are blanked
-/// (spaces, line ends kept, so positions stay right).
+/// convert (`encoding="utf-4"`) is read as UTF-8 by it, so it is held to UTF-8 too. A malformed XML declaration is
+/// refused: libxml2 reads on after it in ways the preflight cannot follow. Processing instructions other than the
+/// XML declaration carry nothing Satchel reads: they are blanked (spaces, line ends kept, so positions stay right).
 /// Documents in UTF-16 are left as they are.
 enum XMLPreflight {
     /// Checks `bytes`; returns the bytes to parse instead when a processing instruction was blanked, nil when the
@@ -33,9 +33,15 @@ enum XMLPreflight {
         {
             return nil
         }
-        let validatesUTF8 = declaresUTF8(bytes)
-        var blanks: [Range<Int>] = []
+        var validatesUTF8 = true
         var index = 0
+        let bom = starts(bytes, at: 0, with: "\u{FEFF}") ? 3 : 0
+        if isDeclaration(bytes, at: bom) {
+            let declaration = try parseDeclaration(bytes, at: bom)
+            validatesUTF8 = declaration.encoding.map(mustStayUTF8) ?? true
+            index = declaration.end
+        }
+        var blanks: [Range<Int>] = []
         while index < count {
             let byte = bytes[index]
             if byte < 0x80 {
@@ -70,9 +76,6 @@ enum XMLPreflight {
     ) throws(XMLReadError) -> Int {
         let next = bytes[start + 1]
         if next == UInt8(ascii: "?") {
-            // The XML declaration is scanned through, not skipped: malformed (`<?xml versi>`), libxml2 skips only to
-            // its next `>`, and reads a processing instruction that the first `?>` would have hidden.
-            if isDeclaration(bytes, at: start) { return start + 2 }
             let end = find(Array("?>".utf8), in: bytes, from: start + 2).map { $0 + 2 } ?? bytes.count
             blanks.append(start..<end)
             try checkUTF8(bytes, start..<end, validating: validatingUTF8)
@@ -93,51 +96,59 @@ enum XMLPreflight {
         return start + 1
     }
 
-    /// `<?xml` followed by white space, at the very start (after a UTF-8 byte order mark).
+    /// `<?xml` followed by white space at `start`, the very start of the document (after a UTF-8 byte order mark).
     private static func isDeclaration(_ bytes: UnsafeRawBufferPointer, at start: Int) -> Bool {
-        let bom = starts(bytes, at: 0, with: "\u{FEFF}") ? 3 : 0
-        guard start == bom, starts(bytes, at: start, with: "<?xml"), start + 5 < bytes.count else { return false }
+        guard starts(bytes, at: start, with: "<?xml"), start + 5 < bytes.count else { return false }
         return [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start + 5])
     }
 
-    /// Whether the document must be UTF-8: it has no declaration, a declaration without an encoding or not written
-    /// exactly as XML 1.0 §2.8 says (libxml2 then keeps to UTF-8, or stops honouring it part way), or one naming an
-    /// encoding `XMLParser` would not convert it from (libxml2 then reads the bytes as UTF-8): UTF-8 itself, a Unicode
-    /// form that 8-bit bytes cannot be in (UTF-16 as declared by an ASCII `<?xml`), or a name this platform does not
-    /// know (`utf-4`).
-    private static func declaresUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let bom = starts(bytes, at: 0, with: "\u{FEFF}") ? 3 : 0
-        guard isDeclaration(bytes, at: bom), let name = declaredEncoding(bytes, at: bom) else { return true }
-        let lowercased = name.lowercased()
+    /// Whether a document declared in `encoding` is read as UTF-8 by `XMLParser`, which libxml2 does when it does
+    /// not convert from the encoding: UTF-8 itself, a Unicode form that 8-bit bytes cannot be in (UTF-16 as declared
+    /// by an ASCII `<?xml`), or a name this platform does not know (`utf-4`). A document without a declaration, or
+    /// with one that names no encoding, is UTF-8 too.
+    private static func mustStayUTF8(_ encoding: String) -> Bool {
+        let lowercased = encoding.lowercased()
         if lowercased.hasPrefix("utf") || lowercased.hasPrefix("ucs") || lowercased.hasPrefix("iso-10646") {
             return true
         }
-        return !converts(from: name)
+        return !converts(from: encoding)
     }
 
-    /// The encoding named by the declaration at `start`, when the declaration follows the grammar to its `?>`:
-    /// `<?xml` VersionInfo EncodingDecl? SDDecl? S? `?>`. A declaration written any other way (`encoding"="latin1"`,
-    /// a name with `=` in it, which the platform's conversion would quietly strip) names none.
-    private static func declaredEncoding(_ bytes: UnsafeRawBufferPointer, at start: Int) -> String? {
+    /// The XML declaration at `start`, which must follow the grammar to its `?>`:
+    /// `<?xml` VersionInfo EncodingDecl? SDDecl? S? `?>`. libxml2 recovers from a malformed one by skipping to its
+    /// next `>` and reading on, in an encoding of its choosing (`encoding"=utf-8"`, or `"=ISO-8859-1"`, which the
+    /// platform's conversion would take by quietly stripping the `=`): the preflight could not follow that reading,
+    /// so a malformed declaration is refused, at the place the grammar stops.
+    private static func parseDeclaration(
+        _ bytes: UnsafeRawBufferPointer, at start: Int
+    ) throws(XMLReadError) -> (encoding: String?, end: Int) {
         var cursor = DeclarationCursor(bytes: bytes, index: start + 5)
+        func malformed() -> XMLReadError {
+            let (line, column) = position(bytes, of: cursor.index)
+            return XMLReadError(
+                code: .malformed,
+                message: "the XML declaration is malformed: expected <?xml version=\"1.x\" followed by an optional "
+                    + "encoding=\"name\" and standalone=\"yes|no\", then ?>",
+                line: line, column: column)
+        }
         guard let version = cursor.pseudoAttribute("version"),
             version.count >= 3, version.starts(with: Array("1.".utf8)),
             version.dropFirst(2).allSatisfy({ (0x30...0x39).contains($0) })
-        else { return nil }
+        else { throw malformed() }
         let encoding = cursor.pseudoAttribute("encoding")
         if let encoding {
             guard let first = encoding.first, isASCIILetter(first),
                 encoding.dropFirst().allSatisfy({
                     isASCIILetter($0) || (0x30...0x39).contains($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
                 })
-            else { return nil }
+            else { throw malformed() }
         }
         if let standalone = cursor.pseudoAttribute("standalone") {
-            guard standalone == Array("yes".utf8) || standalone == Array("no".utf8) else { return nil }
+            guard standalone == Array("yes".utf8) || standalone == Array("no".utf8) else { throw malformed() }
         }
         cursor.skipSpace()
-        guard cursor.consume("?>"), let encoding else { return nil }
-        return String(decoding: encoding, as: UTF8.self)
+        guard cursor.consume("?>") else { throw malformed() }
+        return (encoding.map { String(decoding: $0, as: UTF8.self) }, cursor.index)
     }
 
     private static func isASCIILetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte & 0xDF) }
@@ -227,17 +238,23 @@ enum XMLPreflight {
     }
 
     private static func notUTF8(_ bytes: UnsafeRawBufferPointer, at index: Int) -> XMLReadError {
-        var line = 1
-        var lineStart = 0
-        for position in 0..<index where bytes[position] == 0x0A {
-            line += 1
-            lineStart = position + 1
-        }
+        let (line, column) = position(bytes, of: index)
         return XMLReadError(
             code: .malformed,
             message: "byte \(index) is not UTF-8 (0x\(String(bytes[index], radix: 16, uppercase: true))), "
                 + "in a document that is UTF-8",
-            line: line, column: index - lineStart + 1)
+            line: line, column: column)
+    }
+
+    /// The line and column (from 1, in bytes) of `index`.
+    private static func position(_ bytes: UnsafeRawBufferPointer, of index: Int) -> (line: Int, column: Int) {
+        var line = 1
+        var lineStart = 0
+        for position in 0..<min(index, bytes.count) where bytes[position] == 0x0A {
+            line += 1
+            lineStart = position + 1
+        }
+        return (line, index - lineStart + 1)
     }
 
     private static func starts(_ bytes: UnsafeRawBufferPointer, at start: Int, with prefix: String) -> Bool {
