@@ -87,6 +87,9 @@ final class TreeBuilder: NSObject, FoundationXMLParserDelegate {
         }
         let declarations = pendingDeclarations
         if !pendingDeclarations.isEmpty { pendingDeclarations = [:] }
+        if !Self.isQualifiedName(qName ?? elementName) {
+            return notQualified(parser, "<\(qName ?? elementName)>")
+        }
         if let qName, qName.contains(":"), namespaceURI?.isEmpty != false {
             // Namespaces in XML: a prefix must be declared (libxml2 only warns and leaves the element in no
             // namespace, where nothing that reads it by namespace would find it).
@@ -102,6 +105,9 @@ final class TreeBuilder: NSObject, FoundationXMLParserDelegate {
             attributes.reserveCapacity(attributeDict.count)
             for (qualified, value) in attributeDict {
                 if qualified == "xmlns" || qualified.hasPrefix("xmlns:") { continue }
+                guard Self.isQualifiedName(qualified) else {
+                    return notQualified(parser, "the attribute \(qualified) of <\(qName ?? elementName)>")
+                }
                 guard let attribute = attribute(qualified, value, declarations) else {
                     return stop(
                         parser,
@@ -167,6 +173,22 @@ final class TreeBuilder: NSObject, FoundationXMLParserDelegate {
                 parser, "text of <\(stack[top].qualifiedName)> longer than \(limits.maxTextLength) bytes")
         }
         stack[top].pieces.append(string)
+    }
+
+    /// Namespaces in XML §3: a name, or a prefix and a local name, each without a colon. libxml2 only warns about
+    /// `<:>` or `<a:b:c>` and passes them on; written back with a generated prefix they no longer read.
+    static func isQualifiedName(_ name: String) -> Bool {
+        let parts = name.utf8.split(separator: UInt8(ascii: ":"), maxSplits: 2, omittingEmptySubsequences: false)
+        return parts.count <= 2 && parts.allSatisfy { !$0.isEmpty }
+    }
+
+    private func notQualified(_ parser: FoundationXMLParser, _ what: String) {
+        stop(
+            parser,
+            XMLReadError(
+                code: .malformed,
+                message: "\(what) is not a qualified name: at most one colon, with a name on each side",
+                line: parser.lineNumber, column: parser.columnNumber))
     }
 
     /// Resolves an attribute's prefix against the declarations in scope (XMLParser gives qualified names only).

@@ -15,30 +15,32 @@ import SatchelText
 /// - a name that is not UTF-8 (`<\u{E3}rea/>`) traps in its start-element callback;
 /// - a processing instruction without data (`<?l?>`) makes its callback read a null string.
 ///
-/// So a document that is (or says nothing else than being) UTF-8 must be UTF-8 throughout: XML requires it, and the
-/// reader refuses it otherwise with the byte's line and column. A document declaring an encoding libxml2 cannot
-/// convert (`encoding="utf-4"`) is read as UTF-8 by it, so it is held to UTF-8 too. A malformed XML declaration is
-/// refused: libxml2 reads on after it in ways the preflight cannot follow. Processing instructions other than the
-/// XML declaration carry nothing Satchel reads: they are blanked (spaces, line ends kept, so positions stay right).
-/// Documents in UTF-16 are left as they are.
+/// So the preflight makes sure the bytes it checks are the characters libxml2 will read: documents in UTF-16 and
+/// UTF-32 are transcoded to UTF-8 first; an 8-bit document is read only in UTF-8 or in an encoding that keeps ASCII as
+/// it is (ISO-8859, Windows code pages), others (UTF-7, EBCDIC, unknown names) are refused; a malformed XML
+/// declaration is refused (libxml2 reads on after it in ways the preflight cannot follow), and so is a DTD internal
+/// subset (its entities can spell markup the bytes do not show). A document that is (or says nothing else than being)
+/// UTF-8 must be UTF-8 throughout: XML requires it, and the reader refuses it otherwise with the byte's line and
+/// column. Processing instructions other than the XML declaration carry nothing Satchel reads: they are blanked
+/// (spaces, line ends kept, so positions stay right).
 enum XMLPreflight {
     /// Checks `bytes`; returns the bytes to parse instead when a processing instruction was blanked, nil when the
     /// document can be parsed as it is.
     static func check(_ bytes: UnsafeRawBufferPointer) throws(XMLReadError) -> [UInt8]? {
-        let count = bytes.count
-        // UTF-16 (a byte order mark, or `<` as two bytes): byte-wise checks do not apply.
-        if count >= 2,
-            (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE)
-                || bytes[0] == 0 || bytes[1] == 0
-        {
-            return nil
+        // UTF-16 and UTF-32 (a byte order mark, or `<` in two or four bytes) are read here and parsed as UTF-8, so
+        // that the byte-wise checks below apply to them too.
+        if let utf8 = try transcode(bytes) {
+            let checked = utf8.withUnsafeBytes { text in Result { () throws(XMLReadError) in try check(text) } }
+            return try checked.get() ?? utf8
         }
+        let count = bytes.count
         var validatesUTF8 = true
         var index = 0
         let bom = starts(bytes, at: 0, with: "\u{FEFF}") ? 3 : 0
         if isDeclaration(bytes, at: bom) {
             let declaration = try parseDeclaration(bytes, at: bom)
-            validatesUTF8 = declaration.encoding.map(mustStayUTF8) ?? true
+            // After a UTF-8 byte order mark the document is UTF-8, whatever it declares.
+            if let encoding = declaration.encoding, bom == 0 { validatesUTF8 = try readsAsUTF8(encoding) }
             index = declaration.end
         }
         var blanks: [Range<Int>] = []
@@ -92,26 +94,71 @@ enum XMLPreflight {
                 try checkUTF8(bytes, start..<end, validating: validatingUTF8)
                 return end
             }
+            if starts(bytes, at: start, with: "<!DOCTYPE") { return try doctype(bytes, at: start) }
         }
         return start + 1
     }
 
+    /// Steps over `<!DOCTYPE …>`, its quoted literals whole (a `"<!--"` in one is no comment). An internal subset is
+    /// refused: its entity declarations can spell markup the bytes do not show (`<!ENTITY e "&#60;?l?>">` is a
+    /// processing instruction where `&e;` is used), and no format Satchel reads has one.
+    private static func doctype(_ bytes: UnsafeRawBufferPointer, at start: Int) throws(XMLReadError) -> Int {
+        var index = start + 9
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                let quote = bytes[index]
+                index += 1
+                while index < bytes.count, bytes[index] != quote { index += 1 }
+            case UInt8(ascii: "["):
+                let (line, column) = position(bytes, of: index)
+                throw XMLReadError(
+                    code: .entityRejected,
+                    message: "the document type declaration has an internal subset (entity declarations), "
+                        + "which Satchel does not read",
+                    line: line, column: column)
+            case UInt8(ascii: ">"):
+                return index + 1
+            default:
+                break
+            }
+            index += 1
+        }
+        return bytes.count
+    }
+
     /// `<?xml` followed by white space at `start`, the very start of the document (after a UTF-8 byte order mark).
-    private static func isDeclaration(_ bytes: UnsafeRawBufferPointer, at start: Int) -> Bool {
+    static func isDeclaration(_ bytes: UnsafeRawBufferPointer, at start: Int) -> Bool {
         guard starts(bytes, at: start, with: "<?xml"), start + 5 < bytes.count else { return false }
         return [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start + 5])
     }
 
-    /// Whether a document declared in `encoding` is read as UTF-8 by `XMLParser`, which libxml2 does when it does
-    /// not convert from the encoding: UTF-8 itself, a Unicode form that 8-bit bytes cannot be in (UTF-16 as declared
-    /// by an ASCII `<?xml`), or a name this platform does not know (`utf-4`). A document without a declaration, or
-    /// with one that names no encoding, is UTF-8 too.
-    private static func mustStayUTF8(_ encoding: String) -> Bool {
-        let lowercased = encoding.lowercased()
-        if lowercased.hasPrefix("utf") || lowercased.hasPrefix("ucs") || lowercased.hasPrefix("iso-10646") {
-            return true
+    /// Whether a document in 8-bit bytes declared in `encoding` must be UTF-8 throughout: UTF-8 itself, and UTF-16
+    /// (which 8-bit bytes cannot be in: libxml2 reads them as UTF-8). Otherwise only encodings that keep ASCII as it
+    /// is are read (US-ASCII, ISO-8859, Windows code pages, KOI8), so that the byte-wise checks see the markup
+    /// libxml2 will see; UTF-7, EBCDIC, ISO-2022 and names this platform does not know are refused.
+    private static func readsAsUTF8(_ encoding: String) throws(XMLReadError) -> Bool {
+        let name = encoding.lowercased()
+        if ["utf-8", "utf8", "utf-16", "utf16"].contains(name) { return true }
+        guard keepsASCII(name), converts(from: encoding) else {
+            throw XMLReadError(
+                code: .malformed,
+                message: "the document's encoding \(encoding) is not read: Satchel reads XML in UTF-8, UTF-16, UTF-32, "
+                    + "US-ASCII, ISO-8859, KOI8 and Windows code pages",
+                line: 1, column: 1)
         }
-        return !converts(from: encoding)
+        return false
+    }
+
+    /// Single-byte encodings whose first 128 bytes are ASCII.
+    private static func keepsASCII(_ name: String) -> Bool {
+        if ["us-ascii", "ascii", "latin1", "l1", "koi8-r", "koi8-u"].contains(name) { return true }
+        func number(after prefix: String) -> Int? { name.hasPrefix(prefix) ? Int(name.dropFirst(prefix.count)) : nil }
+        if let part = number(after: "iso-8859-") ?? number(after: "iso8859-") ?? number(after: "iso_8859-") {
+            return (1...16).contains(part) && part != 12
+        }
+        if let page = number(after: "windows-") ?? number(after: "cp") { return (1250...1258).contains(page) }
+        return false
     }
 
     /// The XML declaration at `start`, which must follow the grammar to its `?>`:
@@ -119,7 +166,7 @@ enum XMLPreflight {
     /// next `>` and reading on, in an encoding of its choosing (`encoding"=utf-8"`, or `"=ISO-8859-1"`, which the
     /// platform's conversion would take by quietly stripping the `=`): the preflight could not follow that reading,
     /// so a malformed declaration is refused, at the place the grammar stops.
-    private static func parseDeclaration(
+    static func parseDeclaration(
         _ bytes: UnsafeRawBufferPointer, at start: Int
     ) throws(XMLReadError) -> (encoding: String?, end: Int) {
         var cursor = DeclarationCursor(bytes: bytes, index: start + 5)

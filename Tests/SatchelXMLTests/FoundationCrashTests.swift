@@ -47,8 +47,8 @@ struct FoundationCrashTests {
     }
 
     @Test(
-        "a document declaring an encoding the platform does not convert from is held to UTF-8",
-        arguments: ["utf-4", "UTF-16", "ebcdic-none"])
+        "a document declared in UTF-8, or in UTF-16 while its bytes are 8-bit, is held to UTF-8",
+        arguments: ["UTF-16", "utf8"])
     func heldToUTF8(_ name: String) throws {
         let bytes = Array("<?xml version=\"1.0\" encoding=\"\(name)\"?>\n<a".utf8) + [0xE7] + Array("b/>".utf8)
         let error = #expect(throws: XMLReadError.self) { try XDocument.parse(data: Data(bytes)) }
@@ -56,6 +56,70 @@ struct FoundationCrashTests {
         #expect(error?.line == 2)
         #expect(error?.column == 3, "\(String(describing: error))")
         #expect(error?.message.contains("not UTF-8") == true)
+    }
+
+    /// In these, markup can be written without the bytes of `<?` (UTF-7 `+ADw-?l?>`, EBCDIC), or bytes of `<!--`
+    /// can stand inside other characters (ISO-2022-JP): the preflight's byte-wise checks would not see what libxml2
+    /// reads.
+    @Test(
+        "an 8-bit document in an encoding that does not keep ASCII, or one the platform does not know, is refused",
+        arguments: ["utf-4", "ebcdic-none", "UTF-7", "IBM037", "ISO-2022-JP", "UTF-16LE", "UCS-2", "UTF-32"])
+    func refusedEncoding(_ name: String) throws {
+        let bytes = Array("<?xml version=\"1.0\" encoding=\"\(name)\"?>\n<a>+ADw-?l?></a>".utf8)
+        let error = #expect(throws: XMLReadError.self) { try XDocument.parse(data: Data(bytes)) }
+        #expect(error?.line == 1)
+        #expect(error?.message.contains("encoding \(name) is not read") == true, "\(String(describing: error))")
+    }
+
+    @Test("after a UTF-8 byte order mark the document is UTF-8, whatever its declaration says")
+    func byteOrderMarkWins() {
+        let bytes =
+            [0xEF, 0xBB, 0xBF] + Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<a".utf8) + [0xE7]
+            + Array("b/>".utf8)
+        let error = #expect(throws: XMLReadError.self) { try XDocument.parse(data: Data(bytes)) }
+        #expect(error?.message.contains("not UTF-8") == true, "\(String(describing: error))")
+    }
+
+    static func wide(_ text: String, _ form: String, mark: Bool) -> [UInt8] {
+        let units: [UInt32] = form.hasPrefix("UTF-16") ? text.utf16.map(UInt32.init) : text.unicodeScalars.map(\.value)
+        let width = form.hasPrefix("UTF-16") ? 2 : 4
+        var bytes: [UInt8] = []
+        for unit in (mark ? [0xFEFF] : []) + units {
+            let big = (0..<width).reversed().map { UInt8(truncatingIfNeeded: unit >> (8 * $0)) }
+            bytes += form.hasSuffix("BE") ? big : big.reversed()
+        }
+        return bytes
+    }
+
+    @Test(
+        "UTF-16 and UTF-32 documents are read through UTF-8: processing instructions are blanked there too",
+        arguments: [("UTF-16LE", true), ("UTF-16BE", false), ("UTF-32LE", false), ("UTF-32BE", true)])
+    func wideEncodings(_ form: String, mark: Bool) throws {
+        let text = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<a x=\"\u{E9}\"><b><?l?></b>caf\u{E9} \u{1F600}</a>"
+        let document = try XDocument.parse(data: Data(Self.wide(text, form, mark: mark)))
+        #expect(document.root.name == "a")
+        #expect(document.root.children.map(\.name) == ["b"])
+        #expect(document.root.text.trimmingCharacters(in: .whitespaces) == "caf\u{E9} \u{1F600}")
+        #expect(document.root.attributes.first?.value == "\u{E9}")
+        // A lone surrogate (UTF-16), or a byte count the form cannot have (UTF-32), is not in the encoding.
+        let tail: [UInt8] = form.hasPrefix("UTF-32") ? [0xFF] : form.hasSuffix("BE") ? [0xD8, 0x00] : [0x00, 0xD8]
+        let broken = Self.wide("<a>", form, mark: mark) + tail
+        let error = #expect(throws: XMLReadError.self) { try XDocument.parse(data: Data(broken)) }
+        #expect(error?.line == 1)
+        #expect(error?.message.contains("not in its encoding") == true, "\(String(describing: error))")
+    }
+
+    /// Found in review: a character reference in an entity value spells a processing instruction the bytes do not
+    /// show, and a `<!--` inside a quoted literal of the document type declaration is no comment.
+    @Test("a DTD internal subset is refused; a document type declaration's literals are skipped whole")
+    func documentTypeDeclarations() throws {
+        let entity = "<!DOCTYPE a [<!ENTITY e \"&#60;?l?>\">]>\n<a>&e;</a>"
+        let error = #expect(throws: XMLReadError.self) { try XDocument.parse(data: Data(entity.utf8)) }
+        #expect(error?.code == .entityRejected)
+        #expect(error?.line == 1)
+        #expect(error?.column == 13, "\(String(describing: error))")
+        let literal = "<!DOCTYPE a SYSTEM \"<!--\"><a><?l?>x</a>"
+        #expect(try XDocument.parse(data: Data(literal.utf8)).root.text.trimmingCharacters(in: .whitespaces) == "x")
     }
 
     /// libxml2 reads on after a malformed declaration from its next `>`, in an encoding of its choosing: found by
