@@ -13,6 +13,7 @@ struct DispositionParameterTests {
         #expect(name.map { Array($0.unicodeScalars) } == Array("\u{301}a;b \"c\"\u{301}.txt".unicodeScalars))
         #expect(MultipartReader.dispositionParameter("name", in: header) == "content")
         #expect(MultipartReader.dispositionParameter("filename", in: "form-data; filename=plain.txt") == "plain.txt")
+        #expect(MultipartReader.dispositionParameter("filename", in: #"form-data; filename="a\b.txt""#) == #"a\b.txt"#)
         #expect(
             MultipartReader.dispositionParameter(
                 "filename", in: "form-data; filename=\"x\"; filename*=UTF-8''caf%C3%A9.txt") == "café.txt")

@@ -269,16 +269,15 @@ struct MultipartReader {
             } else if key == name {
                 let scalars = value.unicodeScalars
                 if scalars.count >= 2, scalars.first == "\"", scalars.last == "\"" {
-                    // A quoted-string: a backslash makes the scalar after it literal.
+                    // A quoted-string: `\"` is a quote. Browsers, and Satchel's client, send a backslash as it is
+                    // (and a quote as %22), so other backslashes stay.
                     var unquoted = String.UnicodeScalarView()
-                    var escaped = false
-                    for scalar in scalars.dropFirst().dropLast() {
-                        if scalar == "\\", !escaped {
-                            escaped = true
-                            continue
-                        }
-                        unquoted.append(scalar)
-                        escaped = false
+                    let inner = Array(scalars.dropFirst().dropLast())
+                    var index = 0
+                    while index < inner.count {
+                        if inner[index] == "\\", index + 1 < inner.count, inner[index + 1] == "\"" { index += 1 }
+                        unquoted.append(inner[index])
+                        index += 1
                     }
                     value = String(unquoted)
                 }
