@@ -104,17 +104,14 @@ enum Lexer {
         return text
     }
 
-    /// A letter (any script) or `_`.
-    static func isWordStart(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter: true
-        default: scalar == "_"
-        }
-    }
+    /// An alphabetic scalar (letters of any script, letter numbers such as `Ⅻ`) or `_`: what starts a word.
+    static func isWordStart(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.isAlphabetic || scalar == "_" }
 
-    /// A letter, a combining mark, an ASCII digit, `_`, `:` or `-`.
+    /// What continues a word: what starts one, what extends a character (combining marks, ZWNJ, and ZWJ, which
+    /// Persian and Indic names use), an ASCII digit, `:` or `-`.
     static func isWordPart(_ scalar: Unicode.Scalar) -> Bool {
-        isWordStart(scalar) || isMark(scalar) || (0x30...0x39).contains(scalar.value) || scalar == ":" || scalar == "-"
+        isWordStart(scalar) || isMark(scalar) || scalar.properties.isGraphemeExtend || scalar == "\u{200D}"
+            || (0x30...0x39).contains(scalar.value) || scalar == ":" || scalar == "-"
     }
 
     static func isMark(_ scalar: Unicode.Scalar) -> Bool {

@@ -88,4 +88,20 @@ struct ScalarReadingTests {
         let read = try Self.equalities(try #require(translation.statements.first))
         #expect(read["cmis:name"].map { Array($0.unicodeScalars) } == Array(value.unicodeScalars))
     }
+
+    @Test("names are words of any script: letter numbers, combining marks, ZWNJ and ZWJ stay inside them")
+    func names() throws {
+        for name in [
+            "\u{216B}x", "\u{645}\u{6CC}\u{200C}\u{62E}\u{648}\u{627}\u{647}\u{645}", "\u{915}\u{94D}\u{200D}\u{937}",
+            "e\u{301}t\u{E9}",
+        ] {
+            let query = try CMISQL.parse("SELECT \(name) FROM t WHERE \(name) = 1")
+            guard case .comparison(let column, _, _)? = query.whereClause else {
+                Issue.record("no comparison for \(name)")
+                continue
+            }
+            #expect(Array(column.name.unicodeScalars) == Array(name.unicodeScalars))
+        }
+        #expect(throws: CMISQLError.self) { try CMISQL.parse("SELECT \u{301}x FROM t") }
+    }
 }
