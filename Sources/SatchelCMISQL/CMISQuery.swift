@@ -46,7 +46,7 @@ public struct ColumnReference: Sendable, Hashable, CustomStringConvertible {
     public var qualifier: String?
     /// The property query name.
     public var name: String
-    /// Character offset in the statement (0 for references built in code).
+    /// Offset in the statement, in Unicode scalars (0 for references built in code).
     public var offset: Int
 
     public init(qualifier: String? = nil, name: String, offset: Int = 0) {
