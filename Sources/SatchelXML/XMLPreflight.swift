@@ -89,14 +89,61 @@ enum XMLPreflight {
                 ? Array("-->".utf8)
                 : starts(bytes, at: start, with: "<![CDATA[") ? Array("]]>".utf8) : nil
             if let terminator {
-                let end =
-                    find(terminator, in: bytes, from: start + 4).map { $0 + terminator.count } ?? bytes.count
+                // One that does not end is refused: libxml2 recovers from it and reads on, where the skip would not.
+                guard let found = find(terminator, in: bytes, from: start + 4) else {
+                    let what = terminator == Array("-->".utf8) ? "a comment" : "a CDATA section"
+                    throw malformed(bytes, at: start, "\(what) that does not end")
+                }
+                let end = found + terminator.count
                 try checkUTF8(bytes, start..<end, validating: validatingUTF8)
                 return end
             }
             if starts(bytes, at: start, with: "<!DOCTYPE") { return try doctype(bytes, at: start) }
+            return start + 1
         }
-        return start + 1
+        return try tag(bytes, at: start, validatingUTF8: validatingUTF8)
+    }
+
+    /// Steps over a start or end tag to its `>`, its attribute values whole. `<` is never allowed in an attribute
+    /// value; it is refused there, because libxml2 recovers from it and would read a processing instruction the
+    /// skip hid (`<a b="<!--"><?l?>…`). Where a tag is cut off by another `<`, scanning goes on from that one.
+    private static func tag(
+        _ bytes: UnsafeRawBufferPointer, at start: Int, validatingUTF8: Bool
+    ) throws(XMLReadError) -> Int {
+        var index = start + 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                let quote = bytes[index]
+                let valueStart = index
+                index += 1
+                while index < bytes.count, bytes[index] != quote {
+                    if bytes[index] == UInt8(ascii: "<") {
+                        throw malformed(bytes, at: index, "'<' inside an attribute value")
+                    }
+                    index += 1
+                }
+                guard index < bytes.count else {
+                    throw malformed(bytes, at: valueStart, "an attribute value that does not end")
+                }
+            case UInt8(ascii: ">"):
+                try checkUTF8(bytes, start..<(index + 1), validating: validatingUTF8)
+                return index + 1
+            case UInt8(ascii: "<"):
+                try checkUTF8(bytes, start..<index, validating: validatingUTF8)
+                return index
+            default:
+                break
+            }
+            index += 1
+        }
+        try checkUTF8(bytes, start..<bytes.count, validating: validatingUTF8)
+        return bytes.count
+    }
+
+    private static func malformed(_ bytes: UnsafeRawBufferPointer, at index: Int, _ what: String) -> XMLReadError {
+        let (line, column) = position(bytes, of: index)
+        return XMLReadError(code: .malformed, message: "the document has \(what)", line: line, column: column)
     }
 
     /// Steps over `<!DOCTYPE …>`, its quoted literals whole (a `"<!--"` in one is no comment). An internal subset is
@@ -108,8 +155,12 @@ enum XMLPreflight {
             switch bytes[index] {
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
                 let quote = bytes[index]
+                let literalStart = index
                 index += 1
                 while index < bytes.count, bytes[index] != quote { index += 1 }
+                guard index < bytes.count else {
+                    throw malformed(bytes, at: literalStart, "a document type literal that does not end")
+                }
             case UInt8(ascii: "["):
                 let (line, column) = position(bytes, of: index)
                 throw XMLReadError(
@@ -124,7 +175,7 @@ enum XMLPreflight {
             }
             index += 1
         }
-        return bytes.count
+        throw malformed(bytes, at: start, "a document type declaration that does not end")
     }
 
     /// `<?xml` followed by white space at `start`, the very start of the document (after a UTF-8 byte order mark).

@@ -109,6 +109,23 @@ struct FoundationCrashTests {
         #expect(error?.message.contains("not in its encoding") == true, "\(String(describing: error))")
     }
 
+    /// libxml2 recovers from these and reads on, where the preflight's skip would have hidden a processing instruction
+    /// without data (the first found by fuzzing, Fuzz/Regressions/xml/pi-after-comment-that-does-not-end.xml).
+    @Test(
+        "markup the preflight could not follow is refused: a comment, CDATA section or literal that does not end, '<' in an attribute value",
+        arguments: [
+            ("<??><o<!--\u{11}<?x--><??><!--?><?l?>", "a comment that does not end"),
+            ("<a><![CDATA[x\n<?l?></a>", "a CDATA section that does not end"),
+            ("<a b=\"<!--\"><?l?></a><!-- -->", "'<' inside an attribute value"),
+            ("<a b='x>\n", "an attribute value that does not end"),
+            ("<!DOCTYPE a SYSTEM \"x><a><?l?></a>", "a document type literal that does not end"),
+        ])
+    func unfollowableMarkup(_ text: String, _ what: String) {
+        let error = #expect(throws: XMLReadError.self) { try XDocument.parse(data: Data(text.utf8)) }
+        #expect(error?.code == .malformed)
+        #expect(error?.message.contains(what) == true, "\(String(describing: error))")
+    }
+
     /// Found in review: a character reference in an entity value spells a processing instruction the bytes do not
     /// show, and a `<!--` inside a quoted literal of the document type declaration is no comment.
     @Test("a DTD internal subset is refused; a document type declaration's literals are skipped whole")
