@@ -114,11 +114,14 @@ struct FoundationCrashTests {
     @Test(
         "markup the preflight could not follow is refused: a comment, CDATA section or literal that does not end, '<' in an attribute value",
         arguments: [
-            ("<??><o<!--\u{11}<?x--><??><!--?><?l?>", "a comment that does not end"),
+            ("<??><o<!--x<?x--><??><!--?><?l?>", "a comment that does not end"),
             ("<a><![CDATA[x\n<?l?></a>", "a CDATA section that does not end"),
             ("<a b=\"<!--\"><?l?></a><!-- -->", "'<' inside an attribute value"),
             ("<a b='x>\n", "an attribute value that does not end"),
             ("<!DOCTYPE a SYSTEM \"x><a><?l?></a>", "a document type literal that does not end"),
+            // Found by fuzzing (pi-after-comment-with-a-control-character.xml): libxml2 ends a comment at U+0011.
+            ("<?<??><o<!--\u{11}<?x--><??><!--?><?l?>s-->", "a character XML does not allow"),
+            ("<a>\u{FFFE}</a>", "a character XML does not allow"),
         ])
     func unfollowableMarkup(_ text: String, _ what: String) {
         let error = #expect(throws: XMLReadError.self) { try XDocument.parse(data: Data(text.utf8)) }
