@@ -23,10 +23,10 @@ import SatchelText
 /// UTF-8 must be UTF-8 throughout: XML requires it, and the reader refuses it otherwise with the byte's line and
 /// column. Processing instructions other than the XML declaration carry nothing Satchel reads: they are blanked
 /// (spaces, line ends kept, so positions stay right).
-enum XMLPreflight {
+package enum XMLPreflight {
     /// Checks `bytes`; returns the bytes to parse instead when a processing instruction was blanked, nil when the
     /// document can be parsed as it is.
-    static func check(_ bytes: UnsafeRawBufferPointer) throws(XMLReadError) -> [UInt8]? {
+    package static func check(_ bytes: UnsafeRawBufferPointer) throws(XMLReadError) -> [UInt8]? {
         // UTF-16 and UTF-32 (a byte order mark, or `<` in two or four bytes) are read here and parsed as UTF-8, so
         // that the byte-wise checks below apply to them too.
         if let utf8 = try transcode(bytes) {
@@ -53,12 +53,9 @@ enum XMLPreflight {
                 : validatesUTF8 && byte == 0xEF && offset + 2 < count && bytes[offset + 1] == 0xBF
                     && bytes[offset + 2] >= 0xBE
             if forbidden {
-                let (line, column) = position(bytes, of: offset)
-                throw XMLReadError(
-                    code: .malformed,
-                    message:
-                        "byte \(offset) is a character XML does not allow (a control character, U+FFFE or U+FFFF)",
-                    line: line, column: column)
+                throw refusal(
+                    bytes, at: offset, code: .malformed,
+                    "byte \(offset) is a character XML does not allow (a control character, U+FFFE or U+FFFF)")
             }
         }
         var blanks: [Range<Int>] = []
@@ -132,18 +129,7 @@ enum XMLPreflight {
         while index < bytes.count {
             switch bytes[index] {
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                let quote = bytes[index]
-                let valueStart = index
-                index += 1
-                while index < bytes.count, bytes[index] != quote {
-                    if bytes[index] == UInt8(ascii: "<") {
-                        throw malformed(bytes, at: index, "'<' inside an attribute value")
-                    }
-                    index += 1
-                }
-                guard index < bytes.count else {
-                    throw malformed(bytes, at: valueStart, "an attribute value that does not end")
-                }
+                index = try skipQuoted(bytes, at: index, refusingLessThan: true, "an attribute value")
             case UInt8(ascii: ">"):
                 try checkUTF8(bytes, start..<(index + 1), validating: validatingUTF8)
                 return index + 1
@@ -159,9 +145,33 @@ enum XMLPreflight {
         return bytes.count
     }
 
+    /// The index of the quote closing the literal that opens at `start` (`"` or `'`). With `refusingLessThan`, a `<`
+    /// inside is refused (XML allows none in an attribute value).
+    private static func skipQuoted(
+        _ bytes: UnsafeRawBufferPointer, at start: Int, refusingLessThan: Bool, _ what: String
+    ) throws(XMLReadError) -> Int {
+        let quote = bytes[start]
+        var index = start + 1
+        while index < bytes.count, bytes[index] != quote {
+            if refusingLessThan, bytes[index] == UInt8(ascii: "<") {
+                throw malformed(bytes, at: index, "'<' inside \(what)")
+            }
+            index += 1
+        }
+        guard index < bytes.count else { throw malformed(bytes, at: start, "\(what) that does not end") }
+        return index
+    }
+
     private static func malformed(_ bytes: UnsafeRawBufferPointer, at index: Int, _ what: String) -> XMLReadError {
+        refusal(bytes, at: index, code: .malformed, "the document has \(what)")
+    }
+
+    /// An error at `index`, with its line and column.
+    private static func refusal(
+        _ bytes: UnsafeRawBufferPointer, at index: Int, code: XMLReadError.Code, _ message: String
+    ) -> XMLReadError {
         let (line, column) = position(bytes, of: index)
-        return XMLReadError(code: .malformed, message: "the document has \(what)", line: line, column: column)
+        return XMLReadError(code: code, message: message, line: line, column: column)
     }
 
     /// Steps over `<!DOCTYPE …>`, its quoted literals whole (a `"<!--"` in one is no comment). An internal subset is
@@ -172,20 +182,12 @@ enum XMLPreflight {
         while index < bytes.count {
             switch bytes[index] {
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                let quote = bytes[index]
-                let literalStart = index
-                index += 1
-                while index < bytes.count, bytes[index] != quote { index += 1 }
-                guard index < bytes.count else {
-                    throw malformed(bytes, at: literalStart, "a document type literal that does not end")
-                }
+                index = try skipQuoted(bytes, at: index, refusingLessThan: false, "a document type literal")
             case UInt8(ascii: "["):
-                let (line, column) = position(bytes, of: index)
-                throw XMLReadError(
-                    code: .entityRejected,
-                    message: "the document type declaration has an internal subset (entity declarations), "
-                        + "which Satchel does not read",
-                    line: line, column: column)
+                throw refusal(
+                    bytes, at: index, code: .entityRejected,
+                    "the document type declaration has an internal subset (entity declarations), "
+                        + "which Satchel does not read")
             case UInt8(ascii: ">"):
                 return index + 1
             default:
@@ -240,12 +242,10 @@ enum XMLPreflight {
     ) throws(XMLReadError) -> (encoding: String?, end: Int) {
         var cursor = DeclarationCursor(bytes: bytes, index: start + 5)
         func malformed() -> XMLReadError {
-            let (line, column) = position(bytes, of: cursor.index)
-            return XMLReadError(
-                code: .malformed,
-                message: "the XML declaration is malformed: expected <?xml version=\"1.x\" followed by an optional "
-                    + "encoding=\"name\" and standalone=\"yes|no\", then ?>",
-                line: line, column: column)
+            refusal(
+                bytes, at: cursor.index, code: .malformed,
+                "the XML declaration is malformed: expected <?xml version=\"1.x\" followed by an optional "
+                    + "encoding=\"name\" and standalone=\"yes|no\", then ?>")
         }
         guard let version = cursor.pseudoAttribute("version"),
             version.count >= 3, version.starts(with: Array("1.".utf8)),
@@ -354,12 +354,10 @@ enum XMLPreflight {
     }
 
     private static func notUTF8(_ bytes: UnsafeRawBufferPointer, at index: Int) -> XMLReadError {
-        let (line, column) = position(bytes, of: index)
-        return XMLReadError(
-            code: .malformed,
-            message: "byte \(index) is not UTF-8 (0x\(String(bytes[index], radix: 16, uppercase: true))), "
-                + "in a document that is UTF-8",
-            line: line, column: column)
+        refusal(
+            bytes, at: index, code: .malformed,
+            "byte \(index) is not UTF-8 (0x\(String(bytes[index], radix: 16, uppercase: true))), "
+                + "in a document that is UTF-8")
     }
 
     /// The line and column (from 1, in bytes) of `index`.
