@@ -41,16 +41,25 @@ package enum QuoteEscaping: Sendable {
 extension StringProtocol {
     /// The text split at every `separator` that stands outside `quote`d runs (and, with `nesting`, outside
     /// parentheses), read by Unicode scalars as its writer escaped it: `'` followed by a combining mark still opens or
-    /// closes a string. A doubled quote inside a string toggles twice and stays inside.
+    /// closes a string. A doubled quote inside a string toggles twice and stays inside. With `escape`, the scalar after
+    /// it inside a quoted run is taken as it is (`\"` in an HTTP quoted string).
     package func splittingByScalars(
-        at separator: Unicode.Scalar, outside quote: Unicode.Scalar, nesting: Bool = false
+        at separator: Unicode.Scalar, outside quote: Unicode.Scalar, escape: Unicode.Scalar? = nil,
+        nesting: Bool = false
     ) -> [String] {
         var parts: [String] = []
         var current = String.UnicodeScalarView()
         var depth = 0
         var quoted = false
+        var escaped = false
         for scalar in unicodeScalars {
-            if scalar == quote { quoted.toggle() }
+            if escaped {
+                escaped = false
+            } else if quoted, scalar == escape {
+                escaped = true
+            } else if scalar == quote {
+                quoted.toggle()
+            }
             if !quoted {
                 if nesting, scalar == "(" { depth += 1 }
                 if nesting, scalar == ")" { depth -= 1 }

@@ -14,6 +14,10 @@ struct DispositionParameterTests {
         #expect(MultipartReader.dispositionParameter("name", in: header) == "content")
         #expect(MultipartReader.dispositionParameter("filename", in: "form-data; filename=plain.txt") == "plain.txt")
         #expect(MultipartReader.dispositionParameter("filename", in: #"form-data; filename="a\b.txt""#) == #"a\b.txt"#)
+        // `\"` does not end the quoted string: the `;` after it is part of the name.
+        #expect(
+            MultipartReader.dispositionParameter("filename", in: #"form-data; filename="a\"; x.txt"; name="c""#)
+                == #"a"; x.txt"#)
         #expect(
             MultipartReader.dispositionParameter(
                 "filename", in: "form-data; filename=\"x\"; filename*=UTF-8''caf%C3%A9.txt") == "café.txt")

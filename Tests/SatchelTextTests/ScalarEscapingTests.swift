@@ -25,5 +25,8 @@ struct ScalarEscapingTests {
         #expect("x(a,b),y".splittingByScalars(at: ",", outside: "'") == ["x(a", "b)", "y"])
         #expect("p; q=\"\u{301}a;b\"; r".splittingByScalars(at: ";", outside: "\"").count == 3)
         #expect("".splittingByScalars(at: ",", outside: "'") == [""])
+        // With an escape, an escaped quote inside a quoted string neither closes nor opens one.
+        #expect(#"a="x\";y";b"#.splittingByScalars(at: ";", outside: "\"", escape: "\\") == [#"a="x\";y""#, "b"])
+        #expect(#"a=x\";b"#.splittingByScalars(at: ";", outside: "\"", escape: "\\").count == 1)
     }
 }

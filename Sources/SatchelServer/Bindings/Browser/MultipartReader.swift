@@ -287,9 +287,10 @@ struct MultipartReader {
         return extended ?? plain
     }
 
-    /// Splits on `;` outside quotes (by Unicode scalars: a quote followed by a combining mark is still a quote).
+    /// Splits on `;` outside quoted strings (by Unicode scalars: a quote followed by a combining mark is still a
+    /// quote; `\"` inside one is a quote, not its end).
     static func splitParameters(_ header: String) -> [String] {
-        header.splittingByScalars(at: ";", outside: "\"")
+        header.splittingByScalars(at: ";", outside: "\"", escape: "\\")
     }
 }
 
