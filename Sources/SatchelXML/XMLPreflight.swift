@@ -113,7 +113,9 @@ package enum XMLPreflight {
                 try checkUTF8(bytes, start..<end, validating: validatingUTF8)
                 return end
             }
-            if starts(bytes, at: start, with: "<!DOCTYPE") { return try doctype(bytes, at: start) }
+            if starts(bytes, at: start, with: "<!DOCTYPE") {
+                return try doctype(bytes, at: start, validatingUTF8: validatingUTF8)
+            }
             return start + 1
         }
         return try tag(bytes, at: start, validatingUTF8: validatingUTF8)
@@ -129,7 +131,7 @@ package enum XMLPreflight {
         while index < bytes.count {
             switch bytes[index] {
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                index = try skipQuoted(bytes, at: index, refusingLessThan: true, "an attribute value")
+                index = try skipQuoted(bytes, at: index, "an attribute value")
             case UInt8(ascii: ">"):
                 try checkUTF8(bytes, start..<(index + 1), validating: validatingUTF8)
                 return index + 1
@@ -145,15 +147,15 @@ package enum XMLPreflight {
         return bytes.count
     }
 
-    /// The index of the quote closing the literal that opens at `start` (`"` or `'`). With `refusingLessThan`, a `<`
-    /// inside is refused (XML allows none in an attribute value).
+    /// The index of the quote closing the literal that opens at `start` (`"` or `'`). A `<` inside is refused: XML
+    /// allows none in an attribute value, a system or a public identifier.
     private static func skipQuoted(
-        _ bytes: UnsafeRawBufferPointer, at start: Int, refusingLessThan: Bool, _ what: String
+        _ bytes: UnsafeRawBufferPointer, at start: Int, _ what: String
     ) throws(XMLReadError) -> Int {
         let quote = bytes[start]
         var index = start + 1
         while index < bytes.count, bytes[index] != quote {
-            if refusingLessThan, bytes[index] == UInt8(ascii: "<") {
+            if bytes[index] == UInt8(ascii: "<") {
                 throw malformed(bytes, at: index, "'<' inside \(what)")
             }
             index += 1
@@ -174,21 +176,28 @@ package enum XMLPreflight {
         return XMLReadError(code: code, message: message, line: line, column: column)
     }
 
-    /// Steps over `<!DOCTYPE …>`, its quoted literals whole (a `"<!--"` in one is no comment). An internal subset is
-    /// refused: its entity declarations can spell markup the bytes do not show (`<!ENTITY e "&#60;?l?>">` is a
-    /// processing instruction where `&e;` is used), and no format Satchel reads has one.
-    private static func doctype(_ bytes: UnsafeRawBufferPointer, at start: Int) throws(XMLReadError) -> Int {
+    /// Steps over `<!DOCTYPE …>`, its quoted literals whole. An internal subset is refused: its entity declarations
+    /// can spell markup the bytes do not show (`<!ENTITY e "&#60;?l?>">` is a processing instruction where `&e;` is
+    /// used), and no format Satchel reads has one. Without one, the declaration holds no `<`, so a `<` in it (in a
+    /// literal or not) is refused: libxml2 recovers from a malformed declaration and reads on from the markup it
+    /// finds inside (fuzzing: `<!DOCTYPE\xEC=<?x\xE3ml …?>` hid a processing instruction whose name is not UTF-8).
+    private static func doctype(
+        _ bytes: UnsafeRawBufferPointer, at start: Int, validatingUTF8: Bool
+    ) throws(XMLReadError) -> Int {
         var index = start + 9
         while index < bytes.count {
             switch bytes[index] {
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                index = try skipQuoted(bytes, at: index, refusingLessThan: false, "a document type literal")
+                index = try skipQuoted(bytes, at: index, "a document type literal")
+            case UInt8(ascii: "<"):
+                throw malformed(bytes, at: index, "'<' inside a document type declaration")
             case UInt8(ascii: "["):
                 throw refusal(
                     bytes, at: index, code: .entityRejected,
                     "the document type declaration has an internal subset (entity declarations), "
                         + "which Satchel does not read")
             case UInt8(ascii: ">"):
+                try checkUTF8(bytes, start..<(index + 1), validating: validatingUTF8)
                 return index + 1
             default:
                 break
