@@ -415,11 +415,18 @@ let package = Package(
         ),
 
         // MARK: Benchmarks (release builds; each prints its baselines beside it)
+        .target(name: "BenchmarkSupport", path: "Benchmarks/Support", swiftSettings: swiftSettings),
         .executableTarget(
             name: "JSONBenchmark",
             dependencies: ["SatchelJSON"],
             path: "Benchmarks/JSONBenchmark",
             exclude: ["baseline.py"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "XMLBenchmark",
+            dependencies: ["BenchmarkSupport", "SatchelXML"],
+            path: "Benchmarks/XMLBenchmark",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -431,13 +438,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "GatewayBenchmark",
-            dependencies: ["SatchelCMISCore", "SatchelCMIS", "SatchelHTTP"],
+            dependencies: ["BenchmarkSupport", "SatchelCMISCore", "SatchelCMIS", "SatchelHTTP"],
             path: "Benchmarks/GatewayBenchmark",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "CacheBenchmark",
             dependencies: [
+                "BenchmarkSupport",
                 "SatchelCMISCore", "SatchelCache", "SatchelCMIS", "SatchelNuxeo", "SatchelHTTP", "SatchelStore",
             ],
             path: "Benchmarks/CacheBenchmark",
@@ -446,7 +454,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "StoreBenchmark",
-            dependencies: ["SatchelStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["BenchmarkSupport", "SatchelStore", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/StoreBenchmark",
             swiftSettings: swiftSettings
         ),

@@ -8,6 +8,7 @@
 //   CacheBenchmark blobs DIR COUNT BYTES RUNS                         → blob cache save/get beside a plain copy
 //
 // Each prints one JSON line.
+import BenchmarkSupport
 import Foundation
 import SatchelCMIS
 import SatchelCMISCore
@@ -39,11 +40,6 @@ func peakRSSMiB() -> Double {
         getrusage(RUSAGE_SELF, &usage)
         return (Double(usage.ru_maxrss) / 1_048_576 * 10).rounded() / 10  // bytes
     #endif
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
 }
 
 func percentile(_ values: [Double], _ p: Double) -> Double {
@@ -158,12 +154,6 @@ func blobs(folder: URL, count: Int, bytes: Int, runs: Int) async throws {
         try data.write(to: sources.appendingPathComponent("\(index)"))
     }
     let total = Double(count * bytes) / 1_048_576
-    func seconds(_ body: () async throws -> Void) async rethrows -> Double {
-        let start = ContinuousClock.now
-        try await body()
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    }
     var result: [String: Any] = ["mib": total, "count": count]
     for (name, cacheKey) in [("encrypted", Optional(key)), ("plain", nil)] {
         var save: [Double] = []

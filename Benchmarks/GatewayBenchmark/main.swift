@@ -11,6 +11,7 @@
 //   before each, through /proc/PID/clear_refs).
 //
 // Medians of RUNS runs; direct and gateway alternate within each run, so both see the same machine.
+import BenchmarkSupport
 import Foundation
 import SatchelCMIS
 import SatchelCMISCore
@@ -38,15 +39,6 @@ func connect(_ url: String, repository: String) async throws -> CMISSession {
         SessionParameters(
             url: base.appendingPathComponent("cmis/browser"), repositoryId: repository,
             auth: [BasicAuth(user: user, password: password)], pageSize: 1000, cacheTTL: .zero))
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-}
-
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
 /// The gateway's peak RSS in MiB since the last ``resetPeak()``.

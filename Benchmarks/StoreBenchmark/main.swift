@@ -8,6 +8,7 @@
 //   - hot read: 200,000 lookups by primary key over 10,000 rows already in SQLite's page cache;
 //   - open: opening the store and reading one row, with a raw key and with a passphrase (PBKDF2, 600,000).
 // Prints each run, then medians and the encrypted/plaintext ratio.
+import BenchmarkSupport
 import Foundation
 import GRDB
 import SatchelStore
@@ -35,19 +36,6 @@ struct Options {
 
 let options = Options()
 let key = StoreKey.random()
-
-func seconds(_ body: () throws -> Void) rethrows -> Double {
-    let start = ContinuousClock.now
-    try body()
-    let elapsed = ContinuousClock.now - start
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1
-        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
 
 struct Sample {
     var insertRowsPerSecond: Double
