@@ -66,8 +66,31 @@ final class TreeBuilder: NSObject, FoundationXMLParserDelegate {
     // MARK: XMLParserDelegate
 
     func parser(_ parser: FoundationXMLParser, parseErrorOccurred parseError: any Error) {
-        if firstError == nil { firstError = (parseError as NSError, parser.lineNumber, parser.columnNumber) }
+        let error = parseError as NSError
+        if firstError == nil { firstError = (error, parser.lineNumber, parser.columnNumber) }
+        // libxml2 reads on after the errors it can recover from and reports each one, and Foundation on Linux keeps
+        // a string per report that it never frees (found by fuzzing: 1,000 `<a b="1" b="2"/>` kept 1,000 of them,
+        // a leak any sender could grow without bound). So the parse stops after `errorBudget` errors, and after
+        // `warningBudget` warnings (`xml:space="x"`). The budget for errors is not one: where a stream stops
+        // inside the root element, Foundation reports up to three at its end (`>` expected, a mismatched end tag,
+        // extra content) and the parse still succeeds, and the checks after it tell that truncation apart.
+        // A namespace name that is not a URI stops it at once: written again, its declaration is repeated on the
+        // elements that use it, and so are the warnings (fuzzing: a document read, written, and over budget).
+        if Self.namespaceNameCodes.contains(error.code) { return parser.abortParsing() }
+        if Self.warningCodes.contains(error.code) { reportedWarnings += 1 } else { reportedErrors += 1 }
+        if reportedErrors > Self.errorBudget || reportedWarnings > Self.warningBudget { parser.abortParsing() }
     }
+
+    /// `XML_WAR_NS_URI`, `XML_WAR_NS_URI_RELATIVE`: a namespace name that is not a URI, or a relative one.
+    private static let namespaceNameCodes: Set<Int> = [99, 100]
+
+    /// libxml2's warnings (`XML_WAR_*` in `xmlParserErrors`): a document that has only these reads.
+    private static let warningCodes: Set<Int> = [27, 93, 97, 98, 99, 100, 102, 106, 107]
+    /// How many errors and warnings a document may have before the parse stops.
+    static let errorBudget = 3
+    static let warningBudget = 8
+    private var reportedErrors = 0
+    private var reportedWarnings = 0
 
     func parser(_ parser: FoundationXMLParser, didStartMappingPrefix prefix: String, toURI namespaceURI: String) {
         pendingDeclarations[prefix] = namespaceURI

@@ -56,6 +56,33 @@ import Testing
         #expect(error.line == 321, "\(error)")
     }
 
+    /// Found by fuzzing (the xml target ran out of memory): libxml2 reads on after an error it can recover from
+    /// and reports each one, and Foundation on Linux keeps a string per report that it never frees. The parse stops
+    /// at the fourth error, at the ninth warning, and at a namespace name that is not a URI.
+    @Test("the parse stops at the fourth recoverable error, and at the ninth warning")
+    func recoverableErrorsStopTheParse() throws {
+        let doubled = "<r>" + String(repeating: "<a b=\"1\" b=\"2\"/>\n", count: 1000) + "</r>"
+        var delivered = 0
+        let error = #expect(throws: XMLReadError.self) {
+            try XMLStreamReader(splittingAt: "a", namespace: nil).read(data: Data(doubled.utf8)) { _ in delivered += 1 }
+        }
+        #expect(error?.line == 1 && error?.message == "attribute given twice", "\(String(describing: error))")
+        #expect(delivered <= 4, "the parse read on past the fourth error: \(delivered) elements")
+
+        func spaces(_ count: Int) -> Data {
+            Data(("<r>" + String(repeating: "<a xml:space=\"x\"/>", count: count) + "</r>").utf8)
+        }
+        #expect(try XDocument.parse(data: spaces(8)).root.children.count == 8)
+        let warned = #expect(throws: XMLReadError.self) { try XDocument.parse(data: spaces(9)) }
+        #expect(warned?.message.contains("xml:space") == true, "\(String(describing: warned))")
+        // A namespace name that is not a URI is refused at once: written again, its declaration (and its warning)
+        // would be repeated on every element that uses it.
+        let relative = #expect(throws: XMLReadError.self) {
+            try XDocument.parse(data: Data("<r><a xmlns=\"rel\"/></r>".utf8))
+        }
+        #expect(relative?.message.contains("relative URI") == true, "\(String(describing: relative))")
+    }
+
     @Test func depthLimit() throws {
         var limits = XMLReadLimits()
         limits.maxDepth = 10
