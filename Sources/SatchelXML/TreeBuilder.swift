@@ -84,11 +84,11 @@ final class TreeBuilder: NSObject, FoundationXMLParserDelegate {
     /// `XML_WAR_NS_URI`, `XML_WAR_NS_URI_RELATIVE`: a namespace name that is not a URI, or a relative one.
     private static let namespaceNameCodes: Set<Int> = [99, 100]
 
-    /// libxml2's warnings (`XML_WAR_*` in `xmlParserErrors`): a document that has only these reads.
-    private static let warningCodes: Set<Int> = [27, 93, 97, 98, 99, 100, 102, 106, 107]
+    /// libxml2's other warnings (`XML_WAR_*` in `xmlParserErrors`): a document that has only a few of these reads.
+    private static let warningCodes: Set<Int> = [27, 93, 97, 98, 102, 106, 107]
     /// How many errors and warnings a document may have before the parse stops.
-    static let errorBudget = 3
-    static let warningBudget = 8
+    private static let errorBudget = 3
+    private static let warningBudget = 8
     private var reportedErrors = 0
     private var reportedWarnings = 0
 
