@@ -156,9 +156,14 @@ public struct GatewayConfiguration: Sendable, Hashable {
             return value
         }
         let id = try string("id")
-        guard id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
+        // It is a path segment of every URL the mount is reached by: `.` and `..` (or anything else that starts with
+        // a dot) would be read as a step through the path.
+        guard id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }),
+            let first = id.first, first.isLetter || first.isNumber
         else {
-            throw GatewayError("the id \(id) may hold only letters, digits, '-', '_' and '.' (64 at most)")
+            throw GatewayError(
+                "the id \(id) may hold only letters, digits, '-', '_' and '.', and starts with a letter or digit"
+                    + " (64 at most)")
         }
         guard !RepositoryConfiguration.isMyDocumentsRepositoryId(id) else {
             throw GatewayError("the id \(id) would look like a MyDocuments repository (mydocs-…)")
@@ -174,6 +179,13 @@ public struct GatewayConfiguration: Sendable, Hashable {
         }
         guard url.user == nil, url.password == nil else {
             throw GatewayError("the url of \(id) holds credentials: use \"users\" (passwordEnv or passwordFile)")
+        }
+        // A binding's URL has no query or fragment (the client adds its own), and one here is where a secret would
+        // hide (`?password=…`), to be logged and sent with every request.
+        guard url.query == nil, url.fragment == nil else {
+            throw GatewayError(
+                "the url of \(id) has a query or fragment: name the binding's service URL alone, and credentials in"
+                    + " \"users\"")
         }
         let bindingName = json["binding"]?.stringValue ?? "browser"
         guard let binding = Binding(rawValue: bindingName) else {
@@ -254,9 +266,22 @@ public struct GatewayConfiguration: Sendable, Hashable {
         throw GatewayError("the \(role) needs passwordEnv or passwordFile")
     }
 
+    /// Whether `host` is this machine for certain: `localhost`, an IPv4 address in 127.0.0.0/8 written as one
+    /// (four decimal parts), or the IPv6 loopback address. A name that merely starts like one
+    /// (`127.attacker.example`) is a name, which DNS may point anywhere.
     static func isLoopback(_ host: String) -> Bool {
         let host = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 {
+            // Network byte order: the first byte in memory is the first part.
+            return withUnsafeBytes(of: &v4) { $0[0] } == 127
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, host, &v6) == 1 {
+            return withUnsafeBytes(of: &v6) { bytes in bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1 }
+        }
+        return false
     }
 
     /// Refuses a file others could change, or that belongs to someone else.

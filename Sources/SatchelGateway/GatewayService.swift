@@ -27,7 +27,9 @@ public final class GatewayService: CMISService {
         logger: Logger = Logger(label: "satchel.gateway")
     ) {
         self.init(
-            local: local, mounts: configuration.mounts.map { RemoteRepository(mount: $0, blobs: blobs) }, logger: logger
+            local: local,
+            mounts: configuration.mounts.map { RemoteRepository(mount: $0, blobs: blobs, logger: logger) },
+            logger: logger
         )
     }
 

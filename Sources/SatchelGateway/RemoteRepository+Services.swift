@@ -201,7 +201,7 @@ extension RemoteRepository {
                 "back-end \(mount.id) sent \(lease.reference.length) bytes of \(sourceId)'s content, announced \(expected)"
             )
         }
-        let input = ContentInput(
+        let input = try ContentInput(
             blob: lease, mimeType: original.contentStreamMimeType ?? "application/octet-stream",
             fileName: original.contentStreamFileName)
         return try await createDocument(

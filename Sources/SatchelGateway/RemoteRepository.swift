@@ -1,4 +1,5 @@
 import Foundation
+public import Logging
 import SatchelCMIS
 public import SatchelCMISCore
 public import SatchelHTTP
@@ -19,11 +20,17 @@ public final class RemoteRepository: CMISService {
     private let bindings: BackendBindings
     /// Users' MyDocuments folder ids on the back-end, once found or created.
     private let personalFolders = Mutex<[String: String]>([:])
+    /// Where the back-end's address and the transport's own words go: never to the user, who sees the mount's id.
+    let logger: Logger
 
     /// `transport`: the HTTP transport to the back-end (the platform's default when nil).
-    public init(mount: GatewayConfiguration.Mount, blobs: BlobStore, transport: (any HTTPTransport)? = nil) {
+    public init(
+        mount: GatewayConfiguration.Mount, blobs: BlobStore, transport: (any HTTPTransport)? = nil,
+        logger: Logger = Logger(label: "satchel.gateway")
+    ) {
         self.mount = mount
         self.blobs = blobs
+        self.logger = logger
         bindings = BackendBindings(mount: mount, transport: transport)
     }
 
@@ -41,13 +48,18 @@ public final class RemoteRepository: CMISService {
         }
     }
 
-    /// The error a user sees for a back-end failure.
+    /// The error a user sees for a back-end failure. What the transport says of the back-end (its address, the
+    /// system's error) is logged, not shown: any signed-in user may read the answer.
     func translate(_ error: CMISError, operation: String, caller: CallerContext) -> CMISError {
         switch error.code {
         case .connection:
-            return CMISError(
-                .connection, "back-end \(mount.id) unreachable (\(operation)): \(error.message)",
-                underlying: error)
+            logger.warning(
+                "back-end \(mount.id) unreachable",
+                metadata: [
+                    "operation": "\(operation)", "url": "\(mount.url.absoluteString)", "error": "\(error.message)",
+                    "user": "\(caller.user)",
+                ])
+            return CMISError(.connection, "back-end \(mount.id) unreachable (\(operation))", underlying: error)
         case .unauthorized:
             let who: String
             switch mount.users {
@@ -58,10 +70,14 @@ public final class RemoteRepository: CMISService {
                 .permissionDenied, "back-end \(mount.id) refused \(who) (\(operation))", status: 403,
                 underlying: error)
         case .invalidResponse:
+            logger.warning(
+                "back-end \(mount.id) answered with something that is not CMIS",
+                metadata: [
+                    "operation": "\(operation)", "url": "\(mount.url.absoluteString)", "error": "\(error.message)",
+                ])
             return CMISError(
-                .invalidResponse,
-                "back-end \(mount.id) answered \(operation) with something that is not CMIS: "
-                    + error.message, underlying: error)
+                .invalidResponse, "back-end \(mount.id) answered \(operation) with something that is not CMIS",
+                underlying: error)
         default:
             // The back-end's exception and message, as the back-end said them; a status that is not a failure
             // (a redirect, a 304) cannot be passed on as one.
@@ -213,8 +229,10 @@ final class BackendBindings: Sendable {
         // reported at once.
         // Answers read into memory (everything but content) are bounded per request: 16 MiB holds a page of a
         // thousand objects many times over.
+        // No redirects either: a mount is the URL its file names, and a back-end that sends the gateway elsewhere
+        // (another host, a port on the gateway's own machine) would have it fetch and pass on what is there.
         let http = HTTPClient.Configuration(
-            userAgent: "Satchel gateway", timeout: mount.timeout, retry: .never,
+            userAgent: "Satchel gateway", timeout: mount.timeout, retry: .never, maximumRedirects: 0,
             maximumInMemoryResponseBytes: 16 * 1024 * 1024, cookieJar: CookieJar())
         let parameters = SessionParameters(
             binding: mount.binding == .atomPub ? .atomPub : .browser, url: mount.url,

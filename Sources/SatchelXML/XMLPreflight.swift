@@ -25,12 +25,17 @@ import SatchelText
 /// (spaces, line ends kept, so positions stay right).
 package enum XMLPreflight {
     /// Checks `bytes`; returns the bytes to parse instead when a processing instruction was blanked, nil when the
-    /// document can be parsed as it is.
-    package static func check(_ bytes: UnsafeRawBufferPointer) throws(XMLReadError) -> [UInt8]? {
+    /// document can be parsed as it is. An element with more attributes than `limits` allows is refused here,
+    /// before libxml2, whose checks for duplicate attributes grow with the square of their count.
+    package static func check(
+        _ bytes: UnsafeRawBufferPointer, limits: XMLReadLimits = .default
+    ) throws(XMLReadError) -> [UInt8]? {
         // UTF-16 and UTF-32 (a byte order mark, or `<` in two or four bytes) are read here and parsed as UTF-8, so
         // that the byte-wise checks below apply to them too.
         if let utf8 = try transcode(bytes) {
-            let checked = utf8.withUnsafeBytes { text in Result { () throws(XMLReadError) in try check(text) } }
+            let checked = utf8.withUnsafeBytes { text in
+                Result { () throws(XMLReadError) in try check(text, limits: limits) }
+            }
             return try checked.get() ?? utf8
         }
         let count = bytes.count
@@ -63,7 +68,9 @@ package enum XMLPreflight {
             let byte = bytes[index]
             if byte < 0x80 {
                 if byte == UInt8(ascii: "<"), index + 1 < count {
-                    index = try markup(bytes, at: index, validatingUTF8: validatesUTF8, blanks: &blanks)
+                    index = try markup(
+                        bytes, at: index, validatingUTF8: validatesUTF8, maxAttributes: limits.maxAttributes,
+                        blanks: &blanks)
                 } else {
                     index += 1
                 }
@@ -89,7 +96,8 @@ package enum XMLPreflight {
     /// Steps over the markup starting with `<` at `start`: comments and CDATA sections whole (checking their UTF-8),
     /// processing instructions noted for blanking. Returns where scanning goes on.
     private static func markup(
-        _ bytes: UnsafeRawBufferPointer, at start: Int, validatingUTF8: Bool, blanks: inout [Range<Int>]
+        _ bytes: UnsafeRawBufferPointer, at start: Int, validatingUTF8: Bool, maxAttributes: Int,
+        blanks: inout [Range<Int>]
     ) throws(XMLReadError) -> Int {
         let next = bytes[start + 1]
         if next == UInt8(ascii: "?") {
@@ -118,19 +126,28 @@ package enum XMLPreflight {
             }
             return start + 1
         }
-        return try tag(bytes, at: start, validatingUTF8: validatingUTF8)
+        return try tag(bytes, at: start, validatingUTF8: validatingUTF8, maxAttributes: maxAttributes)
     }
 
     /// Steps over a start or end tag to its `>`, its attribute values whole. `<` is never allowed in an attribute
     /// value; it is refused there, because libxml2 recovers from it and would read a processing instruction the
     /// skip hid (`<a b="<!--"><?l?>…`). Where a tag is cut off by another `<`, scanning goes on from that one.
+    /// Each attribute has one quoted value: more than `maxAttributes` of them (namespace declarations included) is
+    /// refused.
     private static func tag(
-        _ bytes: UnsafeRawBufferPointer, at start: Int, validatingUTF8: Bool
+        _ bytes: UnsafeRawBufferPointer, at start: Int, validatingUTF8: Bool, maxAttributes: Int
     ) throws(XMLReadError) -> Int {
         var index = start + 1
+        var attributes = 0
         while index < bytes.count {
             switch bytes[index] {
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                attributes += 1
+                guard attributes <= maxAttributes else {
+                    throw refusal(
+                        bytes, at: start, code: .limitExceeded,
+                        "an element has more than \(maxAttributes) attributes (XMLReadLimits.maxAttributes)")
+                }
                 index = try skipQuoted(bytes, at: index, "an attribute value")
             case UInt8(ascii: ">"):
                 try checkUTF8(bytes, start..<(index + 1), validating: validatingUTF8)

@@ -17,8 +17,12 @@ public struct XMLReadLimits: Sendable, Hashable {
     public var maxTextLength: Int = 64 << 20
     /// Largest input, in bytes.
     public var maxDocumentSize: Int = 1 << 30
+    /// Most attributes on one element, namespace declarations included. The parser's duplicate check costs the
+    /// square of this number, so it is counted before the parser runs.
+    public var maxAttributes: Int = 1_024
 
-    /// The defaults: depth 256, 5,000,000 elements, 64 MiB of text per element, 1 GiB of input.
+    /// The defaults: depth 256, 5,000,000 elements, 64 MiB of text per element, 1 GiB of input, 1,024 attributes
+    /// per element.
     ///
     /// ```swift
     /// let limits = XMLReadLimits()

@@ -125,5 +125,43 @@ import Testing
                 String(describing: error).contains("cannot read the TLS certificate")
             }
         }
+
+        /// A client that offers only weak TLS 1.2 suites (RSA key exchange, CBC with SHA-1) is refused; the strong
+        /// ones are taken; and every answer over TLS carries HSTS.
+        @Test(
+            "TLS 1.2 offers forward-secret AEAD suites only, and answers carry HSTS",
+            arguments: [
+                // The test certificates are P-256: ECDSA suites.
+                ("ECDHE-ECDSA-AES128-SHA", false), ("ECDHE-ECDSA-AES256-SHA", false),
+                ("ECDHE-ECDSA-AES128-SHA256", false), ("ECDHE-ECDSA-AES128-GCM-SHA256", true),
+                ("ECDHE-ECDSA-AES256-GCM-SHA384", true), ("ECDHE-ECDSA-CHACHA20-POLY1305", true),
+            ])
+        func cipherSuites(cipher: String, accepted: Bool) async throws {
+            let certificates = try await Self.certificates.value
+            let server = try await Self.server(certificates.server)
+            defer { Task { await server.stop() } }
+            let outcome = try await ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/openssl"),
+                [
+                    "s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1_2", "-cipher", cipher,
+                    "-CAfile", certificates.authority.path, "-servername", "localhost",
+                ],
+                timeout: .seconds(20), mergingErrors: true, input: Data("Q\n".utf8))
+            let text = outcome.output
+            if accepted {
+                #expect(text.contains("Cipher is \(cipher)"), "\(cipher): \(text.suffix(600))")
+            } else {
+                #expect(!text.contains("Cipher is \(cipher)"), "\(cipher): \(text.suffix(600))")
+                #expect(text.contains("alert") || text.contains("no cipher"), "\(cipher): \(text.suffix(600))")
+            }
+            let transport = try NIOTransport(configuration: .init(tls: .init(trustRoots: certificates.authority)))
+            defer { Task { try? await transport.shutdown() } }
+            let client = HTTPClient(configuration: .init(retry: .never), transport: transport)
+            var request = HTTPClient.Request(url: server.baseURL.appendingPathComponent("cmis/browser"))
+            request.validatesStatus = false
+            let answer = try await client.send(request)
+            #expect(answer.status == 401)
+            #expect(answer.headers["Strict-Transport-Security"] == "max-age=31536000")
+        }
     }
 #endif

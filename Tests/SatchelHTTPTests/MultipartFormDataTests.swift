@@ -7,7 +7,7 @@ struct MultipartFormDataTests {
     @Test("a name or filename cannot add header lines or end its quotes, even with CR LF or a combining mark")
     func headerInjection() throws {
         var form = MultipartFormData(boundary: "b")
-        form.addData(
+        try form.addData(
             "f\"\u{301}; name=\"evil", data: Data("x".utf8), filename: "a\r\nX-Injected: 1\r\n\r\n\"\u{301}.txt",
             contentType: "text/plain")
         var bytes = Data()
@@ -24,5 +24,50 @@ struct MultipartFormDataTests {
                     + " filename=\"a%0D%0AX-Injected: 1%0D%0A%0D%0A%22\u{301}.txt\"\r",
                 "Content-Type: text/plain\r", "\r", "x\r", "--b--\r",
             ], "\(text.debugDescription)")
+    }
+
+    @Test(
+        "a part's media type with a control character is refused, not written",
+        arguments: [
+            "text/plain\r\nContent-Disposition: form-data; name=\"cmisaction\"", "text/plain\n", "text/plain\u{0}",
+            "text/plain\u{7F}",
+        ])
+    func mediaTypeInjection(_ contentType: String) throws {
+        var form = MultipartFormData(boundary: "b")
+        let error = #expect(throws: HTTPTransferError.self) {
+            try form.addData("content", data: Data("x".utf8), filename: "a.txt", contentType: contentType)
+        }
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.message.contains("control character") == true)
+        #expect(form.body.length == Int64("--b--\r\n".utf8.count))
+    }
+
+    @Test("names and file names have every control character percent-encoded")
+    func controlCharactersInNames() throws {
+        var form = MultipartFormData(boundary: "b")
+        try form.addData("a\u{0}b", data: Data(), filename: "x\u{1F}\ty\u{7F}", contentType: "text/plain")
+        guard case .data(let head) = form.body.segments[0] else { Issue.record("no head"); return }
+        let text = String(decoding: head, as: UTF8.self)
+        #expect(text.contains(#"name="a%00b"; filename="x%1F%09y%7F""#), "\(text.debugDescription)")
+    }
+
+    @Test(
+        "no transport is handed a header field or body type that would split the request's head",
+        arguments: [
+            ("X-Note", "a\r\nX-Injected: 1"), ("Content-Type", "text/plain\nX: y"), ("X-Zero", "a\u{0}"),
+            ("Bad Name", "v"), ("", "v"),
+        ])
+    func requestHeaderInjection(name: String, value: String) async throws {
+        let transport = InMemoryTransport { _ in TransportResponse(status: 200, headers: [:]) }
+        let client = HTTPClient(transport: transport)
+        var request = HTTPClient.Request(.post, url: URL(string: "http://h/a")!, body: .text("x"))
+        request.headers[name] = value
+        let error = await #expect(throws: HTTPTransferError.self) { try await client.send(request) }
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.url?.absoluteString == "http://h/a")
+        let typed = HTTPClient.Request(
+            .post, url: URL(string: "http://h/a")!, body: .data(Data(), contentType: "text/plain\r\nX: y"))
+        await #expect(throws: HTTPTransferError.self) { try await client.send(typed) }
+        #expect(transport.requests.isEmpty)
     }
 }

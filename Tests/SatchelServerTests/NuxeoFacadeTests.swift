@@ -597,7 +597,7 @@ struct NuxeoFacadeTests {
         #expect(missing?.status == 404)
         var form = MultipartFormData()
         form.addField("params", "{}")
-        form.addData("input", data: Data("x".utf8), filename: "x.txt", contentType: "text/plain")
+        try form.addData("input", data: Data("x".utf8), filename: "x.txt", contentType: "text/plain")
         let forged = await #expect(throws: NuxeoError.self) {
             try await alice.send(
                 NuxeoRequest.resource("automation", "FileManager.Import").method(.post), body: .multipart(form))

@@ -24,7 +24,7 @@ struct SelectorTests {
             ])
         let folderId = try #require(try BrowserParser.object(folder.body).id)
         var form = MultipartFormData(boundary: "fixture")
-        form.addData("content", data: Data("alpha beta".utf8), filename: "a.txt", contentType: "text/plain")
+        try form.addData("content", data: Data("alpha beta".utf8), filename: "a.txt", contentType: "text/plain")
         form.addField("cmisaction", "createDocument")
         form.addField("propertyId[0]", "cmis:name")
         form.addField("propertyValue[0]", "a.txt")
@@ -114,7 +114,7 @@ struct SelectorTests {
 
         var form = MultipartFormData(boundary: "set")
         form.addField("cmisaction", "setContent")
-        form.addData("content", data: Data("new text".utf8), filename: "b.txt", contentType: "text/plain")
+        try form.addData("content", data: Data("new text".utf8), filename: "b.txt", contentType: "text/plain")
         let set = try await harness.send(.post, "\(Self.base)/root?objectId=\(id)", body: .multipart(form))
         #expect(set.status == 201, "\(set.text.prefix(200))")
         let content = try await harness.send(.get, "\(Self.base)/root?objectId=\(id)&cmisselector=content")

@@ -112,7 +112,7 @@ struct ServerProcess {
         if let content {
             var form = MultipartFormData()
             for (field, value) in fields(action: action, name: name, type: type) { form.addField(field, value) }
-            form.addData("content", data: content, filename: name, contentType: "application/octet-stream")
+            try form.addData("content", data: content, filename: name, contentType: "application/octet-stream")
             request = HTTPClient.Request(.post, url: target, body: .multipart(form))
         } else {
             request = HTTPClient.Request(

@@ -104,6 +104,15 @@ extension HTTPClient {
             request.headers.setIfAbsent("Repeatability-Request-ID", id)
             request.headers.setIfAbsent("Repeatability-First-Sent", HTTPDate.format(Date()))
         }
+        // Every transport writes what passes here: none of them may be handed a field that splits in two.
+        do {
+            for field in request.headers { try HTTP1Syntax.checkField(name: field.name, value: field.value) }
+            if let contentType = request.body?.contentType {
+                try HTTP1Syntax.checkField(name: "Content-Type", value: contentType)
+            }
+        } catch {
+            throw error.with(request: request)
+        }
         return request
     }
 
@@ -173,7 +182,9 @@ extension HTTPClient {
                 throw HTTPTransferError(
                     redirects > configuration.maximumRedirects ? .tooManyRedirects : .invalidResponse,
                     redirects > configuration.maximumRedirects
-                        ? "more than \(configuration.maximumRedirects) redirects"
+                        ? (configuration.maximumRedirects == 0
+                            ? "the answer is a redirect (\(exchange.response.status)), and this client follows none"
+                            : "more than \(configuration.maximumRedirects) redirects")
                         : "the redirect location is not a URL",
                     status: exchange.response.status,
                     responseHeaders: exchange.response.headers

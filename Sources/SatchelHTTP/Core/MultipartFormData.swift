@@ -18,13 +18,16 @@ public struct MultipartFormData: Sendable {
     }
 
     public mutating func addField(_ name: String, _ value: String) {
-        appendHeader(disposition: "form-data; name=\"\(Self.quote(name))\"", contentType: nil)
+        // A field's part carries no type of its own: nothing here is taken from the caller but the quoted name.
+        try! appendHeader(disposition: "form-data; name=\"\(Self.quote(name))\"", contentType: nil)
         segments.append(.data(Data(value.utf8)))
         segments.append(.data(Data("\r\n".utf8)))
     }
 
-    public mutating func addData(_ name: String, data: Data, filename: String, contentType: String) {
-        appendHeader(
+    /// Adds a file part from memory. Throws ``HTTPTransferError/Code/invalidRequest`` when `contentType` holds a
+    /// control character (which would end the part's header and start another).
+    public mutating func addData(_ name: String, data: Data, filename: String, contentType: String) throws {
+        try appendHeader(
             disposition: "form-data; name=\"\(Self.quote(name))\"; filename=\"\(Self.quote(filename))\"",
             contentType: contentType
         )
@@ -41,7 +44,7 @@ public struct MultipartFormData: Sendable {
     ) throws {
         let length = try FileInfo.size(of: fileURL)
         let filename = filename ?? fileURL.lastPathComponent
-        appendHeader(
+        try appendHeader(
             disposition: "form-data; name=\"\(Self.quote(name))\"; filename=\"\(Self.quote(filename))\"",
             contentType: contentType
         )
@@ -56,20 +59,23 @@ public struct MultipartFormData: Sendable {
         )
     }
 
-    private mutating func appendHeader(disposition: String, contentType: String?) {
+    private mutating func appendHeader(disposition: String, contentType: String?) throws(HTTPTransferError) {
         var header = "--\(boundary)\r\nContent-Disposition: \(disposition)\r\n"
-        if let contentType { header += "Content-Type: \(contentType)\r\n" }
+        if let contentType {
+            try HTTP1Syntax.checkField(name: "Content-Type", value: contentType, in: "a multipart/form-data part")
+            header += "Content-Type: \(contentType)\r\n"
+        }
         header += "\r\n"
         segments.append(.data(Data(header.utf8)))
     }
 
-    /// Quotes a name for a header parameter: CR, LF and `"` are percent-encoded as browsers do.
+    /// Quotes a name for a header parameter: `"` and control characters (CR and LF above all) are percent-encoded,
+    /// as browsers do.
     private static func quote(_ value: String) -> String {
         value.escapingScalars {
-            switch $0 {
-            case "\"": "%22"
-            case "\r": "%0D"
-            case "\n": "%0A"
+            switch $0.value {
+            case 0x22: "%22"
+            case 0..<0x20, 0x7F: ($0.value < 0x10 ? "%0" : "%") + String($0.value, radix: 16, uppercase: true)
             default: nil
             }
         }

@@ -41,14 +41,19 @@ public struct CallerPassword: Sendable, Hashable, CustomStringConvertible, Custo
 /// Content arriving with a create, check-in or set-content call: already written to the blob store by the
 /// binding (``BlobStore/makeWriter()``), so the engine never holds content in memory. The lease keeps the blob
 /// while the call runs; once it ends, the blob goes unless the call committed a reference to it.
+///
+/// Its media type is checked here, where content arrives from any binding for any kind of repository (the local
+/// engine, a gateway's back-end): a value that is not `type/subtype[; parameters]` in printable ASCII, or that holds
+/// a control character, is refused with `invalidArgument` before anything passes it on.
 public struct ContentInput: Sendable, Hashable {
     public var lease: BlobLease
-    public var mimeType: String
+    /// The media type: trimmed, `application/octet-stream` when none was given.
+    public private(set) var mimeType: String
     public var fileName: String?
 
-    public init(blob: BlobLease, mimeType: String, fileName: String?) {
+    public init(blob: BlobLease, mimeType: String, fileName: String?) throws(CMISError) {
         self.lease = blob
-        self.mimeType = mimeType
+        self.mimeType = try MediaTypeSyntax.checked(mimeType)
         self.fileName = fileName
     }
 

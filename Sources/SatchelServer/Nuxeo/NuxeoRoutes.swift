@@ -86,18 +86,13 @@ struct NuxeoHandler: Sendable {
 
     /// Changes need what the CMIS bindings need: the session's XSRF token where the policy asks for it (a cookie
     /// session, MyDocuments, the strict policy), so another site cannot make a signed-in browser change anything.
-    func xsrfRefusal(_ request: Request, context: ServerRequestContext) -> Response? {
+    /// `repository` is the one the request acts on, as ``NuxeoAddress`` decided it: the check and the action never
+    /// read the path apart.
+    func xsrfRefusal(_ request: Request, context: ServerRequestContext, repository: String) -> Response? {
         guard request.method != .get, request.method != .head else { return nil }
-        let path = request.uri.path
-        let segments = path.split(separator: "/")
-        let repository = segments.firstIndex(of: "repo").flatMap {
-            segments.indices.contains($0 + 1) ? String(segments[$0 + 1]) : nil
-        }
         let header = HTTPField.Name(environment.xsrfHeader).flatMap { request.headers[$0] }
         do throws(CMISError) {
-            try environment.checkXSRF(
-                context: context, repositoryId: repository,
-                presented: header)
+            try environment.checkXSRF(context: context, repositoryId: repository, presented: header)
             return nil
         } catch {
             return Self.exception(403, error.message)
@@ -107,10 +102,13 @@ struct NuxeoHandler: Sendable {
     /// `/nuxeo/site/automation[/{operation}]`: Automation on the shared repository.
     func siteAutomation(_ request: Request, context: ServerRequestContext) async -> Response {
         guard let caller = context.caller else { return Self.exception(401, "authentication required") }
-        if let refusal = xsrfRefusal(request, context: context) { return refusal }
-        let segments = request.uri.path.dropFirst(NuxeoRoutes.siteAutomation.count).split(separator: "/").map {
-            String($0).removingPercentEncoding ?? String($0)
+        let segments: [String]
+        do {
+            segments = try NuxeoAddress.segments(of: request.uri.path, below: NuxeoRoutes.siteAutomation)
+        } catch {
+            return Self.exception(400, error.message)
         }
+        if let refusal = xsrfRefusal(request, context: context, repository: defaultRepository) { return refusal }
         if segments == ["login"] { return login(context: context) }
         do {
             return try await automation(
@@ -124,16 +122,15 @@ struct NuxeoHandler: Sendable {
     /// properties), DELETE.
     func handle(_ request: Request, context: ServerRequestContext) async -> Response {
         guard let caller = context.caller else { return Self.exception(401, "authentication required") }
-        if let refusal = xsrfRefusal(request, context: context) { return refusal }
-        let root = request.uri.path.hasPrefix(NuxeoRoutes.siteAPIRoot) ? NuxeoRoutes.siteAPIRoot : NuxeoRoutes.apiRoot
-        var segments = request.uri.path.dropFirst(root.count).split(separator: "/").map {
-            String($0).removingPercentEncoding ?? String($0)
+        let address: NuxeoAddress
+        do {
+            address = try NuxeoAddress(path: request.uri.path, defaultRepository: defaultRepository)
+        } catch {
+            return Self.exception(400, error.message)
         }
-        var repository = defaultRepository
-        if segments.first == "repo", segments.count >= 2 {
-            repository = segments[1] == "default" ? defaultRepository : segments[1]
-            segments.removeFirst(2)
-        }
+        if let refusal = xsrfRefusal(request, context: context, repository: address.repository) { return refusal }
+        let repository = address.repository
+        let segments = address.segments
         // Adapters (`@children`) end the document's part of the path.
         let adapterIndex = segments.firstIndex { $0.hasPrefix("@") }
         let adapters = adapterIndex.map { Array(segments[$0...]) } ?? []
@@ -319,8 +316,9 @@ struct NuxeoHandler: Sendable {
 
     /// A document entity from a request's body (at most 1 MiB).
     func body(_ request: Request) async throws -> JSONValue {
-        // JSON only: a form another site posts (text/plain, urlencoded) is not a document entity.
-        guard let type = request.headers[.contentType]?.lowercased(), type.contains("json") else {
+        // JSON only: a form another site posts (text/plain, urlencoded; none of them preflighted) is not a document
+        // entity, whatever its parameters say.
+        guard let type = request.headers[.contentType], NuxeoAddress.isJSONMediaType(type) else {
             throw CMISError(.invalidArgument, "the body must be JSON (Content-Type application/json)")
         }
         let buffer = try await request.body.collect(upTo: min(environment.limits.maxMetadataBytes, 1 << 20))

@@ -20,6 +20,12 @@ enum NuxeoTokenRoute {
         }
     }
 
+    /// Whether `presented` is the caller's session token, compared in constant time as every token is.
+    static func presentsSessionToken(_ presented: String?, caller: CallerContext) -> Bool {
+        guard let presented, let expected = caller.sessionToken else { return false }
+        return constantTimeEqual(presented, expected)
+    }
+
     static func token(_ request: Request, context: ServerRequestContext, tokens: AccessTokens) -> Response {
         guard let caller = context.caller else { return NuxeoHandler.exception(401, "authentication required") }
         guard context.accessToken == nil else {
@@ -28,7 +34,7 @@ enum NuxeoTokenRoute {
         // A GET that changes something: from a cookie session (a browser, which another site can make send it), only
         // with the session's XSRF token.
         if context.authenticatedByCookie,
-            request.headers[HTTPField.Name("X-CSRF-Token")!] != caller.sessionToken
+            !Self.presentsSessionToken(request.headers[HTTPField.Name("X-CSRF-Token")!], caller: caller)
         {
             return NuxeoHandler.exception(403, "a token is issued to a browser session only with its X-CSRF-Token")
         }

@@ -241,7 +241,8 @@ extension NuxeoHandler {
         let count = chunked ? Int(header("X-Upload-Chunk-Count") ?? "") ?? 0 : 1
         let chunk = chunked ? Int(header("X-Upload-Chunk-Index") ?? "") ?? -1 : 0
         let name = header("X-File-Name").map { $0.removingPercentEncoding ?? $0 } ?? "file-\(index)"
-        let mimeType = header("X-File-Type") ?? request.headers[.contentType] ?? "application/octet-stream"
+        // Checked before a byte is stored: it goes back out in headers, and to a gateway's back-end.
+        let mimeType = try MediaTypeSyntax.checked(header("X-File-Type") ?? request.headers[.contentType] ?? "")
         // No more than the user may still hold in batches.
         let allowance = uploads.allowance(owner: caller.user)
         guard allowance > 0 else { throw CMISError(.constraint, "your upload batches are full: attach or drop some") }
@@ -296,7 +297,7 @@ extension NuxeoHandler {
         let content = try writer.finish()
         defer { content.end() }
         let updated = try await applyBlob(
-            ContentInput(blob: content, mimeType: stored.mimeType, fileName: stored.name), name: stored.name,
+            try ContentInput(blob: content, mimeType: stored.mimeType, fileName: stored.name), name: stored.name,
             to: target, repository: repository, caller: caller)
         attached = true
         if request.headers[HTTPField.Name("X-NXVoidOperation")!] == "true" { return Response(status: .noContent) }
@@ -388,7 +389,7 @@ extension NuxeoHandler {
         defer { upload.blob.end() }
         let name = upload.fileName ?? "file"
         let updated = try await applyBlob(
-            ContentInput(blob: upload.blob, mimeType: upload.mimeType, fileName: name), name: name, to: target,
+            try ContentInput(blob: upload.blob, mimeType: upload.mimeType, fileName: name), name: name, to: target,
             repository: repository, caller: caller)
         if request.headers[HTTPField.Name("X-NXVoidOperation")!] == "true" { return Response(status: .noContent) }
         return Self.json(try await render(updated, repository: repository, caller: caller))

@@ -90,6 +90,9 @@ public struct AuthMiddleware: RouterMiddleware {
         }
         // No response is ever to be read as another type than it says (user content above all).
         response.headers[.xContentTypeOptions] = "nosniff"
+        // Served over TLS, a browser is to come back over TLS only, for a year: a later plain-http link cannot
+        // strip it and read the session cookie.
+        if isSecure { response.headers[.strictTransportSecurity] = "max-age=31536000" }
         if let xsrfHeader, let token = context.caller?.sessionToken,
             request.headers[xsrfHeader]?.lowercased() == "fetch"
         {

@@ -46,7 +46,7 @@ struct ContentAndVersioningTests {
         let missing = BlobLease(
             BlobReference(hash: String(repeating: "a", count: 64), length: 3), claims: f.blobs.claims,
             janitor: f.blobs.janitor)
-        let fake = ContentInput(blob: missing, mimeType: "text/plain", fileName: nil)
+        let fake = try ContentInput(blob: missing, mimeType: "text/plain", fileName: nil)
         #expect(
             await cmisCode {
                 _ = try await f.repository.setContentStream(

@@ -45,7 +45,7 @@ struct EngineFixture {
     ) throws
         -> ContentInput
     {
-        ContentInput(blob: try blobs.put(Data(text.utf8)), mimeType: mimeType, fileName: fileName)
+        try ContentInput(blob: try blobs.put(Data(text.utf8)), mimeType: mimeType, fileName: fileName)
     }
 
     func text(_ repositoryId: String, _ id: String, _ caller: CallerContext) async throws -> String {

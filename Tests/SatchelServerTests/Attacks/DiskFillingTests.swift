@@ -56,7 +56,7 @@ extension Attacks {
                 ("propertyId[1]", "cmis:objectTypeId"), ("propertyValue[1]", "cmis:document"),
             ]
             if !fieldsAfterContent { for (field, value) in fields { form.addField(field, value) } }
-            form.addData("content", data: content, filename: name, contentType: "application/octet-stream")
+            try form.addData("content", data: content, filename: name, contentType: "application/octet-stream")
             if fieldsAfterContent { for (field, value) in fields { form.addField(field, value) } }
             return try await harness.send(.post, path, user: user, headers: headers, body: .multipart(form))
         }

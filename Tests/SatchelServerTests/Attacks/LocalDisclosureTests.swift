@@ -36,7 +36,7 @@ extension Attacks {
             for (name, value) in ServerProcess.fields(action: "createDocument", name: "a.txt", type: "cmis:document") {
                 form.addField(name, value)
             }
-            form.addData("content", data: Data("secret".utf8), filename: "a.txt", contentType: "text/plain")
+            try form.addData("content", data: Data("secret".utf8), filename: "a.txt", contentType: "text/plain")
             var request = HTTPClient.Request(
                 .post, url: server.url.appendingPathComponent("cmis/browser/shared/root"), body: .multipart(form))
             request.headers["Authorization"] = "Basic " + Data("demo:\(password)".utf8).base64EncodedString()

@@ -53,16 +53,16 @@ extension BrowserBinding {
         if let content {
             var form = MultipartFormData()
             for (name, value) in all { form.addField(name, value) }
-            switch content.storage {
-            case .data(let data):
-                form.addData("content", data: data, filename: content.filename, contentType: content.mimeType)
-            case .file(let file):
-                do {
+            do {
+                switch content.storage {
+                case .data(let data):
+                    try form.addData("content", data: data, filename: content.filename, contentType: content.mimeType)
+                case .file(let file):
                     try form.addFile(
                         "content", fileURL: file, filename: content.filename, contentType: content.mimeType)
-                } catch let error as HTTPTransferError {
-                    throw CMISError(.invalidArgument, error.message, httpError: error)
                 }
+            } catch let error as HTTPTransferError {
+                throw CMISError(.invalidArgument, error.message, httpError: error)
             }
             body = .multipart(form)
         } else {

@@ -57,17 +57,12 @@ extension SocketExchange {
             {
                 continue
             }
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy(HTTP1Syntax.isTokenByte) else {
-                throw HTTPTransferError(.invalidRequest, "the header name \"\(field.name)\" is not a valid HTTP token")
-            }
-            guard !field.value.utf8.contains(where: HTTP1Syntax.isForbiddenInValue) else {
-                throw HTTPTransferError(
-                    .invalidRequest, "the value of the header \(field.name) contains control characters")
-            }
+            try HTTP1Syntax.checkField(name: field.name, value: field.value)
             head += "\(field.name): \(field.value)\r\n"
         }
         if let body = request.body {
             if let contentType = body.contentType, !request.headers.contains("Content-Type") {
+                try HTTP1Syntax.checkField(name: "Content-Type", value: contentType)
                 head += "Content-Type: \(contentType)\r\n"
             }
             head += "Content-Length: \(body.length)\r\n"

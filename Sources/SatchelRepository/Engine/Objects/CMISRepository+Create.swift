@@ -112,16 +112,13 @@ extension CMISRepository {
         guard blobs.contains(content.blob.hash) else {
             throw CMISError(.storage, "The uploaded content '\(content.blob.hash)' is not in the blob store.")
         }
-        let mimeType = content.mimeType.trimmingCharacters(in: .whitespaces)
-        guard mimeType.count <= 255, !mimeType.contains(where: { $0.isNewline }) else {
-            throw CMISError(.invalidArgument, "The content's MIME type is not valid.")
-        }
+        // The media type was checked where the content arrived (``ContentInput``).
         if let fileName = content.fileName, fileName.count > configuration.maximumStringLength {
             throw CMISError(.invalidArgument, "The content's file name is too long.")
         }
         return StoredContent(
             hash: content.blob.hash, length: content.blob.length,
-            mimeType: mimeType.isEmpty ? "application/octet-stream" : mimeType, fileName: content.fileName)
+            mimeType: content.mimeType, fileName: content.fileName)
     }
 
     /// Stores a new object (one batch with its change event) and returns it rendered.

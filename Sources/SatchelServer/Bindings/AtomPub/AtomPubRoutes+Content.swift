@@ -21,6 +21,7 @@ extension AtomPubRoutes {
             repositoryId: repositoryId, id: id, context: OperationContext(), caller: caller)
         // Refused before a byte is stored: the document must exist and be the caller's to change.
         try await service.checkContentUpload(repositoryId: repositoryId, targetId: id, name: nil, caller: caller)
+        let mimeType = try MediaTypeSyntax.checked(call.request.headers[.contentType] ?? "")
         let writer = try environment.blobs.makeWriter(maxBytes: environment.limits.maxContentBytes)
         do {
             for try await buffer in call.request.body {
@@ -32,12 +33,11 @@ extension AtomPubRoutes {
         }
         let blob = try writer.finish()
         defer { blob.end() }
-        let mimeType = call.request.headers[.contentType] ?? "application/octet-stream"
         var fileName = before.contentStreamFileName ?? before.name
         if let disposition = call.request.headers[.contentDisposition], let name = Self.fileName(disposition) {
             fileName = name
         }
-        let content = ContentInput(blob: blob, mimeType: mimeType, fileName: fileName)
+        let content = try ContentInput(blob: blob, mimeType: mimeType, fileName: fileName)
         let changeToken = call.parameter("changeToken")
         let object: CMISObject
         if try call.bool("append", default: false) {

@@ -12,7 +12,8 @@ extension AtomPubRoutes {
         let (service, repositoryId, caller) = (call.service, call.repositoryId, call.caller)
         if resource == "query" {
             // A query changes nothing: no XSRF token needed.
-            let body = try await readBody(call, accepting: ["application/cmisquery+xml"])
+            let body = try await readBody(
+                call, accepting: ["application/cmisquery+xml"], limit: environment.limits.maxMetadataBytes)
             let query = try AtomPubParser.queryRequest(body, limits: xmlLimits)
             let list = try await service.query(
                 repositoryId: repositoryId, statement: query.statement, searchAllVersions: query.searchAllVersions,
@@ -190,7 +191,8 @@ extension AtomPubRoutes {
         case "content":
             return try await setContent(call)
         case "acl":
-            let body = try await readBody(call, accepting: ["application/cmisacl+xml"])
+            let body = try await readBody(
+                call, accepting: ["application/cmisacl+xml"], limit: environment.limits.maxMetadataBytes)
             let acl: ACL
             do {
                 acl = try AtomPubParser.acl(body)
@@ -260,10 +262,14 @@ extension AtomPubRoutes {
 
     // MARK: Request bodies
 
+    /// What a request document may hold: an entry is a few levels deep, its elements a property's values or an
+    /// ACE's permissions, each with a namespace declaration or two.
     var xmlLimits: XMLReadLimits {
         var limits = XMLReadLimits()
         limits.maxDepth = 64
         limits.maxDocumentSize = entryLimit
+        limits.maxAttributes = 64
+        limits.maxElements = 200_000
         return limits
     }
 
@@ -273,8 +279,9 @@ extension AtomPubRoutes {
         return environment.limits.maxMetadataBytes + Int(inline / 3 * 4 + 4)
     }
 
-    /// The request body (an XML document of one of the accepted media types), up to the entry limit.
-    func readBody(_ call: AtomPubCall, accepting types: [String]) async throws -> Data {
+    /// The request body (an XML document of one of the accepted media types), up to `limit` (the entry limit by
+    /// default).
+    func readBody(_ call: AtomPubCall, accepting types: [String], limit: Int? = nil) async throws -> Data {
         if let type = call.request.headers[.contentType]?.lowercased() {
             let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             let accepted = Set(types + ["application/atom+xml", "application/xml", "text/xml"])
@@ -284,7 +291,7 @@ extension AtomPubRoutes {
         }
         var request = call.request
         do {
-            let buffer = try await request.collectBody(upTo: entryLimit)
+            let buffer = try await request.collectBody(upTo: limit ?? entryLimit)
             return Data(buffer.readableBytesView)
         } catch {
             throw Self.bodyFailure(error)
@@ -306,6 +313,12 @@ extension AtomPubRoutes {
         let body = try await readBody(call, accepting: ["application/atom+xml", "application/cmisatom+xml"])
         let entry = try AtomPubParser.requestEntry(body, limits: xmlLimits)
         let limits = environment.limits
+        // Only inline content may make an entry larger than other metadata: what is not its base64 text (at most a
+        // line end every 64 characters beside it) is held to the metadata limit.
+        let base64 = entry.content.map { ($0.data.count + 2) / 3 * 4 } ?? 0
+        guard body.count - base64 - base64 / 64 <= limits.maxMetadataBytes else {
+            throw HTTPError(.contentTooLarge)
+        }
         guard entry.properties.count <= limits.maxProperties else {
             throw CMISError(.invalidArgument, "more than \(limits.maxProperties) properties")
         }
@@ -334,9 +347,11 @@ extension AtomPubRoutes {
             try await call.service.checkContentUpload(
                 repositoryId: call.repositoryId, targetId: target, name: name, caller: call.caller)
         }
+        // Checked before anything is stored: it goes back out in headers.
+        let mimeType = try MediaTypeSyntax.checked(content.mimeType ?? "")
         let blob = try environment.blobs.put(content.data)
-        return ContentInput(
-            blob: blob, mimeType: content.mimeType ?? "application/octet-stream",
+        return try ContentInput(
+            blob: blob, mimeType: mimeType,
             fileName: properties["cmis:contentStreamFileName"]?.stringValue ?? properties["cmis:name"]?.stringValue)
     }
 

@@ -102,7 +102,7 @@ extension BrowserCall {
             let properties = try await propertiesForUpdate(objectId: objectId)
             let object = try await service.checkIn(
                 repositoryId: repositoryId, objectId: objectId, major: try parameters.bool("major", default: true),
-                properties: properties, content: content(), comment: parameters["checkinComment"],
+                properties: properties, content: try content(), comment: parameters["checkinComment"],
                 policies: parameters.list("policy"), addACEs: parameters.aces("add"),
                 removeACEs: parameters.aces("remove"), caller: caller)
             return json(status: .created, headers: location(object)) { $0.object(object) }
@@ -131,14 +131,13 @@ extension BrowserCall {
     }
 
     /// The uploaded content as the engine takes it.
-    func content() -> ContentInput? {
+    func content() throws(CMISError) -> ContentInput? {
         guard let upload else { return nil }
-        let mimeType = upload.mimeType.isEmpty ? "application/octet-stream" : upload.mimeType
-        return ContentInput(blob: upload.blob, mimeType: mimeType, fileName: upload.fileName)
+        return try ContentInput(blob: upload.blob, mimeType: upload.mimeType, fileName: upload.fileName)
     }
 
     func requiredContent() throws(CMISError) -> ContentInput {
-        guard let content = content() else {
+        guard let content = try content() else {
             throw CMISError(.invalidArgument, "this action needs a content part (multipart/form-data with a file)")
         }
         return content
@@ -185,7 +184,7 @@ extension BrowserCall {
         let parent = try await parentFolder(repositoryId: repositoryId)
         let properties = try await propertiesForCreate(defaultType: "cmis:document")
         let object = try await service.createDocument(
-            repositoryId: repositoryId, parentId: parent, properties: properties, content: content(),
+            repositoryId: repositoryId, parentId: parent, properties: properties, content: try content(),
             versioningState: try versioningState(), policies: parameters.list("policy"),
             addACEs: parameters.aces("add"), removeACEs: parameters.aces("remove"), caller: caller)
         return json(status: .created, headers: location(object)) { $0.object(object) }

@@ -190,7 +190,11 @@ struct MultipartReader {
                     name = Self.dispositionParameter("name", in: value)
                     fileName = Self.dispositionParameter("filename", in: value)
                 } else if field == "content-type", !value.isEmpty {
-                    contentType = value
+                    do {
+                        contentType = try MediaTypeSyntax.checked(value)
+                    } catch {
+                        throw .invalid(error.message)
+                    }
                 } else if field == "content-id" {
                     contentID = value.trimmingCharacters(in: CharacterSet(charactersIn: "<>"))
                 }
