@@ -305,7 +305,7 @@ let package = Package(
                 "SatchelServer",
                 "SatchelHTTP", "SatchelXML",
                 "SatchelServerTestSupport", "SatchelCMISCore", "SatchelCMIS", "SatchelTestSupport", "SatchelGateway",
-                "SatchelRepository",
+                "SatchelRepository", "SatchelJSON",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings

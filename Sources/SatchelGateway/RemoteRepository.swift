@@ -20,6 +20,9 @@ public final class RemoteRepository: CMISService {
     private let bindings: BackendBindings
     /// Users' MyDocuments folder ids on the back-end, once found or created.
     private let personalFolders = Mutex<[String: String]>([:])
+    /// First uses of MyDocuments under way, per user: concurrent first requests wait for the one that prepares the
+    /// folder instead of racing it.
+    private let preparing = Mutex<[String: Task<String, any Error>]>([:])
     /// Where the back-end's address and the transport's own words go: never to the user, who sees the mount's id.
     let logger: Logger
 
@@ -127,10 +130,33 @@ public final class RemoteRepository: CMISService {
     /// provisioner when the mount has one) with an ACL that gives the user all rights and nobody else any of its
     /// own; nil when the mount has no MyDocuments.
     func personalFolder(_ caller: CallerContext) async throws -> String? {
-        guard let root = mount.myDocuments else { return nil }
+        guard mount.myDocuments != nil else { return nil }
         if let known = personalFolders.withLock({ $0[caller.user] }) { return known }
+        let task = preparing.withLock { pending in
+            if let running = pending[caller.user] { return running }
+            let task = Task { try await self.preparePersonalFolder(caller) }
+            pending[caller.user] = task
+            return task
+        }
+        do {
+            let id = try await task.value
+            personalFolders.withLock { $0[caller.user] = id }
+            preparing.withLock { $0[caller.user] = nil }
+            return id
+        } catch {
+            preparing.withLock { pending in
+                if pending[caller.user] == task { pending[caller.user] = nil }
+            }
+            throw error
+        }
+    }
+
+    /// Finds or makes the caller's MyDocuments folder. Another server, or another mount of the same back-end, may
+    /// make it at the same moment: a name conflict on creating it means it is there now, and it is read again.
+    private func preparePersonalFolder(_ caller: CallerContext) async throws -> String {
+        guard let root = mount.myDocuments else { throw CMISError(.runtime, "the mount has no MyDocuments") }
         let path = (root.hasSuffix("/") ? root : root + "/") + caller.user
-        let id = try await provisioning(caller) { binding, backend -> String in
+        return try await provisioning(caller) { binding, backend -> String in
             let context = OperationContext(filter: ["cmis:objectId"])
             var folderId: String?
             var created = false
@@ -142,14 +168,22 @@ public final class RemoteRepository: CMISService {
                 guard let parentId = parent.id else {
                     throw CMISError(.invalidResponse, "the folder \(root) came back without an id")
                 }
-                let folder = try await binding.createFolder(
-                    repositoryId: backend, parentId: parentId,
-                    properties: Properties([
-                        CMISProperty(id: "cmis:name", type: .string, values: [.string(caller.user)]),
-                        CMISProperty(id: "cmis:objectTypeId", type: .id, values: [.id("cmis:folder")]),
-                    ]))
-                folderId = folder.id
-                created = true
+                do {
+                    let folder = try await binding.createFolder(
+                        repositoryId: backend, parentId: parentId,
+                        properties: Properties([
+                            CMISProperty(id: "cmis:name", type: .string, values: [.string(caller.user)]),
+                            CMISProperty(id: "cmis:objectTypeId", type: .id, values: [.id("cmis:folder")]),
+                        ]))
+                    folderId = folder.id
+                    created = true
+                } catch let error as CMISError
+                    where [.contentAlreadyExists, .nameConstraintViolation, .constraint].contains(error.code)
+                        || error.status == 409
+                {
+                    // Made by someone else meanwhile: use theirs.
+                    folderId = try await binding.object(repositoryId: backend, path: path, context: context).id
+                }
             }
             guard let id = folderId else { throw CMISError(.invalidResponse, "the folder \(path) has no id") }
             // The user alone, every time the folder is first used here (found or made): whatever others were given
@@ -177,8 +211,6 @@ public final class RemoteRepository: CMISService {
             }
             return id
         }
-        personalFolders.withLock { $0[caller.user] = id }
-        return id
     }
 
     /// Runs `body` as the mount's provisioner when it has one, otherwise as the caller.

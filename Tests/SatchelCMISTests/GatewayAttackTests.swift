@@ -2,6 +2,7 @@ import Foundation
 import SatchelCMIS
 import SatchelCMISCore
 import SatchelHTTP
+import SatchelJSON
 import SatchelServerTestSupport
 import SatchelTestSupport
 import Testing
@@ -143,5 +144,54 @@ struct GatewayAttackTests {
         #expect(refusal?.contains(fault) == true, "\(id) \(url): \(refusal ?? "accepted")")
         #expect(refusal?.contains("secret") != true, "the refusal repeats the secret: \(refusal ?? "")")
         #expect(Self.parse(Self.file(id: "docs.v2", url: "https://cmis.example/b", users: users)) == nil)
+    }
+
+    @Test("first uses of MyDocuments at once: every request gets the one folder; two mounts on one /Users both list")
+    func concurrentFirstUse() async throws {
+        let backend = try await LiveServer.start(users: ["alice", "bob", "svc"], administrators: ["svc"])
+        let admin = try await CMISSession.connect(
+            SessionParameters(
+                url: backend.baseURL.appendingPathComponent("cmis/browser"), repositoryId: "shared",
+                auth: [BasicAuth(user: "svc", password: "pw-svc")]))
+        _ = try await admin.createFolder(named: "Users", in: admin.repositoryInfo.rootFolderId)
+        var mounts: [GatewayConfiguration.Mount] = []
+        for id in ["docs", "docs2"] {
+            var mount = GatewayTests.mount(
+                backend.baseURL, binding: .browser, users: .passThrough, myDocuments: "/Users")
+            mount.id = id
+            mount.provisioner = GatewayConfiguration.Account(user: "svc", password: "pw-svc")
+            mounts.append(mount)
+        }
+        let gateway = try await LiveServer.start(users: ["alice", "bob"], gateway: GatewayConfiguration(mounts: mounts))
+        defer {
+            Task {
+                await gateway.stop()
+                await backend.stop()
+            }
+        }
+        let pair = GatewayTests.Pair(backend: backend, gateway: gateway)
+        // alice's first use: the repository list asks both mounts at once, each making /Users/alice.
+        let list = try await pair.get("/cmis/browser", user: "alice")
+        let listed = try list.json().objectValue.map { Set($0.keys) } ?? []
+        #expect(listed.isSuperset(of: ["docs", "docs2"]), "\(String(decoding: list.body, as: UTF8.self))")
+
+        // bob's first use: six requests at once.
+        let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+            for _ in 0..<6 {
+                group.addTask {
+                    let response = try await pair.get("/cmis/browser/docs?cmisselector=repositoryInfo", user: "bob")
+                    let folder = try? BrowserParser.repositoryInfo(response.body).extensionValue(named: "myDocuments")
+                    return (response.status, folder)
+                }
+            }
+            var all: [(Int, String?)] = []
+            for try await answer in group { all.append(answer) }
+            return all
+        }
+        #expect(statuses.allSatisfy { $0.0 == 200 }, "\(statuses)")
+        #expect(Set(statuses.compactMap(\.1)).count == 1, "\(statuses)")
+        let users = try await admin.object(at: "/Users", useCache: false)
+        let children = try await admin.childrenPage(of: try #require(users.id), maxItems: 100)
+        #expect(children.objects.compactMap(\.object.name).sorted() == ["alice", "bob"])
     }
 }

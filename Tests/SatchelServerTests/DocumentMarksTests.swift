@@ -16,14 +16,15 @@ struct DocumentMarksTests {
         let file = folder.appendingPathComponent("nuxeo-documents.json")
         let marks = try DocumentMarks(file: file)
         let lock = try marks.lock("doc-1", in: "shared", by: "alice")
-        try marks.trash("doc-2", parentID: "folder-1", in: "shared")
-        try marks.trash("doc-2", parentID: "folder-1", in: "mydocs-bob")
+        try marks.trash("doc-2", parentID: "folder-1", in: "shared", by: "alice")
+        try marks.trash("doc-2", parentID: "folder-1", in: "mydocs-bob", by: "bob")
         let again = try DocumentMarks(file: file)
         #expect(again.lock(of: "doc-1", in: "shared")?.owner == "alice")
         #expect(
             abs((again.lock(of: "doc-1", in: "shared")?.created ?? .distantPast).timeIntervalSince(lock.created)) < 0.01
         )
         #expect(again.isTrashed("doc-2", in: "shared") && again.trashed(in: "shared")["doc-2"]?.parentID == "folder-1")
+        #expect(again.trashed(in: "shared")["doc-2"]?.owner == "alice", "who trashed it is kept")
         #expect(again.lock(of: "doc-1", in: "mydocs-bob") == nil, "marks are per repository")
         let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -56,17 +57,22 @@ struct DocumentMarksTests {
         _ = try marks.lock("one-more", in: "r", by: "dave")
 
         // A trashed document moved elsewhere is recorded under its new folder.
-        try marks.trash("moving", parentID: "f1", in: "r")
+        try marks.trash("moving", parentID: "f1", in: "r", by: "bob")
         marks.moved("moving", to: "f2", in: "r")
         #expect(marks.trashed(in: "r")["moving"]?.parentID == "f2")
         marks.forget(["moving"], in: "r")
 
-        for index in 0..<DocumentMarks.maximumTrashed { try marks.trash("t\(index)", parentID: nil, in: "r") }
-        let full = #expect(throws: CMISError.self) { try marks.trash("one-more", parentID: nil, in: "r") }
+        // The trash is counted per user: bob filling his share leaves alice's alone.
+        for index in 0..<DocumentMarks.maximumTrashedPerUser {
+            try marks.trash("t\(index)", parentID: nil, in: "r", by: "bob")
+        }
+        let full = #expect(throws: CMISError.self) { try marks.trash("one-more", parentID: nil, in: "r", by: "bob") }
         #expect(full?.code == .constraint)
-        try marks.trash("elsewhere", parentID: nil, in: "other")
+        try marks.trash("alice's", parentID: nil, in: "r", by: "alice")
+        #expect(marks.trashed(in: "r", by: "alice").keys.sorted() == ["alice's"])
+        try marks.trash("elsewhere", parentID: nil, in: "other", by: "bob")
         marks.forget(["t0"], in: "r")
-        try marks.trash("one-more", parentID: nil, in: "r")
+        try marks.trash("one-more", parentID: nil, in: "r", by: "bob")
         #expect(marks.isTrashed("one-more", in: "r") && !marks.isTrashed("t0", in: "r"))
     }
 }

@@ -17,10 +17,12 @@ public final class DocumentMarks: Sendable {
         public var created: Date
     }
 
-    /// A trashed document and the folder it was trashed from.
+    /// A trashed document, the folder it was trashed from, and who trashed it (nil for marks recorded before
+    /// that was kept).
     public struct Trashed: Sendable, Hashable {
         public var parentID: String?
         public var created: Date
+        public var owner: String?
     }
 
     struct Key: Hashable, Comparable {
@@ -34,9 +36,9 @@ public final class DocumentMarks: Sendable {
         var trashed: [Key: Trashed] = [:]
     }
 
-    /// At most this many trashed documents per repository (a search excluding them names each), and this many
-    /// locks per user and repository.
-    public static let maximumTrashed = 1000
+    /// At most this many documents trashed by one user in a repository (a search excluding them names each; one
+    /// user's trash never stops another's), and this many locks per user and repository.
+    public static let maximumTrashedPerUser = 1000
     public static let maximumLocksPerUser = 1000
 
     private let file: URL?
@@ -140,16 +142,24 @@ public final class DocumentMarks: Sendable {
         }
     }
 
-    /// Puts the document in the trash (nothing happens when it is there already).
-    public func trash(_ id: String, parentID: String?, in repository: String) throws(CMISError) {
+    /// The documents `user` trashed in the repository.
+    public func trashed(in repository: String, by user: String) -> [String: Trashed] {
+        trashed(in: repository).filter { $0.value.owner == user }
+    }
+
+    /// Puts the document in the trash for `user` (nothing happens when it is there already); refused once the user
+    /// has ``maximumTrashedPerUser`` documents there.
+    public func trash(_ id: String, parentID: String?, in repository: String, by user: String) throws(CMISError) {
         let key = Key(repository: repository, id: id)
         try change { state throws(CMISError) in
             guard state.trashed[key] == nil else { return }
-            guard state.trashed.keys.count(where: { $0.repository == repository }) < Self.maximumTrashed else {
+            let owned = state.trashed.count { $0.key.repository == repository && $0.value.owner == user }
+            guard owned < Self.maximumTrashedPerUser else {
                 throw CMISError(
-                    .constraint, "the trash holds \(Self.maximumTrashed) documents: delete some of them first")
+                    .constraint,
+                    "you have \(Self.maximumTrashedPerUser) documents in the trash here: delete some of them first")
             }
-            state.trashed[key] = Trashed(parentID: parentID, created: Date())
+            state.trashed[key] = Trashed(parentID: parentID, created: Date(), owner: user)
         }
     }
 
@@ -229,6 +239,7 @@ public final class DocumentMarks: Sendable {
                             writer.write(key: "repository", key.repository)
                             writer.write(key: "id", key.id)
                             if let parent = trashed.parentID { writer.write(key: "parent", parent) }
+                            if let owner = trashed.owner { writer.write(key: "owner", owner) }
                             writer.write(key: "created", milliseconds(trashed.created))
                         }
                     }
@@ -272,7 +283,8 @@ public final class DocumentMarks: Sendable {
             state.locks[key] = Lock(owner: owner, created: created)
         }
         for (key, created, entry) in try entries("trashed") {
-            state.trashed[key] = Trashed(parentID: entry["parent"]?.stringValue, created: created)
+            state.trashed[key] = Trashed(
+                parentID: entry["parent"]?.stringValue, created: created, owner: entry["owner"]?.stringValue)
         }
         return state
     }

@@ -253,7 +253,9 @@ extension NuxeoHandler {
                 entries, index: 0, size: max(entries.count, 1), more: more, total: more ? nil : Int64(entries.count)))
     }
 
-    /// `Document.Move` / `Document.Copy` into `params.target`, renamed to `params.name` when given.
+    /// `Document.Move` / `Document.Copy` into `params.target`, renamed to `params.name` when given: all of it or
+    /// nothing. A copy is made under its new name in one change; a move renames first (a name the repository refuses
+    /// stops it there, before anything moved) and, should the move then fail, takes the old name back.
     private func moveOrCopy(
         _ operation: String, _ object: CMISObject, params: JSONObject, repository: String, caller: CallerContext
     ) async throws -> CMISObject {
@@ -261,30 +263,41 @@ extension NuxeoHandler {
         guard let id = object.id, let targetID = target.id, target.baseType == .folder else {
             throw CMISError(.invalidArgument, "\(operation) needs a folder as target")
         }
-        var result: CMISObject
-        if operation == "Document.Move" {
-            try checkUnlocked(object, repository: repository, caller: caller)
-            let parents = try await service.objectParents(
-                repositoryId: repository, objectId: id, context: OperationContext(), caller: caller)
-            result = try await service.moveObject(
-                repositoryId: repository, objectId: id, targetFolderId: targetID,
-                sourceFolderId: object.parentId ?? parents.first?.object.id, caller: caller)
-            if marks.isTrashed(Self.markKey(of: object), in: repository) {
-                marks.moved(Self.markKey(of: object), to: targetID, in: repository)
-            }
-        } else {
+        let name = params["name"]?.stringValue
+        func named(_ name: String) -> Properties {
+            Properties([CMISProperty(id: "cmis:name", type: .string, values: [.string(name)])])
+        }
+        guard operation == "Document.Move" else {
             guard object.baseType == .document else {
                 throw CMISError(.notSupported, "Document.Copy copies documents here, not folders")
             }
-            result = try await service.createDocumentFromSource(
-                repositoryId: repository, sourceId: id, parentId: targetID, properties: Properties(),
-                versioningState: nil, caller: caller)
+            return try await service.createDocumentFromSource(
+                repositoryId: repository, sourceId: id, parentId: targetID,
+                properties: name.map(named) ?? Properties(), versioningState: nil, caller: caller)
         }
-        if let name = params["name"]?.stringValue, let resultID = result.id {
-            result = try await service.updateProperties(
-                repositoryId: repository, objectId: resultID, changeToken: nil,
-                properties: Properties([CMISProperty(id: "cmis:name", type: .string, values: [.string(name)])]),
-                caller: caller)
+        try checkUnlocked(object, repository: repository, caller: caller)
+        let parents = try await service.objectParents(
+            repositoryId: repository, objectId: id, context: OperationContext(), caller: caller)
+        let oldName = object.name
+        if let name, name != oldName {
+            _ = try await service.updateProperties(
+                repositoryId: repository, objectId: id, changeToken: nil, properties: named(name), caller: caller)
+        }
+        let result: CMISObject
+        do {
+            result = try await service.moveObject(
+                repositoryId: repository, objectId: id, targetFolderId: targetID,
+                sourceFolderId: object.parentId ?? parents.first?.object.id, caller: caller)
+        } catch {
+            if let name, name != oldName, let oldName {
+                _ = try? await service.updateProperties(
+                    repositoryId: repository, objectId: id, changeToken: nil, properties: named(oldName),
+                    caller: caller)
+            }
+            throw error
+        }
+        if marks.isTrashed(Self.markKey(of: object), in: repository) {
+            marks.moved(Self.markKey(of: object), to: targetID, in: repository)
         }
         return result
     }

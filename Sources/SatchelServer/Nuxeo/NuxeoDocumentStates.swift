@@ -106,11 +106,12 @@ extension NuxeoHandler {
         try await require(\.canDeleteObject, on: object, repository: repository, caller: caller, "delete", "trash it")
         try checkUnlocked(object, repository: repository, caller: caller)
         let parent = try await placement(of: object, repository: repository, caller: caller).parentID
-        if marks.trashed(in: repository).count >= DocumentMarks.maximumTrashed {
+        let own = marks.trashed(in: repository, by: caller.user)
+        if own.count >= DocumentMarks.maximumTrashedPerUser {
             // Full: forget what was deleted meanwhile (over CMIS, or with its folder) first.
-            await forgetDeleted(marks.trashed(in: repository).keys, repository: repository, caller: caller)
+            await forgetDeleted(own.keys, repository: repository, caller: caller)
         }
-        try marks.trash(id, parentID: parent, in: repository)
+        try marks.trash(id, parentID: parent, in: repository, by: caller.user)
     }
 
     /// Forgets the marks of those of `keys` whose documents are gone.

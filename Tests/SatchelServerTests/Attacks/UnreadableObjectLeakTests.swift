@@ -90,5 +90,52 @@ extension Attacks {
             // Bob's tokens follow each other, whatever alice did meanwhile.
             #expect(tokens == [tokens[0], tokens[0] + 1, tokens[0] + 2], "\(tokens)")
         }
+
+        /// Through a folder bob cannot read, a document that exists and one that does not must answer alike, over
+        /// every API that takes a path: otherwise names inside the folder can be guessed one request at a time.
+        @Test func pathsThroughUnreadableFoldersAnswerAsMissing() async throws {
+            let harness = try await ServerHarness.start()
+            defer { Task { await harness.stop() } }
+            let admin = try await harness.session("admin", binding: .browser)
+            let alice = try await harness.session("alice", binding: .browser)
+            let root = admin.repositoryInfo.rootFolderId
+            _ = try await admin.applyACL(
+                to: root, adding: [ACE(principalId: "alice", permissions: ["cmis:write"])],
+                removing: [ACE(principalId: "cmis:anyone", permissions: ["cmis:write"])])
+            let hidden = try #require(try await alice.createFolder(named: "hidden", in: root).id)
+            let sub = try #require(try await alice.createFolder(named: "sub", in: hidden).id)
+            _ = try await alice.createDocument(
+                named: "deep.txt", in: sub, content: .data(Data("x".utf8), filename: "deep.txt"))
+
+            func answer(_ path: String, _ name: String) async throws -> (Int, String) {
+                let response = try await harness.send(.get, path.replacingOccurrences(of: "NAME", with: name), user: "bob")
+                let body = String(decoding: response.body, as: UTF8.self).replacingOccurrences(of: name, with: "NAME")
+                return (response.status, body)
+            }
+            let nxql = { (folder: String) in
+                "/nuxeo/api/v1/query/NXQL?query="
+                    + "SELECT * FROM Document WHERE ecm:path STARTSWITH '/hidden/\(folder)'"
+                    .addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            }
+            for path in [
+                "/cmis/browser/shared/root/hidden/sub/NAME?cmisselector=object",
+                "/cmis/browser/shared/root/hidden/NAME/deep.txt?cmisselector=object",
+                "/nuxeo/api/v1/path/hidden/sub/NAME", "/nuxeo/api/v1/path/hidden/NAME/deep.txt",
+            ] {
+                let existing = try await answer(path, path.contains("NAME/") ? "sub" : "deep.txt")
+                let missing = try await answer(path, path.contains("NAME/") ? "nope" : "nope.txt")
+                #expect(existing.0 == 404, "\(path): \(existing)")
+                #expect(existing == missing, "\(path)")
+            }
+            let existing = try await harness.send(.get, nxql("sub"), user: "bob")
+            let missing = try await harness.send(.get, nxql("nope"), user: "bob")
+            #expect(existing.status == missing.status, "\(existing.status) \(missing.status)")
+            #expect(
+                String(decoding: existing.body, as: UTF8.self).replacingOccurrences(of: "sub", with: "X")
+                    == String(decoding: missing.body, as: UTF8.self).replacingOccurrences(of: "nope", with: "X"))
+            // Alice herself still reaches it by path.
+            let own = try await harness.send(.get, "/nuxeo/api/v1/path/hidden/sub/deep.txt", user: "alice")
+            #expect(own.status == 200)
+        }
     }
 }

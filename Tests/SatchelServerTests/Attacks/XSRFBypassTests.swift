@@ -2,6 +2,8 @@ import Foundation
 import SatchelCMIS
 import SatchelCMISCore
 import SatchelHTTP
+import SatchelJSON
+import SatchelRepository
 @testable import SatchelServer
 import Testing
 

@@ -20,31 +20,40 @@ extension CMISRepository {
         let scope = try await scope(repositoryId, caller)
         let filter = try PropertyFilter(context.filter, types: types)
         let object = try await resolve(scope, path: path)
-        let granted = try await require(.read, scope, on: object, to: "read")
+        // An object the caller may not read is not there for them: a name can be guessed, and a 403 where a
+        // missing one gives 404 would tell what exists inside folders they cannot open. The root is no secret
+        // (repository info names it): it is refused as any object read by id is.
+        let granted: Permission
+        if object.id == scope.rootId {
+            granted = try await require(.read, scope, on: object, to: "read")
+        } else {
+            granted = try await permission(scope, on: object)
+            guard granted >= .read else { throw Self.noObject(at: path) }
+        }
         return try await render(scope, object, context, filter: filter, permission: granted)
     }
 
-    /// The object at an absolute path (`/`, `/a/b.txt`).
+    /// The one answer for a path that leads nowhere the caller may go, whichever step it failed at.
+    static func noObject(at path: String) -> CMISError {
+        CMISError(.objectNotFound, "There is no object at '\(shorten(path))'.")
+    }
+
+    /// The object at an absolute path (`/`, `/a/b.txt`). A path that stops anywhere on the way fails with the same
+    /// error naming the whole path, so that the error does not tell how much of it exists.
     func resolve(_ scope: Scope, path: String) async throws -> StoredObject {
         guard path.hasPrefix("/") else {
             throw CMISError(.invalidArgument, "A path must start with '/': '\(Self.shorten(path))'.")
         }
         var current = try await load(scope, scope.rootId)
-        var walked = ""
         for segment in path.split(separator: "/", omittingEmptySubsequences: true) {
-            guard current.baseTypeId == .folder else {
-                throw CMISError(.objectNotFound, "There is no object at '\(Self.shorten(path))'.")
-            }
-            walked += "/" + segment
+            guard current.baseTypeId == .folder else { throw Self.noObject(at: path) }
             let name = Self.normalizedName(String(segment))
             var found = try await store.child(repositoryId: scope.id, folderId: current.id, name: name)
             if found == nil && name != segment {
                 // Names stored before names were normalized keep the spelling they came with.
                 found = try await store.child(repositoryId: scope.id, folderId: current.id, name: String(segment))
             }
-            guard let child = found else {
-                throw CMISError(.objectNotFound, "There is no object at '\(Self.shorten(walked))'.")
-            }
+            guard let child = found else { throw Self.noObject(at: path) }
             current = child
         }
         return current
