@@ -179,7 +179,7 @@ public final class RemoteRepository: CMISService {
                     created = true
                 } catch let error as CMISError
                     where [.contentAlreadyExists, .nameConstraintViolation, .constraint].contains(error.code)
-                        || error.status == 409
+                    || error.status == 409
                 {
                     // Made by someone else meanwhile: use theirs.
                     folderId = try await binding.object(repositoryId: backend, path: path, context: context).id

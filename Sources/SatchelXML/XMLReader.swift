@@ -17,7 +17,9 @@ enum XMLReader {
         switch input {
         case .data(let data):
             try checkSize(data.count, limits)
-            let checked = try data.withUnsafeBytes { bytes throws(XMLReadError) in try XMLPreflight.check(bytes, limits: limits) }
+            let checked = try data.withUnsafeBytes { bytes throws(XMLReadError) in
+                try XMLPreflight.check(bytes, limits: limits)
+            }
             // Always the stream initialiser: `XMLParser(data:)` hands libxml2 one chunk, which it refuses over
             // about 10 MB. Streaming is as fast and keeps a single code path.
             stream = InputStream(data: checked.map { Data($0) } ?? data)
@@ -31,7 +33,9 @@ enum XMLReader {
             guard let mapped = try? Data(contentsOf: url, options: .alwaysMapped) else {
                 throw XMLReadError(code: .unreadable, message: "cannot read \(url.path)")
             }
-            let checked = try mapped.withUnsafeBytes { bytes throws(XMLReadError) in try XMLPreflight.check(bytes, limits: limits) }
+            let checked = try mapped.withUnsafeBytes { bytes throws(XMLReadError) in
+                try XMLPreflight.check(bytes, limits: limits)
+            }
             stream = checked.map { InputStream(data: Data($0)) } ?? fileStream
         }
         let parser = FoundationXMLParser(stream: stream)

@@ -45,7 +45,8 @@ struct GatewayAttackTests {
             .post,
             url: URL(
                 string: pair.gateway.baseURL.absoluteString
-                    + "/cmis/atom/\(repository)/children?id=\(root.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? root)")!,
+                    + "/cmis/atom/\(repository)/children?id=\(root.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? root)"
+            )!,
             body: .data(Self.injectedEntry(name: "injected"), contentType: "application/atom+xml;type=entry"))
         request.validatesStatus = false
         let response = try await client.send(request)
@@ -76,7 +77,8 @@ struct GatewayAttackTests {
             }
         }
         let pair = GatewayTests.Pair(backend: target, gateway: gateway)
-        for path in ["/cmis/browser/docs?cmisselector=repositoryInfo", "/cmis/browser/docs/root?cmisselector=children"] {
+        for path in ["/cmis/browser/docs?cmisselector=repositoryInfo", "/cmis/browser/docs/root?cmisselector=children"]
+        {
             let response = try await pair.get(path, user: "alice")
             let body = String(decoding: response.body, as: UTF8.self)
             #expect(response.status == 502, "\(path): \(body)")
@@ -162,7 +164,8 @@ struct GatewayAttackTests {
             mount.provisioner = GatewayConfiguration.Account(user: "svc", password: "pw-svc")
             mounts.append(mount)
         }
-        let gateway = try await LiveServer.start(users: ["alice", "bob"], gateway: GatewayConfiguration(mounts: mounts))
+        let gateway = try await LiveServer.start(
+            users: ["alice", "bob"], gateway: GatewayConfiguration(mounts: mounts))
         defer {
             Task {
                 await gateway.stop()

@@ -180,7 +180,8 @@ import Testing
         #expect(throws: XMLReadError.self) { try XDocument.parse(data: data(element(3)), limits: limits) }
         // Quotes in text, and in an end tag's absence of attributes, are not attributes.
         #expect(
-            try XDocument.parse(data: data(#"<r a="1" b='2'>"x" 'y' "z"</r>"#), limits: limits).root.text == #""x" 'y' "z""#)
+            try XDocument.parse(data: data(#"<r a="1" b='2'>"x" 'y' "z"</r>"#), limits: limits).root.text
+                == #""x" 'y' "z""#)
         let bomb = element(100_000)
         let refused = #expect(throws: XMLReadError.self) { try XDocument.parse(data: data(bomb)) }
         #expect(refused?.code == .limitExceeded)

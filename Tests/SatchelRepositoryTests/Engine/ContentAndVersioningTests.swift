@@ -39,7 +39,9 @@ struct ContentAndVersioningTests {
         #expect(try await f.text(f.aliceDocs, document.requiredId, f.alice) == "one two")
         let output = try await f.repository.contentStream(
             repositoryId: f.aliceDocs, objectId: document.requiredId, streamId: nil, caller: f.alice)
-        #expect(output.hash?.count == 64 && output.entityTag == output.hash && output.mimeType == "text/plain" && output.length == 7)
+        #expect(
+            output.hash?.count == 64 && output.entityTag == output.hash && output.mimeType == "text/plain"
+                && output.length == 7)
         let deleted = try await f.repository.deleteContentStream(
             repositoryId: f.aliceDocs, objectId: document.requiredId, changeToken: nil, caller: f.alice)
         #expect(deleted.contentStreamLength == nil)

@@ -24,7 +24,8 @@ extension Attacks {
             let document = try await nuxeo.create(in: "/From", type: "File", name: "a.txt")
             _ = try await nuxeo.create(in: "/To", type: "File", name: "taken.txt")
             let refused = await #expect(throws: NuxeoError.self) {
-                _ = try await nuxeo.execute(operation, input: document.uid, params: ["target": "/To", "name": .string(name)])
+                _ = try await nuxeo.execute(
+                    operation, input: document.uid, params: ["target": "/To", "name": .string(name)])
             }
             #expect(refused.map { (400...499).contains($0.status ?? 0) } == true, "\(String(describing: refused))")
             let stayed = try await nuxeo.document(path: "/From/a.txt")

@@ -108,7 +108,8 @@ extension Attacks {
                 named: "deep.txt", in: sub, content: .data(Data("x".utf8), filename: "deep.txt"))
 
             func answer(_ path: String, _ name: String) async throws -> (Int, String) {
-                let response = try await harness.send(.get, path.replacingOccurrences(of: "NAME", with: name), user: "bob")
+                let response = try await harness.send(
+                    .get, path.replacingOccurrences(of: "NAME", with: name), user: "bob")
                 let body = String(decoding: response.body, as: UTF8.self).replacingOccurrences(of: name, with: "NAME")
                 return (response.status, body)
             }

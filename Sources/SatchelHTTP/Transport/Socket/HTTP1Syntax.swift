@@ -15,7 +15,8 @@ package enum HTTP1Syntax {
         name: String, value: String, in place: String = "the request"
     ) throws(HTTPTransferError) {
         guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
-            throw HTTPTransferError(.invalidRequest, "the header name \"\(name)\" of \(place) is not a valid HTTP token")
+            throw HTTPTransferError(
+                .invalidRequest, "the header name \"\(name)\" of \(place) is not a valid HTTP token")
         }
         if let offset = value.utf8.firstIndex(where: isForbiddenInValue) {
             let position = value.utf8.distance(from: value.utf8.startIndex, to: offset)
