@@ -64,6 +64,12 @@ public final class GatewayService: CMISService {
 
     public func isPersonal(repositoryId: String) -> Bool { route(repositoryId).isPersonal(repositoryId: repositoryId) }
 
+    public func placements(
+        repositoryId: String, objectIds: [String], caller: CallerContext
+    ) async throws -> [String: ObjectPlacement] {
+        try await route(repositoryId).placements(repositoryId: repositoryId, objectIds: objectIds, caller: caller)
+    }
+
     public func repositoryInfo(repositoryId: String, caller: CallerContext) async throws -> RepositoryInfo {
         try await route(repositoryId).repositoryInfo(repositoryId: repositoryId, caller: caller)
     }

@@ -213,6 +213,12 @@ public protocol CMISService: Sendable {
     /// computed under one generation stay valid while it lasts (the server caches rendered objects by it). Nil when
     /// the repository may change by other means (a store shared by several processes), so nothing is cached.
     func readGeneration(repositoryId: String) -> UInt64?
+    /// Where each of `objectIds` is filed and what its content's hash is, in one call: for APIs that show both with
+    /// every object of a page (the Nuxeo API's `path`, `parentRef` and blob digest). Objects that are gone or that
+    /// the caller may not read are left out; a parent the caller may not read is not named.
+    func placements(
+        repositoryId: String, objectIds: [String], caller: CallerContext
+    ) async throws -> [String: ObjectPlacement]
     /// Whether the repository is a user's MyDocuments (where every change needs the session's XSRF token): the one
     /// answer every binding and the XSRF check ask for. By default, the local engine's naming rule.
     func isPersonal(repositoryId: String) -> Bool
@@ -295,5 +301,62 @@ public protocol CMISService: Sendable {
 extension CMISService {
     public func isPersonal(repositoryId: String) -> Bool {
         RepositoryConfiguration.isMyDocumentsRepositoryId(repositoryId)
+    }
+
+    /// One object at a time, through ``objectParents(repositoryId:objectId:context:caller:)`` and
+    /// ``contentStream(repositoryId:objectId:streamId:caller:)``: for services that have nothing better (a gateway's
+    /// back-end). The local engine answers a page in a few store reads.
+    public func placements(
+        repositoryId: String, objectIds: [String], caller: CallerContext
+    ) async throws -> [String: ObjectPlacement] {
+        var placements: [String: ObjectPlacement] = [:]
+        for id in objectIds {
+            let object: CMISObject
+            do {
+                object = try await self.object(
+                    repositoryId: repositoryId, id: id,
+                    context: OperationContext(filter: ["cmis:objectId", "cmis:path", "cmis:name", "cmis:parentId"]),
+                    caller: caller)
+            } catch let error as CMISError where [.objectNotFound, .permissionDenied].contains(error.code) {
+                continue
+            }
+            var placement = ObjectPlacement()
+            if object.baseType == .folder {
+                placement.path = object.path
+                placement.parentId = object.parentId
+            } else {
+                let parents = try await objectParents(
+                    repositoryId: repositoryId, objectId: id,
+                    context: OperationContext(filter: ["cmis:objectId", "cmis:path"], includePathSegment: true),
+                    caller: caller)
+                if let parent = parents.first, let parentPath = parent.object.path {
+                    placement.parentId = parent.object.id
+                    placement.path =
+                        (parentPath == "/" ? "" : parentPath) + "/" + (parent.relativePathSegment ?? object.name ?? id)
+                }
+                placement.contentHash =
+                    try? await contentStream(repositoryId: repositoryId, objectId: id, streamId: nil, caller: caller)
+                    .hash
+            }
+            placements[id] = placement
+        }
+        return placements
+    }
+}
+
+/// Where an object is filed and what its content is (``CMISService/placements(repositoryId:objectIds:caller:)``).
+public struct ObjectPlacement: Sendable, Hashable {
+    /// The object's path: a folder's own; a document's through its first parent the caller may read (nil when
+    /// there is none).
+    public var path: String?
+    /// That parent's id (a folder's parent, for a folder).
+    public var parentId: String?
+    /// Lower-case hex SHA-256 of the content, when the object has content and the service knows it.
+    public var contentHash: String?
+
+    public init(path: String? = nil, parentId: String? = nil, contentHash: String? = nil) {
+        self.path = path
+        self.parentId = parentId
+        self.contentHash = contentHash
     }
 }

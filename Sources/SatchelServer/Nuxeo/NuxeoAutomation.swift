@@ -237,13 +237,13 @@ extension NuxeoHandler {
             let list = try await service.children(
                 repositoryId: repository, folderId: id, context: OperationContext(includePathSegment: true),
                 maxItems: min(1000, Self.maximumChildren - entries.count), skipCount: skip, caller: caller)
-            for child in list.objects where !marks.isTrashed(Self.markKey(of: child.object), in: repository) {
-                let segment = child.pathSegment ?? child.object.name ?? ""
-                entries.append(
-                    try await render(
-                        child.object, placedAt: ((base == "/" ? "" : base) + "/" + segment, id),
-                        repository: repository, caller: caller))
-            }
+            let live = list.objects.filter { !marks.isTrashed(Self.markKey(of: $0.object), in: repository) }
+            entries += try await render(
+                live.map(\.object),
+                placedAt: live.map { child -> (path: String, parentID: String?)? in
+                    ((base == "/" ? "" : base) + "/" + (child.pathSegment ?? child.object.name ?? ""), id)
+                },
+                repository: repository, caller: caller)
             skip += list.objects.count
             more = list.hasMoreItems
             guard list.hasMoreItems, !list.objects.isEmpty else { break }

@@ -279,9 +279,8 @@ struct NuxeoHandler: Sendable {
             }
             total += matches
             if entries.count < pageSize {
-                for object in list.objects.prefix(pageSize - entries.count) {
-                    entries.append(try await render(object, repository: repository, caller: caller))
-                }
+                entries += try await render(
+                    Array(list.objects.prefix(pageSize - entries.count)), repository: repository, caller: caller)
             }
             more = list.hasMoreItems
             skip = Int(max(0, Int64(skip) - matches))
@@ -374,13 +373,12 @@ struct NuxeoHandler: Sendable {
         let list = try await liveChildren(
             of: id, skip: pageIndex * pageSize, max: pageSize, repository: repository, caller: caller)
         let base = path == "/" ? "" : path
-        var entries: [JSONValue] = []
-        for child in list.children {
-            let segment = child.pathSegment ?? child.object.name ?? ""
-            entries.append(
-                try await render(
-                    child.object, placedAt: (base + "/" + segment, id), repository: repository, caller: caller))
-        }
+        let entries = try await render(
+            list.children.map(\.object),
+            placedAt: list.children.map { child -> (path: String, parentID: String?)? in
+                (base + "/" + (child.pathSegment ?? child.object.name ?? ""), id)
+            },
+            repository: repository, caller: caller)
         return Self.json(Self.page(entries, index: pageIndex, size: pageSize, more: list.more, total: list.total))
     }
 
@@ -389,7 +387,7 @@ struct NuxeoHandler: Sendable {
         try await placement(of: object, repository: repository, caller: caller).path
     }
 
-    /// An object's path and its parent's id: a folder's own, a document's first parent's.
+    /// An object's path and its parent's id: a folder's own, a document's first parent's (the caller may read).
     func placement(
         of object: CMISObject, repository: String, caller: CallerContext
     ) async throws -> (
@@ -397,19 +395,16 @@ struct NuxeoHandler: Sendable {
     ) {
         if let path = object.path { return (path, object.parentId) }
         guard let id = object.id else { return ("/", nil) }
-        // Only what the placement needs of the parent: rendering it whole for every document of a page costs more
-        // than the rest of the page.
-        let parents = try await service.objectParents(
-            repositoryId: repository, objectId: id,
-            context: OperationContext(filter: ["cmis:objectId", "cmis:path"], includePathSegment: true),
-            caller: caller)
-        guard let parent = parents.first, let parentPath = parent.object.path else {
-            return ("/" + (object.name ?? id), nil)
-        }
-        return (
-            (parentPath == "/" ? "" : parentPath) + "/" + (parent.relativePathSegment ?? object.name ?? id),
-            parent.object.id
-        )
+        let found = try await service.placements(repositoryId: repository, objectIds: [id], caller: caller)[id]
+        return Self.placement(of: object, found: found)
+    }
+
+    /// Where an object is shown: its own path, or what the service found, or its name under the root when no parent
+    /// is the caller's to see.
+    static func placement(of object: CMISObject, found: ObjectPlacement?) -> (path: String, parentID: String?) {
+        if let path = object.path { return (path, object.parentId) }
+        if let path = found?.path { return (path, found?.parentId) }
+        return ("/" + (object.name ?? object.id ?? ""), nil)
     }
 
     /// An object as a Nuxeo document, placed (path and parent) where the caller does not know it, with its blob's
@@ -418,20 +413,33 @@ struct NuxeoHandler: Sendable {
         _ object: CMISObject, placedAt known: (path: String, parentID: String?)? = nil, repository: String,
         caller: CallerContext
     ) async throws -> JSONValue {
-        let placement: (path: String, parentID: String?)
-        if let known {
-            placement = known
-        } else {
-            placement = try await self.placement(of: object, repository: repository, caller: caller)
+        try await render([object], placedAt: [known], repository: repository, caller: caller)[0]
+    }
+
+    /// A page of objects as Nuxeo documents. What the page needs of the repository beyond the objects (the paths
+    /// of documents not placed by `known`, and the digests of their blobs) is read in one call for the whole page
+    /// (``CMISService/placements(repositoryId:objectIds:caller:)``), not per document.
+    func render(
+        _ objects: [CMISObject], placedAt known: [(path: String, parentID: String?)?]? = nil, repository: String,
+        caller: CallerContext
+    ) async throws -> [JSONValue] {
+        func hasBlob(_ object: CMISObject) -> Bool { object.baseType == .document && object.contentStreamLength != nil }
+        var needed: [String] = []
+        for (index, object) in objects.enumerated() {
+            guard let id = object.id else { continue }
+            let placed = (known?[index] ?? nil) != nil || object.path != nil
+            if !placed || hasBlob(object) { needed.append(id) }
         }
-        var digest: String?
-        if object.baseType == .document, object.contentStreamLength != nil, let id = object.id {
-            digest = try? await service.contentStream(
-                repositoryId: repository, objectId: id, streamId: nil, caller: caller
-            ).hash
+        let found =
+            needed.isEmpty
+            ? [:] : try await service.placements(repositoryId: repository, objectIds: needed, caller: caller)
+        return objects.enumerated().map { index, object in
+            let placement = object.id.flatMap { found[$0] }
+            let shown = (known?[index] ?? nil) ?? Self.placement(of: object, found: placement)
+            return document(
+                object, path: shown.path, parentID: shown.parentID,
+                digest: hasBlob(object) ? placement?.contentHash : nil, repository: repository)
         }
-        return document(
-            object, path: placement.path, parentID: placement.parentID, digest: digest, repository: repository)
     }
 
     /// A CMIS object as a Nuxeo document: folders are `Folder`, documents `File` with `file:content`.

@@ -501,3 +501,41 @@ struct ObjectTests {
         #expect(!direct.canCheckOut)
     }
 }
+
+@Suite("Placements: a page's paths, parents and content hashes in one call")
+struct PlacementTests {
+    @Test("documents get their first readable parent's path, folders their own; what the caller cannot read is left out")
+    func placements() async throws {
+        let f = try await EngineFixture()
+        let root = try await f.root(f.shared, f.admin)
+        let open = try await f.folder("open", in: root, f.shared, f.alice)
+        let deep = try await f.folder("deep", in: open.requiredId, f.shared, f.alice)
+        let document = try await f.document("a.txt", in: deep.requiredId, f.shared, f.alice, text: "alpha")
+        let empty = try await f.document("empty.txt", in: root, f.shared, f.alice)
+        // The administrator closes the root to everyone but alice: bob reads what alice opens to him only.
+        _ = try await f.repository.applyACL(
+            repositoryId: f.shared, objectId: root, addACEs: [ACE(principalId: "alice", permissions: ["cmis:all"])],
+            removeACEs: [ACE(principalId: "cmis:anyone", permissions: ["cmis:write"])], propagation: nil,
+            caller: f.admin)
+        _ = try await f.repository.applyACL(
+            repositoryId: f.shared, objectId: document.requiredId,
+            addACEs: [ACE(principalId: "bob", permissions: ["cmis:read"])], removeACEs: [], propagation: nil,
+            caller: f.alice)
+        let ids = [document.requiredId, deep.requiredId, empty.requiredId, "no-such-object"]
+        let mine = try await f.repository.placements(repositoryId: f.shared, objectIds: ids, caller: f.alice)
+        let hash = try #require(
+            try await f.repository.contentStream(
+                repositoryId: f.shared, objectId: document.requiredId, streamId: nil, caller: f.alice
+            ).hash)
+        #expect(
+            mine[document.requiredId]
+                == ObjectPlacement(path: "/open/deep/a.txt", parentId: deep.requiredId, contentHash: hash))
+        #expect(mine[deep.requiredId] == ObjectPlacement(path: "/open/deep", parentId: open.requiredId))
+        #expect(mine[empty.requiredId] == ObjectPlacement(path: "/empty.txt", parentId: root))
+        #expect(mine["no-such-object"] == nil)
+        // bob may read the document but not its folder: it is placed nowhere, and nothing else is his to see.
+        let his = try await f.repository.placements(repositoryId: f.shared, objectIds: ids, caller: f.bob)
+        #expect(Array(his.keys) == [document.requiredId])
+        #expect(his[document.requiredId] == ObjectPlacement(contentHash: hash))
+    }
+}

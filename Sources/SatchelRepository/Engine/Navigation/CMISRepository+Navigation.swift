@@ -201,6 +201,51 @@ extension CMISRepository {
         return versions.first { !$0.parentIds.isEmpty }?.parentIds ?? []
     }
 
+    /// A page's placements in three store reads (the objects, the versions of unfiled ones, their parents); paths
+    /// come from the folder cache.
+    public func placements(
+        repositoryId: String, objectIds: [String], caller: CallerContext
+    ) async throws -> [String: ObjectPlacement] {
+        let scope = try await scope(repositoryId, caller)
+        let objects = try await store.objects(repositoryId: scope.id, ids: objectIds)
+        var filings: [String: [String]] = [:]
+        for object in objects where object.baseTypeId != .folder {
+            filings[object.id] = try await filedParents(scope, of: object)
+        }
+        var parents: [String: StoredObject] = [:]
+        for parent in try await store.objects(repositoryId: scope.id, ids: Array(Set(filings.values.joined()))) {
+            parents[parent.id] = parent
+        }
+        var parentPaths: [String: String] = [:]
+        var unreadable: Set<String> = []
+        var placements: [String: ObjectPlacement] = [:]
+        for object in objects {
+            guard try await permission(scope, on: object) >= .read else { continue }
+            var placement = ObjectPlacement(contentHash: object.content?.hash)
+            if object.baseTypeId == .folder {
+                placement.path = try await path(scope, ofFolder: object)
+                placement.parentId = object.parentIds.first
+            } else {
+                for parentId in filings[object.id] ?? [] {
+                    guard let parent = parents[parentId], !unreadable.contains(parentId) else { continue }
+                    if parentPaths[parentId] == nil {
+                        guard try await permission(scope, on: parent) >= .read else {
+                            unreadable.insert(parentId)
+                            continue
+                        }
+                        parentPaths[parentId] = try await path(scope, ofFolder: parent)
+                    }
+                    guard let parentPath = parentPaths[parentId] else { continue }
+                    placement.parentId = parentId
+                    placement.path = (parentPath == "/" ? "" : parentPath) + "/" + object.name
+                    break
+                }
+            }
+            placements[object.id] = placement
+        }
+        return placements
+    }
+
     public func objectParents(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [ObjectParent] {
