@@ -24,6 +24,8 @@ public final class CMISRepository: CMISService {
     private let repositoryCache = Mutex<[String: StoredRepository]>([:])
     /// Changes made per repository (``readGeneration(repositoryId:)``).
     private let generations = Mutex<[String: UInt64]>([:])
+    /// Query results kept between pages.
+    let queryResults = QueryResultCache()
 
     /// An engine over these stores; call ``bootstrap()`` once before serving.
     public init(store: any MetadataStore, blobs: BlobStore, configuration: RepositoryConfiguration = .init()) {

@@ -6,7 +6,15 @@ import SatchelCMISQL
 /// before evaluation (they need the store); full text is read on first use, at most once.
 final class QueryCandidate: QueryRow {
     let object: StoredObject
-    let properties: [String: [PropertyValue]]
+    /// Values by query name, made on first use: a query that tests only folders (`IN_TREE`) never needs them.
+    lazy var properties: [String: [PropertyValue]] = {
+        var values: [String: [PropertyValue]] = [:]
+        for property in object.properties { values[property.queryName ?? property.id] = property.values }
+        values.merge(extra) { _, new in new }
+        return values
+    }()
+    /// Values that are not in the object's bag (a folder's `cmis:path`).
+    private let extra: [String: [PropertyValue]]
     let cardinalities: [String: Cardinality]
     let parents: Set<String>
     let ancestors: Set<String>
@@ -17,11 +25,11 @@ final class QueryCandidate: QueryRow {
     static let maximumTextLength: Int64 = 1 << 20
 
     init(
-        object: StoredObject, properties: [String: [PropertyValue]], cardinalities: [String: Cardinality],
+        object: StoredObject, extra: [String: [PropertyValue]], cardinalities: [String: Cardinality],
         parents: Set<String>, ancestors: Set<String>, blobs: BlobStore
     ) {
         self.object = object
-        self.properties = properties
+        self.extra = extra
         self.cardinalities = cardinalities
         self.parents = parents
         self.ancestors = ancestors
@@ -110,11 +118,39 @@ extension CMISRepository {
             && (query.selectAll || query.referencedColumns.contains { $0.name == "cmis:path" }
                 || query.select.contains { if case .allColumns = $0 { return true } else { return false } })
 
+        // Later pages of a result read under the same generation come from what the first one matched.
+        let generation = readGeneration(repositoryId: scope.id)
+        let key = QueryResultCache.Key(
+            repository: scope.id, user: caller.user, isAdministrator: caller.isAdministrator, statement: statement,
+            searchAllVersions: searchAllVersions)
+        if let generation, let ids = queryResults.ids(key, generation: generation) {
+            let page = Array(ids.dropFirst(skipCount).prefix(limit))
+            var loaded: [String: StoredObject] = [:]
+            for object in try await store.objects(repositoryId: scope.id, ids: page) { loaded[object.id] = object }
+            var rows: [QueryCandidate] = []
+            for id in page {
+                guard let object = loaded[id] else { continue }
+                var extra: [String: [PropertyValue]] = [:]
+                if wantsPath { extra["cmis:path"] = [.string(try await path(scope, ofFolder: object))] }
+                rows.append(
+                    QueryCandidate(
+                        object: object, extra: extra, cardinalities: cardinalities, parents: [], ancestors: [],
+                        blobs: blobs))
+            }
+            return try await results(
+                query, rows, definitions: definitions, scope: scope, includeAllowableActions: includeAllowableActions,
+                includeRelationships: includeRelationships, hasMoreItems: skipCount + page.count < ids.count,
+                numItems: ids.count)
+        }
+
         let typeIds = Set(types.selfAndDescendants(type.id))
         let candidates = try await store.scan(
             repositoryId: scope.id, baseTypes: [type.baseTypeId], typeIds: typeIds,
             latestOnly: false)
         var matches: [QueryCandidate] = []
+        // Worked out once per folder, not once per candidate filed in it.
+        var inherited: [String: Permission] = [:]
+        var treeAbove: [String: [String]] = [:]
         for object in candidates {
             // Working copies are searchable (pwcSearchable), whatever the store counts as "latest".
             if !searchAllVersions && object.baseTypeId == .document && !object.isLatestVersion
@@ -122,10 +158,9 @@ extension CMISRepository {
             {
                 continue
             }
-            guard try await permission(scope, on: object) >= .read else { continue }
-            var values: [String: [PropertyValue]] = [:]
-            for property in object.properties { values[property.queryName ?? property.id] = property.values }
-            if wantsPath { values["cmis:path"] = [.string(try await path(scope, ofFolder: object))] }
+            guard try await permission(scope, on: object, inherited: &inherited) >= .read else { continue }
+            var extra: [String: [PropertyValue]] = [:]
+            if wantsPath { extra["cmis:path"] = [.string(try await path(scope, ofFolder: object))] }
             var parents: Set<String> = []
             var ancestors: Set<String> = []
             if needs.folders || needs.tree {
@@ -134,12 +169,18 @@ extension CMISRepository {
                 parents = Set(filed)
                 if needs.tree {
                     for parent in filed {
-                        for entry in try await ancestry(scope, from: parent) { ancestors.insert(entry.id) }
+                        if let known = treeAbove[parent] {
+                            ancestors.formUnion(known)
+                        } else {
+                            let chain = try await ancestry(scope, from: parent).map(\.id)
+                            treeAbove[parent] = chain
+                            ancestors.formUnion(chain)
+                        }
                     }
                 }
             }
             let row = QueryCandidate(
-                object: object, properties: values, cardinalities: cardinalities, parents: parents,
+                object: object, extra: extra, cardinalities: cardinalities, parents: parents,
                 ancestors: ancestors, blobs: blobs)
             do {
                 if try query.matches(row) { matches.append(row) }
@@ -156,7 +197,20 @@ extension CMISRepository {
                 return lhs.offset < rhs.offset
             }.map(\.element)
         }
+        if let generation { queryResults.keep(matches.map(\.object.id), for: key, generation: generation) }
         let page = matches.dropFirst(skipCount).prefix(limit)
+        return try await results(
+            query, Array(page), definitions: definitions, scope: scope, includeAllowableActions: includeAllowableActions,
+            includeRelationships: includeRelationships, hasMoreItems: skipCount + page.count < matches.count,
+            numItems: matches.count)
+    }
+
+    /// A page of matches as the query's select list projects them.
+    private func results(
+        _ query: CMISQuery, _ page: [QueryCandidate], definitions: [String: PropertyDefinition], scope: Scope,
+        includeAllowableActions: Bool, includeRelationships: OperationContext.IncludeRelationships,
+        hasMoreItems: Bool, numItems: Int
+    ) async throws -> ObjectList {
         var objects: [CMISObject] = []
         for row in page {
             var result = CMISObject(properties: project(query, row, definitions: definitions))
@@ -169,8 +223,7 @@ extension CMISRepository {
             }
             objects.append(result)
         }
-        return ObjectList(
-            objects: objects, hasMoreItems: skipCount + page.count < matches.count, numItems: Int64(matches.count))
+        return ObjectList(objects: objects, hasMoreItems: hasMoreItems, numItems: Int64(numItems))
     }
 
     /// Every column must name a property of the FROM type, qualified by nothing or by the type's qualifier.
