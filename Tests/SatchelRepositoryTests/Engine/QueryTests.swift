@@ -119,4 +119,57 @@ struct QueryTests {
         let aliceSees = try await run(f, "SELECT * FROM cmis:document ORDER BY cmis:name", repository: f.shared)
         #expect(names(aliceSees) == ["public.txt", "secret.txt"])
     }
+
+    /// Later pages of a result come from what the first page matched while nothing changes (a sole-writer store);
+    /// any change, and another user, starts over.
+    @Test func pagesOfOneResultUntilAChange() async throws {
+        let f = try await EngineFixture { $0.isSoleWriter = true }
+        let root = try await f.root(f.shared, f.admin)
+        let folder = try await f.folder("paged", in: root, f.shared, f.alice).requiredId
+        for index in 0..<5 { try await f.document("d\(index).txt", in: folder, f.shared, f.alice) }
+        let statement = "SELECT * FROM cmis:document WHERE IN_FOLDER('\(folder)') ORDER BY cmis:name"
+        func page(_ skip: Int, _ caller: CallerContext) async throws -> ObjectList {
+            try await run(f, statement, caller: caller, repository: f.shared, maxItems: 2, skipCount: skip)
+        }
+        let first = try await page(0, f.alice)
+        #expect(names(first) == ["d0.txt", "d1.txt"] && first.numItems == 5 && first.hasMoreItems)
+        #expect(names(try await page(2, f.alice)) == ["d2.txt", "d3.txt"])
+        let last = try await page(4, f.alice)
+        #expect(names(last) == ["d4.txt"] && !last.hasMoreItems)
+        // A change: the next page sees it.
+        try await f.document("d5.txt", in: folder, f.shared, f.alice)
+        let after = try await page(4, f.alice)
+        #expect(names(after) == ["d4.txt", "d5.txt"] && after.numItems == 6)
+        // A document bob may not read is not in his result, though alice's is kept.
+        _ = try await f.repository.applyACL(
+            repositoryId: f.shared, objectId: root, addACEs: [ACE(principalId: "alice", permissions: ["cmis:all"])],
+            removeACEs: [ACE(principalId: "cmis:anyone", permissions: ["cmis:write"])], propagation: nil,
+            caller: f.admin)
+        #expect(try await page(0, f.alice).numItems == 6)
+        #expect(try await page(0, f.bob).numItems == 0)
+        #expect(try await page(0, f.alice).numItems == 6)
+    }
+
+    /// A query held to one folder reads that folder's children, not the repository: it must match exactly what a
+    /// scan of everything would (the `OR` below keeps the scan), working copies filed through their series included.
+    @Test func oneFolderQueriesMatchAScan() async throws {
+        let (f, root, reports, archive) = try await fixture()
+        let checkedOut = try await f.document("q3.txt", in: reports, f.aliceDocs, f.alice, text: "draft")
+        let workingCopy = try await f.repository.checkOut(
+            repositoryId: f.aliceDocs, objectId: checkedOut.requiredId, caller: f.alice)
+        for folder in [root, reports, archive] {
+            for (table, condition) in [
+                ("cmis:document", ""), ("cmis:document", " AND cmis:name LIKE 'q%'"), ("cmis:folder", ""),
+            ] {
+                let narrowed = try await run(f, "SELECT * FROM \(table) WHERE IN_FOLDER('\(folder)')\(condition)")
+                let scanned = try await run(
+                    f, "SELECT * FROM \(table) WHERE (IN_FOLDER('\(folder)') OR cmis:name = '-none-')\(condition)")
+                #expect(names(narrowed) == names(scanned), "\(table) in \(folder)\(condition)")
+                #expect(narrowed.numItems == scanned.numItems)
+            }
+        }
+        let inReports = try await run(f, "SELECT cmis:objectId FROM cmis:document WHERE IN_FOLDER('\(reports)')")
+        let ids = inReports.objects.compactMap { $0.properties["cmis:objectId"]?.values.first?.stringValue }
+        #expect(ids.contains(try #require(workingCopy.id)), "the working copy is searchable where its series is filed")
+    }
 }

@@ -144,9 +144,15 @@ extension CMISRepository {
         }
 
         let typeIds = Set(types.selfAndDescendants(type.id))
-        let candidates = try await store.scan(
-            repositoryId: scope.id, baseTypes: [type.baseTypeId], typeIds: typeIds,
-            latestOnly: false)
+        let candidates: [StoredObject]
+        if !searchAllVersions, let folderId = Self.requiredFolder(query.whereClause) {
+            // Every match is filed in one folder: its children are the candidates, not the whole repository.
+            candidates = try await folderCandidates(
+                scope, folderId, baseType: type.baseTypeId, typeIds: typeIds)
+        } else {
+            candidates = try await store.scan(
+                repositoryId: scope.id, baseTypes: [type.baseTypeId], typeIds: typeIds, latestOnly: false)
+        }
         var matches: [QueryCandidate] = []
         // Worked out once per folder, not once per candidate filed in it.
         var inherited: [String: Permission] = [:]
@@ -203,6 +209,39 @@ extension CMISRepository {
             query, Array(page), definitions: definitions, scope: scope, includeAllowableActions: includeAllowableActions,
             includeRelationships: includeRelationships, hasMoreItems: skipCount + page.count < matches.count,
             numItems: matches.count)
+    }
+
+    /// The folder an `IN_FOLDER` names when the whole condition needs it (alone, or as one operand of an `AND`).
+    static func requiredFolder(_ expression: QueryExpression?) -> String? {
+        switch expression {
+        case .inFolder(_, let folderId)?: return folderId
+        case .and(let operands)?:
+            for operand in operands { if case .inFolder(_, let folderId) = operand { return folderId } }
+            return nil
+        default: return nil
+        }
+    }
+
+    /// What a query held to one folder can match there, in the store's scan order (by id): the folder's children
+    /// of the queried types, and the working copies of documents among them, which are filed only through their
+    /// version series (``filedParents(_:of:)``).
+    func folderCandidates(
+        _ scope: Scope, _ folderId: String, baseType: BaseTypeId, typeIds: Set<String>
+    ) async throws -> [StoredObject] {
+        let children = try await store.children(
+            repositoryId: scope.id, folderId: folderId, order: [StoreOrder(.name)], offset: 0, limit: nil)
+        var candidates = children.objects.filter { $0.baseTypeId == baseType && typeIds.contains($0.typeId) }
+        var seen = Set(candidates.map(\.id))
+        for document in candidates where document.baseTypeId == .document {
+            guard let series = document.versionSeriesId,
+                document.properties["cmis:isVersionSeriesCheckedOut"]?.values.first?.boolValue == true
+            else { continue }
+            for version in try await store.versions(repositoryId: scope.id, versionSeriesId: series)
+            where version.isPrivateWorkingCopy && version.parentIds.isEmpty && seen.insert(version.id).inserted {
+                candidates.append(version)
+            }
+        }
+        return candidates.sorted { $0.id < $1.id }
     }
 
     /// A page of matches as the query's select list projects them.
