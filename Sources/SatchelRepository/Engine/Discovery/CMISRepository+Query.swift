@@ -228,8 +228,16 @@ extension CMISRepository {
     func folderCandidates(
         _ scope: Scope, _ folderId: String, baseType: BaseTypeId, typeIds: Set<String>
     ) async throws -> [StoredObject] {
-        let children = try await store.children(
-            repositoryId: scope.id, folderId: folderId, order: [StoreOrder(.name)], offset: 0, limit: nil)
+        // A first page the store reads as a short read; the rest of a large folder, if any, as a long one.
+        let firstPage = 1000
+        var children = try await store.children(
+            repositoryId: scope.id, folderId: folderId, order: [StoreOrder(.name)], offset: 0, limit: firstPage)
+        if children.totalCount > children.objects.count {
+            children.objects += try await store.children(
+                repositoryId: scope.id, folderId: folderId, order: [StoreOrder(.name)], offset: children.objects.count,
+                limit: nil
+            ).objects
+        }
         var candidates = children.objects.filter { $0.baseTypeId == baseType && typeIds.contains($0.typeId) }
         var seen = Set(candidates.map(\.id))
         for document in candidates where document.baseTypeId == .document {
