@@ -504,7 +504,8 @@ struct ObjectTests {
 
 @Suite("Placements: a page's paths, parents and content hashes in one call")
 struct PlacementTests {
-    @Test("documents get their first readable parent's path, folders their own; what the caller cannot read is left out")
+    @Test(
+        "documents get their first readable parent's path, folders their own; what the caller cannot read is left out")
     func placements() async throws {
         let f = try await EngineFixture()
         let root = try await f.root(f.shared, f.admin)

@@ -206,7 +206,8 @@ extension CMISRepository {
         if let generation { queryResults.keep(matches.map(\.object.id), for: key, generation: generation) }
         let page = matches.dropFirst(skipCount).prefix(limit)
         return try await results(
-            query, Array(page), definitions: definitions, scope: scope, includeAllowableActions: includeAllowableActions,
+            query, Array(page), definitions: definitions, scope: scope,
+            includeAllowableActions: includeAllowableActions,
             includeRelationships: includeRelationships, hasMoreItems: skipCount + page.count < matches.count,
             numItems: matches.count)
     }
