@@ -24,8 +24,9 @@ public final class CMISRepository: CMISService {
     private let repositoryCache = Mutex<[String: StoredRepository]>([:])
     /// Changes made per repository (``readGeneration(repositoryId:)``).
     private let generations = Mutex<[String: UInt64]>([:])
-    /// Query results kept between pages.
-    let queryResults = QueryResultCache()
+    /// Query results kept between pages, and folders' children kept for queries held to one folder.
+    let queryResults = QueryResultKey.cache()
+    let folderContents = FolderContentsKey.cache()
 
     /// An engine over these stores; call ``bootstrap()`` once before serving.
     public init(store: any MetadataStore, blobs: BlobStore, configuration: RepositoryConfiguration = .init()) {

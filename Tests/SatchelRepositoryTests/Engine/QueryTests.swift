@@ -172,4 +172,32 @@ struct QueryTests {
         let ids = inReports.objects.compactMap { $0.properties["cmis:objectId"]?.values.first?.stringValue }
         #expect(ids.contains(try #require(workingCopy.id)), "the working copy is searchable where its series is filed")
     }
+
+    /// A folder's children read for one query serve the next query of that folder (another condition, another
+    /// user) while nothing changes; each user still sees only what they may read, and a change is seen at once.
+    @Test func keptFolderContentsFollowChangesAndPermissions() async throws {
+        let f = try await EngineFixture { $0.isSoleWriter = true }
+        let root = try await f.root(f.shared, f.admin)
+        let folder = try await f.folder("kept", in: root, f.shared, f.alice).requiredId
+        try await f.document("a1.txt", in: folder, f.shared, f.alice)
+        try await f.document("b1.txt", in: folder, f.shared, f.alice)
+        func query(_ prefix: String, _ caller: CallerContext) async throws -> [String] {
+            names(
+                try await run(
+                    f, "SELECT * FROM cmis:document WHERE IN_FOLDER('\(folder)') AND cmis:name LIKE '\(prefix)%'",
+                    caller: caller, repository: f.shared))
+        }
+        #expect(try await query("a", f.alice) == ["a1.txt"])
+        #expect(try await query("b", f.alice) == ["b1.txt"])
+        #expect(try await query("b", f.bob) == ["b1.txt"])
+        try await f.document("b2.txt", in: folder, f.shared, f.alice)
+        #expect(try await query("b", f.alice).sorted() == ["b1.txt", "b2.txt"])
+        // alice closes the root to bob: the same folder read gives him nothing.
+        _ = try await f.repository.applyACL(
+            repositoryId: f.shared, objectId: root, addACEs: [ACE(principalId: "alice", permissions: ["cmis:all"])],
+            removeACEs: [ACE(principalId: "cmis:anyone", permissions: ["cmis:write"])], propagation: nil,
+            caller: f.admin)
+        #expect(try await query("b", f.alice).count == 2)
+        #expect(try await query("b", f.bob).isEmpty)
+    }
 }

@@ -120,10 +120,10 @@ extension CMISRepository {
 
         // Later pages of a result read under the same generation come from what the first one matched.
         let generation = readGeneration(repositoryId: scope.id)
-        let key = QueryResultCache.Key(
+        let key = QueryResultKey(
             repository: scope.id, user: caller.user, isAdministrator: caller.isAdministrator, statement: statement,
             searchAllVersions: searchAllVersions)
-        if let generation, let ids = queryResults.ids(key, generation: generation) {
+        if let generation, let ids = queryResults.value(key, generation: generation) {
             let page = Array(ids.dropFirst(skipCount).prefix(limit))
             var loaded: [String: StoredObject] = [:]
             for object in try await store.objects(repositoryId: scope.id, ids: page) { loaded[object.id] = object }
@@ -148,7 +148,7 @@ extension CMISRepository {
         if !searchAllVersions, let folderId = Self.requiredFolder(query.whereClause) {
             // Every match is filed in one folder: its children are the candidates, not the whole repository.
             candidates = try await folderCandidates(
-                scope, folderId, baseType: type.baseTypeId, typeIds: typeIds)
+                scope, folderId, baseType: type.baseTypeId, typeIds: typeIds, generation: generation)
         } else {
             candidates = try await store.scan(
                 repositoryId: scope.id, baseTypes: [type.baseTypeId], typeIds: typeIds, latestOnly: false)
@@ -227,19 +227,26 @@ extension CMISRepository {
     /// of the queried types, and the working copies of documents among them, which are filed only through their
     /// version series (``filedParents(_:of:)``).
     func folderCandidates(
-        _ scope: Scope, _ folderId: String, baseType: BaseTypeId, typeIds: Set<String>
+        _ scope: Scope, _ folderId: String, baseType: BaseTypeId, typeIds: Set<String>, generation: UInt64?
     ) async throws -> [StoredObject] {
-        // A first page the store reads as a short read; the rest of a large folder, if any, as a long one.
-        let firstPage = 1000
-        var children = try await store.children(
-            repositoryId: scope.id, folderId: folderId, order: [StoreOrder(.name)], offset: 0, limit: firstPage)
-        if children.totalCount > children.objects.count {
-            children.objects += try await store.children(
-                repositoryId: scope.id, folderId: folderId, order: [StoreOrder(.name)], offset: children.objects.count,
-                limit: nil
-            ).objects
+        let key = FolderContentsKey(repository: scope.id, folder: folderId)
+        var children: [StoredObject]
+        if let generation, let kept = folderContents.value(key, generation: generation) {
+            children = kept
+        } else {
+            // A first page the store reads as a short read; the rest of a large folder, if any, as a long one.
+            let firstPage = try await store.children(
+                repositoryId: scope.id, folderId: folderId, order: [StoreOrder(.name)], offset: 0, limit: 1000)
+            children = firstPage.objects
+            if firstPage.totalCount > children.count {
+                children += try await store.children(
+                    repositoryId: scope.id, folderId: folderId, order: [StoreOrder(.name)], offset: children.count,
+                    limit: nil
+                ).objects
+            }
+            if let generation { folderContents.keep(children, for: key, generation: generation) }
         }
-        var candidates = children.objects.filter { $0.baseTypeId == baseType && typeIds.contains($0.typeId) }
+        var candidates = children.filter { $0.baseTypeId == baseType && typeIds.contains($0.typeId) }
         var seen = Set(candidates.map(\.id))
         for document in candidates where document.baseTypeId == .document {
             guard let series = document.versionSeriesId,
