@@ -2,6 +2,7 @@ import Foundation
 import SatchelCMIS
 import SatchelCMISCore
 import SatchelHTTP
+import SatchelJSON
 import SatchelServerTestSupport
 import SatchelTestSupport
 import Testing
@@ -376,5 +377,29 @@ struct GatewayTests {
         #expect(throws: CMISError.self) {
             try RemoteRepository.bytesToSkip(asked: 150...199, status: 206, contentRange: nil, mount: "docs")
         }
+    }
+
+    /// The Nuxeo API over a mount places documents through the one-at-a-time ``CMISService/placements``: a document
+    /// read by id, and a folder's children, come with their paths and parents from the back-end.
+    @Test("the Nuxeo API over a mount: paths and parents of documents come from the back-end")
+    func nuxeoOverAMount() async throws {
+        let pair = try await Self.start(backendBinding: .browser)
+        defer { Task { await pair.stop() } }
+        let session = try await pair.session("alice")
+        let folder = try await session.createFolder(named: "placed", in: session.repositoryInfo.rootFolderId)
+        let folderId = try #require(folder.id)
+        let document = try await session.createDocument(
+            named: "a.txt", in: folderId, content: .data(Data("alpha".utf8), filename: "a.txt"))
+        let documentId = try #require(document.id)
+        let read = try await pair.get("/nuxeo/api/v1/repo/docs/id/\(documentId)", user: "alice")
+        #expect(read.status == 200, "\(String(decoding: read.body, as: UTF8.self))")
+        let entity = try read.json()
+        #expect(entity["path"]?.stringValue == "/placed/a.txt")
+        #expect(entity["parentRef"]?.stringValue == folderId)
+        let children = try await pair.get("/nuxeo/api/v1/repo/docs/path/placed/@children", user: "alice")
+        #expect(children.status == 200, "\(String(decoding: children.body, as: UTF8.self))")
+        let entries = try children.json()["entries"]?.arrayValue ?? []
+        #expect(entries.map { $0["path"]?.stringValue } == ["/placed/a.txt"])
+        #expect(entries.first?["properties"]?["file:content"]?["length"]?.stringValue == "5")
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import SatchelCMISCore
 
 /// What a Nuxeo API path names, decided once: the repository (`repo/{name}/…`, `default` or nothing for the shared
@@ -26,15 +27,7 @@ struct NuxeoAddress: Equatable {
 
     /// The decoded segments of `path` after `root`.
     static func segments(of path: String, below root: String) throws(CMISError) -> [String] {
-        var segments: [String] = []
-        for raw in path.dropFirst(root.count).split(separator: "/") {
-            do {
-                segments.append(try FormDecoding.unescapePathSegment(raw))
-            } catch {
-                throw CMISError(.invalidArgument, "the URL path has an invalid percent escape or is not UTF-8")
-            }
-        }
-        return segments
+        try FormDecoding.pathSegments(path.dropFirst(root.count))
     }
 
     /// Whether a `Content-Type` names JSON: `application/json` or a `+json` type (`application/json+nxrequest`,
@@ -44,19 +37,9 @@ struct NuxeoAddress: Equatable {
         let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
         let parts = mediaType.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return false }
-        let type = parts[0].trimmingASCIISpaces.lowercased()
-        let subtype = parts[1].trimmingASCIISpaces.lowercased()
+        let type = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
+        let subtype = parts[1].trimmingCharacters(in: .whitespaces).lowercased()
         guard type == "application" else { return false }
         return subtype == "json" || subtype.hasSuffix("+json") || subtype.hasPrefix("json+")
-    }
-}
-
-extension Substring {
-    /// Without leading and trailing spaces and tabs (HTTP's optional white space).
-    fileprivate var trimmingASCIISpaces: Substring {
-        var text = self
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return text
     }
 }

@@ -19,6 +19,20 @@ public enum FormDecoding {
         return fields
     }
 
+    /// The decoded segments of a URL path (empty segments dropped), each read by ``unescapePathSegment(_:)``: what
+    /// a binding decides from a path (a repository, an object path) it decides from these, never from the raw text.
+    public static func pathSegments(_ path: Substring) throws(CMISError) -> [String] {
+        var segments: [String] = []
+        for raw in path.split(separator: "/", omittingEmptySubsequences: true) {
+            do {
+                segments.append(try unescapePathSegment(raw))
+            } catch {
+                throw CMISError(.invalidArgument, "the URL path has an invalid percent escape or is not UTF-8")
+            }
+        }
+        return segments
+    }
+
     /// Decodes the `%XX` escapes of a URL path segment (`+` stays `+`); the result must be UTF-8.
     public static func unescapePathSegment(_ text: Substring) throws(CMISError) -> String {
         try unescape(text, plusIsSpace: false)

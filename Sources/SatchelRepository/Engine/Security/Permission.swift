@@ -110,11 +110,17 @@ extension CMISRepository {
 
     /// What the caller may do with an object: the strongest grant among its own ACEs and those of its primary
     /// parent's chain.
+    func permission(_ scope: Scope, on object: StoredObject) async throws -> Permission {
+        var inherited: [String: Permission] = [:]
+        return try await permission(scope, on: object, inherited: &inherited)
+    }
+
     /// ``permission(_:on:)`` for many objects in a row (a query's candidates): what each parent passes down is
     /// worked out once, in `inherited`, not once per object.
     func permission(
         _ scope: Scope, on object: StoredObject, inherited: inout [String: Permission]
     ) async throws -> Permission {
+        // Only the owner ever reaches a MyDocuments repository; administrators may do everything in the shared one.
         if scope.isPersonal || scope.caller.isAdministrator { return .all }
         let own = Permission.granted(by: object.acl, to: scope.user)
         if own == .all { return .all }
@@ -127,19 +133,6 @@ extension CMISRepository {
         }
         inherited[parent] = best
         return max(own, best)
-    }
-
-    func permission(_ scope: Scope, on object: StoredObject) async throws -> Permission {
-        // Only the owner ever reaches a MyDocuments repository; administrators may do everything in the shared one.
-        if scope.isPersonal || scope.caller.isAdministrator { return .all }
-        var best = Permission.granted(by: object.acl, to: scope.user)
-        if best == .all { return .all }
-        guard let parent = try await inheritanceParent(scope, of: object) else { return best }
-        for entry in try await ancestry(scope, from: parent) {
-            best = max(best, Permission.granted(by: entry.acl, to: scope.user))
-            if best == .all { return .all }
-        }
-        return best
     }
 
     /// The principals who may read an object (`cmis:anyone` when everybody may): kept with its deletion in the

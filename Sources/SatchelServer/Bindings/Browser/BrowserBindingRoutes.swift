@@ -98,14 +98,7 @@ struct BrowserHandler: Sendable {
     func makeCall(_ request: Request, context: ServerRequestContext, caller: CallerContext) throws -> BrowserCall {
         let path = request.uri.path
         guard path.hasPrefix(mountPoint) else { throw CMISError(.objectNotFound, "no such URL") }
-        var segments: [String] = []
-        for raw in path.dropFirst(mountPoint.count).split(separator: "/", omittingEmptySubsequences: true) {
-            do {
-                segments.append(try FormDecoding.unescapePathSegment(raw))
-            } catch {
-                throw CMISError(.invalidArgument, "the URL path has an invalid percent escape or is not UTF-8")
-            }
-        }
+        let segments = try FormDecoding.pathSegments(path.dropFirst(mountPoint.count))
         let repository = segments.first
         var objectPath: [String]?
         if segments.count >= 2 {
