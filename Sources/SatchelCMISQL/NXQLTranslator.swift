@@ -54,11 +54,13 @@ package struct NXQLTranslator {
             return "SELECT * FROM \(table)\(whereClause)\(order)"
         }
 
-        /// The statements to run, in order.
-        package var statements: [String] {
-            guard includesFolders else { return [statement(over: table)] }
-            return [statement(over: "cmis:folder"), statement(over: table)]
+        /// The tables to search, in order: folders first for `FROM Document`.
+        package var tables: [String] {
+            includesFolders ? ["cmis:folder", table] : [table]
         }
+
+        /// The statements to run, in order.
+        package var statements: [String] { tables.map(statement(over:)) }
 
         /// Puts the folder id of `pathsToResolve[index]` where its marker stands.
         package mutating func resolve(path index: Int, to id: String) {

@@ -306,6 +306,17 @@ public final class GatewayService: CMISService {
             renditionFilter: renditionFilter, maxItems: maxItems, skipCount: skipCount, caller: caller)
     }
 
+    public func query(
+        repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
+        includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
+        skipCount: Int, trash: TrashScope, caller: CallerContext
+    ) async throws -> ObjectList? {
+        try await route(repositoryId).query(
+            repositoryId: repositoryId, statement: statement, searchAllVersions: searchAllVersions,
+            includeAllowableActions: includeAllowableActions, includeRelationships: includeRelationships,
+            renditionFilter: renditionFilter, maxItems: maxItems, skipCount: skipCount, trash: trash, caller: caller)
+    }
+
     public func contentChanges(
         repositoryId: String, changeLogToken: String?, includeProperties: Bool, includePolicyIds: Bool,
         includeACL: Bool, maxItems: Int?, caller: CallerContext

@@ -1,12 +1,15 @@
 import Foundation
 import PostgresNIO
+import Synchronization
 import SatchelCMISCore
 public import SatchelRepository
 
 extension PostgresMetadataStore {
     @discardableResult
     public func apply(_ batch: StoreBatch) async throws -> StoreBatchResult {
-        try await withConnection { connection in
+        // A delete may forget trash marks: searches that left them out are stale.
+        if !batch.deletes.isEmpty { trashChanges.add(1, ordering: .relaxed) }
+        return try await withConnection { connection in
             try await self.run("BEGIN", on: connection)
             do {
                 let result = try await self.apply(batch, on: connection)
@@ -66,17 +69,36 @@ extension PostgresMetadataStore {
                 dropped.insert(try row.decode(String.self))
             }
         }
+        var markKeys: Set<String> = []
         for id in batch.deletes {
             let deleted = try await rows(
                 """
                 DELETE FROM objects WHERE repository = \(repositoryId) AND id = \(id)
-                RETURNING coalesce(content_hash, '')
+                RETURNING coalesce(content_hash, ''), coalesce(version_series, '')
                 """, on: connection)
             guard let row = deleted.first else { throw StoreError.notFound(objectId: id) }
-            let hash = try row.decode(String.self)
+            let (hash, series) = try row.decode((String, String).self)
             if !hash.isEmpty { dropped.insert(hash) }
+            markKeys.insert(id)
+            if !series.isEmpty { markKeys.insert(series) }
             try await run(
                 "DELETE FROM filings WHERE repository = \(repositoryId) AND object = \(id)", on: connection)
+        }
+        if !markKeys.isEmpty {
+            // A mark never outlives its document: forget those whose key no object is named by or versioned under.
+            let keys = markKeys.sorted()
+            try await run(
+                """
+                DELETE FROM document_locks m WHERE m.repository = \(repositoryId) AND m.object = ANY(\(keys))
+                    AND NOT EXISTS (SELECT 1 FROM objects o WHERE o.repository = m.repository
+                        AND (o.id = m.object OR o.version_series = m.object))
+                """, on: connection)
+            try await run(
+                """
+                DELETE FROM document_trash m WHERE m.repository = \(repositoryId) AND m.object = ANY(\(keys))
+                    AND NOT EXISTS (SELECT 1 FROM objects o WHERE o.repository = m.repository
+                        AND (o.id = m.object OR o.version_series = m.object))
+                """, on: connection)
         }
         for object in batch.updates {
             let updated = try await rows(Self.updateQuery(object, repositoryId: repositoryId), on: connection)

@@ -64,7 +64,8 @@ extension PostgresMetadataStore {
     }
 
     public func scan(
-        repositoryId: String, baseTypes: Set<BaseTypeId>?, typeIds: Set<String>?, latestOnly: Bool
+        repositoryId: String, baseTypes: Set<BaseTypeId>?, typeIds: Set<String>?, latestOnly: Bool,
+        trash: TrashScope?
     ) async throws -> [StoredObject] {
         if baseTypes?.isEmpty == true || typeIds?.isEmpty == true { return [] }
         var query: PostgresQuery = """
@@ -81,6 +82,7 @@ extension PostgresMetadataStore {
             sql += " AND type_id = ANY($\(binds.count))"
         }
         if latestOnly { sql += " AND (is_latest OR is_pwc)" }
+        if let trash { sql += " AND " + trash.condition(overObjects: "objects") }
         sql += " ORDER BY id"
         query = PostgresQuery(unsafeSQL: sql, binds: binds)
         return try await objects(query, expectedRows: nil)

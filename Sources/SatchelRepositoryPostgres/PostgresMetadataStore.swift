@@ -3,6 +3,7 @@ public import Logging
 import PostgresNIO
 import SatchelCMISCore
 public import SatchelRepository
+import Synchronization
 
 /// A ``MetadataStore`` in PostgreSQL, for servers that share one database or want PostgreSQL's tooling.
 ///
@@ -21,6 +22,8 @@ public final class PostgresMetadataStore: MetadataStore {
     let client: PostgresClient
     let logger: Logger
     private let runner: Task<Void, Never>
+    /// ``ServerStateStore/trashGeneration``.
+    let trashChanges = Atomic<UInt64>(0)
 
     private init(client: PostgresClient, logger: Logger) {
         self.client = client

@@ -1,4 +1,4 @@
-/// The PostgreSQL schema: the SQLite store's tables, with PostgreSQL types.
+/// The PostgreSQL schema: the SQLite store's tables, with PostgreSQL types (version 3 adds ``ServerStateStore``'s).
 ///
 /// Text that is sorted or compared (ids, names, type ids) is `COLLATE "C"`, so the order is by code point
 /// whatever the database's locale, the same as SQLite and the memory store. Change tokens count per repository
@@ -103,6 +103,43 @@ enum PostgresSchema {
                 "ALTER TABLE change_log RENAME TO changes",
             ]
         ),
+        (
+            3,
+            [
+                """
+                CREATE TABLE document_locks (
+                    repository text COLLATE "C" NOT NULL,
+                    object text COLLATE "C" NOT NULL,
+                    owner text NOT NULL,
+                    created_at bigint NOT NULL,
+                    PRIMARY KEY (repository, object)
+                )
+                """,
+                """
+                CREATE TABLE document_trash (
+                    repository text COLLATE "C" NOT NULL,
+                    object text COLLATE "C" NOT NULL,
+                    parent text COLLATE "C",
+                    owner text NOT NULL,
+                    created_at bigint NOT NULL,
+                    PRIMARY KEY (repository, object)
+                )
+                """,
+                "CREATE INDEX document_trash_by_parent ON document_trash (repository, parent)",
+                """
+                CREATE TABLE access_grants (
+                    digest text COLLATE "C" PRIMARY KEY,
+                    user_name text COLLATE "C" NOT NULL,
+                    application text NOT NULL,
+                    device text NOT NULL,
+                    description text,
+                    permission text NOT NULL,
+                    created_at bigint NOT NULL,
+                    UNIQUE (user_name, application, device)
+                )
+                """,
+            ]
+        ),
     ]
 
     static let objectColumns = """
@@ -119,4 +156,6 @@ enum PostgresSchema {
     static let migrationLock: Int64 = 0x5341_5443_4845_4C01
     /// The class of the per-repository advisory locks change-log writers hold (the key is the repository's hash).
     static let changeLogLockClass: Int32 = 0x5341_5443
+    /// The class of the per-user advisory locks that issuing an access grant holds (the key is the user's hash).
+    static let grantLockClass: Int32 = 0x5341_5447
 }

@@ -486,14 +486,13 @@ struct NuxeoFacadeTests {
         listed = []
         for try await child in alice.children(ofPath: base) { listed.append(child.title ?? "") }
         #expect(listed.count == 5)
-        // Locks are kept in the data folder (owner-only), and deleting a document forgets its marks.
+        // Locks are kept in the metadata store (nothing beside it), and its owner may delete a locked document.
         _ = try await alice.lock(notes[0].uid)
-        let marksFile = harness.dataDirectory.appendingPathComponent("nuxeo-documents.json")
-        #expect(try String(contentsOf: marksFile, encoding: .utf8).contains(notes[0].uid))
-        let mode = try FileManager.default.attributesOfItem(atPath: marksFile.path)[.posixPermissions] as? Int
-        #expect(mode == 0o600)
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: harness.dataDirectory.appendingPathComponent("nuxeo-documents.json").path))
         try await alice.delete(id: notes[0].uid)
-        #expect(try !String(contentsOf: marksFile, encoding: .utf8).contains(notes[0].uid))
+        await #expect(throws: NuxeoError.self) { _ = try await alice.lockStatus(of: notes[0].uid) }
     }
 
     @Test("versions keep the uid; permissions name what the caller may do; the registry checks calls before sending")

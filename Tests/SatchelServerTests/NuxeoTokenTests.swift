@@ -2,6 +2,7 @@ import Foundation
 import SatchelHTTP
 import SatchelJSON
 import SatchelNuxeo
+import SatchelRepository
 import SatchelServer
 import Testing
 
@@ -154,34 +155,48 @@ struct NuxeoTokenTests {
         }
     }
 
-    @Test("grants are kept as digests, survive a restart, and a corrupt file is said")
-    func stored() throws {
+    @Test("grants are kept as digests in the store; an earlier version's tokens.json moves in once")
+    func stored() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("tokens.json")
-        let tokens = try AccessTokens(file: file)
-        let token = try tokens.issue(
+        let database = folder.appendingPathComponent("db/metadata.sqlite").path
+        let tokens = AccessTokens(store: try SQLiteMetadataStore(path: database))
+        let token = try await tokens.issue(
             user: "alice", application: "a", device: "d", deviceDescription: nil, permission: "r")
-        let written = try String(contentsOf: file, encoding: .utf8)
-        #expect(!written.contains(token) && written.contains("\"alice\""))
-        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber
-        #expect(mode?.intValue == 0o600)
+        let written = try Data(contentsOf: URL(fileURLWithPath: database))
+        #expect(written.range(of: Data(token.utf8)) == nil, "only the token's digest is kept")
 
-        let reopened = try AccessTokens(file: file)
-        #expect(reopened.grant(for: token)?.user == "alice" && reopened.grant(for: token)?.permission == .read)
-        #expect(reopened.grant(for: token + "x") == nil)
+        let reopened = AccessTokens(store: try SQLiteMetadataStore(path: database))
+        #expect(try await reopened.grant(for: token)?.user == "alice")
+        #expect(try await reopened.grant(for: token)?.permission == .read)
+        #expect(try await reopened.grant(for: token + "x") == nil)
+
+        // A file of an earlier version: its grants move into the store, and the token it stood for still works.
+        let old = "old-token-\(UUID())"
+        let file = folder.appendingPathComponent("tokens.json")
+        try Data(
+            """
+            {"tokens": [{"sha256": "\(AccessTokens.digest(old))", "user": "bob", "application": "a",
+                         "device": "d", "permission": "read", "created": 1700000000000}]}
+            """.utf8
+        ).write(to: file)
+        #expect(try await AccessTokens.importFile(file, into: reopened.store) == 1)
+        #expect(try await reopened.grant(for: old)?.user == "bob")
+        #expect(try await reopened.grant(for: old)?.permission == .read, "a read-only grant stays read-only")
+        #expect(FileManager.default.fileExists(atPath: file.path + ".imported"))
 
         try Data("{\"tokens\":[{\"user\":1}]}".utf8).write(to: file)
-        #expect(throws: AuthError.self) { try AccessTokens(file: file) }
+        await #expect(throws: AuthError.self) { try await AccessTokens.importFile(file, into: reopened.store) }
 
-        let many = try AccessTokens(file: nil)
+        let many = AccessTokens()
         for index in 0..<AccessTokens.maximumPerUser {
-            _ = try many.issue(
+            _ = try await many.issue(
                 user: "u", application: "a", device: "\(index)", deviceDescription: nil, permission: "rw")
         }
-        #expect(throws: AccessTokens.Refusal.self) {
-            try many.issue(user: "u", application: "a", device: "one more", deviceDescription: nil, permission: "rw")
+        await #expect(throws: AccessTokens.Refusal.self) {
+            try await many.issue(
+                user: "u", application: "a", device: "one more", deviceDescription: nil, permission: "rw")
         }
     }
 }

@@ -254,6 +254,15 @@ public protocol CMISService: Sendable {
         includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
         skipCount: Int, caller: CallerContext
     ) async throws -> ObjectList
+    /// ``query(repositoryId:statement:searchAllVersions:includeAllowableActions:includeRelationships:renditionFilter:maxItems:skipCount:caller:)``
+    /// leaving out (``TrashScope/live``) or keeping to (``TrashScope/trashed``) what the repository's store marks
+    /// trashed (``ServerStateStore``), decided by the store's own query. Nil when the repository's objects are not
+    /// in a store that keeps the marks (a gateway mount): the caller filters some other way.
+    func query(
+        repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
+        includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
+        skipCount: Int, trash: TrashScope, caller: CallerContext
+    ) async throws -> ObjectList?
     func contentChanges(
         repositoryId: String, changeLogToken: String?, includeProperties: Bool, includePolicyIds: Bool,
         includeACL: Bool, maxItems: Int?, caller: CallerContext
@@ -301,6 +310,15 @@ public protocol CMISService: Sendable {
 extension CMISService {
     public func isPersonal(repositoryId: String) -> Bool {
         RepositoryConfiguration.isMyDocumentsRepositoryId(repositoryId)
+    }
+
+    /// None: a service whose objects are elsewhere (a gateway's back-end) keeps no trash marks beside them.
+    public func query(
+        repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
+        includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
+        skipCount: Int, trash: TrashScope, caller: CallerContext
+    ) async throws -> ObjectList? {
+        nil
     }
 
     /// One object at a time, through ``objectParents(repositoryId:objectId:context:caller:)`` and

@@ -29,9 +29,11 @@ public protocol MetadataStore: Sendable {
         repositoryId: String, folderId: String, order: [StoreOrder], offset: Int, limit: Int?
     ) async throws -> StoredPage
     /// Every object of the given base types (all when nil) and object types (all when nil): the candidates a
-    /// query filters. `latestOnly` leaves out non-latest versions.
+    /// query filters. `latestOnly` leaves out non-latest versions; `trash` leaves out (or keeps to) what the
+    /// store's ``ServerStateStore`` marks trashed, decided in the store's own query.
     func scan(
-        repositoryId: String, baseTypes: Set<BaseTypeId>?, typeIds: Set<String>?, latestOnly: Bool
+        repositoryId: String, baseTypes: Set<BaseTypeId>?, typeIds: Set<String>?, latestOnly: Bool,
+        trash: TrashScope?
     ) async throws -> [StoredObject]
     /// Every version of a version series, the private working copy included, newest first.
     func versions(repositoryId: String, versionSeriesId: String) async throws -> [StoredObject]
@@ -53,7 +55,9 @@ public protocol MetadataStore: Sendable {
 
     // MARK: Writes
 
-    /// Applies the whole batch in one transaction, or nothing of it.
+    /// Applies the whole batch in one transaction, or nothing of it. A store that is also a ``ServerStateStore``
+    /// forgets, in the same transaction, the locks and trash marks of the keys (ids and version series) whose last
+    /// object the batch deletes.
     ///
     /// - Throws: ``StoreError/conflict(objectId:)`` when a precondition fails, ``StoreError/nameTaken(folderId:name:)``
     ///   when two objects would share a name in one folder, ``StoreError/notFound(objectId:)`` when an update or
@@ -62,6 +66,16 @@ public protocol MetadataStore: Sendable {
     ///   no object refers to once it is committed (decided inside the transaction).
     @discardableResult
     func apply(_ batch: StoreBatch) async throws -> StoreBatchResult
+}
+
+extension MetadataStore {
+    /// ``scan(repositoryId:baseTypes:typeIds:latestOnly:trash:)`` whatever the trash holds.
+    public func scan(
+        repositoryId: String, baseTypes: Set<BaseTypeId>?, typeIds: Set<String>?, latestOnly: Bool
+    ) async throws -> [StoredObject] {
+        try await scan(
+            repositoryId: repositoryId, baseTypes: baseTypes, typeIds: typeIds, latestOnly: latestOnly, trash: nil)
+    }
 }
 
 /// What an applied ``StoreBatch`` left behind.

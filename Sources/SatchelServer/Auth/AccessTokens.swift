@@ -1,19 +1,19 @@
 import Crypto
 public import Foundation
-import SatchelRepository
+public import SatchelRepository
 import SatchelJSON
-import Synchronization
 
 /// Long-lived tokens a user acquires once with a password, for one application on one device (Nuxeo's
 /// `authentication/token`), then sends as `X-Authentication-Token` instead of the password.
 ///
-/// Only each token's SHA-256 is kept (in `tokens.json` in the data folder, owner-only): whoever reads the file learns
-/// no token. So the server cannot hand an existing token back: asking again for the same application and device
-/// replaces it. A token is read-only (`permission` `r`/`read`: changes are refused) or read-write.
-public final class AccessTokens: Sendable {
+/// Only each token's SHA-256 is kept, in the metadata store (``ServerStateStore``): whoever reads the database learns
+/// no token, and every server process on one PostgreSQL database accepts the tokens any of them issued. So the
+/// server cannot hand an existing token back: asking again for the same application and device replaces it. A token
+/// is read-only (`permission` `r`/`read`: changes are refused) or read-write.
+public struct AccessTokens: Sendable {
     /// What a token allows.
     public enum Permission: String, Sendable, Hashable {
-        case read
+        case read = "r"
         case readWrite = "rw"
 
         /// Nuxeo's clients say `rw`, `ReadWrite`, `r`, `read`…
@@ -36,6 +36,17 @@ public final class AccessTokens: Sendable {
         public var created: Date
         /// SHA-256 of the token, hex.
         var digest: String
+
+        init(_ stored: AccessGrant) {
+            user = stored.user
+            application = stored.application
+            device = stored.device
+            deviceDescription = stored.deviceDescription
+            // Anything but a read-only grant's mark is read-write: a grant is never made wider than it was stored.
+            permission = stored.permission == Permission.readWrite.rawValue ? .readWrite : .read
+            created = stored.created
+            digest = stored.digest
+        }
     }
 
     /// Why a token was not issued.
@@ -48,25 +59,23 @@ public final class AccessTokens: Sendable {
     public static let maximumPerUser = 100
     static let maximumParameterLength = 256
 
-    private let file: URL?
-    private let grants: Mutex<[String: Grant]>
+    /// Where the grants are kept.
+    public let store: any ServerStateStore
 
-    /// `file`: where grants are kept (nil: in memory only). A missing file is an empty set.
-    public init(file: URL?) throws(AuthError) {
-        self.file = file
-        if let file { PrivateFiles.removeLeftovers(of: file) }
-        var loaded: [String: Grant] = [:]
-        if let file, FileManager.default.fileExists(atPath: file.path) {
-            loaded = try Self.load(file)
-        }
-        grants = Mutex(loaded)
+    public init(store: any ServerStateStore) {
+        self.store = store
+    }
+
+    /// Grants kept in memory only.
+    public init() {
+        store = MemoryMetadataStore()
     }
 
     /// Issues a token for `user` (already authenticated with a password), replacing the one of the same application
     /// and device.
     public func issue(
         user: String, application: String, device: String, deviceDescription: String?, permission: String
-    ) throws(Refusal) -> String {
+    ) async throws(Refusal) -> String {
         for (name, value) in [("applicationName", application), ("deviceId", device)] {
             guard !value.isEmpty else { throw Refusal(status: 400, message: "\(name) is required") }
         }
@@ -82,94 +91,56 @@ public final class AccessTokens: Sendable {
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &random) }
         let token = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        let grant = Grant(
-            user: user, application: application, device: device, deviceDescription: deviceDescription,
-            permission: permission, created: Date(), digest: Self.digest(token))
-        try change { grants throws(Refusal) in
-            grants = grants.filter {
-                !($0.value.user == user && $0.value.application == application
-                    && $0.value.device == device)
-            }
-            guard grants.values.count(where: { $0.user == user }) < Self.maximumPerUser else {
-                throw Refusal(status: 403, message: "\(user) has \(Self.maximumPerUser) tokens: revoke one first")
-            }
-            grants[grant.digest] = grant
+        let grant = AccessGrant(
+            digest: Self.digest(token), user: user, application: application, device: device,
+            deviceDescription: deviceDescription, permission: permission.rawValue, created: Date())
+        let issued: Bool
+        do {
+            issued = try await store.issue(grant, maximumPerUser: Self.maximumPerUser)
+        } catch {
+            throw Refusal(status: 500, message: "the server could not record the token")
+        }
+        guard issued else {
+            throw Refusal(status: 403, message: "\(user) has \(Self.maximumPerUser) tokens: revoke one first")
         }
         return token
     }
 
     /// Revokes the token of `user` for this application and device; true if there was one.
     @discardableResult
-    public func revoke(user: String, application: String, device: String) throws(Refusal) -> Bool {
-        var removed = false
-        try change { grants throws(Refusal) in
-            let before = grants.count
-            grants = grants.filter {
-                !($0.value.user == user && $0.value.application == application
-                    && $0.value.device == device)
-            }
-            removed = grants.count != before
+    public func revoke(user: String, application: String, device: String) async throws(Refusal) -> Bool {
+        do {
+            return try await store.revokeGrant(user: user, application: application, device: device)
+        } catch {
+            throw Refusal(status: 500, message: "the server could not revoke the token")
         }
-        return removed
     }
 
     /// The grant a token stands for, or nil.
-    public func grant(for token: String) -> Grant? {
+    public func grant(for token: String) async throws -> Grant? {
         guard !token.isEmpty, token.utf8.count <= 256 else { return nil }
-        return grants.withLock { $0[Self.digest(token)] }
+        return try await store.grant(digest: Self.digest(token)).map(Grant.init)
     }
 
     /// The grants of `user`, oldest first.
-    public func grants(of user: String) -> [Grant] {
-        grants.withLock { $0.values.filter { $0.user == user } }.sorted { $0.created < $1.created }
+    public func grants(of user: String) async throws -> [Grant] {
+        try await store.grants(user: user).map(Grant.init)
     }
 
-    /// Applies a change and writes the file (in the lock: two changes never write out of order). A change that cannot
-    /// be written is undone.
-    private func change(_ body: (inout [String: Grant]) throws(Refusal) -> Void) throws(Refusal) {
-        try grants.withLock { grants throws(Refusal) in
-            var changed = grants
-            try body(&changed)
-            if let file {
-                do {
-                    try PrivateFiles.replace(file, with: Self.serialized(changed))
-                } catch {
-                    throw Refusal(status: 500, message: "the server could not record the token")
-                }
-            }
-            grants = changed
-        }
-    }
-
-    static func digest(_ token: String) -> String {
+    /// What the store keeps of a token: its SHA-256, lower-case hex.
+    public static func digest(_ token: String) -> String {
         SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
-    private static func serialized(_ grants: [String: Grant]) -> Data {
-        var writer = JSONWriter()
-        writer.writeObject { writer in
-            writer.write(key: "tokens") { writer in
-                writer.writeArray { writer in
-                    for grant in grants.values.sorted(by: { ($0.created, $0.digest) < ($1.created, $1.digest) }) {
-                        writer.writeObject { writer in
-                            writer.write(key: "sha256", grant.digest)
-                            writer.write(key: "user", grant.user)
-                            writer.write(key: "application", grant.application)
-                            writer.write(key: "device", grant.device)
-                            if let description = grant.deviceDescription {
-                                writer.write(key: "deviceDescription", description)
-                            }
-                            writer.write(key: "permission", grant.permission.rawValue)
-                            writer.write(key: "created", Int64(grant.created.timeIntervalSince1970 * 1000))
-                        }
-                    }
-                }
-            }
-        }
-        return Data(writer.string.utf8)
-    }
+    // MARK: Upgrading
 
-    private static func load(_ file: URL) throws(AuthError) -> [String: Grant] {
+    /// Moves the grants an earlier version kept in `file` (`tokens.json`) into the store, then renames the file
+    /// `….imported` (kept, owner-only): tokens issued before the upgrade keep working. No file: nothing to do.
+    ///
+    /// - Returns: how many grants were read from the file.
+    @discardableResult
+    public static func importFile(_ file: URL, into store: any ServerStateStore) async throws -> Int {
+        guard FileManager.default.fileExists(atPath: file.path) else { return 0 }
         let json: JSONValue
         do {
             json = try JSONValue(parsing: Data(contentsOf: file), limits: JSONLimits(maxDepth: 8))
@@ -179,19 +150,26 @@ public final class AccessTokens: Sendable {
         guard let entries = json["tokens"]?.arrayValue else {
             throw AuthError("the tokens file \(file.path) has no \"tokens\" array")
         }
-        var grants: [String: Grant] = [:]
+        var grants: [AccessGrant] = []
         for (index, entry) in entries.enumerated() {
+            // Earlier versions wrote `read` for a read-only grant.
             guard let digest = entry["sha256"]?.stringValue, digest.count == 64,
                 let user = entry["user"]?.stringValue, let application = entry["application"]?.stringValue,
                 let device = entry["device"]?.stringValue,
-                let permission = entry["permission"]?.stringValue.flatMap(Permission.init(rawValue:)),
+                let permission = entry["permission"]?.stringValue.flatMap(Permission.init(parameter:)),
                 let created = entry["created"]?.int64Value
             else { throw AuthError("the tokens file \(file.path): tokens[\(index)] is incomplete") }
-            grants[digest] = Grant(
-                user: user, application: application, device: device,
-                deviceDescription: entry["deviceDescription"]?.stringValue, permission: permission,
-                created: Date(timeIntervalSince1970: Double(created) / 1000), digest: digest)
+            grants.append(
+                AccessGrant(
+                    digest: digest, user: user, application: application, device: device,
+                    deviceDescription: entry["deviceDescription"]?.stringValue, permission: permission.rawValue,
+                    created: Date(timeIntervalSince1970: Double(created) / 1000)))
         }
-        return grants
+        for grant in grants {
+            // The file held at most the quota per user; the store keeps whatever it holds beside them.
+            _ = try await store.issue(grant, maximumPerUser: Int.max)
+        }
+        try ImportedFile.retire(file)
+        return grants.count
     }
 }

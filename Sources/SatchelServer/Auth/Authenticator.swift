@@ -84,8 +84,8 @@ public final class Authenticator: Sendable {
         throttling: LoginThrottling = LoginThrottling(), tokens: AccessTokens? = nil
     ) {
         self.users = users
-        // In memory only unless the server names a file (`try!`: without a file nothing is read).
-        self.tokens = tokens ?? (try! AccessTokens(file: nil))
+        // In memory only unless the server names a store.
+        self.tokens = tokens ?? AccessTokens()
         secret = SymmetricKey(size: .bits256)
         self.basicCacheTTL = basicCacheTTL
         self.sessionTTL = sessionTTL
@@ -209,8 +209,8 @@ public final class Authenticator: Sendable {
     /// The caller an `X-Authentication-Token` stands for, with what the token allows; nil for a token never issued,
     /// revoked, or of a user no longer in the users file. Session id `token:` and the token's digest, so each token
     /// has its own XSRF token.
-    public func tokenCaller(_ token: String) -> (caller: Caller, grant: AccessTokens.Grant)? {
-        guard let grant = tokens.grant(for: token), users.entries[grant.user] != nil else { return nil }
+    public func tokenCaller(_ token: String) async throws -> (caller: Caller, grant: AccessTokens.Grant)? {
+        guard let grant = try await tokens.grant(for: token), users.entries[grant.user] != nil else { return nil }
         return (caller(user: grant.user, sessionId: "token:" + grant.digest), grant)
     }
 

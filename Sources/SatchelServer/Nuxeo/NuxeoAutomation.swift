@@ -184,11 +184,11 @@ extension NuxeoHandler {
             }
             return .response(try await search(repository: repository, query: query, caller: caller))
         case "Document.AddPermission":
-            try checkUnlocked(try object(), repository: repository, caller: caller)
+            try await checkUnlocked(try object(), repository: repository, caller: caller)
             try await addPermission(try object(), params: params, repository: repository, caller: caller)
             return .document(try object())
         case "Document.RemovePermission":
-            try checkUnlocked(try object(), repository: repository, caller: caller)
+            try await checkUnlocked(try object(), repository: repository, caller: caller)
             try await removePermission(try object(), params: params, repository: repository, caller: caller)
             return .document(try object())
         case "Document.Lock": try await lockDocument(try object(), repository: repository, caller: caller)
@@ -237,7 +237,9 @@ extension NuxeoHandler {
             let list = try await service.children(
                 repositoryId: repository, folderId: id, context: OperationContext(includePathSegment: true),
                 maxItems: min(1000, Self.maximumChildren - entries.count), skipCount: skip, caller: caller)
-            let live = list.objects.filter { !marks.isTrashed(Self.markKey(of: $0.object), in: repository) }
+            let trashed = try await marks.trashMarks(
+                of: list.objects.map { Self.markKey(of: $0.object) }, in: repository)
+            let live = list.objects.filter { trashed[Self.markKey(of: $0.object)] == nil }
             entries += try await render(
                 live.map(\.object),
                 placedAt: live.map { child -> (path: String, parentID: String?)? in
@@ -275,7 +277,7 @@ extension NuxeoHandler {
                 repositoryId: repository, sourceId: id, parentId: targetID,
                 properties: name.map(named) ?? Properties(), versioningState: nil, caller: caller)
         }
-        try checkUnlocked(object, repository: repository, caller: caller)
+        try await checkUnlocked(object, repository: repository, caller: caller)
         let parents = try await service.objectParents(
             repositoryId: repository, objectId: id, context: OperationContext(), caller: caller)
         let oldName = object.name
@@ -296,9 +298,8 @@ extension NuxeoHandler {
             }
             throw error
         }
-        if marks.isTrashed(Self.markKey(of: object), in: repository) {
-            marks.moved(Self.markKey(of: object), to: targetID, in: repository)
-        }
+        // A trashed document is kept under the folder it is in now (nothing changes for one that is not trashed).
+        try await marks.moved(Self.markKey(of: object), to: targetID, in: repository)
         return result
     }
 

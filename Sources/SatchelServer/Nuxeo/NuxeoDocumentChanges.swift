@@ -42,7 +42,7 @@ extension NuxeoHandler {
         caller: CallerContext
     ) async throws -> CMISObject {
         guard let id = object.id else { throw CMISError(.objectNotFound, "no such document") }
-        try checkUnlocked(object, repository: repository, caller: caller)
+        try await checkUnlocked(object, repository: repository, caller: caller)
         var properties: [CMISProperty] = []
         if let title { properties.append(CMISProperty(id: "cmis:name", type: .string, values: [.string(title)])) }
         if let description {
@@ -67,6 +67,7 @@ extension NuxeoHandler {
         } else {
             try await service.deleteObject(repositoryId: repository, objectId: id, allVersions: true, caller: caller)
         }
-        marks.forget([Self.markKey(of: object)], in: repository)
+        // The repository's own store forgot them with the document; a mount's back-end cannot.
+        try await marks.forget([Self.markKey(of: object)], in: repository)
     }
 }

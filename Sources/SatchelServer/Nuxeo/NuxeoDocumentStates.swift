@@ -6,7 +6,7 @@ import SatchelRepository
 
 /// Locks, the trash, versions and the caller's permissions over the Nuxeo API (docs/nuxeo.md).
 ///
-/// Locks and the trash are ``DocumentMarks``. Versions are the repository's: a document's Nuxeo uid is its CMIS
+/// Locks and the trash are ``DocumentMarks``, kept in the metadata store. Versions are the repository's: a document's Nuxeo uid is its CMIS
 /// version series id (the id of its first version), so it stays the same when `X-Versioning-Option` or
 /// `Document.CheckIn` makes a new version; the uid always names the latest version.
 extension NuxeoHandler {
@@ -46,39 +46,40 @@ extension NuxeoHandler {
     func lockDocument(_ object: CMISObject, repository: String, caller: CallerContext) async throws {
         try await require(
             \.canUpdateProperties, on: object, repository: repository, caller: caller, "change", "lock it")
-        let owned = marks.locks(in: repository).values.count { $0.owner == caller.user }
-        if owned >= DocumentMarks.maximumLocksPerUser {
-            // At the quota: forget the locks of what was deleted meanwhile (over CMIS, or with its folder) first.
-            await forgetDeleted(
-                marks.locks(in: repository).filter { $0.value.owner == caller.user }.keys, repository: repository,
-                caller: caller)
-        }
-        _ = try marks.lock(Self.markKey(of: object), in: repository, by: caller.user)
+        _ = try await marks.lock(Self.markKey(of: object), in: repository, by: caller.user)
     }
 
     /// `Document.Unlock`: the lock's owner, or someone with `Everything` on the document.
     func unlockDocument(_ object: CMISObject, repository: String, caller: CallerContext) async throws {
         let id = Self.markKey(of: object)
-        guard let lock = marks.lock(of: id, in: repository) else { return }
+        guard let lock = try await marks.lock(of: id, in: repository) else { return }
         var mayOverride = caller.isAdministrator
         if lock.owner != caller.user, !mayOverride {
             mayOverride =
                 try await service.allowableActions(repositoryId: repository, objectId: object.id ?? id, caller: caller)
                 .canApplyACL
         }
-        try marks.unlock(id, in: repository, by: caller.user, mayOverride: mayOverride)
+        try await marks.unlock(id, in: repository, by: caller.user, mayOverride: mayOverride)
     }
 
     /// Throws `updateConflict` when another user holds the document's lock.
-    func checkUnlocked(_ object: CMISObject, repository: String, caller: CallerContext) throws(CMISError) {
-        try marks.checkUnlocked(Self.markKey(of: object), in: repository, for: caller.user)
+    func checkUnlocked(_ object: CMISObject, repository: String, caller: CallerContext) async throws {
+        try await marks.checkUnlocked(Self.markKey(of: object), in: repository, for: caller.user)
     }
 
     /// Throws `updateConflict` when another user holds the lock of the folder or of anything under it.
     func checkTreeUnlocked(_ folder: CMISObject, repository: String, caller: CallerContext) async throws {
-        try checkUnlocked(folder, repository: repository, caller: caller)
-        let others = marks.locks(in: repository).filter { $0.value.owner != caller.user }
-        guard !others.isEmpty, folder.baseType == .folder else { return }
+        try await checkUnlocked(folder, repository: repository, caller: caller)
+        guard folder.baseType == .folder else { return }
+        let others = try await marks.store.locks(
+            repositoryId: repository, notOwnedBy: caller.user, limit: Self.maximumLocksChecked + 1)
+        guard !others.isEmpty else { return }
+        guard others.count <= Self.maximumLocksChecked else {
+            throw CMISError(
+                .constraint,
+                "other users hold more than \(Self.maximumLocksChecked) locks here: delete what is inside the folder"
+                    + " first, or have them unlocked")
+        }
         let base = try await path(of: folder, repository: repository, caller: caller)
         for (id, lock) in others {
             // A lock on what the caller cannot see, or on what is gone, stops nothing the caller could delete;
@@ -104,29 +105,9 @@ extension NuxeoHandler {
     func trashDocument(_ object: CMISObject, repository: String, caller: CallerContext) async throws {
         let id = Self.markKey(of: object)
         try await require(\.canDeleteObject, on: object, repository: repository, caller: caller, "delete", "trash it")
-        try checkUnlocked(object, repository: repository, caller: caller)
+        try await checkUnlocked(object, repository: repository, caller: caller)
         let parent = try await placement(of: object, repository: repository, caller: caller).parentID
-        let own = marks.trashed(in: repository, by: caller.user)
-        if own.count >= DocumentMarks.maximumTrashedPerUser {
-            // Full: forget what was deleted meanwhile (over CMIS, or with its folder) first.
-            await forgetDeleted(own.keys, repository: repository, caller: caller)
-        }
-        try marks.trash(id, parentID: parent, in: repository, by: caller.user)
-    }
-
-    /// Forgets the marks of those of `keys` whose documents are gone.
-    private func forgetDeleted(_ keys: some Collection<String>, repository: String, caller: CallerContext) async {
-        var gone: [String] = []
-        for id in keys {
-            do {
-                _ = try await service.object(
-                    repositoryId: repository, id: id, context: OperationContext(filter: ["cmis:objectId"]),
-                    caller: CallerContext(user: caller.user, isAdministrator: true))
-            } catch let error as CMISError where error.code == .objectNotFound {
-                gone.append(id)
-            } catch {}
-        }
-        marks.forget(gone, in: repository)
+        try await marks.trash(id, parentID: parent, in: repository, by: caller.user)
     }
 
     /// `Document.Untrash`: back among the live documents.
@@ -134,8 +115,8 @@ extension NuxeoHandler {
         try await require(
             \.canDeleteObject, on: object, repository: repository, caller: caller, "delete", "restore it from the trash"
         )
-        try checkUnlocked(object, repository: repository, caller: caller)
-        try marks.untrash(Self.markKey(of: object), in: repository)
+        try await checkUnlocked(object, repository: repository, caller: caller)
+        try await marks.untrash(Self.markKey(of: object), in: repository)
     }
 
     /// Throws `permissionDenied` unless the caller may do `allowed` on the object ("alice may not delete x, so may
@@ -158,19 +139,18 @@ extension NuxeoHandler {
     func liveChildren(
         of folderID: String, skip: Int, max: Int, repository: String, caller: CallerContext
     ) async throws -> (children: [ObjectInFolder], more: Bool, total: Int64?) {
-        let trashed = marks.trashed(in: repository)
         let context = OperationContext(includePathSegment: true)
         let list = try await service.children(
             repositoryId: repository, folderId: folderID, context: context, maxItems: max, skipCount: skip,
             caller: caller)
-        let trashedInPage = list.objects.map { Self.markKey(of: $0.object) }.filter { trashed[$0] != nil }
+        let trashed = try await marks.trashMarks(of: list.objects.map { Self.markKey(of: $0.object) }, in: repository)
         // A trashed document moved here since (over CMIS): kept under this folder from now on.
-        for key in trashedInPage where trashed[key]?.parentID != folderID {
-            marks.moved(key, to: folderID, in: repository)
+        for (key, mark) in trashed where mark.parentId != folderID {
+            try await marks.moved(key, to: folderID, in: repository)
         }
-        guard !trashedInPage.isEmpty || trashed.values.contains(where: { $0.parentID == folderID }) else {
-            return (list.objects, list.hasMoreItems, list.numItems)
-        }
+        var holdsTrash = !trashed.isEmpty
+        if !holdsTrash { holdsTrash = try await marks.store.holdsTrash(repositoryId: repository, folderId: folderID) }
+        guard holdsTrash else { return (list.objects, list.hasMoreItems, list.numItems) }
         // The folder holds trashed children: walk it from the start, leaving them out, up to the page's end.
         var live: [ObjectInFolder] = []
         var offset = 0
@@ -185,7 +165,9 @@ extension NuxeoHandler {
             let chunk = try await service.children(
                 repositoryId: repository, folderId: folderID, context: context, maxItems: 1000, skipCount: offset,
                 caller: caller)
-            live += chunk.objects.filter { trashed[Self.markKey(of: $0.object)] == nil }
+            let inChunk = try await marks.trashMarks(
+                of: chunk.objects.map { Self.markKey(of: $0.object) }, in: repository)
+            live += chunk.objects.filter { inChunk[Self.markKey(of: $0.object)] == nil }
             offset += chunk.objects.count
             guard chunk.hasMoreItems, !chunk.objects.isEmpty else {
                 exhausted = true
@@ -197,14 +179,25 @@ extension NuxeoHandler {
         return (page, more, exhausted ? Int64(live.count) : nil)
     }
 
-    /// The trash keys an NXQL search leaves out (`ecm:isTrashed = 0`) or keeps to (`= 1`); nil when it changes
-    /// nothing, empty when it asks for the trash and the trash is empty.
-    func trashFilter(_ trashed: Bool?, repository: String) -> NXQLTranslator.TrashFilter? {
-        guard let trashed else { return nil }
-        let keys = marks.trashed(in: repository).keys.sorted()
+    /// The trash keys an NXQL search of a repository whose store cannot leave out the trash itself (a gateway
+    /// mount) leaves out (`ecm:isTrashed = 0`) or keeps to (`= 1`), as conditions of the search: at most
+    /// ``maximumTrashNamed`` of them. Nil when the trash is empty and the search leaves it out.
+    func trashFilter(_ trashed: Bool, repository: String) async throws -> NXQLTranslator.TrashFilter? {
+        let keys = try await marks.store.trashKeys(repositoryId: repository, limit: Self.maximumTrashNamed + 1)
+        guard keys.count <= Self.maximumTrashNamed else {
+            throw CMISError(
+                .constraint,
+                "more than \(Self.maximumTrashNamed) documents of this mount are in the trash, and a search of a"
+                    + " mount names each one: empty some of the trash first")
+        }
         guard !keys.isEmpty || trashed else { return nil }
         return NXQLTranslator.TrashFilter(keys: keys, only: trashed)
     }
+
+    /// At most this many trash keys in a search of a gateway mount (``trashFilter(_:repository:)``), and this many
+    /// other users' locks looked at before a folder is deleted (``checkTreeUnlocked(_:repository:caller:)``).
+    static let maximumTrashNamed = 1000
+    static let maximumLocksChecked = 10_000
 
     // MARK: Versions
 
@@ -234,7 +227,7 @@ extension NuxeoHandler {
         guard object.baseType == .document else {
             throw CMISError(.invalidArgument, "only documents have versions: \(object.name ?? "this") is a folder")
         }
-        try checkUnlocked(object, repository: repository, caller: caller)
+        try await checkUnlocked(object, repository: repository, caller: caller)
         try await require(
             \.canCheckOut, on: object, repository: repository, caller: caller, "check out", "make a version of it")
     }

@@ -252,10 +252,6 @@ struct NuxeoHandler: Sendable {
             translation.resolve(path: index, to: folder.id ?? "")
         }
         let (pageSize, pageIndex) = Self.paging(query)
-        translation.trash = trashFilter(translation.trashed, repository: repository)
-        if let trash = translation.trash, trash.only, trash.keys.isEmpty {
-            return Self.json(Self.page([], index: pageIndex, size: pageSize, more: false, total: 0))
-        }
         if translation.order.isEmpty, let sortBy = query["sortBy"], let mapped = NXQLTranslator.properties[sortBy] {
             let descending = query["sortOrder"].map { $0.lowercased() == "desc" } ?? false
             translation.order = " ORDER BY \(mapped)\(descending ? " DESC" : "")"
@@ -268,11 +264,26 @@ struct NuxeoHandler: Sendable {
         var entries: [JSONValue] = []
         var more = false
         var total: Int64 = 0
-        for statement in translation.statements {
-            let list = try await service.query(
-                repositoryId: repository, statement: statement, searchAllVersions: false,
-                includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil,
-                maxItems: max(1, pageSize - entries.count), skipCount: skip, caller: caller)
+        for table in translation.tables {
+            let maxItems = max(1, pageSize - entries.count)
+            let list: ObjectList
+            if let inStore = try await searchLeavingOutTrash(
+                translation, over: table, repository: repository, maxItems: maxItems, skip: skip, caller: caller)
+            {
+                list = inStore
+            } else {
+                if let trashed = translation.trashed, translation.trash == nil {
+                    // A mount: its trash is named in the statements.
+                    translation.trash = try await trashFilter(trashed, repository: repository)
+                    if let trash = translation.trash, trash.only, trash.keys.isEmpty {
+                        return Self.json(Self.page([], index: pageIndex, size: pageSize, more: false, total: 0))
+                    }
+                }
+                list = try await service.query(
+                    repositoryId: repository, statement: translation.statement(over: table), searchAllVersions: false,
+                    includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil,
+                    maxItems: maxItems, skipCount: skip, caller: caller)
+            }
             guard let matches = list.numItems else {
                 // Paging across the statements needs each one's count.
                 throw CMISError(.runtime, "the repository did not count the matches of an NXQL search")
@@ -285,8 +296,22 @@ struct NuxeoHandler: Sendable {
             more = list.hasMoreItems
             skip = Int(max(0, Int64(skip) - matches))
         }
-        if translation.statements.count > 1 { more = Int64(pageIndex * pageSize + entries.count) < total }
+        if translation.tables.count > 1 { more = Int64(pageIndex * pageSize + entries.count) < total }
         return Self.json(Self.page(entries, index: pageIndex, size: pageSize, more: more, total: total))
+    }
+
+    /// One statement of a search that says `ecm:isTrashed`, with the trash left out (or kept to) by the store's own
+    /// query (``CMISService/query(repositoryId:statement:searchAllVersions:includeAllowableActions:includeRelationships:renditionFilter:maxItems:skipCount:trash:caller:)``).
+    /// Nil when the search does not say, or when the repository's store keeps no marks (a gateway mount).
+    private func searchLeavingOutTrash(
+        _ translation: NXQLTranslator.Translation, over table: String, repository: String, maxItems: Int, skip: Int,
+        caller: CallerContext
+    ) async throws -> ObjectList? {
+        guard let trashed = translation.trashed, translation.trash == nil else { return nil }
+        return try await service.query(
+            repositoryId: repository, statement: translation.statement(over: table), searchAllVersions: false,
+            includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil, maxItems: maxItems,
+            skipCount: skip, trash: trashed ? .trashed : .live, caller: caller)
     }
 
     /// `pageSize` (1…1000, default 50) and `currentPageIndex` (0…1,000,000): what a page asks for, bounded so the
@@ -433,18 +458,24 @@ struct NuxeoHandler: Sendable {
         let found =
             needed.isEmpty
             ? [:] : try await service.placements(repositoryId: repository, objectIds: needed, caller: caller)
+        // The page's locks and trash marks, one read each.
+        let keys = objects.map(Self.markKey(of:))
+        let locks = try await marks.locks(of: keys, in: repository)
+        let trashed = try await marks.trashMarks(of: keys, in: repository)
         return objects.enumerated().map { index, object in
             let placement = object.id.flatMap { found[$0] }
             let shown = (known?[index] ?? nil) ?? Self.placement(of: object, found: placement)
             return document(
                 object, path: shown.path, parentID: shown.parentID,
-                digest: hasBlob(object) ? placement?.contentHash : nil, repository: repository)
+                digest: hasBlob(object) ? placement?.contentHash : nil, lock: locks[keys[index]],
+                isTrashed: trashed[keys[index]] != nil, repository: repository)
         }
     }
 
     /// A CMIS object as a Nuxeo document: folders are `Folder`, documents `File` with `file:content`.
     func document(
-        _ object: CMISObject, path: String, parentID: String?, digest: String?, repository: String
+        _ object: CMISObject, path: String, parentID: String?, digest: String?, lock: DocumentLock?, isTrashed: Bool,
+        repository: String
     ) -> JSONValue {
         let isFolder = object.baseType == .folder
         let modified = object.lastModificationDate.map { JSONValue.string(Self.timestamp($0)) } ?? .null
@@ -481,14 +512,14 @@ struct NuxeoHandler: Sendable {
             "isCheckedOut": .bool(
                 object.properties["cmis:isVersionSeriesCheckedOut"]?.values.first?.boolValue ?? false),
             "isVersion": .bool(isVersion), "isProxy": false,
-            "isTrashed": .bool(marks.isTrashed(Self.markKey(of: object), in: repository)),
+            "isTrashed": .bool(isTrashed),
             "changeToken": object.changeToken.map { .string($0) } ?? .null,
             "title": object.name.map { .string($0) } ?? .null, "lastModified": modified,
             "properties": .object(properties),
             "facets": .array(isFolder ? ["Folderish"] : ["Downloadable", "Versionable"]),
         ]
         if let label = object.versionLabel { document.append(key: "versionLabel", value: .string(label)) }
-        if let lock = marks.lock(of: Self.markKey(of: object), in: repository) {
+        if let lock {
             document.append(key: "lockOwner", value: .string(lock.owner))
             document.append(key: "lockCreated", value: .string(Self.timestamp(lock.created)))
         }

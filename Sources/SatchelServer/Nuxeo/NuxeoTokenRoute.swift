@@ -13,10 +13,10 @@ enum NuxeoTokenRoute {
 
     static func register(on router: Router<ServerRequestContext>, authenticator: Authenticator) {
         router.get(RouterPath(path)) { request, context in
-            token(request, context: context, tokens: authenticator.tokens)
+            await token(request, context: context, tokens: authenticator.tokens)
         }
         router.get(RouterPath("\(NuxeoRoutes.apiRoot)/token")) { _, context in
-            list(context: context, tokens: authenticator.tokens)
+            await list(context: context, tokens: authenticator.tokens)
         }
     }
 
@@ -26,7 +26,7 @@ enum NuxeoTokenRoute {
         return constantTimeEqual(presented, expected)
     }
 
-    static func token(_ request: Request, context: ServerRequestContext, tokens: AccessTokens) -> Response {
+    static func token(_ request: Request, context: ServerRequestContext, tokens: AccessTokens) async -> Response {
         guard let caller = context.caller else { return NuxeoHandler.exception(401, "authentication required") }
         guard context.accessToken == nil else {
             return NuxeoHandler.exception(403, "a token cannot acquire tokens: sign in with the password")
@@ -42,13 +42,13 @@ enum NuxeoTokenRoute {
         func parameter(_ name: String) -> String { query[name[...]].map(String.init) ?? "" }
         do {
             if parameter("revoke").lowercased() == "true" {
-                try tokens.revoke(
+                try await tokens.revoke(
                     user: caller.user, application: parameter("applicationName"), device: parameter("deviceId"))
                 return text("")
             }
             let description = parameter("deviceDescription")
             return text(
-                try tokens.issue(
+                try await tokens.issue(
                     user: caller.user, application: parameter("applicationName"), device: parameter("deviceId"),
                     deviceDescription: description.isEmpty ? nil : description,
                     permission: query["permission"].map(String.init) ?? "rw"))
@@ -57,13 +57,19 @@ enum NuxeoTokenRoute {
         }
     }
 
-    static func list(context: ServerRequestContext, tokens: AccessTokens) -> Response {
+    static func list(context: ServerRequestContext, tokens: AccessTokens) async -> Response {
         guard let caller = context.caller else { return NuxeoHandler.exception(401, "authentication required") }
-        let entries: [JSONValue] = tokens.grants(of: caller.user).map { grant in
+        let grants: [AccessTokens.Grant]
+        do {
+            grants = try await tokens.grants(of: caller.user)
+        } catch {
+            return NuxeoHandler.failure(error)
+        }
+        let entries: [JSONValue] = grants.map { grant in
             var members: [(key: String, value: JSONValue)] = [
                 ("entity-type", "token"), ("username", .string(grant.user)),
                 ("application", .string(grant.application)), ("deviceId", .string(grant.device)),
-                ("permission", .string(grant.permission == .read ? "r" : "rw")),
+                ("permission", .string(grant.permission.rawValue)),
                 ("creationDate", .string(NuxeoHandler.timestamp(grant.created))),
             ]
             if let description = grant.deviceDescription { members.append(("deviceDescription", .string(description))) }

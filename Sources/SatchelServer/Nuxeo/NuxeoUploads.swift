@@ -329,7 +329,7 @@ extension NuxeoHandler {
             try await require(
                 \.canCreateDocument, on: document, repository: repository, caller: caller, "add to", "import into it")
         } else {
-            try checkUnlocked(document, repository: repository, caller: caller)
+            try await checkUnlocked(document, repository: repository, caller: caller)
             try await require(
                 \.canSetContentStream, on: document, repository: repository, caller: caller, "change",
                 "attach a blob to it")

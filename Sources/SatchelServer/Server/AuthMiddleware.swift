@@ -47,7 +47,15 @@ public struct AuthMiddleware: RouterMiddleware {
         var refusal: Authenticator.Outcome?
         if let token = request.headers[Self.tokenHeader] {
             // A token sent is the credential, even beside another: one that is not known is refused.
-            if let (caller, grant) = authenticator.tokenCaller(token) {
+            let found: (caller: Authenticator.Caller, grant: AccessTokens.Grant)?
+            do {
+                found = try await authenticator.tokenCaller(token)
+            } catch {
+                // The store is out of reach: say so, never let the request through unchecked.
+                accessLog.error("cannot check an access token: \(error)")
+                throw HTTPError(.serviceUnavailable, message: "the server cannot check the token now: try again")
+            }
+            if let (caller, grant) = found {
                 context.caller = caller.context
                 context.accessToken = grant
             } else {

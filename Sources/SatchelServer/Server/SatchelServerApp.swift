@@ -135,14 +135,6 @@ public struct SatchelServerApp: Sendable {
         var prepared = false
         defer { if !prepared, let lock { close(lock) } }
         let (users, demo) = try loadUsers()
-        let tokens: AccessTokens
-        do {
-            tokens = try AccessTokens(file: configuration.dataDirectory.appendingPathComponent("tokens.json"))
-        } catch {
-            throw ServerError(error.message)
-        }
-        // Nuxeo's locks and trash.
-        let marks = try DocumentMarks(file: configuration.dataDirectory.appendingPathComponent("nuxeo-documents.json"))
         let blobs: BlobStore
         do {
             blobs = try BlobStore(directory: configuration.blobDirectory)
@@ -151,7 +143,20 @@ public struct SatchelServerApp: Sendable {
         }
         let store = try await StoreFactory.open(configuration.store)
         let service: any CMISService
+        // Access tokens, and Nuxeo's locks and trash: in the metadata store, shared by every process using it.
+        let tokens = AccessTokens(store: store)
+        let marks = DocumentMarks(store: store)
         do {
+            try await store.migrate()
+            // What an earlier version kept in files beside the data moves into the store once.
+            do {
+                try await AccessTokens.importFile(
+                    configuration.dataDirectory.appendingPathComponent("tokens.json"), into: store)
+            } catch let error as AuthError {
+                throw ServerError(error.message)
+            }
+            try await DocumentMarks.importFile(
+                configuration.dataDirectory.appendingPathComponent("nuxeo-documents.json"), into: store)
             // Blobs no object refers to are what a crash during an upload leaves behind. Another server process
             // sharing a PostgreSQL store may be uploading right now: spare what is within the grace.
             let grace = configuration.blobRemovalGrace

@@ -7,10 +7,10 @@ public typealias ServiceFactory =
     @Sendable (_ store: any MetadataStore, _ blobs: BlobStore, _ configuration: ServerConfiguration) async throws ->
     any CMISService
 
-/// Opens the metadata store a configuration asks for.
+/// Opens the metadata store a configuration asks for: objects, and the server's own state beside them.
 public enum StoreFactory {
-    public static func open(_ choice: ServerConfiguration.Store) async throws -> any MetadataStore {
-        let store: any MetadataStore
+    public static func open(_ choice: ServerConfiguration.Store) async throws -> any MetadataStore & ServerStateStore {
+        let store: any MetadataStore & ServerStateStore
         switch choice {
         case .memory:
             store = MemoryMetadataStore()

@@ -88,6 +88,31 @@ extension CMISRepository {
         includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
         skipCount: Int, caller: CallerContext
     ) async throws -> ObjectList {
+        try await query(
+            repositoryId: repositoryId, statement: statement, searchAllVersions: searchAllVersions,
+            includeAllowableActions: includeAllowableActions, includeRelationships: includeRelationships,
+            maxItems: maxItems, skipCount: skipCount, trash: nil, in: nil, caller: caller)
+    }
+
+    /// The trash is left out (or kept to) by the store's own query when the store keeps the marks
+    /// (``ServerStateStore``); nil when it keeps none.
+    public func query(
+        repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
+        includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
+        skipCount: Int, trash: TrashScope, caller: CallerContext
+    ) async throws -> ObjectList? {
+        guard let marks = store as? any ServerStateStore else { return nil }
+        return try await query(
+            repositoryId: repositoryId, statement: statement, searchAllVersions: searchAllVersions,
+            includeAllowableActions: includeAllowableActions, includeRelationships: includeRelationships,
+            maxItems: maxItems, skipCount: skipCount, trash: trash, in: marks, caller: caller)
+    }
+
+    private func query(
+        repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
+        includeRelationships: OperationContext.IncludeRelationships, maxItems: Int?, skipCount: Int,
+        trash: TrashScope?, in marks: (any ServerStateStore)?, caller: CallerContext
+    ) async throws -> ObjectList {
         let scope = try await scope(repositoryId, caller)
         let limit = try pageSize(maxItems)
         try checkSkipCount(skipCount)
@@ -122,7 +147,7 @@ extension CMISRepository {
         let generation = readGeneration(repositoryId: scope.id)
         let key = QueryResultKey(
             repository: scope.id, user: caller.user, isAdministrator: caller.isAdministrator, statement: statement,
-            searchAllVersions: searchAllVersions)
+            searchAllVersions: searchAllVersions, trash: trash, trashGeneration: marks?.trashGeneration ?? 0)
         if let generation, let ids = queryResults.value(key, generation: generation) {
             let page = Array(ids.dropFirst(skipCount).prefix(limit))
             var loaded: [String: StoredObject] = [:]
@@ -147,11 +172,19 @@ extension CMISRepository {
         let candidates: [StoredObject]
         if !searchAllVersions, let folderId = Self.requiredFolder(query.whereClause) {
             // Every match is filed in one folder: its children are the candidates, not the whole repository.
-            candidates = try await folderCandidates(
+            var inFolder = try await folderCandidates(
                 scope, folderId, baseType: type.baseTypeId, typeIds: typeIds, generation: generation)
+            if let trash, let marks {
+                // The folder's page of marks, in one read.
+                let trashed = try await marks.trashMarks(
+                    repositoryId: scope.id, keys: inFolder.map { $0.versionSeriesId ?? $0.id })
+                inFolder.removeAll { (trashed[$0.versionSeriesId ?? $0.id] != nil) != (trash == .trashed) }
+            }
+            candidates = inFolder
         } else {
             candidates = try await store.scan(
-                repositoryId: scope.id, baseTypes: [type.baseTypeId], typeIds: typeIds, latestOnly: false)
+                repositoryId: scope.id, baseTypes: [type.baseTypeId], typeIds: typeIds, latestOnly: false,
+                trash: trash)
         }
         var matches: [QueryCandidate] = []
         // Worked out once per folder, not once per candidate filed in it.

@@ -70,6 +70,9 @@ struct QueryResultKey: Hashable, Sendable {
     var isAdministrator: Bool
     var statement: String
     var searchAllVersions: Bool
+    /// A search that leaves out (or keeps to) the trash, and the trash's generation it was read under.
+    var trash: TrashScope?
+    var trashGeneration: UInt64 = 0
 
     static func cache() -> GenerationCache<QueryResultKey, [String]> {
         GenerationCache(maximumEntries: 64, maximumWeight: 500_000) { $0.count }

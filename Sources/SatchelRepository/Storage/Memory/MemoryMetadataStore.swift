@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import SatchelCMISCore
 import Synchronization
 
@@ -12,6 +12,16 @@ public final class MemoryMetadataStore: MetadataStore {
         var changes: [StoredChange] = []
         /// The last change token of each repository.
         var lastChangeTokens: [String: Int64] = [:]
+        /// ``ServerStateStore``: marks by (repository, key), grants by digest.
+        var locks: [MarkKey: DocumentLock] = [:]
+        var trash: [MarkKey: TrashMark] = [:]
+        var grants: [String: AccessGrant] = [:]
+        var trashGeneration: UInt64 = 0
+    }
+
+    struct MarkKey: Hashable {
+        var repository: String
+        var key: String
     }
 
     private let state = Mutex(State())
@@ -55,12 +65,18 @@ public final class MemoryMetadataStore: MetadataStore {
     }
 
     public func scan(
-        repositoryId: String, baseTypes: Set<BaseTypeId>?, typeIds: Set<String>?, latestOnly: Bool
+        repositoryId: String, baseTypes: Set<BaseTypeId>?, typeIds: Set<String>?, latestOnly: Bool,
+        trash: TrashScope?
     ) async throws -> [StoredObject] {
         state.withLock { state in
             (state.objects[repositoryId] ?? [:]).values.filter { object in
-                (baseTypes?.contains(object.baseTypeId) ?? true) && (typeIds?.contains(object.typeId) ?? true)
-                    && (!latestOnly || object.isLatestVersion || object.isPrivateWorkingCopy)
+                guard
+                    (baseTypes?.contains(object.baseTypeId) ?? true) && (typeIds?.contains(object.typeId) ?? true)
+                        && (!latestOnly || object.isLatestVersion || object.isPrivateWorkingCopy)
+                else { return false }
+                guard let trash else { return true }
+                let key = MarkKey(repository: repositoryId, key: object.versionSeriesId ?? object.id)
+                return (state.trash[key] != nil) == (trash == .trashed)
             }.sorted { $0.id < $1.id }
         }
     }
@@ -116,9 +132,12 @@ public final class MemoryMetadataStore: MetadataStore {
                 guard let current = objects[id] else { throw .notFound(objectId: id) }
                 guard current.changeToken == token else { throw .conflict(objectId: id) }
             }
+            var markKeys: Set<String> = []
             for id in batch.deletes {
                 guard let old = objects.removeValue(forKey: id) else { throw .notFound(objectId: id) }
                 if let hash = old.content?.hash { dropped.insert(hash) }
+                markKeys.insert(id)
+                if let series = old.versionSeriesId { markKeys.insert(series) }
             }
             for object in batch.updates {
                 guard let old = objects[object.id] else { throw .notFound(objectId: object.id) }
@@ -140,6 +159,15 @@ public final class MemoryMetadataStore: MetadataStore {
                 }
             }
             next.objects[batch.repositoryId] = objects
+            if !markKeys.isEmpty {
+                // Marks whose last object went with this batch: keyed by an id or a version series nothing has now.
+                let live = Set(objects.values.flatMap { [$0.id, $0.versionSeriesId].compactMap { $0 } })
+                for key in markKeys where !live.contains(key) {
+                    let mark = MarkKey(repository: batch.repositoryId, key: key)
+                    next.locks[mark] = nil
+                    if next.trash.removeValue(forKey: mark) != nil { next.trashGeneration &+= 1 }
+                }
+            }
             for var change in batch.changes {
                 change.token = (next.lastChangeTokens[change.repositoryId] ?? 0) + 1
                 next.lastChangeTokens[change.repositoryId] = change.token
@@ -174,5 +202,138 @@ public final class MemoryMetadataStore: MetadataStore {
 
     private static func compare<T: Comparable>(_ lhs: T, _ rhs: T) -> ComparisonResult {
         lhs < rhs ? .orderedAscending : (lhs == rhs ? .orderedSame : .orderedDescending)
+    }
+}
+
+extension MemoryMetadataStore: ServerStateStore {
+    public func lock(repositoryId: String, key: String, owner: String, at time: Date) async throws -> LockOutcome {
+        state.withLock { state in
+            let mark = MarkKey(repository: repositoryId, key: key)
+            if let existing = state.locks[mark] { return .alreadyLocked(existing) }
+            let lock = DocumentLock(owner: owner, created: time)
+            state.locks[mark] = lock
+            return .locked(lock)
+        }
+    }
+
+    public func unlock(repositoryId: String, key: String, owner: String, override: Bool) async throws -> UnlockOutcome {
+        state.withLock { state in
+            let mark = MarkKey(repository: repositoryId, key: key)
+            guard let existing = state.locks[mark] else { return .notLocked }
+            guard existing.owner == owner || override else { return .lockedByOther(existing) }
+            state.locks[mark] = nil
+            return .unlocked
+        }
+    }
+
+    public func locks(repositoryId: String, keys: [String]) async throws -> [String: DocumentLock] {
+        state.withLock { state in
+            var result: [String: DocumentLock] = [:]
+            for key in keys { result[key] = state.locks[MarkKey(repository: repositoryId, key: key)] }
+            return result
+        }
+    }
+
+    public func locks(repositoryId: String, notOwnedBy owner: String, limit: Int) async throws -> [String: DocumentLock]
+    {
+        state.withLock { state in
+            var result: [String: DocumentLock] = [:]
+            for (mark, lock) in state.locks.sorted(by: { $0.key.key < $1.key.key })
+            where mark.repository == repositoryId && lock.owner != owner && result.count < limit {
+                result[mark.key] = lock
+            }
+            return result
+        }
+    }
+
+    public func trash(_ mark: TrashMark) async throws -> Bool {
+        state.withLock { state in
+            let key = MarkKey(repository: mark.repositoryId, key: mark.key)
+            guard state.trash[key] == nil else { return false }
+            state.trash[key] = mark
+            state.trashGeneration &+= 1
+            return true
+        }
+    }
+
+    public func untrash(repositoryId: String, key: String) async throws -> Bool {
+        state.withLock { state in
+            guard state.trash.removeValue(forKey: MarkKey(repository: repositoryId, key: key)) != nil else {
+                return false
+            }
+            state.trashGeneration &+= 1
+            return true
+        }
+    }
+
+    public func trashMarks(repositoryId: String, keys: [String]) async throws -> [String: TrashMark] {
+        state.withLock { state in
+            var result: [String: TrashMark] = [:]
+            for key in keys { result[key] = state.trash[MarkKey(repository: repositoryId, key: key)] }
+            return result
+        }
+    }
+
+    public func trashKeys(repositoryId: String, limit: Int) async throws -> [String] {
+        state.withLock { state in
+            Array(state.trash.keys.filter { $0.repository == repositoryId }.map(\.key).sorted().prefix(max(limit, 0)))
+        }
+    }
+
+    public func holdsTrash(repositoryId: String, folderId: String) async throws -> Bool {
+        state.withLock { state in
+            state.trash.values.contains { $0.repositoryId == repositoryId && $0.parentId == folderId }
+        }
+    }
+
+    public func moveTrashMark(repositoryId: String, key: String, to folderId: String) async throws {
+        state.withLock { state in
+            state.trash[MarkKey(repository: repositoryId, key: key)]?.parentId = folderId
+        }
+    }
+
+    public func forgetMarks(repositoryId: String, keys: [String]) async throws {
+        state.withLock { state in
+            for key in keys {
+                let mark = MarkKey(repository: repositoryId, key: key)
+                state.locks[mark] = nil
+                if state.trash.removeValue(forKey: mark) != nil { state.trashGeneration &+= 1 }
+            }
+        }
+    }
+
+    public var trashGeneration: UInt64 { state.withLock { $0.trashGeneration } }
+
+    public func issue(_ grant: AccessGrant, maximumPerUser: Int) async throws -> Bool {
+        state.withLock { state in
+            var grants = state.grants.filter {
+                !($0.value.user == grant.user && $0.value.application == grant.application
+                    && $0.value.device == grant.device)
+            }
+            guard grants.values.count(where: { $0.user == grant.user }) < maximumPerUser else { return false }
+            grants[grant.digest] = grant
+            state.grants = grants
+            return true
+        }
+    }
+
+    public func revokeGrant(user: String, application: String, device: String) async throws -> Bool {
+        state.withLock { state in
+            let before = state.grants.count
+            state.grants = state.grants.filter {
+                !($0.value.user == user && $0.value.application == application && $0.value.device == device)
+            }
+            return state.grants.count != before
+        }
+    }
+
+    public func grant(digest: String) async throws -> AccessGrant? {
+        state.withLock { $0.grants[digest] }
+    }
+
+    public func grants(user: String) async throws -> [AccessGrant] {
+        state.withLock { $0.grants.values.filter { $0.user == user } }.sorted {
+            ($0.created, $0.digest) < ($1.created, $1.digest)
+        }
     }
 }

@@ -1,10 +1,13 @@
 import Foundation
 import GRDB
+import Synchronization
 import SatchelCMISCore
 
 extension SQLiteMetadataStore {
     @discardableResult
     public func apply(_ batch: StoreBatch) async throws -> StoreBatchResult {
+        // A delete may forget trash marks (``forgetOrphanedMarks(of:in:)``): searches that left them out are stale.
+        if !batch.deletes.isEmpty { trashChanges.add(1, ordering: .relaxed) }
         do {
             return try await database.write { db in try Self.apply(batch, in: db) }
         } catch let error as StoreError {
@@ -41,11 +44,19 @@ extension SQLiteMetadataStore {
         }
         let deleteFilings = try db.cachedStatement(sql: "DELETE FROM filings WHERE repository = ? AND object = ?")
         let deleteObject = try db.cachedStatement(sql: "DELETE FROM objects WHERE repository = ? AND id = ?")
+        var markKeys: Set<String> = []
+        let seriesStatement = try db.cachedStatement(
+            sql: "SELECT version_series FROM objects WHERE repository = ? AND id = ?")
         for id in batch.deletes {
+            markKeys.insert(id)
+            if let series = try String.fetchOne(seriesStatement, arguments: [repositoryId, id]) {
+                markKeys.insert(series)
+            }
             try deleteObject.execute(arguments: [repositoryId, id])
             guard db.changesCount > 0 else { throw StoreError.notFound(objectId: id) }
             try deleteFilings.execute(arguments: [repositoryId, id])
         }
+        try forgetOrphanedMarks(of: markKeys, in: repositoryId, db)
         let update = try db.cachedStatement(
             sql: """
                 UPDATE objects SET base_type = ?3, type_id = ?4, name = ?5, parents = ?6, properties = ?7,
@@ -107,6 +118,22 @@ extension SQLiteMetadataStore {
         let referenced = try db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM objects WHERE content_hash = ?)")
         return StoreBatchResult(
             releasedContentHashes: try dropped.filter { !(try Bool.fetchOne(referenced, arguments: [$0]) ?? true) })
+    }
+
+    /// Forgets the locks and trash marks of those of `keys` no object is named by (its id) or versioned under (its
+    /// version series) any more: a mark never outlives its document.
+    private static func forgetOrphanedMarks(of keys: Set<String>, in repositoryId: String, _ db: Database) throws {
+        guard !keys.isEmpty else { return }
+        let orphan = """
+            repository = ?1 AND object = ?2 AND NOT EXISTS (SELECT 1 FROM objects
+                WHERE repository = ?1 AND (id = ?2 OR version_series = ?2))
+            """
+        let locks = try db.cachedStatement(sql: "DELETE FROM document_locks WHERE " + orphan)
+        let trash = try db.cachedStatement(sql: "DELETE FROM document_trash WHERE " + orphan)
+        for key in keys.sorted() {
+            try locks.execute(arguments: [repositoryId, key])
+            try trash.execute(arguments: [repositoryId, key])
+        }
     }
 
     private static func insert(_ repository: StoredRepository, in db: Database) throws {

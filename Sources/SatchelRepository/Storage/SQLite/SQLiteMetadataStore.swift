@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 public import SatchelCMISCore
+import Synchronization
 
 /// A ``MetadataStore`` in one SQLite file (GRDB): the server's default store.
 ///
@@ -18,6 +19,8 @@ public final class SQLiteMetadataStore: MetadataStore {
     let database: any DatabaseWriter
     /// The file, or nil in memory.
     public let path: String?
+    /// ``ServerStateStore/trashGeneration``.
+    let trashChanges = Atomic<UInt64>(0)
 
     /// Opens (creating it and its folder on first use) the database file at `path` and brings its schema up to
     /// date. A folder it creates and the database's files are readable by their owner only.
@@ -224,7 +227,8 @@ public final class SQLiteMetadataStore: MetadataStore {
     }
 
     public func scan(
-        repositoryId: String, baseTypes: Set<BaseTypeId>?, typeIds: Set<String>?, latestOnly: Bool
+        repositoryId: String, baseTypes: Set<BaseTypeId>?, typeIds: Set<String>?, latestOnly: Bool,
+        trash: TrashScope?
     ) async throws -> [StoredObject] {
         if baseTypes?.isEmpty == true || typeIds?.isEmpty == true { return [] }
         var conditions = ["repository = ?"]
@@ -238,6 +242,7 @@ public final class SQLiteMetadataStore: MetadataStore {
             arguments.append(contentsOf: typeIds.sorted())
         }
         if latestOnly { conditions.append("(is_latest = 1 OR is_pwc = 1)") }
+        if let trash { conditions.append(trash.condition(overObjects: "objects")) }
         let sql = """
             SELECT \(SQLiteSchema.objectColumns) FROM objects WHERE \(conditions.joined(separator: " AND "))
             ORDER BY id

@@ -10,6 +10,7 @@ import GRDB
 ///   (``StoredPropertyCodec``).
 /// - `filings`: one row per (object, folder) with the object's name; its primary key (repository, folder, name)
 ///   makes names unique per folder and hands out children in name order straight from the index.
+/// - `document_locks`, `document_trash`, `access_grants` (v3): ``ServerStateStore``'s.
 /// - `changes`: the change log, keyed by (repository, token); a new entry takes the next token after its
 ///   repository's largest, so each repository counts its own (v2; v1 drew them from one counter for the whole
 ///   store, which told every user how busy everyone else was). Every entry keeps `readers`, the principals who
@@ -99,8 +100,42 @@ enum SQLiteSchema {
                     ALTER TABLE change_log RENAME TO changes;
                     """)
         }
+        migrator.registerMigration("v3: server state") { db in
+            try db.execute(sql: SQLiteSchema.serverStateTables)
+        }
         return migrator
     }
+
+    /// ``ServerStateStore``'s tables (v3): the Nuxeo API's locks and trash marks, keyed by (repository, key), and
+    /// access tokens' grants, keyed by the token's SHA-256.
+    static let serverStateTables = """
+        CREATE TABLE document_locks (
+            repository TEXT NOT NULL,
+            object TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (repository, object)
+        ) WITHOUT ROWID;
+        CREATE TABLE document_trash (
+            repository TEXT NOT NULL,
+            object TEXT NOT NULL,
+            parent TEXT,
+            owner TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (repository, object)
+        ) WITHOUT ROWID;
+        CREATE INDEX document_trash_by_parent ON document_trash (repository, parent);
+        CREATE TABLE access_grants (
+            digest TEXT PRIMARY KEY NOT NULL,
+            user_name TEXT NOT NULL,
+            application TEXT NOT NULL,
+            device TEXT NOT NULL,
+            description TEXT,
+            permission TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            UNIQUE (user_name, application, device)
+        );
+        """
 
     /// The object columns, in the order ``SQLiteMetadataStore`` reads them.
     static let objectColumns = """
