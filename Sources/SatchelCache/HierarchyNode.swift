@@ -80,15 +80,24 @@ public struct ContentDigest: Sendable, Hashable, CustomStringConvertible {
     /// is not hex of the right length.
     public init?(algorithm name: String?, hex: String?) {
         guard let hex, let name else { return nil }
+        // ASCII only, byte by byte: a tree load reads one digest per document.
+        let letters = String(
+            decoding: name.utf8.lazy.filter { $0 != UInt8(ascii: "-") }.map {
+                (0x61...0x7A).contains($0) ? $0 - 0x20 : $0
+            },
+            as: UTF8.self)
         let algorithm: Algorithm
-        switch name.uppercased().replacingOccurrences(of: "-", with: "") {
-        case "MD5": algorithm = .md5
-        case "SHA1": algorithm = .sha1
-        case "SHA256": algorithm = .sha256
+        let length: Int
+        switch letters {
+        case "MD5": (algorithm, length) = (.md5, 32)
+        case "SHA1": (algorithm, length) = (.sha1, 40)
+        case "SHA256": (algorithm, length) = (.sha256, 64)
         default: return nil
         }
-        let lengths: [Algorithm: Int] = [.md5: 32, .sha1: 40, .sha256: 64]
-        guard hex.count == lengths[algorithm], hex.allSatisfy(\.isHexDigit) else { return nil }
+        func isHexDigit(_ byte: UInt8) -> Bool {
+            (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+        }
+        guard hex.utf8.count == length, hex.utf8.allSatisfy(isHexDigit) else { return nil }
         self.init(algorithm: algorithm, hex: hex)
     }
 

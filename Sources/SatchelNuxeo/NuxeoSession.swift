@@ -100,7 +100,11 @@ public final class NuxeoSession: Sendable {
 
     /// A request's answer as an entity.
     public func entity(_ request: NuxeoRequest, body: HTTPClient.Body? = nil) async throws -> NuxeoEntity {
-        let response = try await send(request, body: body)
+        try Self.entity(try await send(request, body: body), request: request)
+    }
+
+    /// A response's entity; one that is not JSON names the request.
+    static func entity(_ response: HTTPClient.Response, request: NuxeoRequest) throws(NuxeoError) -> NuxeoEntity {
         do {
             return try NuxeoEntity(json: response.body)
         } catch var error {
@@ -318,20 +322,31 @@ public final class NuxeoSession: Sendable {
         }
     }
 
+    /// Pages of documents, one request per page. Once a page has said how many pages there are, the next page is
+    /// asked for before this one is read, so the server builds it while this one is decoded; a page past the count
+    /// is never asked for.
     private func pages(_ request: NuxeoRequest, pageSize: Int) -> AsyncThrowingStream<NuxeoDocumentPage, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
+                func fetch(_ index: Int) -> Task<HTTPClient.Response, any Error> {
+                    let page = request.query("pageSize", String(pageSize)).query("currentPageIndex", String(index))
+                    return Task { try await send(page) }
+                }
+                var prefetched: Task<HTTPClient.Response, any Error>?
+                defer { prefetched?.cancel() }
                 do {
                     var index = 0
+                    var pageCount: Int?
                     while true {
-                        let page = request.query("pageSize", String(pageSize)).query("currentPageIndex", String(index))
-                        guard case .documents(let documents) = try await entity(page) else {
-                            throw NuxeoError(.invalidResponse, "a page of documents was expected")
-                        }
+                        let response = try await (prefetched ?? fetch(index)).value
+                        prefetched = nil
+                        if let pageCount, index + 1 < pageCount { prefetched = fetch(index + 1) }
+                        let documents = try Self.documentPage(response, request: request)
                         continuation.yield(documents)
                         // A page that brought nothing ends it even if the server says more follow.
                         guard documents.isNextPageAvailable, !documents.entries.isEmpty else { break }
                         try Task.checkCancellation()
+                        pageCount = documents.pageCount
                         index += 1
                     }
                     continuation.finish()
@@ -341,6 +356,16 @@ public final class NuxeoSession: Sendable {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    /// A response that must be a page of documents.
+    private static func documentPage(
+        _ response: HTTPClient.Response, request: NuxeoRequest
+    ) throws(NuxeoError) -> NuxeoDocumentPage {
+        guard case .documents(let documents) = try entity(response, request: request) else {
+            throw NuxeoError(.invalidResponse, "a page of documents was expected")
+        }
+        return documents
     }
 
     static func document(_ entity: NuxeoEntity) throws(NuxeoError) -> NuxeoDocument {

@@ -61,6 +61,22 @@ struct ContentCacheTests {
         ]
     }
 
+    @Test(
+        "a digest as Nuxeo names it is read whatever the spelling; other algorithms and bad hex are none",
+        arguments: [
+            ("MD5", "5D41402ABC4B2A76B9719D911017C592", "MD5:5d41402abc4b2a76b9719d911017c592"),
+            ("sha-256", String(repeating: "a", count: 64), "SHA-256:" + String(repeating: "a", count: 64)),
+            ("Sha1", String(repeating: "0", count: 40), "SHA-1:" + String(repeating: "0", count: 40)),
+            ("md5", "5d41402abc4b2a76b9719d911017c59", nil),
+            ("md5", "5d41402abc4b2a76b9719d911017c59g", nil),
+            ("md5", "5d41402abc4b2a76b9719d911017c59\u{00E9}", nil),
+            ("crc32", "5d41402a", nil),
+            ("MD-5-", "5d41402abc4b2a76b9719d911017c592", "MD5:5d41402abc4b2a76b9719d911017c592"),
+        ] as [(String, String, String?)])
+    func digestNames(name: String, hex: String, expected: String?) {
+        #expect(ContentDigest(algorithm: name, hex: hex)?.description == expected)
+    }
+
     @Test("loaded over Nuxeo REST and over CMIS, browsed and opened with the server stopped")
     func browseOffline() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }

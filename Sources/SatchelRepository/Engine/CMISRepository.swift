@@ -26,6 +26,8 @@ public final class CMISRepository: CMISService {
     private let generations = Mutex<[String: UInt64]>([:])
     /// Query results kept between pages, and folders' children kept for queries held to one folder.
     let queryResults = QueryResultKey.cache()
+    let queryMatches = QueryResultKey.objectCache()
+    let recentObjects = RecentObjects()
     let folderContents = FolderContentsKey.cache()
 
     /// An engine over these stores; call ``bootstrap()`` once before serving.

@@ -15,6 +15,9 @@ final class QueryCandidate: QueryRow {
     }()
     /// Values that are not in the object's bag (a folder's `cmis:path`).
     private let extra: [String: [PropertyValue]]
+
+    /// The value of `name` worked out apart from the object's bag, if any.
+    func extraValues(_ name: String) -> [PropertyValue]? { extra.isEmpty ? nil : extra[name] }
     let cardinalities: [String: Cardinality]
     let parents: Set<String>
     let ancestors: Set<String>
@@ -148,13 +151,17 @@ extension CMISRepository {
         let key = QueryResultKey(
             repository: scope.id, user: caller.user, isAdministrator: caller.isAdministrator, statement: statement,
             searchAllVersions: searchAllVersions, trash: trash, trashGeneration: marks?.trashGeneration ?? 0)
-        if let generation, let ids = queryResults.value(key, generation: generation) {
-            let page = Array(ids.dropFirst(skipCount).prefix(limit))
+        if let generation, let kept = try await keptMatches(key, generation: generation, scope: scope) {
+            let page = Array(kept.page(skip: skipCount, limit: limit))
             var loaded: [String: StoredObject] = [:]
-            for object in try await store.objects(repositoryId: scope.id, ids: page) { loaded[object.id] = object }
+            if case .ids = kept {
+                for object in try await store.objects(repositoryId: scope.id, ids: page.map(\.id)) {
+                    loaded[object.id] = object
+                }
+            }
             var rows: [QueryCandidate] = []
-            for id in page {
-                guard let object = loaded[id] else { continue }
+            for entry in page {
+                guard let object = entry.object ?? loaded[entry.id] else { continue }
                 var extra: [String: [PropertyValue]] = [:]
                 if wantsPath { extra["cmis:path"] = [.string(try await path(scope, ofFolder: object))] }
                 rows.append(
@@ -162,10 +169,11 @@ extension CMISRepository {
                         object: object, extra: extra, cardinalities: cardinalities, parents: [], ancestors: [],
                         blobs: blobs))
             }
+            recentObjects.remember(rows.map(\.object), repository: scope.id, generation: generation)
             return try await results(
                 query, rows, definitions: definitions, scope: scope, includeAllowableActions: includeAllowableActions,
-                includeRelationships: includeRelationships, hasMoreItems: skipCount + page.count < ids.count,
-                numItems: ids.count)
+                includeRelationships: includeRelationships, hasMoreItems: skipCount + page.count < kept.count,
+                numItems: kept.count)
         }
 
         let typeIds = Set(types.selfAndDescendants(type.id))
@@ -236,13 +244,28 @@ extension CMISRepository {
                 return lhs.offset < rhs.offset
             }.map(\.element)
         }
-        if let generation { queryResults.keep(matches.map(\.object.id), for: key, generation: generation) }
+        if let generation {
+            // A result small enough keeps its objects (later pages read nothing), a larger one its ids.
+            if matches.count <= queryMatches.maximumWeight {
+                queryMatches.keep(matches.map(\.object), for: key, generation: generation)
+            } else {
+                queryResults.keep(matches.map(\.object.id), for: key, generation: generation)
+            }
+        }
         let page = matches.dropFirst(skipCount).prefix(limit)
+        if let generation { recentObjects.remember(page.map(\.object), repository: scope.id, generation: generation) }
         return try await results(
             query, Array(page), definitions: definitions, scope: scope,
             includeAllowableActions: includeAllowableActions,
             includeRelationships: includeRelationships, hasMoreItems: skipCount + page.count < matches.count,
             numItems: matches.count)
+    }
+
+    /// What an earlier page of the same query under `generation` matched: its objects, or its ids.
+    private func keptMatches(_ key: QueryResultKey, generation: UInt64, scope: Scope) async throws -> KeptMatches? {
+        if let objects = queryMatches.value(key, generation: generation) { return .objects(objects) }
+        if let ids = queryResults.value(key, generation: generation) { return .ids(ids) }
+        return nil
     }
 
     /// The folder an `IN_FOLDER` names when the whole condition needs it (alone, or as one operand of an `AND`).
@@ -343,23 +366,34 @@ extension CMISRepository {
     )
         -> Properties
     {
-        func property(_ definition: PropertyDefinition, as name: String) -> CMISProperty {
-            var property = CMISProperty(
-                definition: definition, values: row.properties[definition.queryName ?? definition.id] ?? [])
+        func property(_ definition: PropertyDefinition, values: [PropertyValue], as name: String) -> CMISProperty {
+            var property = CMISProperty(definition: definition, values: values)
             property.queryName = name
             return property
         }
-        var result: [CMISProperty] = []
-        let everything = row.object.properties.compactMap { stored -> CMISProperty? in
-            guard let definition = definitions[stored.queryName ?? stored.id] else { return nil }
-            return property(definition, as: definition.queryName ?? definition.id)
+        func property(_ definition: PropertyDefinition, as name: String) -> CMISProperty {
+            property(definition, values: row.properties[definition.queryName ?? definition.id] ?? [], as: name)
         }
-        if query.selectAll {
-            result = everything
-            if let definition = definitions["cmis:path"], row.properties["cmis:path"] != nil {
-                result.append(property(definition, as: "cmis:path"))
+        // `*`: every stored property with its values as stored (no table of the row's values is built), and a
+        // folder's path.
+        func everything() -> [CMISProperty] {
+            var all: [CMISProperty] = []
+            all.reserveCapacity(row.object.properties.count + 1)
+            var hasPath = false
+            for stored in row.object.properties {
+                guard let definition = definitions[stored.queryName ?? stored.id] else { continue }
+                let name = definition.queryName ?? definition.id
+                hasPath = hasPath || name == "cmis:path"
+                all.append(property(definition, values: row.extraValues(name) ?? stored.values, as: name))
             }
+            if !hasPath, let definition = definitions["cmis:path"], let path = row.extraValues("cmis:path") {
+                all.append(property(definition, values: path, as: "cmis:path"))
+            }
+            return all
         }
+        // A stored bag names each property once: `SELECT *` alone needs no check for names selected twice.
+        if query.selectAll && query.select.isEmpty { return Properties(everything()) }
+        var result: [CMISProperty] = query.selectAll ? everything() : []
         for item in query.select {
             switch item {
             case .column(let column, let alias):
@@ -367,10 +401,7 @@ extension CMISRepository {
                     result.append(property(definition, as: alias ?? column.name))
                 }
             case .allColumns:
-                result += everything
-                if let definition = definitions["cmis:path"], row.properties["cmis:path"] != nil {
-                    result.append(property(definition, as: "cmis:path"))
-                }
+                result += everything()
             case .score(let alias):
                 let name = alias ?? "SEARCH_SCORE"
                 result.append(

@@ -77,6 +77,33 @@ struct QueryResultKey: Hashable, Sendable {
     static func cache() -> GenerationCache<QueryResultKey, [String]> {
         GenerationCache(maximumEntries: 64, maximumWeight: 500_000) { $0.count }
     }
+
+    /// Results of at most 20,000 objects keep the objects themselves (16 results, 20,000 objects in all, as many as
+    /// ``FolderContentsKey`` keeps): later pages then read nothing from the store.
+    static func objectCache() -> GenerationCache<QueryResultKey, [StoredObject]> {
+        GenerationCache(maximumEntries: 16, maximumWeight: 20_000) { $0.count }
+    }
+}
+
+/// What a query matched, as kept between its pages (``QueryResultKey``).
+enum KeptMatches {
+    case objects([StoredObject])
+    case ids([String])
+
+    var count: Int {
+        switch self {
+        case .objects(let objects): objects.count
+        case .ids(let ids): ids.count
+        }
+    }
+
+    /// One page: each entry's id, and its object when it is kept.
+    func page(skip: Int, limit: Int) -> [(id: String, object: StoredObject?)] {
+        switch self {
+        case .objects(let objects): objects.dropFirst(skip).prefix(limit).map { ($0.id, $0) }
+        case .ids(let ids): ids.dropFirst(skip).prefix(limit).map { ($0, nil) }
+        }
+    }
 }
 
 /// A folder's children as the store gave them, for queries held to that folder (``CMISRepository/folderCandidates``):
@@ -88,5 +115,54 @@ struct FolderContentsKey: Hashable, Sendable {
 
     static func cache() -> GenerationCache<FolderContentsKey, [StoredObject]> {
         GenerationCache(maximumEntries: 256, maximumWeight: 20_000) { $0.count }
+    }
+}
+
+/// The objects of the last few pages the query engine answered, by id, while the repository's generation holds:
+/// an API that asks where a page's objects are filed right after reading the page
+/// (``CMISRepository/placements(repositoryId:objectIds:caller:)``, the Nuxeo API's search) finds them here instead
+/// of reading and decoding them again. Four pages at most; only a sole writer's store has a generation.
+final class RecentObjects: Sendable {
+    private struct Page {
+        var repository: String
+        var generation: UInt64
+        var objects: [String: StoredObject]
+    }
+
+    static let maximumPages = 4
+    private let pages = Mutex<[Page]>([])
+
+    init() {}
+
+    /// Remembers a page read under `generation`.
+    func remember(_ objects: [StoredObject], repository: String, generation: UInt64) {
+        guard !objects.isEmpty else { return }
+        var byId = [String: StoredObject](minimumCapacity: objects.count)
+        for object in objects { byId[object.id] = object }
+        let page = Page(repository: repository, generation: generation, objects: byId)
+        pages.withLock { pages in
+            pages.removeAll { $0.generation != generation && $0.repository == repository }
+            if pages.count >= Self.maximumPages { pages.removeFirst() }
+            pages.append(page)
+        }
+    }
+
+    /// Those of `ids` remembered under `generation`, and the ids that are not.
+    func objects(
+        _ ids: [String], repository: String, generation: UInt64
+    ) -> (found: [StoredObject], missing: [String]) {
+        pages.withLock { pages in
+            var found: [StoredObject] = []
+            var missing: [String] = []
+            let current = pages.filter { $0.repository == repository && $0.generation == generation }
+            for id in ids {
+                if let object = current.lazy.compactMap({ $0.objects[id] }).first {
+                    found.append(object)
+                } else {
+                    missing.append(id)
+                }
+            }
+            return (found, missing)
+        }
     }
 }

@@ -207,7 +207,17 @@ extension CMISRepository {
         repositoryId: String, objectIds: [String], caller: CallerContext
     ) async throws -> [String: ObjectPlacement] {
         let scope = try await scope(repositoryId, caller)
-        let objects = try await store.objects(repositoryId: scope.id, ids: objectIds)
+        var objects: [StoredObject]
+        if let generation = readGeneration(repositoryId: scope.id) {
+            // A page the query engine just answered is not read again.
+            let recent = recentObjects.objects(objectIds, repository: scope.id, generation: generation)
+            objects = recent.found
+            if !recent.missing.isEmpty {
+                objects += try await store.objects(repositoryId: scope.id, ids: recent.missing)
+            }
+        } else {
+            objects = try await store.objects(repositoryId: scope.id, ids: objectIds)
+        }
         var filings: [String: [String]] = [:]
         for object in objects where object.baseTypeId != .folder {
             filings[object.id] = try await filedParents(scope, of: object)
@@ -219,8 +229,10 @@ extension CMISRepository {
         var parentPaths: [String: String] = [:]
         var unreadable: Set<String> = []
         var placements: [String: ObjectPlacement] = [:]
+        // What each parent passes down, worked out once for the page.
+        var inherited: [String: Permission] = [:]
         for object in objects {
-            guard try await permission(scope, on: object) >= .read else { continue }
+            guard try await permission(scope, on: object, inherited: &inherited) >= .read else { continue }
             var placement = ObjectPlacement(contentHash: object.content?.hash)
             if object.baseTypeId == .folder {
                 placement.path = try await path(scope, ofFolder: object)
