@@ -5,6 +5,7 @@ import SatchelHTTP
 import SatchelJSON
 import SatchelNuxeo
 import SatchelServer
+import Synchronization
 import Testing
 
 /// Satchel's Nuxeo client against the Nuxeo REST API of `satchel serve`: what CMIS created is read over Nuxeo
@@ -410,6 +411,28 @@ struct NuxeoFacadeTests {
         #expect(copied.uid != moved.uid && copied.path == (folder.path ?? "") + "/copy")
     }
 
+    @Test("a search of several pages asks for each page once, the next one while this one is read, none past the end")
+    func pagesAreAskedOnce() async throws {
+        let harness = try await Self.server.value
+        let alice = Self.nuxeo(harness, user: "alice")
+        let folder = try await alice.create(in: "/", type: "Folder", name: "pages-\(UUID().uuidString.prefix(8))")
+        for index in 0..<25 { _ = try await alice.create(in: folder.path ?? "/", type: "Note", name: "n\(index)") }
+        let counting = CountingTransport(HTTPClient.defaultTransport())
+        let session = NuxeoSession(
+            configuration: .init(
+                serverURL: harness.url("/nuxeo"), repository: "default",
+                http: HTTPClient.Configuration(retry: .never), auth: [BasicAuth(user: "alice", password: "pw-alice")]),
+            transport: counting)
+        var titles: [String] = []
+        for try await document in session.query(
+            "SELECT * FROM Note WHERE ecm:parentId = '\(folder.uid)' ORDER BY dc:title", pageSize: 10)
+        {
+            titles.append(document.title ?? "")
+        }
+        #expect(titles == (0..<25).map { "n\($0)" }.sorted())
+        #expect(counting.pageIndexes.sorted() == ["0", "1", "2"])
+    }
+
     @Test("locks keep others out until unlocked; the trash hides documents from children and live searches")
     func locksAndTrash() async throws {
         let harness = try await Self.server.value
@@ -715,5 +738,22 @@ struct NuxeoFacadeTests {
         }
         let checkIn = await #expect(throws: NuxeoError.self) { try await reader.checkIn(note.uid, major: true) }
         #expect(checkIn?.status == 403)
+    }
+}
+
+/// A transport that notes the `currentPageIndex` of every request it carries.
+final class CountingTransport: HTTPTransport {
+    let inner: any HTTPTransport
+    private let seen = Mutex<[String]>([])
+
+    init(_ inner: any HTTPTransport) { self.inner = inner }
+
+    var pageIndexes: [String] { seen.withLock { $0 } }
+
+    func perform(_ request: TransportRequest) async throws -> TransportResponse {
+        let index = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?
+            .first { $0.name == "currentPageIndex" }?.value
+        if let index { seen.withLock { $0.append(index) } }
+        return try await inner.perform(request)
     }
 }
