@@ -1,0 +1,282 @@
+import Foundation
+import GRDB
+import SatchelHTTP
+import SatchelJSON
+import SatchelOData
+import Synchronization
+import SatchelStore
+
+extension OfflineStore {
+    /// The queued requests, oldest first.
+    public func requests() async throws -> [OfflineRequest] {
+        let opened = try current()
+        return try await opened.store.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM q_requests ORDER BY id").map {
+                OfflineRequest(
+                    requestID: $0["id"], entitySet: $0["entity_set"], entityID: $0["entity_id"], method: $0["method"],
+                    repeatabilityRequestID: $0["repeatability_id"], repeatabilityFirstSent: $0["first_sent"],
+                    failed: $0["failed"], transactionID: $0["transaction_id"], uploadCategory: $0["custom_tag"],
+                    unmodifiable: $0["unmodifiable"])
+            }
+        }
+    }
+
+    /// The ErrorArchive: requests the service refused, oldest first.
+    public func errors() async throws -> [OfflineError] {
+        let opened = try current()
+        return try await opened.store.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM q_errors ORDER BY id").map {
+                OfflineError(
+                    errorID: $0["id"], requestID: $0["request_id"], entitySet: $0["entity_set"],
+                    entityID: $0["entity_id"], httpStatus: $0["http_status"], code: $0["code"],
+                    message: $0["message"], innerError: $0["inner_error"], requestMethod: $0["method"],
+                    requestURL: $0["url"], requestBody: $0["body"], currentETag: $0["current_etag"])
+            }
+        }
+    }
+
+    /// Sends the queued requests, oldest first (``Configuration/upload``: in `$batch` requests, each request its own
+    /// changeset and the requests of one transaction together in one; or one by one). Every request carries its
+    /// `Repeatability-Request-ID` and `Repeatability-First-Sent`, and a `$batch` its own, the same on every attempt
+    /// and across restarts. A request the service refuses goes to the ErrorArchive and holds the later requests on
+    /// its entity; the others go on. A failure to reach the service (or a request it may not have applied: 5xx,
+    /// 408, 429, 401) stops the upload and keeps the request queued.
+    ///
+    /// With `categories`, only the requests of those upload categories are sent (and a request waits while an
+    /// earlier request on its entity is in another category).
+    @discardableResult
+    public func upload(categories: Set<String>? = nil) async throws -> OfflineUploadResult {
+        let opened = try current()
+        try beginExchange()
+        defer { endExchange() }
+        var result = OfflineUploadResult(sent: 0, failed: 0, held: 0)
+        let selection = OfflineUploadSelection(categories: categories)
+        let total = try await opened.store.database.read { db in try selection.pendingCount(db) }
+        signals.emit(.processedRequests(done: 0, of: total))
+        var held: Set<Int64> = []
+        while true {
+            try signals.check()
+            let batching = uploadBatchSize
+            let passed = held
+            let round = try await opened.store.database.write { db in
+                try selection.nextRound(db, skipping: passed, maximum: batching)
+            }
+            held.formUnion(round.held)
+            result.held += round.held.count
+            guard !round.requests.isEmpty else { break }
+            // Properties' bodies here; content is counted as it is sent.
+            signals.count(
+                sent: round.requests.reduce(0) {
+                    $0 + (OfflineMediaTable.isMedia(method: $1.method) ? 0 : $1.body?.utf8.count ?? 0)
+                })
+            // A request once sent in a `$batch` goes in a `$batch` again (the service may know that batch's id).
+            if round.requests.count == 1, round.batchID.isEmpty {
+                try await sendAlone(round.requests[0], opened: opened, result: &result)
+            } else {
+                try await sendBatch(round, opened: opened, result: &result)
+            }
+            signals.emit(.processedRequests(done: result.sent + result.failed + result.held, of: total))
+        }
+        signals.emit(.processedRequests(done: result.sent + result.failed + result.held, of: total))
+        return result
+    }
+
+    /// How many requests one `$batch` may carry now: 1 when the configuration says one by one, or once the service
+    /// answered a `$batch` with 404, 405 or 501.
+    private var uploadBatchSize: Int {
+        if batchUnsupported.withLock({ $0 }) { return 1 }
+        switch configuration.upload {
+        case .oneByOne: return 1
+        case .batch(let maximum): return max(1, maximum)
+        }
+    }
+
+    /// A definite refusal (most 4xx): the request goes to the ErrorArchive. Failures that may pass or may have
+    /// been applied (401, 408, 429, 5xx, no answer) stop the upload and keep the request queued.
+    static func isRefusal(_ error: ODataError) -> Bool {
+        guard let status = error.status, error.code != .connection else { return false }
+        return (400..<500).contains(status) && ![401, 408, 429].contains(status)
+    }
+
+    /// One request on its own (a transaction of several always goes as a `$batch` changeset).
+    private func sendAlone(
+        _ request: OfflineQueuedRequest, opened: Opened, result: inout OfflineUploadResult
+    )
+        async throws
+    {
+        do {
+            let written: ODataWriteResult
+            if OfflineMediaTable.isMedia(method: request.method) {
+                written = try await sendMedia(request, opened: opened)
+            } else {
+                written = try await sendProperties(request, opened: opened)
+            }
+            try await opened.store.database.write { db in
+                try Self.complete(request, with: written, schema: opened.schema, db: db)
+            }
+            result.sent += 1
+        } catch let error as ODataError where Self.isRefusal(error) {
+            try await opened.store.database.write { db in
+                try Self.archive(error, request: request, schema: opened.schema, db: db)
+            }
+            result.failed += 1
+        }
+    }
+
+    private func sendProperties(_ request: OfflineQueuedRequest, opened: Opened) async throws -> ODataWriteResult {
+        let service = configuration.service
+        let written: ODataWriteResult
+        switch try await operation(for: request, opened: opened) {
+        case .create(let path, let entity, _):
+            written = try await service.create(path, entity, headers: request.repeatabilityHeaders)
+        case .update(let path, let entity, let method, let ifMatch, _):
+            written = try await service.update(
+                path, with: entity, method: method, ifMatch: ifMatch, headers: request.repeatabilityHeaders)
+        case .delete(let path, let ifMatch):
+            do {
+                try await service.delete(path, ifMatch: ifMatch, headers: request.repeatabilityHeaders)
+            } catch let error as ODataError where error.code == .notFound {
+                // Already gone (a retry after the first attempt was applied, or deleted by someone else).
+            }
+            written = ODataWriteResult()
+        case .link(let path, let navigation, let target, let replace, let removing, _):
+            if removing {
+                try await service.removeLink(
+                    from: path, navigation: navigation, to: target, headers: request.repeatabilityHeaders)
+            } else if let target {
+                try await service.addLink(
+                    from: path, navigation: navigation, to: target, replace: replace,
+                    headers: request.repeatabilityHeaders)
+            }
+            written = ODataWriteResult()
+        }
+        return written
+    }
+
+    /// Several requests in one `$batch`: each its own changeset, a transaction's requests in one. The answers are
+    /// written in one transaction; a request the service may not have applied stays queued and stops the upload.
+    private func sendBatch(
+        _ round: OfflineUploadRound, opened: Opened, result: inout OfflineUploadResult
+    )
+        async throws
+    {
+        var batch = ODataBatch(continueOnError: true)
+        batch.headers = ["Repeatability-Request-ID": round.batchID, "Repeatability-First-Sent": round.batchFirstSent]
+        var sent: [(request: OfflineQueuedRequest, reference: ODataBatchReference)] = []
+        var refused: [(OfflineQueuedRequest, ODataError)] = []
+        for group in round.changesets {
+            // Prepared before the changeset is built: a change whose ETag must be read first may turn out a conflict.
+            var operations: [(OfflineQueuedRequest, OfflineOperation)] = []
+            var groupRefusal: ODataError?
+            var createdHere: Set<OfflineEntityRef> = []
+            for request in group {
+                do {
+                    let made = try await operation(for: request, createdHere: createdHere, opened: opened)
+                    operations.append((request, made))
+                    if request.method == "POST" { createdHere.insert(request.entity) }
+                } catch let error as ODataError where Self.isRefusal(error) {
+                    refused.append((request, error))
+                    groupRefusal = groupRefusal ?? error
+                }
+            }
+            if let groupRefusal {
+                // A transaction goes all or none: the rest of it is refused with it.
+                refused += operations.map { ($0.0, groupRefusal) }
+                continue
+            }
+            batch.changeset { changes in
+                // An entity created earlier in the same changeset is addressed by its Content-ID.
+                var created: [OfflineEntityRef: ODataBatchReference] = [:]
+                for (request, operation) in operations {
+                    let headers = request.repeatabilityHeaders
+                    let reference: ODataBatchReference
+                    func bound(_ entity: ODataEntity, _ links: [OfflineLink]) -> ODataEntity {
+                        var entity = entity
+                        for link in links {
+                            if let reference = created[link.target] {
+                                entity.bind(link.navigation, to: reference.path.description)
+                            }
+                        }
+                        return entity
+                    }
+                    switch operation {
+                    case .create(let path, let entity, let links):
+                        reference = changes.create(path, bound(entity, links), headers: headers)
+                        created[request.entity] = reference
+                    case .update(let path, let entity, let method, let ifMatch, let links):
+                        let entity = bound(entity, links)
+                        let target = created[request.entity]
+                        reference = changes.update(
+                            target?.path ?? path, with: entity, method: method, ifMatch: ifMatch, headers: headers)
+                    case .delete(let path, let ifMatch):
+                        let target = created[request.entity]
+                        reference = changes.delete(target?.path ?? path, ifMatch: ifMatch, headers: headers)
+                    case .link(let path, let navigation, let target, let replace, let removing, let local):
+                        let source = created[request.entity]?.path ?? path
+                        let linked = local.flatMap { created[$0]?.path } ?? target
+                        if removing {
+                            reference = changes.removeLink(
+                                from: source, navigation: navigation, to: linked, headers: headers)
+                        } else {
+                            reference = changes.addLink(
+                                from: source, navigation: navigation, to: linked ?? path, replace: replace,
+                                headers: headers)
+                        }
+                    }
+                    sent.append((request, reference))
+                }
+            }
+        }
+        if sent.isEmpty {
+            try await opened.store.database.write { [refused] db in
+                for (request, error) in refused {
+                    try Self.archive(error, request: request, schema: opened.schema, db: db)
+                }
+                try OfflineUploadSelection.forgetBatch(round.batchID, db: db)
+            }
+            result.failed += refused.count
+            return
+        }
+        let response: ODataBatchResponse
+        do {
+            response = try await configuration.service.send(batch)
+        } catch let error as ODataError where [404, 405, 501].contains(error.status ?? 0) {
+            // No `$batch` here: one by one from now on; these requests were not applied.
+            batchUnsupported.withLock { $0 = true }
+            try await opened.store.database.write { db in
+                try OfflineUploadSelection.forgetBatch(round.batchID, db: db)
+            }
+            return
+        }
+        let outcome = try await opened.store.database.write { [refused, sent] db in
+            var outcome = (sent: 0, failed: refused.count, stop: ODataError?.none)
+            for (request, error) in refused {
+                try Self.archive(error, request: request, schema: opened.schema, db: db)
+            }
+            for (request, reference) in sent {
+                let part = response[reference]
+                if part.succeeded || (request.method == "DELETE" && part.status == 404) {
+                    let written = ODataWriteResult(
+                        entity: try? part.entity(), etag: part.etag, location: part.location)
+                    try Self.complete(request, with: written, schema: opened.schema, db: db)
+                    outcome.sent += 1
+                    continue
+                }
+                var error = part.error ?? ODataError(.notExecuted, "no answer for \(part.operation)")
+                if error.status == nil { error.status = part.status }
+                if Self.isRefusal(error) {
+                    try Self.archive(error, request: request, schema: opened.schema, db: db)
+                    outcome.failed += 1
+                } else if outcome.stop == nil {
+                    outcome.stop = error
+                }
+            }
+            // What stays queued goes in a new `$batch` next time: this one's answer is known now.
+            try OfflineUploadSelection.forgetBatch(round.batchID, db: db)
+            return outcome
+        }
+        result.sent += outcome.sent
+        result.failed += outcome.failed
+        if let stop = outcome.stop { throw stop }
+    }
+}

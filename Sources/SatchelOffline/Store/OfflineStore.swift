@@ -1,0 +1,261 @@
+import Foundation
+import GRDB
+public import SatchelOData
+public import SatchelStore
+import Synchronization
+
+/// An offline OData store: the data its defining queries name, downloaded into an encrypted local database, read
+/// with the same queries as online (translated to SQL). See docs/offline.md.
+///
+/// ```swift
+/// let store = OfflineStore(configuration: .init(
+///     service: service, path: folder.appendingPathComponent("alice-shop.store").path,
+///     definingQueries: [.init(name: "products", query: "Products?$filter=Price gt 10")], key: key))
+/// try await store.open()                       // first time: $metadata and the initial download
+/// let cheap = try await store.entities("Products", query: ODataQuery().filter(.property("Price") lt 20))
+/// ```
+public final class OfflineStore: Sendable {
+    public struct Configuration: Sendable {
+        public var service: ODataService
+        /// The store's file (one per user and service endpoint).
+        public var path: String
+        /// Added to the store (or updated) at each open. The store keeps its defining queries, these and those
+        /// added by ``OfflineStore/addDefiningQuery(_:)``, until ``OfflineStore/removeDefiningQuery(named:)``.
+        public var definingQueries: [OfflineDefiningQuery]
+        /// Without a key the store is not encrypted.
+        public var key: StoreKey?
+        /// Secondary indexes: entity set (or qualified entity type: each of its sets) → property paths, one index
+        /// each (SAP's `indexed_type`).
+        public var indexes: [String: [String]]
+        /// How the queue is sent: `$batch` requests of up to 100 requests unless told otherwise.
+        public var upload: OfflineUploadMode
+
+        public init(
+            service: ODataService, path: String, definingQueries: [OfflineDefiningQuery], key: StoreKey?,
+            indexes: [String: [String]] = [:], upload: OfflineUploadMode = .batch(maximumRequests: 100)
+        ) {
+            self.service = service
+            self.path = path
+            self.definingQueries = definingQueries
+            self.key = key
+            self.indexes = indexes
+            self.upload = upload
+        }
+    }
+
+    public let configuration: Configuration
+
+    struct Opened: Sendable {
+        let store: LocalStore<DatabasePool>
+        let schema: OfflineSchema
+        let version: ODataVersion
+    }
+
+    private let opened = Mutex<Opened?>(nil)
+    /// An `open()` under way or done: a second one is refused before it opens anything.
+    private let claimed = Mutex(false)
+    /// Whether a download or an upload is running: one exchange with the service at a time, so a page read before
+    /// an upload is never written after it.
+    private let exchanging = Mutex<Bool>(false)
+    /// Whether the service answered a `$batch` with 404, 405 or 501: uploads go one by one then.
+    let batchUnsupported = Mutex<Bool>(false)
+
+    /// Progress subscribers and the cancel flag.
+    let signals = OfflineSignals()
+
+    func beginExchange() throws(ODataError) {
+        let started = exchanging.withLock { busy -> Bool in
+            if busy { return false }
+            busy = true
+            return true
+        }
+        guard started else {
+            throw ODataError(.invalidArgument, "a download or upload of this offline store is already running")
+        }
+        signals.reset()
+    }
+
+    func endExchange() {
+        exchanging.withLock { $0 = false }
+        signals.emit(.finished)
+    }
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    func current() throws(ODataError) -> Opened {
+        guard let opened = opened.withLock({ $0 }) else {
+            throw ODataError(.invalidArgument, "the offline store is not open (call open() first)")
+        }
+        return opened
+    }
+
+    // MARK: Open and close
+
+    /// Opens the store. The first time: reads `$metadata`, creates the tables and downloads every defining query
+    /// (the initial download). Later: opens the local database without the network, and downloads only defining
+    /// queries not downloaded completely yet (an interrupted initial download resumes) unless `resuming` is false
+    /// (then nothing is sent once the store has its `$metadata`: reads, local changes and the queue work offline).
+    /// When the download fails, `open` throws its error and the store stays open with what it has (its initial
+    /// download not complete): call `download()` again, or `close()`.
+    public func open(resuming: Bool = true) async throws {
+        let free = claimed.withLock { claimed -> Bool in
+            defer { claimed = true }
+            return !claimed
+        }
+        guard free else { throw ODataError(.invalidArgument, "the offline store is open already") }
+        let store: LocalStore<DatabasePool>
+        do {
+            var database = GRDB.Configuration()
+            database.prepareDatabase { db in
+                db.add(function: Self.lowercased)
+                db.add(function: Self.uppercased)
+            }
+            store = try await StoreFile(path: configuration.path).openPoolDetached(
+                key: configuration.key, configuration: database)
+        } catch {
+            claimed.withLock { $0 = false }
+            throw error
+        }
+        do {
+            try await store.database.write { db in
+                try db.execute(sql: "CREATE TABLE IF NOT EXISTS s_store (name TEXT PRIMARY KEY, value BLOB NOT NULL)")
+                try db.execute(
+                    sql: """
+                        CREATE TABLE IF NOT EXISTS s_defining_queries (
+                            name TEXT PRIMARY KEY, query TEXT NOT NULL, complete INTEGER NOT NULL DEFAULT 0,
+                            delta_link TEXT, generation INTEGER NOT NULL DEFAULT 0)
+                        """)
+                // Added since the first stores were made: whether a query's media streams come along.
+                let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(s_defining_queries)").map {
+                    $0["name"] as String
+                }
+                if !columns.contains("streams") {
+                    try db.execute(
+                        sql: "ALTER TABLE s_defining_queries ADD COLUMN streams INTEGER NOT NULL DEFAULT 0")
+                }
+                if !columns.contains("track") {
+                    try db.execute(sql: "ALTER TABLE s_defining_queries ADD COLUMN track TEXT NOT NULL DEFAULT 'auto'")
+                }
+                // Which defining query brought which entity, in which full download (rows no query names any
+                // more are removed after a full refresh). Keyed by the row first: whether anything still names a
+                // row is one lookup, and a download adds to one b-tree.
+                try db.execute(
+                    sql: """
+                        CREATE TABLE IF NOT EXISTS s_members (
+                            entity_set TEXT NOT NULL, entity_id INTEGER NOT NULL, query TEXT NOT NULL,
+                            generation INTEGER NOT NULL, PRIMARY KEY (entity_set, entity_id, query)) WITHOUT ROWID
+                        """)
+                // Links a defining query's `$expand` brought for navigations without a referential constraint (and
+                // the ones local changes made), by their source row, and by their target.
+                try db.execute(
+                    sql: """
+                        CREATE TABLE IF NOT EXISTS s_links (
+                            entity_set TEXT NOT NULL, entity_id INTEGER NOT NULL, navigation TEXT NOT NULL,
+                            target_set TEXT NOT NULL, target_id INTEGER NOT NULL,
+                            PRIMARY KEY (entity_set, entity_id, navigation, target_set, target_id)) WITHOUT ROWID
+                        """)
+                try db.execute(sql: "CREATE INDEX IF NOT EXISTS s_links_target ON s_links (target_set, target_id)")
+                try OfflineQueue.create(in: db)
+                try OfflineMediaTable.create(in: db)
+            }
+            let stored = try await store.database.read {
+                try Data.fetchOne($0, sql: "SELECT value FROM s_store WHERE name = 'metadata'")
+            }
+            let document: Data
+            if let stored {
+                document = stored
+            } else {
+                signals.emit(.loadingMetadata)
+                document = try await configuration.service.metadataDocument()
+            }
+            let metadata = try ODataMetadata.parse(data: document)
+            configuration.service.use(metadata)
+            let schema = OfflineSchema(metadata: metadata)
+            let version = configuration.service.configuration.version ?? metadata.version
+            // Check every defining query before anything is stored.
+            for query in configuration.definingQueries {
+                _ = try query.shape(version: version, schema: schema)
+            }
+            try await store.database.write { [configuration] db in
+                try schema.create(in: db)
+                for (name, paths) in configuration.indexes {
+                    // An entity set, or an entity type (its sets: SAP's `indexed_type`).
+                    let tables =
+                        schema.tables[name].map { [$0] }
+                        ?? schema.tables.values.filter { $0.entityTypeName == name }.sorted {
+                            $0.entitySet < $1.entitySet
+                        }
+                    guard !tables.isEmpty else {
+                        throw ODataError(
+                            .invalidArgument, "\(name) is neither an entity set nor an entity type to index")
+                    }
+                    for table in tables {
+                        let set = table.entitySet
+                        for path in paths {
+                            guard let column = table.column(path) else {
+                                throw ODataError(.invalidArgument, "\(set) has no property \(path) to index")
+                            }
+                            try db.execute(
+                                sql:
+                                    "CREATE INDEX IF NOT EXISTS \(quoted("\(table.name)_i_\(column.name)")) ON \(table.sql) (\(column.sql))"
+                            )
+                        }
+                    }
+                }
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO s_store (name, value) VALUES ('metadata', ?)", arguments: [document])
+                for query in configuration.definingQueries {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO s_defining_queries (name, query, streams, track) VALUES (?, ?, ?, ?)
+                            ON CONFLICT (name) DO UPDATE SET query = excluded.query, streams = excluded.streams,
+                                track = excluded.track,
+                                complete = CASE WHEN query = excluded.query AND streams >= excluded.streams
+                                    THEN complete ELSE 0 END,
+                                delta_link = CASE WHEN query = excluded.query AND streams >= excluded.streams
+                                    AND track = excluded.track THEN delta_link ELSE NULL END
+                            """,
+                        arguments: [query.name, query.query, query.retrievesStreams, query.deltaTracking.rawValue])
+                }
+            }
+            opened.withLock { $0 = Opened(store: store, schema: schema, version: version) }
+        } catch {
+            try? store.close()
+            claimed.withLock { $0 = false }
+            throw error
+        }
+        if resuming { try await download(onlyIncomplete: true) }
+    }
+
+    /// `tolower` and `toupper` in SQL, for every letter (SQLite's `lower` and `upper` change ASCII letters only).
+    static let lowercased = DatabaseFunction("satchel_lower", argumentCount: 1, pure: true) { values in
+        String.fromDatabaseValue(values[0]).map { $0.lowercased() }
+    }
+    static let uppercased = DatabaseFunction("satchel_upper", argumentCount: 1, pure: true) { values in
+        String.fromDatabaseValue(values[0]).map { $0.uppercased() }
+    }
+
+    /// Closes the local database.
+    public func close() throws {
+        guard let current = opened.withLock({ $0 }) else { return }
+        // Forgotten only once closed: a database GRDB refused to close (a read running) stays reachable.
+        try current.store.close()
+        opened.withLock { $0 = nil }
+        claimed.withLock { $0 = false }
+    }
+
+    /// Whether the store is open (``open(resuming:)`` got as far as its local database and `$metadata`).
+    public var isOpen: Bool { opened.withLock { $0 != nil } }
+
+    /// Whether every defining query has been downloaded completely at least once.
+    public var isInitialDownloadComplete: Bool {
+        get async throws {
+            let opened = try current()
+            return try await opened.store.database.read {
+                try Int.fetchOne($0, sql: "SELECT count(*) FROM s_defining_queries WHERE complete = 0") == 0
+            }
+        }
+    }
+}
