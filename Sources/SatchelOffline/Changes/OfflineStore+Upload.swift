@@ -84,7 +84,7 @@ extension OfflineStore {
     /// How many requests one `$batch` may carry now: 1 when the configuration says one by one, or once the service
     /// answered a `$batch` with 404, 405 or 501.
     private var uploadBatchSize: Int {
-        if batchUnsupported.withLock({ $0 }) { return 1 }
+        if state.withLock({ $0.batchUnsupported }) { return 1 }
         switch configuration.upload {
         case .oneByOne: return 1
         case .batch(let maximum): return max(1, maximum)
@@ -242,7 +242,7 @@ extension OfflineStore {
             response = try await configuration.service.send(batch)
         } catch let error as ODataError where [404, 405, 501].contains(error.status ?? 0) {
             // No `$batch` here: one by one from now on; these requests were not applied.
-            batchUnsupported.withLock { $0 = true }
+            state.withLock { $0.batchUnsupported = true }
             try await opened.store.database.write { db in
                 try OfflineUploadSelection.forgetBatch(round.batchID, db: db)
             }

@@ -51,22 +51,28 @@ public final class OfflineStore: Sendable {
         let version: ODataVersion
     }
 
-    private let opened = Mutex<Opened?>(nil)
-    /// An `open()` under way or done: a second one is refused before it opens anything.
-    private let claimed = Mutex(false)
-    /// Whether a download or an upload is running: one exchange with the service at a time, so a page read before
-    /// an upload is never written after it.
-    private let exchanging = Mutex<Bool>(false)
-    /// Whether the service answered a `$batch` with 404, 405 or 501: uploads go one by one then.
-    let batchUnsupported = Mutex<Bool>(false)
+    /// The store's life, one value behind one lock: every change to it is one step.
+    struct State {
+        /// The open database, its schema and the service's version; nil when closed.
+        var opened: Opened?
+        /// An `open()` under way or done: a second one is refused before it opens anything.
+        var claimed = false
+        /// Whether a download or an upload is running: one exchange with the service at a time, so a page read
+        /// before an upload is never written after it.
+        var exchanging = false
+        /// Whether the service answered a `$batch` with 404, 405 or 501: uploads go one by one then.
+        var batchUnsupported = false
+    }
+
+    let state = Mutex(State())
 
     /// Progress subscribers and the cancel flag.
     let signals = OfflineSignals()
 
     func beginExchange() throws(ODataError) {
-        let started = exchanging.withLock { busy -> Bool in
-            if busy { return false }
-            busy = true
+        let started = state.withLock { state -> Bool in
+            if state.exchanging { return false }
+            state.exchanging = true
             return true
         }
         guard started else {
@@ -76,7 +82,7 @@ public final class OfflineStore: Sendable {
     }
 
     func endExchange() {
-        exchanging.withLock { $0 = false }
+        state.withLock { $0.exchanging = false }
         signals.emit(.finished)
     }
 
@@ -85,7 +91,7 @@ public final class OfflineStore: Sendable {
     }
 
     func current() throws(ODataError) -> Opened {
-        guard let opened = opened.withLock({ $0 }) else {
+        guard let opened = state.withLock({ $0.opened }) else {
             throw ODataError(.invalidArgument, "the offline store is not open (call open() first)")
         }
         return opened
@@ -100,9 +106,9 @@ public final class OfflineStore: Sendable {
     /// When the download fails, `open` throws its error and the store stays open with what it has (its initial
     /// download not complete): call `download()` again, or `close()`.
     public func open(resuming: Bool = true) async throws {
-        let free = claimed.withLock { claimed -> Bool in
-            defer { claimed = true }
-            return !claimed
+        let free = state.withLock { state -> Bool in
+            defer { state.claimed = true }
+            return !state.claimed
         }
         guard free else { throw ODataError(.invalidArgument, "the offline store is open already") }
         let store: LocalStore<DatabasePool>
@@ -115,7 +121,7 @@ public final class OfflineStore: Sendable {
             store = try await StoreFile(path: configuration.path).openPoolDetached(
                 key: configuration.key, configuration: database)
         } catch {
-            claimed.withLock { $0 = false }
+            state.withLock { $0.claimed = false }
             throw error
         }
         do {
@@ -220,10 +226,10 @@ public final class OfflineStore: Sendable {
                         arguments: [query.name, query.query, query.retrievesStreams, query.deltaTracking.rawValue])
                 }
             }
-            opened.withLock { $0 = Opened(store: store, schema: schema, version: version) }
+            state.withLock { $0.opened = Opened(store: store, schema: schema, version: version) }
         } catch {
             try? store.close()
-            claimed.withLock { $0 = false }
+            state.withLock { $0.claimed = false }
             throw error
         }
         if resuming { try await download(onlyIncomplete: true) }
@@ -239,15 +245,17 @@ public final class OfflineStore: Sendable {
 
     /// Closes the local database.
     public func close() throws {
-        guard let current = opened.withLock({ $0 }) else { return }
+        guard let current = state.withLock({ $0.opened }) else { return }
         // Forgotten only once closed: a database GRDB refused to close (a read running) stays reachable.
         try current.store.close()
-        opened.withLock { $0 = nil }
-        claimed.withLock { $0 = false }
+        state.withLock { state in
+            state.opened = nil
+            state.claimed = false
+        }
     }
 
     /// Whether the store is open (``open(resuming:)`` got as far as its local database and `$metadata`).
-    public var isOpen: Bool { opened.withLock { $0 != nil } }
+    public var isOpen: Bool { state.withLock { $0.opened != nil } }
 
     /// Whether every defining query has been downloaded completely at least once.
     public var isInitialDownloadComplete: Bool {
