@@ -148,14 +148,18 @@ enum ServeBanner {
     static func text(running: RunningServer, configuration: ServerConfiguration, demo: DemoPassword? = nil) -> String {
         let base = running.baseURL.absoluteString
         var lines = [
-            "Satchel CMIS server listening on \(base)",
+            "Satchel server listening on \(base)",
             "  Mobile Documents  Browser  \(base)\(MountPoints.mobileDocumentsBrowser)",
             "                    AtomPub  \(base)\(MountPoints.mobileDocumentsAtom)",
             "  CMIS 1.1          Browser  \(base)\(MountPoints.cmisBrowser)",
             "                    AtomPub  \(base)\(MountPoints.cmisAtom)",
+            "  Nuxeo REST        API      \(base)\(NuxeoRoutes.apiRoot)",
             "  Discovery                  \(base)/cmis-endpoints.json",
             "  Data                       \(configuration.dataDirectory.path)",
         ]
+        for mount in configuration.gateway?.mounts ?? [] {
+            lines.append("  Gateway mount              \(mount.id) (a repository of every API above)")
+        }
         switch configuration.store {
         case .memory: lines.append("  Store                      memory (nothing is kept after the server stops)")
         case .sqlite(let path): lines.append("  Store                      SQLite \(path)")
