@@ -19,8 +19,7 @@ public enum NuxeoEntity: Sendable, Hashable {
     case group(NuxeoGroup)
     case acls(NuxeoACP)
     case exception(NuxeoError)
-    /// An entity type this client does not model (an app may register a decoder for it:
-    /// ``NuxeoEntityRegistry``); its JSON as sent.
+    /// An entity type this client does not model; its JSON as sent.
     case other(type: String, JSONValue)
 
     /// Reads an answer's body.
