@@ -298,8 +298,11 @@ extension NuxeoHandler {
             }
             throw error
         }
-        // A trashed document is kept under the folder it is in now (nothing changes for one that is not trashed).
-        try await marks.moved(Self.markKey(of: object), to: targetID, in: repository)
+        // A trashed document is kept under the folder it is in now: a read, and a write only for a trashed one.
+        let key = Self.markKey(of: object)
+        if try await marks.isTrashed(key, in: repository) {
+            try await marks.moved(key, to: targetID, in: repository)
+        }
         return result
     }
 
