@@ -124,6 +124,13 @@ extension SQLiteMetadataStore {
     /// version series) any more: a mark never outlives its document.
     private static func forgetOrphanedMarks(of keys: Set<String>, in repositoryId: String, _ db: Database) throws {
         guard !keys.isEmpty else { return }
+        // Most repositories hold no marks: a delete of many objects then costs one look, not two statements each.
+        let anyMarks = try db.cachedStatement(
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM document_locks WHERE repository = ?1)
+                    OR EXISTS (SELECT 1 FROM document_trash WHERE repository = ?1)
+                """)
+        guard try Bool.fetchOne(anyMarks, arguments: [repositoryId]) == true else { return }
         let orphan = """
             repository = ?1 AND object = ?2 AND NOT EXISTS (SELECT 1 FROM objects
                 WHERE repository = ?1 AND (id = ?2 OR version_series = ?2))
