@@ -117,7 +117,7 @@ let package = Package(
         .target(
             name: "SatchelStore",
             dependencies: [
-                "CSatchelStoreVFS",
+                "CSatchelStoreVFS", "SatchelText",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -100,7 +100,7 @@ func load(
         let elapsed = ContinuousClock.now - start
         seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
-    try cache.close()
+    try await cache.close()
     emit([
         "seconds": seconds, "documents": summary?.documents ?? 0, "folders": summary?.folders ?? 0,
         "peak_rss_mib": peakRSSMiB(),
@@ -110,15 +110,15 @@ func load(
 /// Every folder's children, 20 rounds, each call timed; node(path:) for each document once.
 func browse(folder: URL) async throws {
     let cache = try await ContentCache.open(at: folder, key: key)
-    let hierarchy = try cache.hierarchy("bench")
-    let root = try hierarchy.root()
-    let folders = try [root] + hierarchy.childrenOfRoot().filter(\.isFolder)
+    let hierarchy = try await cache.hierarchy("bench")
+    let root = try await hierarchy.root()
+    let folders = try await [root] + hierarchy.childrenOfRoot().filter(\.isFolder)
     var childrenMicros: [Double] = []
     var listed = 0
     for _ in 0..<20 {
         for folder in folders {
             let start = ContinuousClock.now
-            let children = try hierarchy.children(of: folder.id)
+            let children = try await hierarchy.children(of: folder.id)
             let elapsed = ContinuousClock.now - start
             childrenMicros.append(
                 Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
@@ -127,14 +127,14 @@ func browse(folder: URL) async throws {
     }
     var pathMicros: [Double] = []
     for folder in folders.dropFirst() {
-        for document in try hierarchy.documents(of: folder.id).prefix(20) {
+        for document in try await hierarchy.documents(of: folder.id).prefix(20) {
             let start = ContinuousClock.now
-            _ = try hierarchy.node(path: document.path)
+            _ = try await hierarchy.node(path: document.path)
             let elapsed = ContinuousClock.now - start
             pathMicros.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
         }
     }
-    try cache.close()
+    try await cache.close()
     emit([
         "children_p50_us": median(childrenMicros), "children_p99_us": percentile(childrenMicros, 0.99),
         "children_calls": childrenMicros.count, "children_listed": listed,
@@ -173,7 +173,7 @@ func blobs(folder: URL, count: Int, bytes: Int, runs: Int) async throws {
                 try await seconds {
                     for index in 0..<count { _ = try await cache.blobs.write("k\(index)", to: out) }
                 })
-            try cache.close()
+            try await cache.close()
             try FileManager.default.removeItem(at: place)
         }
         result["\(name)_save_mib_s"] = total / median(save)
@@ -184,7 +184,7 @@ func blobs(folder: URL, count: Int, bytes: Int, runs: Int) async throws {
         let place = folder.appendingPathComponent("copy-\(run)")
         try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true)
         copy.append(
-            try await seconds {
+            try seconds {
                 for index in 0..<count {
                     try FileManager.default.copyItem(
                         at: sources.appendingPathComponent("\(index)"), to: place.appendingPathComponent("\(index)"))

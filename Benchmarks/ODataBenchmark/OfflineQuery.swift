@@ -65,7 +65,7 @@ enum OfflineQueryBenchmark {
                     + String(format: "%.0f rows/s (%d match, %.3f s)", Double(count) / seconds, matched, seconds) + " |"
             )
         }
-        try store.close()
+        try await store.close()
 
         // The floor: the same key lookup as one prepared SQL statement on the same encrypted file.
         let raw = try StoreFile(path: path).openQueue(key: key)

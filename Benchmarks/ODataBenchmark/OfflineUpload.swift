@@ -71,7 +71,7 @@ enum OfflineUploadBenchmark {
         let result = try await store.upload()
         let elapsed = start.duration(to: .now).timeInterval
         precondition(result.sent == changes && result.failed == 0, "upload: \(result)")
-        try store.close()
+        try await store.close()
         return elapsed
     }
 

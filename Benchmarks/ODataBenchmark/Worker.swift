@@ -61,7 +61,7 @@ enum Worker {
                         key: kind == "offline-encrypted" ? StoreKey.random() : nil, indexes: ["Products": ["Name"]]))
                 try await store.open()
                 entities = try await store.count("Products")
-                try store.close()
+                try await store.close()
                 storeBytes = ["", "-wal"].reduce(0) { total, suffix in
                     total + ((try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? Int) ?? 0)
                 }

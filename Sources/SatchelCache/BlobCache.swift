@@ -2,13 +2,16 @@ import Crypto
 public import Foundation
 import GRDB
 import SatchelStore
+import SatchelText
+import Synchronization
 
 /// Blobs kept for offline use, least recently used evicted first: at most ``Limits/maximumCount`` files (100 by
 /// default) and ``Limits/maximumBytes`` bytes (no limit by default). Each blob is a file named by the SHA-256 of its
 /// key (so no key ever becomes a path), sealed (``SealedContent``) when the cache is encrypted; the index and the LRU
 /// order are rows of the cache's database, so they survive a restart. A digest given on save is checked before
-/// anything is kept. An actor: saves, reads and evictions from many tasks are serialised.
-public actor BlobCache {
+/// anything is kept. Saves, reads and evictions from many tasks run one at a time, in order, on a queue of the
+/// cache's own: the copies, hashing, sealing and database calls never hold a thread of the concurrency pool.
+public final class BlobCache: Sendable {
     public struct Limits: Sendable, Hashable {
         public var maximumCount: Int?
         public var maximumBytes: Int64?
@@ -27,18 +30,24 @@ public actor BlobCache {
         public var isEncrypted: Bool
     }
 
-    public var limits: Limits
+    /// The limits in force (``setLimits(_:)`` changes them).
+    public var limits: Limits { currentLimits.withLock { $0 } }
+    private let currentLimits: Mutex<Limits>
     let database: DatabasePool
     let directory: URL
     let sealer: SealedContent?
+    /// Runs every operation, one at a time.
+    private let work: BlockingWork
 
+    /// Opens the blob folder (sweeping what a killed process left). Blocking: call it through ``BlockingWork``.
     init(database: DatabasePool, directory: URL, sealer: SealedContent?, limits: Limits) throws {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         self.database = database
         self.directory = directory
         self.sealer = sealer
-        self.limits = limits
+        self.currentLimits = Mutex(limits)
+        self.work = BlockingWork(label: "satchel.blob-cache")
         try Self.sweep(directory, database: database)
     }
 
@@ -53,7 +62,7 @@ public actor BlobCache {
 
     /// A new file in the blob folder (owner-only, swept if left behind) for content on its way in: a download that
     /// ``save(_:file:digest:)`` then keeps.
-    nonisolated func incomingFile() -> URL {
+    func incomingFile() -> URL {
         directory.appendingPathComponent(".incoming-\(UUID().uuidString)")
     }
 
@@ -62,15 +71,21 @@ public actor BlobCache {
         return directory.appendingPathComponent(name)
     }
 
-    nonisolated public func contains(_ key: String) throws -> Bool {
-        try database.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM blob WHERE key = ?", arguments: [key]) ?? false
+    public func contains(_ key: String) async throws -> Bool {
+        try await work.run { [database] in
+            try database.read { db in
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM blob WHERE key = ?", arguments: [key]) ?? false
+            }
         }
     }
 
     /// Keeps the content of `file` (left where it is) under `key`, after checking it against `digest`; then evicts
     /// the least recently used blobs beyond the limits (never the one just saved).
-    public func save(_ key: String, file source: URL, digest: ContentDigest? = nil) throws {
+    public func save(_ key: String, file source: URL, digest: ContentDigest? = nil) async throws {
+        try await work.run { [self] in try saveNow(key, file: source, digest: digest) }
+    }
+
+    private func saveNow(_ key: String, file source: URL, digest: ContentDigest?) throws {
         if let digest {
             let actual = try Self.digest(of: source, algorithm: digest.algorithm)
             guard actual == digest.hex else {
@@ -103,12 +118,16 @@ public actor BlobCache {
                     key, destination.lastPathComponent, length, digest?.description, Date().timeIntervalSince1970,
                 ])
         }
-        try evict(sparing: key)
+        _ = try evictNow(sparing: key)
     }
 
     /// The content of `key` in memory, or nil when it is not cached. A blob whose file is gone or fails its check
     /// is forgotten, and the failure thrown.
-    public func data(for key: String) throws -> Data? {
+    public func data(for key: String) async throws -> Data? {
+        try await work.run { [self] in try dataNow(for: key) }
+    }
+
+    private func dataNow(for key: String) throws -> Data? {
         guard let file = try readable(key) else { return nil }
         do {
             if let sealer { return try sealer.open(file, context: key) }
@@ -121,7 +140,11 @@ public actor BlobCache {
 
     /// Writes the content of `key` to `destination` (replaced only on success); false when it is not cached. A
     /// failure to write the destination leaves the blob as it is.
-    public func write(_ key: String, to destination: URL) throws -> Bool {
+    public func write(_ key: String, to destination: URL) async throws -> Bool {
+        try await work.run { [self] in try writeNow(key, to: destination) }
+    }
+
+    private func writeNow(_ key: String, to destination: URL) throws -> Bool {
         guard let file = try readable(key) else { return false }
         do {
             if let sealer {
@@ -144,7 +167,7 @@ public actor BlobCache {
     private func readable(_ key: String) throws -> URL? {
         guard let file = try use(key) else { return nil }
         guard FileManager.default.fileExists(atPath: file.path) else {
-            try forget(key)
+            try forgetNow(key)
             return nil
         }
         return file
@@ -155,7 +178,7 @@ public actor BlobCache {
         if let failure = error as? SealedContent.Failure, failure.reason != .io,
             failure.path.hasPrefix(directory.path)
         {
-            try forget(key)
+            try forgetNow(key)
         }
     }
 
@@ -172,22 +195,33 @@ public actor BlobCache {
     }
 
     /// Removes one blob.
-    public func forget(_ key: String) throws {
+    public func forget(_ key: String) async throws {
+        try await work.run { [self] in try forgetNow(key) }
+    }
+
+    private func forgetNow(_ key: String) throws {
         try database.write { db in try db.execute(sql: "DELETE FROM blob WHERE key = ?", arguments: [key]) }
         try? FileManager.default.removeItem(at: file(for: key))
     }
 
     /// Changes the limits (kept for the next opens) and evicts what they no longer allow.
-    public func setLimits(_ limits: Limits) throws {
-        self.limits = limits
-        try database.write { db in try Schema.storeBlobLimits(limits, db) }
-        try evict(sparing: nil)
+    public func setLimits(_ limits: Limits) async throws {
+        try await work.run { [self] in
+            currentLimits.withLock { $0 = limits }
+            try database.write { db in try Schema.storeBlobLimits(limits, db) }
+            _ = try evictNow(sparing: nil)
+        }
     }
 
     /// Evicts least recently used blobs until the limits hold (`sparing` stays, even if it alone is over them).
     /// Returns how many went.
     @discardableResult
-    public func evict(sparing: String? = nil) throws -> Int {
+    public func evict(sparing: String? = nil) async throws -> Int {
+        try await work.run { [self] in try evictNow(sparing: sparing) }
+    }
+
+    private func evictNow(sparing: String?) throws -> Int {
+        let limits = self.limits
         let victims = try database.write { db -> [(String, String)] in
             var count = try Int.fetchOne(db, sql: "SELECT count(*) FROM blob") ?? 0
             var bytes = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(length), 0) FROM blob") ?? 0
@@ -211,7 +245,11 @@ public actor BlobCache {
     }
 
     /// Removes every blob.
-    public func clear() throws {
+    public func clear() async throws {
+        try await work.run { [self] in try clearNow() }
+    }
+
+    private func clearNow() throws {
         let names = try database.write { db -> [String] in
             let names = try String.fetchAll(db, sql: "SELECT file FROM blob")
             try db.execute(sql: "DELETE FROM blob")
@@ -224,12 +262,14 @@ public actor BlobCache {
         }
     }
 
-    public func status() throws -> Status {
-        try database.read { db in
-            Status(
-                count: try Int.fetchOne(db, sql: "SELECT count(*) FROM blob") ?? 0,
-                bytes: try Int64.fetchOne(db, sql: "SELECT coalesce(sum(length), 0) FROM blob") ?? 0,
-                limits: limits, isEncrypted: sealer != nil)
+    public func status() async throws -> Status {
+        try await work.run { [self] in
+            try database.read { db in
+                Status(
+                    count: try Int.fetchOne(db, sql: "SELECT count(*) FROM blob") ?? 0,
+                    bytes: try Int64.fetchOne(db, sql: "SELECT coalesce(sum(length), 0) FROM blob") ?? 0,
+                    limits: limits, isEncrypted: sealer != nil)
+            }
         }
     }
 

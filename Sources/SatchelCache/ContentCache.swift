@@ -1,6 +1,7 @@
 public import Foundation
 public import GRDB
 public import SatchelStore
+import SatchelText
 
 /// Content browsable offline (docs/nuxeo.md, "SatchelCache"): named hierarchies of folders and documents loaded from
 /// a Nuxeo server or a CMIS repository, and their blobs, in one folder — `cache.sqlite` (a ``SatchelStore`` store,
@@ -69,9 +70,12 @@ public final class ContentCache: Sendable {
                     sql: "INSERT INTO cache_meta(key, value) VALUES ('content-key', ?)", arguments: [Data(fresh)])
                 return (fresh, limits)
             }
-            let blobs = try BlobCache(
-                database: store.database, directory: folder.appendingPathComponent("blobs", isDirectory: true),
-                sealer: try contentKey.map { try SealedContent(key: $0) }, limits: limits)
+            let sealer = try contentKey.map { try SealedContent(key: $0) }
+            let blobs = try await BlockingWork.shared.run { [database = store.database] in
+                try BlobCache(
+                    database: database, directory: folder.appendingPathComponent("blobs", isDirectory: true),
+                    sealer: sealer, limits: limits)
+            }
             return ContentCache(store: store, folder: folder, blobs: blobs, leases: leases)
         } catch {
             try? store.close()
@@ -79,8 +83,10 @@ public final class ContentCache: Sendable {
         }
     }
 
-    /// Closes the database.
-    public func close() throws { try store.close() }
+    /// Closes the database (on a dispatch thread: closing waits for SQLite).
+    public func close() async throws {
+        try await BlockingWork.shared.run { [store] in try store.close() }
+    }
 
     // MARK: Hierarchies
 
@@ -135,8 +141,8 @@ public final class ContentCache: Sendable {
     }
 
     /// The hierarchy `name` as last loaded.
-    public func hierarchy(_ name: String) throws -> Hierarchy {
-        let found = try store.database.read { db in try Schema.summary(name, db) }
+    public func hierarchy(_ name: String) async throws -> Hierarchy {
+        let found = try await store.database.read { db in try Schema.summary(name, db) }
         guard found != nil else { throw CacheError(.unknownHierarchy, "no hierarchy named '\(name)' was loaded") }
         return Hierarchy(name: name, database: store.database)
     }
@@ -163,8 +169,8 @@ public final class ContentCache: Sendable {
     }
 
     /// The hierarchies loaded, by name.
-    public func hierarchies() throws -> [HierarchySummary] {
-        try store.database.read { db in try Schema.summaries(db) }
+    public func hierarchies() async throws -> [HierarchySummary] {
+        try await store.database.read { db in try Schema.summaries(db) }
     }
 
     /// Forgets a hierarchy (its blobs stay in the blob cache until evicted).
@@ -248,10 +254,10 @@ public final class ContentCache: Sendable {
         var cached = 0
         for document in documents {
             guard let key = document.content?.key, seen.insert(key).inserted else { continue }
-            if try blobs.contains(key) { cached += 1 } else { missing.append(document) }
+            if try await blobs.contains(key) { cached += 1 } else { missing.append(document) }
         }
         // What the limits hold, counting what is cached already.
-        let limits = await blobs.limits
+        let limits = blobs.limits
         let status = try await blobs.status()
         var room = limits.maximumCount.map { max(0, $0 - status.count) } ?? missing.count
         var bytes = limits.maximumBytes.map { $0 - status.bytes } ?? Int64.max
@@ -287,7 +293,7 @@ public final class ContentCache: Sendable {
     /// Whether a document's content is in the blob cache.
     public func isCached(_ node: HierarchyNode) async throws -> Bool {
         guard let key = node.content?.key else { return false }
-        return try blobs.contains(key)
+        return try await blobs.contains(key)
     }
 
     private static func content(of node: HierarchyNode) throws -> HierarchyNode.Content {

@@ -3,61 +3,67 @@ import GRDB
 
 /// A loaded hierarchy, read from the cache with the network off. Every call reads the tree as last loaded (a load
 /// that completes meanwhile shows from the next call on). Siblings come folders first, then by name (case folded),
-/// then by path.
+/// then by path. Reads run on the database's own reader threads, never on the concurrency pool.
 public struct Hierarchy: Sendable {
     public let name: String
     let database: DatabasePool
 
     /// What the hierarchy is and when it was loaded.
-    public func summary() throws -> HierarchySummary {
-        guard let summary = try database.read({ db in try Schema.summary(name, db) }) else {
+    public func summary() async throws -> HierarchySummary {
+        guard let summary = try await database.read({ [name] db in try Schema.summary(name, db) }) else {
             throw CacheError(.unknownHierarchy, "the hierarchy '\(name)' was removed")
         }
         return summary
     }
 
-    public func root() throws -> HierarchyNode {
-        try read { db, generation in
+    public func root() async throws -> HierarchyNode {
+        try await read { db, generation in
             try Self.one(db, "generation = ? AND parent_id IS NULL", [generation], what: "the root")
         }
     }
 
-    public func node(id: String) throws -> HierarchyNode {
-        try read { db, generation in
+    public func node(id: String) async throws -> HierarchyNode {
+        try await read { db, generation in
             try Self.one(db, "generation = ? AND id = ?", [generation, id], what: "a node with id \(id)")
         }
     }
 
-    public func node(path: String) throws -> HierarchyNode {
-        try read { db, generation in
+    public func node(path: String) async throws -> HierarchyNode {
+        try await read { db, generation in
             try Self.one(db, "generation = ? AND path = ?", [generation, path], what: "a node at \(path)")
         }
     }
 
-    public func childrenOfRoot() throws -> [HierarchyNode] { try children(of: try root().id) }
+    public func childrenOfRoot() async throws -> [HierarchyNode] { try await children(of: try await root().id) }
 
     /// A folder's children: folders first, then documents.
-    public func children(of id: String) throws -> [HierarchyNode] {
-        try read { db, generation in try Self.children(db, generation: generation, parent: id, documentsOnly: false) }
+    public func children(of id: String) async throws -> [HierarchyNode] {
+        try await read { db, generation in
+            try Self.children(db, generation: generation, parent: id, documentsOnly: false)
+        }
     }
 
-    public func children(ofPath path: String) throws -> [HierarchyNode] { try children(of: try node(path: path).id) }
+    public func children(ofPath path: String) async throws -> [HierarchyNode] {
+        try await children(of: try await node(path: path).id)
+    }
 
     /// The documents directly in a folder.
-    public func documents(of id: String) throws -> [HierarchyNode] {
-        try read { db, generation in try Self.children(db, generation: generation, parent: id, documentsOnly: true) }
+    public func documents(of id: String) async throws -> [HierarchyNode] {
+        try await read { db, generation in
+            try Self.children(db, generation: generation, parent: id, documentsOnly: true)
+        }
     }
 
     /// The node's siblings and itself, in order.
-    public func siblings(of id: String) throws -> [HierarchyNode] {
-        let node = try node(id: id)
+    public func siblings(of id: String) async throws -> [HierarchyNode] {
+        let node = try await node(id: id)
         guard let parent = node.parentID else { return [node] }
-        return try children(of: parent)
+        return try await children(of: parent)
     }
 
     /// Whether any document is anywhere under the node.
-    public func hasContent(under id: String) throws -> Bool {
-        try read { db, generation in
+    public func hasContent(under id: String) async throws -> Bool {
+        try await read { db, generation in
             let node = try Self.one(db, "generation = ? AND id = ?", [generation, id], what: "a node with id \(id)")
             let prefix = node.path.hasSuffix("/") ? node.path : node.path + "/"
             let upper = String(prefix.dropLast()) + "0"  // the first path after every path under the prefix
@@ -68,8 +74,8 @@ public struct Hierarchy: Sendable {
         }
     }
 
-    private func read<T>(_ body: (Database, Int64) throws -> T) throws -> T {
-        try database.read { db in
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database, Int64) throws -> T) async throws -> T {
+        try await database.read { [name] db in
             guard
                 let generation = try Int64.fetchOne(
                     db, sql: "SELECT generation FROM hierarchy WHERE name = ?", arguments: [name])

@@ -193,7 +193,7 @@ extension RemoteRepository {
         } catch let error as HTTPTransferError {
             throw translate(CMISError.transport(error), operation: "read the source's content", caller: caller)
         }
-        let lease = try writer.finish()
+        let lease = try await writer.finish()
         guard lease.reference.length == expected else {
             lease.end()
             throw CMISError(

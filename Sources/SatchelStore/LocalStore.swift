@@ -1,5 +1,6 @@
 import CSatchelStoreVFS
 import Foundation
+import SatchelText
 public import GRDB
 
 /// An open store: a GRDB database (``database``) whose file is encrypted at rest when it was opened with a key, and
@@ -30,7 +31,7 @@ public final class LocalStore<Database: DatabaseWriter & Sendable>: Sendable {
     /// leaves the log as it is): the file alone then holds every commit and can be copied.
     public func close() throws {
         // Busy when another process reads: the log stays, and is still replayed by whoever opens the store next.
-        try? database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        _ = try? database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         try database.close()
         registration?.end()
     }
@@ -80,11 +81,7 @@ public struct StoreFile: Sendable, Hashable {
     public func openPoolDetached(
         key: StoreKey?, configuration: Configuration = Configuration()
     ) async throws -> LocalStore<DatabasePool> {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result { try openPool(key: key, configuration: configuration) })
-            }
-        }
+        try await BlockingWork.shared.run { try openPool(key: key, configuration: configuration) }
     }
 
     /// Opens a `DatabaseQueue` (one connection, rollback journal unless the app chooses WAL).

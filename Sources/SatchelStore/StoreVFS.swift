@@ -43,7 +43,8 @@ enum StoreVFS {
         guard satchel_vfs_full_path(path, &buffer, Int32(buffer.count)) == 0 else {
             throw StoreError(.io, path: path, detail: "cannot resolve the path")
         }
-        return String(cString: buffer)
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Registers `cipher` for the database at `fullPath` until the registration ends. A store opened again while

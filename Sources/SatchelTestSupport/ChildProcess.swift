@@ -118,7 +118,7 @@ public enum ChildProcess {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         if let standardError {
-            FileManager.default.createFile(atPath: standardError.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: standardError.path, contents: nil)
             process.standardError = try FileHandle(forWritingTo: standardError)
         } else {
             process.standardError = FileHandle.nullDevice

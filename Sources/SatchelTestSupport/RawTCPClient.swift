@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -16,10 +17,14 @@ public import Foundation
 /// try client.send("GET /health HTTP/1.1\r\nHost: x\r\n")       // and never finish the headers
 /// let closedAfter = await client.waitUntilClosed(within: .seconds(5))
 /// ```
-public final class RawTCPClient: @unchecked Sendable {
+///
+/// `Sendable`: one task may send while another waits for the answer; the bytes received are behind a lock, the
+/// descriptor never changes.
+public final class RawTCPClient: Sendable {
     private let descriptor: Int32
+    private let receivedBytes = Mutex(Data())
     /// Bytes received so far.
-    public private(set) var received = Data()
+    public var received: Data { receivedBytes.withLock { $0 } }
 
     public init(port: Int) throws {
         descriptor = LoopbackPort.connect(port)
@@ -57,7 +62,7 @@ public final class RawTCPClient: @unchecked Sendable {
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count > 0 {
-                received.append(contentsOf: buffer[0..<count])
+                receivedBytes.withLock { $0.append(contentsOf: buffer[0..<count]) }
                 continue
             }
             if count == 0 { return false }

@@ -48,7 +48,8 @@ public final class ScriptedTCPServer: Sendable {
     }
 }
 
-public final class ScriptedConnection: @unchecked Sendable {
+/// One accepted connection, used by the thread its script runs on (not `Sendable`: it keeps unread bytes).
+public final class ScriptedConnection {
     public struct Request: Sendable {
         public var method: String
         public var target: String
@@ -89,7 +90,7 @@ public final class ScriptedConnection: @unchecked Sendable {
     public func write(_ text: String) { write(Data(text.utf8)) }
 
     public func write(_ data: Data) {
-        data.withUnsafeBytes { LoopbackPort.sendAll(fd, $0) }
+        _ = data.withUnsafeBytes { LoopbackPort.sendAll(fd, $0) }
     }
 
     /// Blocks until the client closes its side.

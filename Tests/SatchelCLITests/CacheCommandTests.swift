@@ -162,22 +162,22 @@ struct CacheKillLoopTests {
             if run.signalled { kills += 1 }
             let cache = try await ContentCache.open(at: folder, key: key)
             for candidate in Set(["kept", name]) {
-                guard let hierarchy = try? cache.hierarchy(candidate) else {
+                guard let hierarchy = try? await cache.hierarchy(candidate) else {
                     #expect(candidate != "kept", "the complete tree disappeared")
                     absent += 1
                     continue
                 }
-                let summary = try hierarchy.summary()
+                let summary = try await hierarchy.summary()
                 #expect(summary.folders == 11 && summary.documents == 1000, "\(candidate): \(summary)")
                 // Walked from the root, the whole tree is there.
                 var documents = 0
-                for child in try hierarchy.childrenOfRoot() {
-                    documents += try hierarchy.documents(of: child.id).count
+                for child in try await hierarchy.childrenOfRoot() {
+                    documents += try await hierarchy.documents(of: child.id).count
                 }
                 #expect(documents == 1000, "\(candidate) after round \(round)")
                 if candidate == name { completed += 1 }
             }
-            try cache.close()
+            try await cache.close()
         }
         #expect(kills >= 8, "kills: \(kills)")
         #expect(absent > 0 || completed > 0)
@@ -185,13 +185,17 @@ struct CacheKillLoopTests {
             "cache kill loop: a whole load \(whole) ms; \(kills) kills, \(completed) loads completed, \(absent) absent")
         let nodes = try await {
             let cache = try await ContentCache.open(at: folder, key: key)
-            defer { try? cache.close() }
-            return try await cache.store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM node") }
+            let count = try await cache.store.database.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM node")
+            }
+            try await cache.close()
+            return count
         }()
         let complete = try await {
             let cache = try await ContentCache.open(at: folder, key: key)
-            defer { try? cache.close() }
-            return try cache.hierarchies().count
+            let count = try await cache.hierarchies().count
+            try await cache.close()
+            return count
         }()
         #expect(nodes == complete * 1011, "no rows of killed loads remain")
     }

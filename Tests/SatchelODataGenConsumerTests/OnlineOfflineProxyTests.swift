@@ -59,6 +59,6 @@ struct OnlineOfflineProxyTests {
         #expect(
             try await GWSAMPLEBASICEntitiesService(service: service).productSet.get(product.entityKey).name
                 == "Typed offline change")
-        try store.close()
+        try await store.close()
     }
 }

@@ -52,7 +52,7 @@ struct BadNetworkTests {
         #expect(result.sent == 2 && result.failed == 0)
         await #expect(throws: ODataError.self) { try await direct.entity("Products", key: .single(.int(9300))) }
         #expect(try await store.count("Products", query: ODataQuery().filter(.property("ID") == 9300)) == 0)
-        try store.close()
+        try await store.close()
     }
 
     @Test func cycleThroughFaults() async throws {
@@ -78,7 +78,7 @@ struct BadNetworkTests {
             } catch {
                 // Failed before the store was open (reading $metadata): nothing to claim. Else: not complete.
                 if store.isOpen { #expect(try await !store.isInitialDownloadComplete) }
-                try? store.close()
+                try? await store.close()
                 throw error
             }
         }
@@ -128,6 +128,6 @@ struct BadNetworkTests {
         #expect(rows(local).contains { $0.hasPrefix("9100 ") })
         let counts = try await server.repeatability()
         #expect(counts.replayed > 0, "the lost batch was sent again and answered: \(counts)")
-        try store.close()
+        try await store.close()
     }
 }

@@ -67,7 +67,7 @@ struct BatchUploadTests {
         for error in errors { try await store.revert(errorID: error.errorID) }
         #expect(try await store.requests().isEmpty)
         #expect(try await store.count("Products", query: ODataQuery().filter(.property("ID") == 6001)) == 0)
-        try store.close()
+        try await store.close()
     }
 
     @Test("upload(categories:) sends only those categories; an unmodifiable request keeps later changes apart")
@@ -131,6 +131,6 @@ struct BatchUploadTests {
         #expect(
             try await service.entity("Products", key: .single(.int(6003)))["Name"]?.stringValue
                 == "named in the same changeset")
-        try store.close()
+        try await store.close()
     }
 }

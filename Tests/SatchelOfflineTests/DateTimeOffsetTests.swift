@@ -64,6 +64,6 @@ struct DateTimeOffsetTests {
         #expect(
             try await service.entity("Products", key: .single(.int(9)))["Modified"]
                 == .dateTimeOffset(later, offsetMinutes: 60))
-        try store.close()
+        try await store.close()
     }
 }

@@ -62,7 +62,7 @@ struct DeepInsertTests {
             ODataPath("Categories").key(.single(.int(Int(uploaded["ID"]?.intValue ?? 0)))).navigate("Products"),
             query: ODataQuery())
         #expect(Set(local.compactMap { $0["ID"]?.intValue }) == [7901, 7902])
-        try store.close()
+        try await store.close()
     }
 
     @Test("a refused deep insert reverted leaves none of its related entities")
@@ -96,6 +96,6 @@ struct DeepInsertTests {
         nested["Items"] = .entities([item])
         let refused = await #expect(throws: ODataError.self) { try await store.create("Orders", nested) }
         #expect(refused?.message.contains("one level") == true)
-        try store.close()
+        try await store.close()
     }
 }

@@ -84,7 +84,7 @@ struct DefiningQueryShapeTests {
         #expect(after.count == local.count - 1)
         #expect(!Self.keys(after, "LineNumber").contains("1"))
         #expect(try await store.count("OrderItems") == localItems.count - 1)
-        try store.close()
+        try await store.close()
     }
 
     @Test("a defining query naming an unknown navigation or property is refused before anything is stored")
@@ -149,6 +149,6 @@ struct DefiningQueryShapeTests {
                 "order \(order)")
         }
         #expect(try await store.entities(items(4), query: ODataQuery()).contains { $0["OrderID"] == .int(3) })
-        try store.close()
+        try await store.close()
     }
 }

@@ -74,7 +74,7 @@ struct DownloadTests {
         let result = try await store.upload()
         #expect(result.failed == 1)
         #expect(try await service.entity("Products", key: .single(.int(42)))["Name"]?.stringValue == "theirs")
-        try store.close()
+        try await store.close()
     }
 
     @Test("V2 (mock-sap, SAP delta tokens): only what changed arrives; a change and a deletion are applied")
@@ -114,7 +114,7 @@ struct DownloadTests {
             "BusinessPartnerSet",
             query: ODataQuery().filter(.property("BusinessPartnerID") == .literal(.string(changed))))
         #expect(local.first?["CompanyName"]?.stringValue == "Changed on the server")
-        try store.close()
+        try await store.close()
     }
 
     @Test("V2 (mock-sap, no delta for ProductSet): a full refresh removes what the server deleted")
@@ -135,6 +135,6 @@ struct DownloadTests {
         #expect(try await store.count("ProductSet") == before - 1)
         #expect(try await Self.name(store, "ProductSet", "ProductID", .string(gone)) == nil)
         #expect(try await Self.name(store, "ProductSet", "ProductID", .string(renamed)) == "Renamed on the server")
-        try store.close()
+        try await store.close()
     }
 }

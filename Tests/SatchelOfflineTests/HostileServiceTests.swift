@@ -74,7 +74,7 @@ struct HostileServiceTests {
         } catch let error as ODataError {
             #expect(error.code == .invalidMetadata, "\(error)")
         }
-        try? first.close()
+        try? await first.close()
 
         // A page cut inside an entity: a clear error; the store keeps the first page and does not claim completeness.
         behaviour.metadataBroken.withLock { $0 = false }
@@ -90,7 +90,7 @@ struct HostileServiceTests {
         // Usable meanwhile: local reads and changes.
         try await second.update(
             "Products", .key(.single(.int(3))), with: ODataEntity(properties: ["Name": .string("kept")]))
-        try second.close()
+        try await second.close()
 
         // The service mends: the next open resumes the download; the local change is still there.
         behaviour.secondPageCut.withLock { $0 = false }
@@ -100,7 +100,7 @@ struct HostileServiceTests {
         #expect(try await third.count("Products") == 20)
         let kept = try await third.entities("Products", query: ODataQuery().filter(.property("ID") == 3))
         #expect(kept.first?["Name"]?.stringValue == "kept")
-        try third.close()
+        try await third.close()
         await server.stop()
     }
 }
@@ -151,7 +151,7 @@ struct ServerKeyTests {
         try await store.update("Products", .id(id), with: ODataEntity(properties: ["Name": .string("renamed")]))
         #expect(try await store.upload().sent == 1)
         #expect(requests.withLock { $0 } == ["POST /odata/Products", "PATCH /odata/Products(77)"])
-        try store.close()
+        try await store.close()
         await server.stop()
     }
 }
@@ -195,7 +195,7 @@ struct TransientFailureTests {
         unavailable.withLock { $0 = false }
         #expect(try await store.upload().sent == 1)
         #expect(patches.withLock { $0 } == 1)
-        try store.close()
+        try await store.close()
         await server.stop()
     }
 }

@@ -130,7 +130,7 @@ struct InitialDownloadTests {
             Issue.record("ShipTo is not complex: \(order)")
         }
         #expect(try StoreFile(path: path).info().isEncrypted)
-        try store.close()
+        try await store.close()
     }
 
     @Test("V2 (mock-sap, CSRF): download, local reads equal online, and reads with the service stopped")
@@ -162,7 +162,7 @@ struct InitialDownloadTests {
         }
         let partners = try await store.entities("BusinessPartnerSet")
         #expect(!partners.isEmpty && partners.allSatisfy { $0["BusinessPartnerRole"]?.stringValue == "01" })
-        try store.close()
+        try await store.close()
 
         // Offline: a service nobody answers; the store opens and reads from disk.
         var unreachable = configuration
@@ -172,7 +172,7 @@ struct InitialDownloadTests {
         let offline = OfflineStore(configuration: unreachable)
         try await offline.open()
         #expect(try await offline.count("ProductSet") == Int(online))
-        try offline.close()
+        try await offline.close()
     }
 
     @Test("a defining query that names nothing the service has is refused before anything is stored")

@@ -60,7 +60,7 @@ struct KillLoopTests {
         let local = Set(
             try await store.entities("Products", query: ODataQuery().filter(.property("ID") >= 100_000))
                 .compactMap { $0["ID"]?.intValue.map(Int.init) })
-        try store.close()
+        try await store.close()
         let online = try await service.entities(
             "Products", query: ODataQuery().filter(.property("ID") >= 100_000)
         ).collect()

@@ -61,7 +61,7 @@ struct LinkSeamTests {
         #expect(try await store.requests().map(\.method) == ["LINK", "LINK", "UNLINK"])
         #expect(try await store.upload() == OfflineUploadResult(sent: 3, failed: 0, held: 0))
         try await Self.check(service)
-        try store.close()
+        try await store.close()
     }
 
     @Test("a link undone before the upload leaves the downloaded entity as it was")
@@ -80,6 +80,6 @@ struct LinkSeamTests {
         let after = try await store.entity("Orders", .key(.single(.int(5))))
         #expect(after["CustomerName"] == before["CustomerName"], "the downloaded order is still there")
         #expect(try await store.requests().isEmpty)
-        try store.close()
+        try await store.close()
     }
 }

@@ -77,7 +77,7 @@ struct LinkUploadTests {
             let result = try await store.upload()
             #expect(result == OfflineUploadResult(sent: 3, failed: 0, held: 0))
             try await Self.check(service, store, category: category, products: products, foreignKey: true)
-            try store.close()
+            try await store.close()
         }
     }
 
@@ -98,7 +98,7 @@ struct LinkUploadTests {
         #expect(try await store.upload() == OfflineUploadResult(sent: 3, failed: 0, held: 0))
         #expect(try await server.repeatability().applied == before + 1, "one $batch")
         try await Self.check(service, store, category: category, products: [7101, 7102], foreignKey: false)
-        try store.close()
+        try await store.close()
     }
 
     @Test("a refused creation holds the requests that link to it; reverted, the link is refused with a reason")
@@ -137,7 +137,7 @@ struct LinkUploadTests {
         wrongSet.bind("Category", to: "Products(1)")
         let error = await #expect(throws: ODataError.self) { try await store.create("Products", wrongSet) }
         #expect(error?.message.contains("Products(1)") == true)
-        try store.close()
+        try await store.close()
     }
 
     @Test("a link to an entity created after the change it joins waits for that creation, in a batch or a transaction")
@@ -169,7 +169,7 @@ struct LinkUploadTests {
             let online = try await service.entity(
                 ODataPath("Products").key(.single(.int(productID))).navigate("Category"))
             #expect(online["ID"] == category["ID"] && online["Name"] == .string("second"))
-            try store.close()
+            try await store.close()
         }
     }
 
@@ -198,7 +198,7 @@ struct LinkUploadTests {
         let errors = try await store.errors()
         #expect(errors.map(\.entitySet) == ["Categories"], "only A is refused: \(errors)")
         #expect(try await store.requests().filter { !$0.failed }.map(\.entitySet) == ["Products", "OrderItems"])
-        try store.close()
+        try await store.close()
     }
 
     @Test("in a transaction, a target the app gave a key is named by it (the changeset creates it first)")
@@ -227,7 +227,7 @@ struct LinkUploadTests {
         #expect(online["CategoryID"] == .int(77), "the foreign key went with the binding")
         let related = try await service.entity(ODataPath("Products").key(.single(.int(7501))).navigate("Category"))
         #expect(related["ID"] == .int(77))
-        try store.close()
+        try await store.close()
     }
 
     @Test("V2 (mock-sap): a transaction linking to an entity created in it without a key is refused, with why")
@@ -261,6 +261,6 @@ struct LinkUploadTests {
         #expect(errors.count == 2)
         #expect(errors.contains { $0.message.contains("OData V2 cannot link") }, "\(errors.map(\.message))")
         #expect(try await service.count("A_SalesOrder") == before, "nothing reached the service")
-        try store.close()
+        try await store.close()
     }
 }

@@ -75,7 +75,7 @@ struct LocalChangesTests {
         try await store.update("Products", .id(newID), with: ODataEntity(properties: ["Stock": .int(9)]))
         #expect(try await store.upload().sent == 1)
         #expect(try await service.entity("Products", key: .single(.int(5001)))["Stock"]?.intValue == 9)
-        try store.close()
+        try await store.close()
     }
 
     @Test("the queue is optimised: create+update is one POST, create+delete is nothing, updates merge")
@@ -100,7 +100,7 @@ struct LocalChangesTests {
         let twenty = try await service.entity("Products", key: .single(.int(20)))
         #expect(twenty["Name"]?.stringValue == "x" && twenty["Stock"]?.intValue == 1)
         await #expect(throws: ODataError.self) { try await service.entity("Products", key: .single(.int(6002))) }
-        try store.close()
+        try await store.close()
     }
 
     @Test("comparisons with null are false, as in OData: not (Price gt 10) keeps a product without a price")
@@ -120,7 +120,7 @@ struct LocalChangesTests {
             try await ids(.property("Price") > .literal(.decimal(0)) || .property("Price") < .literal(.decimal(0)))
                 == [])
         #expect(try await ids(!(.property("Price").isIn([1, 2]))) == [6100])
-        try store.close()
+        try await store.close()
     }
 
     static let mockSAP = Task { try await MockSAPServer.start(.init(csrf: true), timeout: .seconds(60)) }
@@ -155,7 +155,7 @@ struct LocalChangesTests {
             try await service.entity("ProductSet", key: .single(.string(first)))["Name"]?.stringValue
                 == "Renamed offline (V2)")
         await #expect(throws: ODataError.self) { try await service.entity("ProductSet", key: .single(.string(second))) }
-        try store.close()
+        try await store.close()
     }
 
     @Test("a change made on the server meanwhile: 412 into the ErrorArchive, later changes of it held, revert")
@@ -199,6 +199,6 @@ struct LocalChangesTests {
         let reverted = try #require(
             try await store.entities("Products", query: ODataQuery().filter(.property("ID") == 30)).first)
         #expect(reverted["Stock"] == original["Stock"] && reverted["Name"] == original["Name"])
-        try store.close()
+        try await store.close()
     }
 }

@@ -52,7 +52,7 @@ struct ManagementTests {
         #expect(try await store.count("Products") == 10)
         #expect(try await store.count("Products", query: ODataQuery().filter(.property("ID") <= 20)) == 0)
 
-        try store.clear()
+        try await store.clear()
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 }

@@ -64,7 +64,7 @@ struct MediaTests {
         #expect(try await store.media("Documents", .id(created)).data == Data("made offline\n".utf8))
         #expect(try await store.media("Documents", .key(.single(.int(3)))).data == Data("new on the server\n".utf8))
         #expect(try await store.media("Documents", .key(.single(.int(1)))).data == online)
-        try store.close()
+        try await store.close()
     }
 
     @Test("without retrievesStreams there is no content, and a set without streams takes none")
@@ -86,7 +86,7 @@ struct MediaTests {
                 "Categories", .key(.single(.int(1))), data: Data(), contentType: "text/plain")
         }
         #expect(refused?.message.contains("no stream") == true)
-        try store.close()
+        try await store.close()
     }
 
     @Test("content changed on the server meanwhile: 412 to the ErrorArchive; changed again, the fix goes over it")
@@ -120,6 +120,6 @@ struct MediaTests {
                 options: OfflineChangeOptions(transactionID: "t"))
         }
         #expect(refused?.message.contains("transaction") == true)
-        try store.close()
+        try await store.close()
     }
 }

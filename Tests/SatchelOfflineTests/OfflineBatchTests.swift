@@ -65,7 +65,7 @@ struct OfflineBatchTests {
             #expect(category["Name"] == .string("batched \(product)"), "product \(product)")
         }
         #expect(try await service.entity("Products", key: .single(.int(5)))["Stock"] == .int(502))
-        try store.close()
+        try await store.close()
     }
 
     @Test("a changeset failing locally is undone whole; operations and link removals are the service's")
@@ -89,6 +89,6 @@ struct OfflineBatchTests {
         #expect(response[2].error?.code == .notSupported)
         #expect(try await store.requests().isEmpty, "nothing queued")
         #expect(try await store.count("Products", query: ODataQuery().filter(.property("ID") == 7701)) == 0)
-        try store.close()
+        try await store.close()
     }
 }

@@ -77,6 +77,6 @@ struct ProgressTests {
         }
         #expect(sent.last == left * #"{"Stock":901}"#.utf8.count, "\(sent)")
         collector.cancel()
-        try store.close()
+        try await store.close()
     }
 }

@@ -34,6 +34,6 @@ struct TextFunctionTests {
             let local = try await store.entities("Categories", query: query).map { $0["ID"] }
             #expect(local == online && local.count == 1, "\(filter)")
         }
-        try store.close()
+        try await store.close()
     }
 }

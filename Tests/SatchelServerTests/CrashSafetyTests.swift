@@ -37,7 +37,7 @@ struct CrashSafetyTests {
 
         // 256 MiB of content, streamed from disk; the server dies once 24 MiB have gone out.
         let big = directory.appendingPathComponent("big.bin")
-        FileManager.default.createFile(atPath: big.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: big.path, contents: nil)
         let handle = try FileHandle(forWritingTo: big)
         try handle.truncate(atOffset: 256 << 20)
         try handle.close()

@@ -179,8 +179,9 @@ extension JSONReader {
 /// default: break
 /// }
 /// ```
-public struct JSONKey: @unchecked Sendable, CustomStringConvertible {
-    // Unchecked: a key only borrows the reader's input during a `readObject` call.
+///
+/// Not `Sendable`, like the reader: a key points into the reader's input, valid only during the `readObject` call.
+public struct JSONKey: CustomStringConvertible {
     @usableFromInline let base: UnsafePointer<UInt8>
     @usableFromInline let count: Int
     /// The decoded key, when it contains escapes (rare), so comparisons see the real characters.

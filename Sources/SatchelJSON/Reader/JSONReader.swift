@@ -22,9 +22,10 @@ public import Foundation
 ///
 /// The hot methods are `@inlinable` so that code in other modules (generated OData proxies) runs at
 /// full speed.
-public struct JSONReader: @unchecked Sendable {
-    // Unchecked: the reader only borrows memory for the duration of a `read` closure; it holds no
-    // shared mutable state of its own.
+///
+/// Not `Sendable`: it points into memory that is only valid inside the closure that lent it, so it must not
+/// travel to another task.
+public struct JSONReader {
     @usableFromInline let base: UnsafePointer<UInt8>
     @usableFromInline let end: Int
     @usableFromInline var index: Int

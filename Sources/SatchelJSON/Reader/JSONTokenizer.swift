@@ -39,7 +39,9 @@ public struct JSONSpan: Sendable, Hashable {
 ///     }
 /// }
 /// ```
-public struct JSONTokenizer: Sendable {
+///
+/// Not `Sendable`: like ``JSONReader`` it points into memory lent for the duration of a closure.
+public struct JSONTokenizer {
     @usableFromInline var reader: JSONReader
     /// One entry per open container: element count × 2, plus 1 for an object.
     @usableFromInline var stack: [Int] = []

@@ -295,17 +295,22 @@ extension OfflineStore {
     /// The entity's path by its key as the store has it now (a created entity's key is the server's once its
     /// creation was uploaded).
     func keyPath(table: OfflineTable, entityID: Int64, opened: Opened) async throws -> ODataPath {
-        let row = try await opened.store.database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
+        // The key columns' values (Sendable, so the read runs on the database's reader, off the pool).
+        let keyColumns = table.keyColumnNames
+        let values = try await opened.store.database.read { db -> [String: DatabaseValue]? in
+            guard
+                let row = try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql) WHERE _id = ?", arguments: [entityID])
+            else { return nil }
+            return Dictionary(uniqueKeysWithValues: keyColumns.map { ($0, row[$0] as DatabaseValue? ?? .null) })
         }
-        guard let row else {
+        guard let values else {
             // 424: what the request depends on is gone (a linked entity deleted locally); it goes to the
             // ErrorArchive.
             throw ODataError(
                 .notFound, "entity \(entityID) of \(table.entitySet) is not in the store", status: 424,
                 operation: "upload")
         }
-        if table.keyColumnNames.contains(where: { (row[$0] as DatabaseValue?)?.isNull ?? true }) {
+        if keyColumns.contains(where: { values[$0]?.isNull ?? true }) {
             throw ODataError(
                 .notFound, "entity \(entityID) of \(table.entitySet) has no key from the server yet", status: 424,
                 operation: "upload")
@@ -313,7 +318,7 @@ extension OfflineStore {
         var parts: [(String, ODataLiteral)] = []
         for path in table.keyPaths {
             guard let column = table.column(path) else { continue }
-            var literal = ODataLiteral(OfflineValues.odataValue(row[column.name] ?? .null, for: column))
+            var literal = ODataLiteral(OfflineValues.odataValue(values[column.name] ?? .null, for: column))
             // An Edm.Int64 key is written as one (V2: `3L`).
             if table.keyTypes[path] == .int64, case .int(let value) = literal { literal = .int64(Int64(value)) }
             parts.append((table.keyPaths.count == 1 ? "" : path, literal))

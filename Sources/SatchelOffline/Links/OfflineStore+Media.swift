@@ -146,17 +146,17 @@ extension OfflineStore {
     func downloadMedia(of entities: [ODataEntity], table: OfflineTable, opened: Opened) async throws -> Int {
         var received = 0
         for entity in entities where !entity.isRemoved {
-            let found = try await opened.store.database.read { db -> (Int64, Row?)? in
+            let found = try await opened.store.database.read { db -> (id: Int64, stored: StoredMedia?)? in
                 guard let id = try Self.rowID(of: entity, table: table, db: db) else { return nil }
                 let media = try Row.fetchOne(
                     db, sql: "SELECT media_etag, local FROM s_media WHERE entity_set = ? AND entity_id = ?",
                     arguments: [table.entitySet, id])
-                return (id, media)
+                return (id, media.map { StoredMedia(etag: $0["media_etag"], local: $0["local"]) })
             }
             guard let (id, stored) = found else { continue }
             if let stored {
-                if stored["local"] as Bool { continue }
-                if let etag = entity.mediaETag, stored["media_etag"] as String? == etag { continue }
+                if stored.local { continue }
+                if let etag = entity.mediaETag, stored.etag == etag { continue }
             }
             try signals.check()
             let path = try await keyPath(table: table, entityID: id, opened: opened)
@@ -180,19 +180,20 @@ extension OfflineStore {
     /// Sends a queued media request: the content the store holds now.
     func sendMedia(_ request: OfflineQueuedRequest, opened: Opened) async throws -> ODataWriteResult {
         let table = try opened.schema.table(request.entitySet)
-        let content = try await opened.store.database.read { db in
+        let content = try await opened.store.database.read { db -> (data: Data, contentType: String?)? in
             try Row.fetchOne(
                 db, sql: "SELECT content, content_type FROM s_media WHERE entity_set = ? AND entity_id = ?",
-                arguments: [request.entitySet, request.entityID])
+                arguments: [request.entitySet, request.entityID]
+            ).map { ($0["content"], $0["content_type"]) }
         }
         guard let content else {
             throw ODataError(
                 .notFound, "the content of entity \(request.entityID) of \(request.entitySet) is not in the store",
                 status: 424, operation: "upload")
         }
-        let data: Data = content["content"]
+        let data = content.data
         signals.count(sent: data.count)
-        let contentType = (content["content_type"] as String?) ?? request.body ?? "application/octet-stream"
+        let contentType = content.contentType ?? request.body ?? "application/octet-stream"
         let service = configuration.service
         if request.method == "POSTMEDIA" {
             return try await service.createMedia(
@@ -226,4 +227,10 @@ extension OfflineStore {
                 "UPDATE q_requests SET if_match = ? WHERE entity_set = ? AND entity_id = ? AND id > ? AND method = 'PUTMEDIA'",
             arguments: [etag, request.entitySet, request.entityID, request.id])
     }
+}
+
+/// A media entity's stored content state: its media ETag and whether the content was changed offline.
+private struct StoredMedia: Sendable {
+    var etag: String?
+    var local: Bool
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SatchelText
 import SatchelOData
 import SatchelStore
 
@@ -77,8 +78,8 @@ extension OfflineStore {
     }
 
     /// Closes the store and deletes its local database, pending changes included (no server call).
-    public func clear() throws {
-        try close()
-        try StoreFile(path: configuration.path).destroy()
+    public func clear() async throws {
+        try await close()
+        try await BlockingWork.shared.run { [path = configuration.path] in try StoreFile(path: path).destroy() }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SatchelText
 public import SatchelOData
 public import SatchelStore
 import Synchronization
@@ -228,7 +229,7 @@ public final class OfflineStore: Sendable {
             }
             state.withLock { $0.opened = Opened(store: store, schema: schema, version: version) }
         } catch {
-            try? store.close()
+            try? await BlockingWork.shared.run { [store] in try store.close() }
             state.withLock { $0.claimed = false }
             throw error
         }
@@ -243,11 +244,12 @@ public final class OfflineStore: Sendable {
         String.fromDatabaseValue(values[0]).map { $0.uppercased() }
     }
 
-    /// Closes the local database.
-    public func close() throws {
+    /// Closes the local database, on a dispatch thread (``BlockingWork``): closing waits for SQLite to checkpoint
+    /// and release its files, which must not hold a thread of the concurrency pool.
+    public func close() async throws {
         guard let current = state.withLock({ $0.opened }) else { return }
         // Forgotten only once closed: a database GRDB refused to close (a read running) stays reachable.
-        try current.store.close()
+        try await BlockingWork.shared.run { [store = current.store] in try store.close() }
         state.withLock { state in
             state.opened = nil
             state.claimed = false

@@ -22,7 +22,7 @@ public struct BlobReference: Sendable, Hashable {
 /// an object now refers to it, so a refused upload leaves nothing behind.
 ///
 /// ```swift
-/// let lease = try writer.finish()
+/// let lease = try await writer.finish()
 /// defer { lease.end() }
 /// try await repository.createDocument(…, content: ContentInput(blob: lease, mimeType: "text/plain", fileName: nil), …)
 /// ```

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SatchelText
 
 #if canImport(Glibc)
     import Glibc
@@ -20,7 +21,15 @@ extension BlobStore {
     ///
     /// A crash in the middle leaves extra bytes at the end of `existing`'s file, which no read goes past, and at
     /// worst a complete blob nothing refers to yet.
-    public func append(_ chunk: BlobReference, to existing: BlobReference) throws(BlobStoreError) -> BlobLease {
+    ///
+    /// The reads, writes and `fsync` run on a dispatch thread (``BlockingWork``), not the awaiting task's.
+    public func append(_ chunk: BlobReference, to existing: BlobReference) async throws(BlobStoreError) -> BlobLease {
+        try await BlockingWork.shared.run { [self] () throws(BlobStoreError) -> BlobLease in
+            try appendNow(chunk, to: existing)
+        }
+    }
+
+    private func appendNow(_ chunk: BlobReference, to existing: BlobReference) throws(BlobStoreError) -> BlobLease {
         let file = url(for: existing.hash)
         let descriptor = open(file.path, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -28,8 +37,7 @@ extension BlobStore {
         }
         defer { close(descriptor) }
         // One appender at a time per file, across processes; whoever finds the file locked copies instead of waiting
-        // (this runs on a task thread, which must not block on a lock someone else holds). A copy reads only bytes
-        // up to the recorded length, which never change.
+        // on a lock someone else holds. A copy reads only bytes up to the recorded length, which never change.
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return try copy(existing, then: chunk) }
         defer { flock(descriptor, LOCK_UN) }
         var info = stat()
@@ -83,7 +91,7 @@ extension BlobStore {
         let writer = try makeWriter()
         try writer.write(contentsOf: url(for: existing.hash), length: existing.length)
         try writer.write(contentsOf: url(for: chunk.hash), length: chunk.length)
-        return try writer.finish()
+        return try writer.finishNow()
     }
 
     /// The hash state after a blob's bytes, read from its file.

@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import SatchelText
 
 #if canImport(Glibc)
     import Glibc
@@ -64,11 +65,13 @@ public struct BlobStore: Sendable {
         try BlobWriter(store: self, temporaryDirectory: temporaryDirectory, maxBytes: maxBytes)
     }
 
-    /// Stores `data` as a blob (for small content and tests).
-    public func put(_ data: Data) throws(BlobStoreError) -> BlobLease {
-        let writer = try makeWriter()
-        try writer.write(data)
-        return try writer.finish()
+    /// Stores `data` as a blob (for small content and tests), on a dispatch thread (``BlockingWork``).
+    public func put(_ data: Data) async throws(BlobStoreError) -> BlobLease {
+        try await BlockingWork.shared.run { [self] () throws(BlobStoreError) -> BlobLease in
+            let writer = try makeWriter()
+            try writer.write(data)
+            return try writer.finishNow()
+        }
     }
 
     /// Lets the store remove blobs once nothing refers to them: `isReferenced` asks the metadata store. `grace`

@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import SatchelText
 
 #if canImport(Glibc)
     import Glibc
@@ -11,8 +12,8 @@ public import Foundation
 
 /// Writes one blob: bytes go to a temporary file and into a SHA-256 hash at the same time.
 ///
-/// Not thread-safe: one task writes. ``finish()`` makes the blob durable and visible; ``cancel()`` (or dropping
-/// the writer) throws the bytes away.
+/// Not thread-safe: one task writes. ``finish()`` makes the blob durable and visible (its `fsync` runs on a
+/// dispatch thread, not the task's); ``cancel()`` (or dropping the writer) throws the bytes away.
 public final class BlobWriter {
     private let store: BlobStore
     private let path: String
@@ -89,8 +90,14 @@ public final class BlobWriter {
         if let failure { throw failure }
     }
 
-    /// Flushes the bytes to disk, moves the blob into place and returns it, pinned until the lease ends.
-    public func finish() throws(BlobStoreError) -> BlobLease {
+    /// Flushes the bytes to disk, moves the blob into place and returns it, pinned until the lease ends. The flush
+    /// and the move run on a dispatch thread (``BlockingWork``): the awaiting task holds no thread of the pool.
+    public func finish() async throws(BlobStoreError) -> BlobLease {
+        try await BlockingWork.shared.run(handing: self) { writer throws(BlobStoreError) in try writer.finishNow() }
+    }
+
+    /// ``finish()`` on the calling thread, for work already off the pool.
+    func finishNow() throws(BlobStoreError) -> BlobLease {
         guard descriptor >= 0 else { throw BlobStoreError(operation: "finish", path: path, reason: "writer is closed") }
         if fsync(descriptor) != 0 {
             let reason = String(cString: strerror(errno))

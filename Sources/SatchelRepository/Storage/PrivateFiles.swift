@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -33,58 +33,6 @@ package enum PrivateFiles {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         if descriptor >= 0 { close(descriptor) }
         restrict(path)
-    }
-
-    /// Replaces `file` with `data` atomically and durably: written to an owner-only temporary file beside it (never
-    /// readable by others, not even for a moment), flushed, renamed over it, and the folder flushed. A crash leaves
-    /// the old file or the new one, and at most a temporary file that ``removeLeftovers(of:)`` sweeps.
-    package static func replace(_ file: URL, with data: Data) throws {
-        let folder = file.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw failure(temporary, errno) }
-        var code: Int32 = 0
-        data.withUnsafeBytes { bytes in
-            var written = 0
-            while written < bytes.count {
-                let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else {
-                    code = count < 0 ? errno : EIO
-                    return
-                }
-                written += count
-            }
-            if fsync(descriptor) != 0 { code = errno }
-        }
-        if close(descriptor) != 0, code == 0 { code = errno }
-        if code == 0, rename(temporary.path, file.path) != 0 { code = errno }
-        guard code == 0 else {
-            unlink(temporary.path)
-            throw failure(file, code)
-        }
-        // The rename itself is durable once the folder is flushed.
-        let directory = open(folder.path, O_RDONLY | O_CLOEXEC)
-        if directory >= 0 {
-            _ = fsync(directory)
-            close(directory)
-        }
-    }
-
-    /// Removes the temporary files a crash during ``replace(_:with:)`` of `file` left beside it.
-    package static func removeLeftovers(of file: URL) {
-        let folder = file.deletingLastPathComponent()
-        let prefix = ".\(file.lastPathComponent)."
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
-            unlink(folder.appendingPathComponent(name).path)
-        }
-    }
-
-    private static func failure(_ url: URL, _ code: Int32) -> CocoaError {
-        CocoaError(
-            .fileWriteUnknown,
-            userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: String(cString: strerror(code))])
     }
 
     /// The permission bits and owner of `file` (a symbolic link's target's), or nil when it cannot be read: what

@@ -130,7 +130,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         response.headerFields[.contentLength] = "0"
         response.headerFields[.connection] = "close"
         context.write(wrapOutboundOut(.head(response)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
     }
 
     private func admit(_ context: ChannelHandlerContext) {

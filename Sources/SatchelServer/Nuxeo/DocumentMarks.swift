@@ -1,5 +1,5 @@
 public import Foundation
-public import SatchelCMISCore
+import SatchelCMISCore
 import SatchelJSON
 public import SatchelRepository
 

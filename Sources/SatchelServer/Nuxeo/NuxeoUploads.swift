@@ -256,7 +256,8 @@ extension NuxeoHandler {
             throw CMISError(.invalidArgument, "the upload could not be read: \(error)")
         }
         let stored = try uploads.store(
-            try writer.finish(), batch: batch, file: index, chunk: chunk, of: count, name: name, mimeType: mimeType,
+            try await writer.finish(), batch: batch, file: index, chunk: chunk, of: count, name: name,
+            mimeType: mimeType,
             size: header("X-File-Size").flatMap { Int64($0) }, chunked: chunked, owner: caller.user)
         return Self.json(
             NuxeoUploads.info(stored, batch: batch, index: index, uploaded: true), status: stored.isComplete ? 201 : 308
@@ -294,7 +295,7 @@ extension NuxeoHandler {
             writer.cancel()
             throw error
         }
-        let content = try writer.finish()
+        let content = try await writer.finish()
         defer { content.end() }
         let updated = try await applyBlob(
             try ContentInput(blob: content, mimeType: stored.mimeType, fileName: stored.name), name: stored.name,

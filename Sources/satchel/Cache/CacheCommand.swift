@@ -77,9 +77,9 @@ struct CacheOptions: ParsableArguments {
         let cache = try await open(limits: limits)
         do {
             try await body(cache)
-            try cache.close()
+            try await cache.close()
         } catch {
-            try? cache.close()
+            try? await cache.close()
             throw error
         }
     }
@@ -130,8 +130,11 @@ struct CacheListCommand: AsyncParsableCommand {
     func run() async throws {
         try await CommandRunner.run(global) { [cache, name, path, long] in
             try await cache.with { cache in
-                let hierarchy = try cache.hierarchy(name)
-                let children = try path.map { try hierarchy.children(ofPath: $0) } ?? hierarchy.childrenOfRoot()
+                let hierarchy = try await cache.hierarchy(name)
+                let children =
+                    if let path { try await hierarchy.children(ofPath: path) } else {
+                        try await hierarchy.childrenOfRoot()
+                    }
                 for child in children {
                     print(CacheOptions.line(child, cached: try await cache.isCached(child), long: long))
                 }
@@ -153,7 +156,7 @@ struct CacheGetCommand: AsyncParsableCommand {
     func run() async throws {
         try await CommandRunner.run(global) { [cache, name, path, output] in
             try await cache.with { cache in
-                let node = try cache.hierarchy(name).node(path: path)
+                let node = try await cache.hierarchy(name).node(path: path)
                 if let output {
                     try await cache.writeContent(of: node, to: URL(fileURLWithPath: output))
                 } else {
@@ -174,7 +177,7 @@ struct CacheStatusCommand: AsyncParsableCommand {
         try await CommandRunner.run(global) { [cache] in
             try await cache.with { cache in
                 print("cache: \(cache.folder.path)\(cache.store.isEncrypted ? " (encrypted)" : " (not encrypted)")")
-                for summary in try cache.hierarchies() {
+                for summary in try await cache.hierarchies() {
                     let loaded = ISO8601Timestamp.string(from: summary.loadedAt, milliseconds: false)
                     print(
                         "\(summary.name): \(summary.folders) folders, \(summary.documents) documents, loaded \(loaded) "
@@ -208,7 +211,7 @@ struct CacheEvictCommand: AsyncParsableCommand {
     func run() async throws {
         try await CommandRunner.run(global) { [cache, maxFiles, maxBytes, noByteLimit] in
             try await cache.with { cache in
-                var limits = await cache.blobs.limits
+                var limits = cache.blobs.limits
                 if let maxFiles { limits.maximumCount = maxFiles }
                 if let maxBytes { limits.maximumBytes = maxBytes }
                 if noByteLimit { limits.maximumBytes = nil }
@@ -232,7 +235,7 @@ struct CacheClearCommand: AsyncParsableCommand {
         try await CommandRunner.run(global) { [cache, hierarchy] in
             try await cache.with { cache in
                 if let hierarchy {
-                    _ = try cache.hierarchy(hierarchy)
+                    _ = try await cache.hierarchy(hierarchy)
                     try await cache.remove(hierarchy)
                 } else {
                     try await cache.blobs.clear()

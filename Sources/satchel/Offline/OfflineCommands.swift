@@ -79,8 +79,13 @@ struct OfflineOptions: ParsableArguments {
         try await CommandRunner.run(global) {
             let store = try store(local: local)
             try await store.open(resuming: !local)
-            defer { try? store.close() }
-            try await body(store)
+            do {
+                try await body(store)
+            } catch {
+                try? await store.close()
+                throw error
+            }
+            try await store.close()
         }
     }
 }
@@ -424,7 +429,7 @@ struct OfflineCloseCommand: AsyncParsableCommand {
         try await CommandRunner.run(options.global) {
             let store = try options.store(local: true)
             try await store.open(resuming: false)
-            try store.close()
+            try await store.close()
             let left = ["-wal", "-journal"].filter {
                 ((try? FileManager.default.attributesOfItem(atPath: path + $0)[.size] as? Int) ?? 0) > 0
             }

@@ -18,23 +18,23 @@ struct ContentAndVersioningTests {
             } == .constraint)
         let set = try await f.repository.setContentStream(
             repositoryId: f.aliceDocs, objectId: document.requiredId, overwrite: false, changeToken: nil,
-            content: try f.content("one"), caller: f.alice)
+            content: try await f.content("one"), caller: f.alice)
         #expect(set.contentStreamLength == 3 && set.contentStreamFileName == "file.txt")
         #expect(
             await cmisCode {
                 _ = try await f.repository.setContentStream(
                     repositoryId: f.aliceDocs, objectId: document.requiredId, overwrite: false, changeToken: nil,
-                    content: try f.content("two"), caller: f.alice)
+                    content: try await f.content("two"), caller: f.alice)
             } == .contentAlreadyExists)
         #expect(
             await cmisCode {
                 _ = try await f.repository.setContentStream(
                     repositoryId: f.aliceDocs, objectId: document.requiredId, overwrite: true, changeToken: "1",
-                    content: try f.content("two"), caller: f.alice)
+                    content: try await f.content("two"), caller: f.alice)
             } == .updateConflict)
         let appended = try await f.repository.appendContentStream(
             repositoryId: f.aliceDocs, objectId: document.requiredId, isLastChunk: true, changeToken: nil,
-            content: try f.content(" two"), caller: f.alice)
+            content: try await f.content(" two"), caller: f.alice)
         #expect(appended.contentStreamLength == 7)
         #expect(try await f.text(f.aliceDocs, document.requiredId, f.alice) == "one two")
         let output = try await f.repository.contentStream(
@@ -60,7 +60,7 @@ struct ContentAndVersioningTests {
             await cmisCode {
                 _ = try await f.repository.setContentStream(
                     repositoryId: f.aliceDocs, objectId: folder.requiredId, overwrite: true, changeToken: nil,
-                    content: try f.content("x"), caller: f.alice)
+                    content: try await f.content("x"), caller: f.alice)
             } == .constraint)
     }
 
@@ -107,7 +107,7 @@ struct ContentAndVersioningTests {
         let v11 = try await f.repository.checkIn(
             repositoryId: f.aliceDocs, objectId: pwc.requiredId, major: false,
             properties: Properties([CMISProperty(id: "cmis:description", type: .string, values: [.string("edited")])]),
-            content: try f.content("v1.1"), comment: "small fix", policies: [], addACEs: [], removeACEs: [],
+            content: try await f.content("v1.1"), comment: "small fix", policies: [], addACEs: [], removeACEs: [],
             caller: f.alice)
         #expect(v11.versionLabel == "1.1" && v11.isLatestVersion == true && v11.isVersionSeriesCheckedOut == false)
         #expect(v11.properties["cmis:checkinComment"]?.stringValue == "small fix")

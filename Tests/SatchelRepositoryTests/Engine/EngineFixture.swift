@@ -42,10 +42,10 @@ struct EngineFixture {
 
     func content(
         _ text: String, mimeType: String = "text/plain", fileName: String? = "file.txt"
-    ) throws
+    ) async throws
         -> ContentInput
     {
-        try ContentInput(blob: try blobs.put(Data(text.utf8)), mimeType: mimeType, fileName: fileName)
+        try ContentInput(blob: try await blobs.put(Data(text.utf8)), mimeType: mimeType, fileName: fileName)
     }
 
     func text(_ repositoryId: String, _ id: String, _ caller: CallerContext) async throws -> String {
@@ -70,9 +70,10 @@ struct EngineFixture {
         _ name: String, in parent: String?, _ repositoryId: String, _ caller: CallerContext, text: String? = nil,
         versioningState: VersioningState? = nil
     ) async throws -> CMISObject {
-        try await repository.createDocument(
+        let input: ContentInput? = if let text { try await content(text) } else { nil }
+        return try await repository.createDocument(
             repositoryId: repositoryId, parentId: parent, properties: props(name),
-            content: text.map { try content($0) },
+            content: input,
             versioningState: versioningState, policies: [], addACEs: [], removeACEs: [], caller: caller)
     }
 

@@ -115,7 +115,7 @@ struct SecurityTests {
         let doc = try await f.document("secret.txt", in: folder, f.aliceDocs, f.alice, text: "s").requiredId
         let repo = f.aliceDocs
         let bob = f.bob
-        let content = try f.content("x")
+        let content = try await f.content("x")
         let ctx = OperationContext()
         let operations: [(String, () async throws -> Void)] = [
             ("info", { _ = try await r.repositoryInfo(repositoryId: repo, caller: bob) }),

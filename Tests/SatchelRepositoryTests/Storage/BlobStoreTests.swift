@@ -22,27 +22,27 @@ struct BlobStoreTests {
         return stat(store.url(for: hash).path, &info) == 0 ? UInt64(info.st_ino) : 0
     }
 
-    @Test func appendsWriteOnlyTheNewBytesAndKeepEveryEarlierBlobWhole() throws {
+    @Test func appendsWriteOnlyTheNewBytesAndKeepEveryEarlierBlobWhole() async throws {
         let blobs = try Self.store()
-        let first = try blobs.put(Data("hello".utf8))
-        let chunk = try blobs.put(Data(", world".utf8))
-        let combined = try blobs.append(chunk.reference, to: first.reference)
+        let first = try await blobs.put(Data("hello".utf8))
+        let chunk = try await blobs.put(Data(", world".utf8))
+        let combined = try await blobs.append(chunk.reference, to: first.reference)
         #expect(combined.length == 12)
         #expect(try blobs.data(for: combined.reference) == Data("hello, world".utf8))
         // The same file: the first blob's name still covers its own five bytes.
         #expect(Self.inode(blobs, combined.hash) == Self.inode(blobs, first.hash))
         #expect(try blobs.data(for: first.reference) == Data("hello".utf8))
-        let again = try blobs.append(chunk.reference, to: combined.reference)
+        let again = try await blobs.append(chunk.reference, to: combined.reference)
         #expect(try blobs.data(for: again.reference) == Data("hello, world, world".utf8))
         #expect(Self.inode(blobs, again.hash) == Self.inode(blobs, first.hash))
         // The names are the SHA-256 of their bytes, as any upload of the same bytes would find them.
-        let fresh = try blobs.put(Data("hello, world, world".utf8))
+        let fresh = try await blobs.put(Data("hello, world, world".utf8))
         #expect(fresh.hash == again.hash)
 
         // Appending to the first blob again: its file is longer now, so the bytes are copied into a new file.
-        let branch = try blobs.append(chunk.reference, to: first.reference)
+        let branch = try await blobs.append(chunk.reference, to: first.reference)
         #expect(branch.hash == combined.hash)
-        let other = try blobs.append(try blobs.put(Data("!".utf8)).reference, to: first.reference)
+        let other = try await blobs.append(try await blobs.put(Data("!".utf8)).reference, to: first.reference)
         #expect(try blobs.data(for: other.reference) == Data("hello!".utf8))
         #expect(Self.inode(blobs, other.hash) != Self.inode(blobs, first.hash))
         #expect(try blobs.data(for: again.reference) == Data("hello, world, world".utf8))
@@ -53,8 +53,8 @@ struct BlobStoreTests {
         let referenced: Set<String> = []
         let kept = Mutex(referenced)
         blobs.connectJanitor(isReferenced: { hash in kept.withLock { $0.contains(hash) } }, grace: .zero)
-        let orphan = try blobs.put(Data("orphan".utf8))
-        let owned = try blobs.put(Data("owned".utf8))
+        let orphan = try await blobs.put(Data("orphan".utf8))
+        let owned = try await blobs.put(Data("owned".utf8))
         kept.withLock { _ = $0.insert(owned.hash) }
         #expect(blobs.contains(orphan.hash) && blobs.contains(owned.hash))
         orphan.end()
@@ -68,20 +68,20 @@ struct BlobStoreTests {
 
         // A commit's released blob is not removed while a request holds a lease on the same bytes.
         let ticket = blobs.ticket()
-        let second = try blobs.put(Data("owned".utf8))
+        let second = try await blobs.put(Data("owned".utf8))
         blobs.release([owned.hash], since: ticket)
         #expect(blobs.contains(owned.hash))
         withExtendedLifetime(second) {}
     }
 
-    /// An append never waits for a lock someone else holds on the file (it runs on a task thread): it copies.
-    @Test func anAppendToALockedFileCopiesInsteadOfWaiting() throws {
+    /// An append never waits for a lock someone else holds on the file: it copies.
+    @Test func anAppendToALockedFileCopiesInsteadOfWaiting() async throws {
         let blobs = try Self.store()
-        let first = try blobs.put(Data("locked".utf8))
+        let first = try await blobs.put(Data("locked".utf8))
         let holder = open(blobs.url(for: first.hash).path, O_RDONLY)
         defer { close(holder) }
         #expect(flock(holder, LOCK_EX) == 0)
-        let combined = try blobs.append(try blobs.put(Data(" out".utf8)).reference, to: first.reference)
+        let combined = try await blobs.append(try await blobs.put(Data(" out".utf8)).reference, to: first.reference)
         #expect(try blobs.data(for: combined.reference) == Data("locked out".utf8))
         #expect(Self.inode(blobs, combined.hash) != Self.inode(blobs, first.hash))
     }

@@ -24,7 +24,10 @@ extension Attacks {
         }
 
         @Test func fiveWrongPasswordsThrottleTheNameEvenForTheRightOne() async throws {
-            let harness = try await ServerHarness.start()
+            // A first wait long enough that a slow machine (hashing under load) cannot outlast it between attempts.
+            let harness = try await ServerHarness.start(configure: {
+                $0.loginThrottling.perUser.firstDelay = .seconds(4)
+            })
             defer { Task { await harness.stop() } }
             // Alice's app logged in with the form before the attack started.
             let login = try await harness.send(
@@ -49,7 +52,7 @@ extension Attacks {
                     == 200)
             #expect(try await harness.send(.get, Self.repositoryInfo, user: "bob").status == 200)
             // The wait passes: the right password is accepted again.
-            try await Task.sleep(for: .milliseconds(1_100))
+            try await Task.sleep(for: .milliseconds(4_100))
             #expect(try await Self.guess(harness, user: "alice", password: "pw-alice").status == 200)
         }
 

@@ -1,5 +1,5 @@
 public import Foundation
-public import SatchelXML
+package import SatchelXML
 
 extension AtomPubParser {
     /// An `atom:entry` with a `cmisra:object`, and its links.

@@ -1,5 +1,5 @@
 public import Foundation
-public import SatchelXML
+package import SatchelXML
 
 extension AtomPubParser {
     /// A type entry (`atom:entry` with `cmisra:type`).

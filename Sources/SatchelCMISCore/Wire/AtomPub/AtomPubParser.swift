@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import SatchelJSON
 public import SatchelXML
 import SatchelText

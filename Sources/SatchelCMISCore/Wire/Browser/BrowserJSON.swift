@@ -1,5 +1,5 @@
-public import Foundation
-public import SatchelJSON
+package import Foundation
+package import SatchelJSON
 
 /// A JSON value together with where it sits in the document, so every shape error names its path.
 ///

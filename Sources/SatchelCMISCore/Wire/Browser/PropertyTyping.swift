@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// How the succinct properties of one response get their types: the type definitions, looked up once per type,
 /// and where each property sits in them, remembered from the object read before.

@@ -92,7 +92,7 @@ extension CMISRepository {
         defer { combined?.end() }
         if let existing = object.content {
             do {
-                combined = try blobs.append(
+                combined = try await blobs.append(
                     BlobReference(hash: chunk.hash, length: chunk.length),
                     to: BlobReference(hash: existing.hash, length: existing.length))
             } catch {

@@ -31,7 +31,7 @@ extension AtomPubRoutes {
             writer.cancel()
             throw Self.bodyFailure(error)
         }
-        let blob = try writer.finish()
+        let blob = try await writer.finish()
         defer { blob.end() }
         var fileName = before.contentStreamFileName ?? before.name
         if let disposition = call.request.headers[.contentDisposition], let name = Self.fileName(disposition) {

@@ -349,7 +349,7 @@ extension AtomPubRoutes {
         }
         // Checked before anything is stored: it goes back out in headers.
         let mimeType = try MediaTypeSyntax.checked(content.mimeType ?? "")
-        let blob = try environment.blobs.put(content.data)
+        let blob = try await environment.blobs.put(content.data)
         return try ContentInput(
             blob: blob, mimeType: mimeType,
             fileName: properties["cmis:contentStreamFileName"]?.stringValue ?? properties["cmis:name"]?.stringValue)

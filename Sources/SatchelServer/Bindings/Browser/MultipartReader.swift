@@ -65,6 +65,8 @@ struct MultipartReader {
         var sink: Sink?
         var fields: [(String, String)] = []
         var upload: Upload?
+        // The file part once its last byte arrived; made durable after the body is read (off the pool, awaited).
+        var written: (writer: BlobWriter, fileName: String?, mimeType: String)?
         var metadataBytes = 0
         var finished = false
 
@@ -78,11 +80,7 @@ struct MultipartReader {
                 }
                 fields.append((name, value))
             case .file(let writer, let fileName, let mimeType):
-                do throws(BlobStoreError) {
-                    upload = Upload(blob: try writer.finish(), fileName: fileName, mimeType: mimeType)
-                } catch {
-                    throw .storage("could not store the content: \(error.reason)")
-                }
+                written = (writer, fileName, mimeType)
             case .pendingFile:
                 break
             }
@@ -204,7 +202,7 @@ struct MultipartReader {
                 throw .invalid("a multipart part has no Content-Disposition name or Content-ID")
             }
             if fileName != nil || name == "content" {
-                guard upload == nil else { throw .invalid("the request carries more than one content stream") }
+                guard written == nil else { throw .invalid("the request carries more than one content stream") }
                 sink = .pendingFile(fileName: fileName, mimeType: contentType)
             } else {
                 guard fields.count < limits.maxFormFields else {
@@ -253,6 +251,14 @@ struct MultipartReader {
         guard finished else {
             if case .file(let writer, _, _) = sink { writer.cancel() }
             throw .invalid("malformed multipart body: it ends before the closing boundary")
+        }
+        if let written {
+            do throws(BlobStoreError) {
+                upload = Upload(
+                    blob: try await written.writer.finish(), fileName: written.fileName, mimeType: written.mimeType)
+            } catch {
+                throw .storage("could not store the content: \(error.reason)")
+            }
         }
         return (fields, upload)
     }
