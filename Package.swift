@@ -39,6 +39,7 @@ let package = Package(
         .library(name: "SatchelServer", targets: ["SatchelServer"]),
         .library(name: "SatchelStore", targets: ["SatchelStore"]),
         .library(name: "SatchelOffline", targets: ["SatchelOffline"]),
+        .library(name: "SatchelOfflineServer", targets: ["SatchelOfflineServer"]),
         .library(name: "SatchelNuxeo", targets: ["SatchelNuxeo"]),
         .library(name: "SatchelCache", targets: ["SatchelCache"]),
         .executable(name: "satchel", targets: ["satchel"]),
@@ -149,6 +150,14 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The offline middle tier: SAP's application configuration, shared data, deltas, the upload ledger
+        // (docs/offline-server.md).
+        .target(
+            name: "SatchelOfflineServer",
+            dependencies: ["SatchelText", "SatchelOData", "SatchelOffline", "SatchelRepository"],
             swiftSettings: swiftSettings
         ),
 
@@ -283,6 +292,11 @@ let package = Package(
             name: "SatchelServerTestSupport",
             dependencies: [.product(name: "Logging", package: "swift-log"), "SatchelServer", "SatchelGateway"],
             swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SatchelOfflineServerTests",
+            dependencies: ["SatchelOfflineServer", "SatchelOffline"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "SatchelTextTests", dependencies: ["SatchelText"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SatchelJSONTests",

@@ -106,7 +106,11 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public static func load(
         from file: URL, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> GatewayConfiguration {
-        try checkNotWritableByOthers(file)
+        do {
+            try PrivateFiles.checkNotWritableByOthers(file, role: "gateway file")
+        } catch {
+            throw GatewayError(error.message)
+        }
         let data: Data
         do {
             data = try Data(contentsOf: file)
@@ -255,13 +259,11 @@ public struct GatewayConfiguration: Sendable, Hashable {
         }
         if let path = json["passwordFile"]?.stringValue {
             let file = path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
-            try checkPrivate(file)
-            guard let text = try? String(contentsOf: file, encoding: .utf8) else {
-                throw GatewayError("cannot read the password file \(file.path)")
+            do {
+                return Account(user: user, password: try PrivateFiles.readSecret(file, role: "password"))
+            } catch {
+                throw GatewayError(error.message)
             }
-            let password = text.trimmingCharacters(in: .newlines)
-            guard !password.isEmpty else { throw GatewayError("the password file \(file.path) is empty") }
-            return Account(user: user, password: password)
         }
         throw GatewayError("the \(role) needs passwordEnv or passwordFile")
     }
@@ -282,34 +284,6 @@ public struct GatewayConfiguration: Sendable, Hashable {
             return withUnsafeBytes(of: &v6) { bytes in bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1 }
         }
         return false
-    }
-
-    /// Refuses a file others could change, or that belongs to someone else.
-    static func checkNotWritableByOthers(_ file: URL) throws {
-        let mode = try permissions(file)
-        guard mode & 0o022 == 0 else {
-            throw GatewayError(
-                "the gateway file \(file.path) may be changed by others (mode \(String(mode, radix: 8))): chmod go-w it"
-            )
-        }
-    }
-
-    /// Refuses a secret others could read or change.
-    static func checkPrivate(_ file: URL) throws {
-        let mode = try permissions(file)
-        guard mode & 0o077 == 0 else {
-            throw GatewayError(
-                "the password file \(file.path) may be read by others (mode \(String(mode, radix: 8))): chmod 600 it")
-        }
-    }
-
-    /// The file's mode (a symbolic link's target's), once it is known to belong to this process's user or root.
-    static func permissions(_ file: URL) throws -> Int {
-        guard let (mode, owner) = PrivateFiles.access(of: file) else { throw GatewayError("cannot read \(file.path)") }
-        guard owner == geteuid() || owner == 0 else {
-            throw GatewayError("\(file.path) belongs to another user (uid \(owner))")
-        }
-        return mode
     }
 }
 

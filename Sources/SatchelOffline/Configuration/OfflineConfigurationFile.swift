@@ -17,7 +17,15 @@ import SatchelOData
 /// query = ProductSet?$filter=Category eq 'Notebooks'
 /// streams = no
 /// track_deltas = AUTO      ; AUTO, ALWAYS or NEVER
+///
+/// [defining_query]          ; SAP's own form: the name as a key
+/// name = categories
+/// query = CategorySet
 /// ```
+///
+/// A malformed line or value is refused with its line (``OfflineConfigurationError``); a key `satchel offline`
+/// does not use (a key of the middle tier's file, a misspelling) is kept in ``warnings`` with its line, for the
+/// caller to show, never silently dropped.
 public struct OfflineConfigurationFile: Sendable, Equatable {
     public var serviceURL: URL
     public var sapClient: String?
@@ -27,85 +35,104 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
     public var definingQueries: [OfflineDefiningQuery]
     /// Secondary indexes from `indexed_type`: entity type → property paths.
     public var indexes: [String: [String]]
+    /// Keys found but not used, each with its line.
+    public var warnings: [OfflineConfigurationWarning]
+
+    /// The keys of `[endpoint]` that `satchel offline` reads.
+    public static let endpointKeys: Set<String> = [
+        "url", "sap_client", "store", "user", "csrf", "indexed_type", "name",
+    ]
+    /// The keys of a defining query's section that `satchel offline` reads.
+    public static let queryKeys: Set<String> = ["name", "query", "streams", "track_deltas"]
+    /// Keys of SAP's application configuration that only a middle tier uses.
+    static let middleTierKeys: [String: String] = Dictionary(
+        uniqueKeysWithValues: [
+            "prepopulate_offline_db", "prepopulate_offline_db_interval", "max_delta_resends", "local_change_expiry",
+            "allow_defining_query_removal", "case_sensitive_offline_db", "json_datetimeoffset_in_utc",
+            "is_shared_data", "refresh_interval", "request_format", "delta_request_format", "defining_query_format",
+            "delta_query_format", "offline_db_collation", "allow_omitting_max_length_facet",
+            "content_id_header_location", "early_populate_backend_generated_values",
+        ].map { ($0, "a key of the middle tier's configuration (satchel serve --offline), not of a client's") })
 
     /// Reads the file at `path`. Errors name the line.
-    public init(contentsOf path: String) throws {
-        let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw ODataError(.invalidArgument, "cannot read the configuration \(path): \(error.localizedDescription)")
-        }
-        try self.init(text: text, folder: URL(fileURLWithPath: path).deletingLastPathComponent().path, name: path)
+    public init(contentsOf path: String) throws(OfflineConfigurationError) {
+        try self.init(
+            document: try OfflineIniDocument(contentsOf: path),
+            folder: URL(fileURLWithPath: path).deletingLastPathComponent().path)
     }
 
-    public init(text: String, folder: String, name: String = "configuration") throws {
-        var sections: [(name: String, values: [String: String])] = []
-        var indexes: [String: [String]] = [:]
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = rawLine.trimmingCharacters(in: .whitespaces)
-            if let comment = line.firstIndex(where: { $0 == ";" || $0 == "#" }), !line.hasPrefix("query") {
-                line = String(line[..<comment]).trimmingCharacters(in: .whitespaces)
-            }
-            if line.isEmpty { continue }
-            if line.hasPrefix("[") {
-                guard line.hasSuffix("]"), line.count > 2 else {
-                    throw ODataError(.invalidArgument, "\(name) line \(number + 1): a section is [name]")
-                }
-                sections.append((String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces), [:]))
-                continue
-            }
-            guard let equals = line.firstIndex(of: "="), !sections.isEmpty else {
-                throw ODataError(.invalidArgument, "\(name) line \(number + 1): expected key = value inside a section")
-            }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            if key == "indexed_type" {
-                // `Ns.Type: Prop [ASC|DESC], …` (an SQLite index serves either order).
-                guard let colon = value.firstIndex(of: ":") else {
-                    throw ODataError(
-                        .invalidArgument, "\(name) line \(number + 1): indexed_type = Namespace.Type: Property, …")
-                }
-                let type = value[..<colon].trimmingCharacters(in: .whitespaces)
-                let properties = value[value.index(after: colon)...].split(separator: ",").compactMap {
-                    $0.split(separator: " ").first.map(String.init)
-                }
-                guard !type.isEmpty, !properties.isEmpty else {
-                    throw ODataError(
-                        .invalidArgument, "\(name) line \(number + 1): indexed_type = Namespace.Type: Property, …")
-                }
-                indexes[type, default: []] += properties
-                continue
-            }
-            sections[sections.count - 1].values[key] = value
+    public init(text: String, folder: String, name: String = "configuration") throws(OfflineConfigurationError) {
+        try self.init(document: try OfflineIniDocument(text: text, name: name), folder: folder)
+    }
+
+    init(document: OfflineIniDocument, folder: String) throws(OfflineConfigurationError) {
+        let name = document.name
+        let endpoints = document.sections.filter { $0.name.lowercased() == "endpoint" }
+        guard let endpoint = endpoints.first else {
+            throw OfflineConfigurationError(file: name, line: nil, "no [endpoint] section")
         }
-        guard let endpoint = sections.first(where: { $0.name.lowercased() == "endpoint" })?.values else {
-            throw ODataError(.invalidArgument, "\(name): no [endpoint] section")
+        guard endpoints.count == 1 else {
+            throw OfflineConfigurationError(
+                file: name, line: endpoints[1].line, "a client's file has one [endpoint]: one store, one service")
         }
-        guard let url = endpoint["url"].flatMap(URL.init(string:)), url.scheme == "http" || url.scheme == "https" else {
-            throw ODataError(.invalidArgument, "\(name): [endpoint] needs url = http(s)://…")
+        var warnings = document.unknownKeys(in: endpoint, known: Self.endpointKeys, sapOnly: Self.middleTierKeys)
+        guard let urlEntry = endpoint.entry("url") else {
+            throw OfflineConfigurationError(file: name, line: endpoint.line, "[endpoint] needs url = http(s)://…")
+        }
+        guard let url = URL(string: urlEntry.value), url.scheme == "http" || url.scheme == "https", url.host != nil
+        else {
+            throw OfflineConfigurationError(
+                file: name, line: urlEntry.line, "url is an http(s):// address, not \(urlEntry.value)")
         }
         serviceURL = url
-        sapClient = endpoint["sap_client"]
-        user = endpoint["user"]
-        csrf = ["yes", "true", "y", "1"].contains(endpoint["csrf"]?.lowercased() ?? "no")
-        let store = endpoint["store"] ?? ((endpoint["name"] ?? "offline") + ".store")
+        sapClient = endpoint.value("sap_client")
+        user = endpoint.value("user")
+        csrf = try document.flag("csrf", in: endpoint) ?? false
+        let store = endpoint.value("store") ?? ((endpoint.value("name") ?? "offline") + ".store")
         storePath = store.hasPrefix("/") ? store : URL(fileURLWithPath: folder).appendingPathComponent(store).path
-        definingQueries = try sections.filter { $0.name.lowercased() != "endpoint" }.map { section in
-            guard let query = section.values["query"], !query.isEmpty else {
-                throw ODataError(.invalidArgument, "\(name): [\(section.name)] needs query = …")
+        indexes = try document.indexes(in: endpoint)
+
+        var queries: [OfflineDefiningQuery] = []
+        var seen: [String: Int] = [:]
+        for section in document.sections where section.name.lowercased() != "endpoint" {
+            warnings += document.unknownKeys(in: section, known: Self.queryKeys, sapOnly: Self.middleTierKeys)
+            let query = try OfflineDefiningQuery(section: section, in: document)
+            if let first = seen[query.name] {
+                throw OfflineConfigurationError(
+                    file: name, line: section.line,
+                    "a second defining query named \(query.name) (the first: line \(first))")
             }
-            let streams = ["yes", "true", "y", "1"].contains(section.values["streams"]?.lowercased() ?? "no")
-            let tracking = section.values["track_deltas"] ?? "auto"
-            guard let deltaTracking = OfflineDeltaTracking(rawValue: tracking.lowercased()) else {
-                throw ODataError(
-                    .invalidArgument,
-                    "\(name): [\(section.name)] track_deltas is AUTO, ALWAYS or NEVER, not \(tracking)")
+            seen[query.name] = section.line
+            queries.append(query)
+        }
+        guard !queries.isEmpty else {
+            throw OfflineConfigurationError(file: name, line: nil, "no defining query sections")
+        }
+        definingQueries = queries
+        self.warnings = warnings
+    }
+}
+
+extension OfflineDefiningQuery {
+    /// The defining query of a section: SAP's `[defining_query]` (or the older `[defining_request]`) with a
+    /// `name` key, or a section named for the query.
+    init(section: OfflineIniDocument.Section, in document: OfflineIniDocument) throws(OfflineConfigurationError) {
+        let file = document.name
+        let generic = ["defining_query", "defining_request"].contains(section.name.lowercased())
+        let name: String
+        if generic {
+            guard let given = section.value("name"), !given.isEmpty else {
+                throw OfflineConfigurationError(file: file, line: section.line, "[\(section.name)] needs name = …")
             }
-            return OfflineDefiningQuery(
-                name: section.name, query: query, retrievesStreams: streams, deltaTracking: deltaTracking)
+            name = given
+        } else {
+            name = section.value("name") ?? section.name
         }
-        self.indexes = indexes
-        guard !definingQueries.isEmpty else {
-            throw ODataError(.invalidArgument, "\(name): no defining query sections")
+        guard let query = section.value("query"), !query.isEmpty else {
+            throw OfflineConfigurationError(file: file, line: section.line, "[\(section.name)] needs query = …")
         }
+        let streams = try document.flag("streams", in: section) ?? false
+        let deltaTracking = try document.deltaTracking(in: section)
+        self.init(name: name, query: query, retrievesStreams: streams, deltaTracking: deltaTracking)
     }
 }

@@ -45,8 +45,47 @@ package enum PrivateFiles {
         return (mode, owner)
     }
 
+    /// The first line of a file holding a secret (a password), after checking that the file belongs to this
+    /// process's user (or root) and that nobody else may read or change it. `role` names the secret in messages.
+    package static func readSecret(_ file: URL, role: String) throws(PrivateFileError) -> String {
+        guard let (mode, owner) = access(of: file) else { throw PrivateFileError("cannot read \(file.path)") }
+        guard owner == geteuid() || owner == 0 else {
+            throw PrivateFileError("\(file.path) belongs to another user (uid \(owner))")
+        }
+        guard mode & 0o077 == 0 else {
+            throw PrivateFileError(
+                "the \(role) file \(file.path) may be read by others (mode \(String(mode, radix: 8))): chmod 600 it")
+        }
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else {
+            throw PrivateFileError("cannot read the \(role) file \(file.path)")
+        }
+        let secret = text.trimmingCharacters(in: .newlines)
+        guard !secret.isEmpty else { throw PrivateFileError("the \(role) file \(file.path) is empty") }
+        return secret
+    }
+
+    /// Refuses a configuration file that others could change, or that belongs to someone else: what it says
+    /// decides where credentials go. `role` names the file in messages.
+    package static func checkNotWritableByOthers(_ file: URL, role: String) throws(PrivateFileError) {
+        guard let (mode, owner) = access(of: file) else { throw PrivateFileError("cannot read \(file.path)") }
+        guard owner == geteuid() || owner == 0 else {
+            throw PrivateFileError("\(file.path) belongs to another user (uid \(owner))")
+        }
+        guard mode & 0o022 == 0 else {
+            throw PrivateFileError(
+                "the \(role) \(file.path) may be changed by others (mode \(String(mode, radix: 8))): chmod go-w it")
+        }
+    }
+
     /// Sets `path`'s mode when it exists.
     package static func restrict(_ path: String, mode: mode_t = 0o600) {
         _ = chmod(path, mode)
     }
+}
+
+/// A private file that cannot be used, and why.
+package struct PrivateFileError: Error, Sendable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

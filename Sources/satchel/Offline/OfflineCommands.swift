@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import SatchelHTTP
 import SatchelJSON
 import SatchelOData
@@ -47,7 +48,16 @@ struct OfflineOptions: ParsableArguments {
     @Flag(help: "Make (or open) a store that is not encrypted.")
     var unencrypted = false
 
-    func file() throws -> OfflineConfigurationFile { try OfflineConfigurationFile(contentsOf: config) }
+    /// The configuration; a key it does not use is said on standard error with its line (once per run).
+    func file() throws -> OfflineConfigurationFile {
+        let file = try OfflineConfigurationFile(contentsOf: config)
+        if Self.warned.withLock({ $0.insert(config).inserted }) {
+            for warning in file.warnings { Terminal.writeError("satchel: warning: \(warning)\n") }
+        }
+        return file
+    }
+
+    private static let warned = Mutex<Set<String>>([])
 
     func key() throws -> StoreKey? { unencrypted ? nil : try storeKey.required() }
 

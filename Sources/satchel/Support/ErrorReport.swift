@@ -4,6 +4,7 @@ import SatchelCMISCore
 import SatchelCache
 import SatchelHTTP
 import SatchelOData
+import SatchelOffline
 import SatchelStore
 import Foundation
 
@@ -36,6 +37,8 @@ enum ErrorReport {
             }
         case let error as ODataError:
             return (SatchelExitCode(error.code), Redaction.text(error.description))
+        case let error as OfflineConfigurationError:
+            return (.usage, error.description)
         case is CancellationError:
             return (.cancelled, "cancelled")
         case let error as CocoaError where error.isFileError:
