@@ -136,9 +136,10 @@ enum Worker {
 
     static let foundationDecoder: JSONDecoder = {
         let decoder = JSONDecoder()
-        let fractional = ISO8601DateFormatter()
+        // ISO8601DateFormatter is thread-safe once configured; Foundation on Linux does not mark it Sendable.
+        nonisolated(unsafe) let fractional = ISO8601DateFormatter()
         fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let plain = ISO8601DateFormatter()
+        nonisolated(unsafe) let plain = ISO8601DateFormatter()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
             if let date = plain.date(from: text) ?? fractional.date(from: text) { return date }

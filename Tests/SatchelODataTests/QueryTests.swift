@@ -154,4 +154,33 @@ struct QueryTests {
         #expect(combinedText == "$filter=City%20eq%20'Z%C3%BCrich%20%231'&sap-ds-debug=true")
         #expect(ODataQuery().isEmpty && !ODataQuery().top(1).isEmpty)
     }
+
+    @Test("runtime values compare directly, typed as their Swift type says")
+    func runtimeValues() throws {
+        let id = 42
+        let big = Int64(5_000_000_000)
+        let name = "O'Neil"
+        let price = Decimal(string: "15.70")!
+        let active = true
+        let filter: ODataExpression =
+            .property("ProductID") == id && .property("Stock") > big && .property("Name") != name
+            && .property("Price") <= price && .property("Active") == active
+        #expect(
+            try filter.text(for: .v2)
+                == "ProductID eq 42 and Stock gt 5000000000L and Name ne 'O''Neil' and Price le 15.7M and Active eq true"
+        )
+        #expect(try (.property("ID") == .value(id)).text(for: .v4) == "ID eq 42")
+        // Literals still mean what they did: a string literal is a string value.
+        #expect(try (.property("Name") == "Ada").text(for: .v4) == "Name eq 'Ada'")
+        #expect(try (.property("A") == .property("B")).text(for: .v4) == "A eq B")
+    }
+
+    @Test("a value prints as its JSON text, not as its enum case")
+    func valueDescription() {
+        #expect(ODataValue.decimal(Decimal(string: "15.70")!).description == "15.7")
+        #expect(ODataValue.string("Ada").description == "\"Ada\"")
+        #expect(ODataValue.null.description == "null")
+        #expect(ODataValue.collection([1, 2]).description == "[1,2]")
+        #expect("\(ODataValue.int(1570))" == "1570")
+    }
 }

@@ -157,3 +157,14 @@ public struct ODataProperties: Sendable, Hashable, RandomAccessCollection, Expre
     public var endIndex: Int { names.count }
     public subscript(position: Int) -> (name: String, value: ODataValue) { (names[position], values[position]) }
 }
+
+extension ODataValue: CustomStringConvertible {
+    /// The value as V4 JSON text: `15.70` for a decimal, `"Ada"` for a string, `null`, `[1,2]`, an object for a
+    /// complex value, so that `print(entity["Price"]!)` shows the value, not the enum case.
+    public var description: String {
+        guard let json = try? ODataPayloadWriter(version: .v4).json(for: self) else {
+            return "<\(Mirror(reflecting: self).children.first?.label ?? "value") not writable as JSON>"
+        }
+        return json.description
+    }
+}

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A configuration file in the `.ini` shape of SAP's offline application configuration, read line by line, every
 /// key and section remembering its line so that each later check can name it.
