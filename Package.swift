@@ -397,7 +397,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 "SatchelCMISCore",
                 "SatchelRepository", "SatchelRepositoryPostgres", "SatchelTestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

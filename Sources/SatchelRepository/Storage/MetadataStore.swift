@@ -289,8 +289,11 @@ public struct StoreBatch: Sendable, Hashable {
     }
 }
 
+/// An error a store throws on purpose (a refusal, not a failure of its database): passed to the caller as it is.
+public protocol StoreRefusal: Error {}
+
 /// What a metadata store throws.
-public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum StoreError: StoreRefusal, Sendable, Hashable, CustomStringConvertible {
     case conflict(objectId: String)
     case nameTaken(folderId: String, name: String)
     case notFound(objectId: String)

@@ -25,6 +25,8 @@ public final class MemoryMetadataStore: MetadataStore {
     }
 
     private let state = Mutex(State())
+    /// The offline middle tier's row state (``OfflineTierStore``), apart from the objects' state.
+    let offline = Mutex([OfflineQueryID: MemoryOfflineQuery]())
 
     public init() {}
 

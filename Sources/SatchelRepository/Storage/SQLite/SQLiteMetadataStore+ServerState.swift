@@ -218,19 +218,10 @@ extension SQLiteMetadataStore: ServerStateStore {
     // MARK: Plumbing
 
     /// Thrown inside a write transaction to roll it back: a grant over the user's quota.
-    private struct GrantRefused: Error {}
+    private struct GrantRefused: StoreRefusal {}
 
-    /// One write transaction.
     private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await database.write(body)
-        } catch let error as GrantRefused {
-            throw error
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError.backend("SQLite write failed: \(error)")
-        }
+        try await stateWrite(body)
     }
 
     /// Rows by key, 500 keys to a statement, each made into a value by `make` (the row's column 0 is the key).

@@ -125,9 +125,21 @@ public final class SQLiteMetadataStore: MetadataStore {
     /// A read failure as the store's error.
     private static func storeError(_ error: any Error) -> any Error {
         switch error {
-        case let error as StoreError: return error
+        case let error as any StoreRefusal: return error
         case let error as StoredCodingError: return StoreError.backend(error.message)
         default: return StoreError.backend("SQLite read failed: \(error)")
+        }
+    }
+
+    /// One write transaction (the state tables'); the store's own refusals pass through, any other failure is
+    /// ``StoreError/backend(_:)``.
+    func stateWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await database.write(body)
+        } catch let error as any StoreRefusal {
+            throw error
+        } catch {
+            throw StoreError.backend("SQLite write failed: \(error)")
         }
     }
 

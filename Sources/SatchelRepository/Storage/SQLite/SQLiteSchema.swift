@@ -103,8 +103,40 @@ enum SQLiteSchema {
         migrator.registerMigration("v3: server state") { db in
             try db.execute(sql: SQLiteSchema.serverStateTables)
         }
+        migrator.registerMigration("v4: offline tier") { db in
+            try db.execute(sql: SQLiteSchema.offlineTierTables)
+        }
         return migrator
     }
+
+    /// ``OfflineTierStore``'s tables (v4): a row per defining query and scope, and its rows, each with the version
+    /// at which it last changed (removed rows keep their key and the version of their removal, until forgotten).
+    static let offlineTierTables = """
+        CREATE TABLE offline_queries (
+            endpoint TEXT NOT NULL,
+            query TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            oldest_version INTEGER NOT NULL,
+            refreshed_at INTEGER NOT NULL,
+            backend_delta_link TEXT,
+            row_count INTEGER NOT NULL,
+            byte_count INTEGER NOT NULL,
+            PRIMARY KEY (endpoint, query, scope)
+        ) WITHOUT ROWID;
+        CREATE TABLE offline_rows (
+            endpoint TEXT NOT NULL,
+            query TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            key TEXT NOT NULL,
+            hash BLOB NOT NULL,
+            body BLOB,
+            version INTEGER NOT NULL,
+            removed_at INTEGER,
+            PRIMARY KEY (endpoint, query, scope, key)
+        );
+        CREATE INDEX offline_rows_by_version ON offline_rows (endpoint, query, scope, version, key);
+        """
 
     /// ``ServerStateStore``'s tables (v3): the Nuxeo API's locks and trash marks, keyed by (repository, key), and
     /// access tokens' grants, keyed by the token's SHA-256.

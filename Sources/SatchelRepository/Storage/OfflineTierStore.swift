@@ -1,0 +1,156 @@
+public import Foundation
+
+/// The offline middle tier's row state (docs/offline-server.md, "Reads and deltas"), in the server's store beside
+/// the repositories: per defining query and scope, every row's key, the hash of its content, the content itself,
+/// the *version* at which it last changed, and the rows removed, so that a client holding version `n` receives only
+/// what changed after `n`, whether or not the back-end tracks changes. Implemented by ``SQLiteMetadataStore`` and
+/// ``MemoryMetadataStore``.
+///
+/// Each refresh is one transaction: a reader sees the query before or after it, never half of it.
+public protocol OfflineTierStore: Sendable {
+    /// The query's state; nil before its first refresh.
+    func offlineState(_ query: OfflineQueryID) async throws -> OfflineQueryState?
+    /// Applies a full read of the query: rows whose hash is new or differs get the next version, rows the read no
+    /// longer holds are marked removed at it. Nothing changed: the version stays.
+    func applyFullRead(
+        _ query: OfflineQueryID, rows: [OfflineRow], at time: Date, backendDeltaLink: String?
+    ) async throws -> OfflineRefresh
+    /// Applies a back-end delta: `upserts` whose hash differs get the next version, `removedKeys` are marked removed.
+    func applyDelta(
+        _ query: OfflineQueryID, upserts: [OfflineRow], removedKeys: [String], at time: Date, backendDeltaLink: String?
+    ) async throws -> OfflineRefresh
+    /// The query's current rows (not removed), in key order, after `key` (nil: from the start), at most `limit`.
+    func offlineRows(_ query: OfflineQueryID, after key: String?, limit: Int) async throws -> [OfflineRow]
+    /// What changed after `version`, in key order, after `key`, at most `limit` entries: rows changed or added, and
+    /// the keys of rows removed. Throws ``OfflineTierError/tokenExpired`` when `version` is older than the oldest
+    /// removal still remembered.
+    func offlineChanges(
+        _ query: OfflineQueryID, since version: Int64, after key: String?, limit: Int
+    ) async throws -> OfflineChanges
+    /// Forgets removal markers made before `time` (a delta token older than them can no longer be answered).
+    /// Returns how many were forgotten.
+    func forgetRemovals(_ query: OfflineQueryID, before time: Date) async throws -> Int
+}
+
+/// A defining query as the middle tier keeps it: the endpoint, the query's name, and whose rows (`shared`, or a
+/// user's name).
+public struct OfflineQueryID: Sendable, Hashable, CustomStringConvertible {
+    public var endpoint: String
+    public var query: String
+    public var scope: String
+
+    /// The scope of shared data.
+    public static let shared = "\u{0}shared"
+
+    public init(endpoint: String, query: String, scope: String) {
+        self.endpoint = endpoint
+        self.query = query
+        self.scope = scope
+    }
+
+    public var description: String {
+        "\(endpoint)/\(query) (\(scope == Self.shared ? "shared" : "user \(scope)"))"
+    }
+}
+
+/// One row of a defining query: its key (the entity's key predicate), the SHA-256 of its content, the content.
+public struct OfflineRow: Sendable, Hashable {
+    public var key: String
+    public var hash: Data
+    public var body: Data
+
+    public init(key: String, hash: Data, body: Data) {
+        self.key = key
+        self.hash = hash
+        self.body = body
+    }
+}
+
+/// Where a query stands.
+public struct OfflineQueryState: Sendable, Hashable {
+    /// Rises by one with each refresh that changed something.
+    public var version: Int64
+    /// Delta tokens older than this cannot be answered (the removals before it are forgotten).
+    public var oldestVersion: Int64
+    public var refreshedAt: Date
+    /// The back-end's own delta link, for the next refresh.
+    public var backendDeltaLink: String?
+    /// Current rows and their bytes.
+    public var rows: Int
+    public var bytes: Int64
+
+    public init(
+        version: Int64, oldestVersion: Int64, refreshedAt: Date, backendDeltaLink: String?, rows: Int, bytes: Int64
+    ) {
+        self.version = version
+        self.oldestVersion = oldestVersion
+        self.refreshedAt = refreshedAt
+        self.backendDeltaLink = backendDeltaLink
+        self.rows = rows
+        self.bytes = bytes
+    }
+}
+
+/// What a refresh changed.
+public struct OfflineRefresh: Sendable, Hashable {
+    public var state: OfflineQueryState
+    public var added: Int
+    public var changed: Int
+    public var removed: Int
+}
+
+/// Changes after a version, one page of them.
+public struct OfflineChanges: Sendable, Hashable {
+    /// Rows added or changed.
+    public var rows: [OfflineRow]
+    /// Keys of rows removed.
+    public var removedKeys: [String]
+    /// The version these changes bring the client to.
+    public var version: Int64
+    /// The key to continue after, when the page was full.
+    public var continuation: String?
+}
+
+/// A refusal of the row state.
+public enum OfflineTierError: StoreRefusal, Sendable, Hashable, CustomStringConvertible {
+    /// The client's version is older than the oldest removal remembered: it must read the query in full.
+    case tokenExpired(query: OfflineQueryID, version: Int64, oldest: Int64)
+    /// A continuation that no page of changes gave (shown as received, cut to 80 characters).
+    case invalidContinuation(String)
+
+    public var description: String {
+        switch self {
+        case .invalidContinuation(let text): "not a continuation of these changes: \(text)"
+        case .tokenExpired(let query, let version, let oldest):
+            "the delta token of \(query) at version \(version) has expired (the oldest kept is \(oldest)): read in full"
+        }
+    }
+}
+
+/// The diff every implementation applies: which rows of a read are new, which changed, which keys went.
+package enum OfflineRowDiff {
+    /// `existing`: key → (hash, removed) as stored. Returns the rows to write (added or changed, with counts) and,
+    /// for a full read, the keys to mark removed.
+    package static func diff(
+        existing: [String: (hash: Data, removed: Bool)], incoming: [OfflineRow], fullRead: Bool
+    ) -> (write: [OfflineRow], added: Int, changed: Int, removedKeys: [String]) {
+        var write: [OfflineRow] = []
+        var added = 0
+        var changed = 0
+        var seen = Set<String>()
+        for row in incoming where seen.insert(row.key).inserted {
+            if let stored = existing[row.key], !stored.removed {
+                if stored.hash != row.hash {
+                    changed += 1
+                    write.append(row)
+                }
+            } else {
+                added += 1
+                write.append(row)
+            }
+        }
+        let removed =
+            fullRead ? existing.filter { !$0.value.removed && !seen.contains($0.key) }.map(\.key).sorted() : []
+        return (write, added, changed, removed)
+    }
+}
