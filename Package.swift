@@ -157,7 +157,10 @@ let package = Package(
         // (docs/offline-server.md).
         .target(
             name: "SatchelOfflineServer",
-            dependencies: ["SatchelText", "SatchelOData", "SatchelOffline", "SatchelRepository"],
+            dependencies: [
+                "SatchelText", "SatchelJSON", "SatchelOData", "SatchelOffline", "SatchelRepository",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -294,7 +297,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SatchelOfflineServerTests",
-            dependencies: ["SatchelOfflineServer", "SatchelOffline"],
+            dependencies: ["SatchelOfflineServer", "SatchelOffline", "SatchelOData", "SatchelRepository"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SatchelTextTests", dependencies: ["SatchelText"], swiftSettings: swiftSettings),
