@@ -297,7 +297,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SatchelOfflineServerTests",
-            dependencies: ["SatchelOfflineServer", "SatchelOffline", "SatchelOData", "SatchelRepository"],
+            dependencies: [
+                "SatchelOfflineServer", "SatchelOffline", "SatchelOData", "SatchelRepository", "SatchelHTTP",
+                "SatchelTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SatchelTextTests", dependencies: ["SatchelText"], swiftSettings: swiftSettings),

@@ -1,5 +1,5 @@
 import Foundation
-import SatchelOData
+package import SatchelOData
 
 /// Whether a defining query is downloaded as deltas (SAP's `track_deltas`).
 public enum OfflineDeltaTracking: String, Sendable, Hashable, CaseIterable {
@@ -67,7 +67,7 @@ public struct OfflineDefiningQuery: Sendable, Hashable {
     }
 
     /// The query's entity set and options, its `$filter` parsed for `version`.
-    func parsed(version: ODataVersion) throws(ODataError) -> (entitySet: String, query: ODataQuery) {
+    package func parsed(version: ODataVersion) throws(ODataError) -> (entitySet: String, query: ODataQuery) {
         let parts = request.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let set = entitySet
         guard !set.isEmpty, set.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }) else {

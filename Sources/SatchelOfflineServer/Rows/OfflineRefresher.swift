@@ -1,0 +1,113 @@
+public import Foundation
+public import SatchelOData
+public import SatchelOffline
+public import SatchelRepository
+
+/// Reads a defining query from the back-end and brings the middle tier's row state up to date
+/// (docs/offline-server.md, "Reads and deltas"): with the back-end's own delta link when it gave one and the query
+/// tracks deltas `AUTO`, otherwise by a full read whose rows are compared with those stored. Either way only the
+/// rows that changed get a new version, so a client's next delta carries only them.
+public struct OfflineRefresher: Sendable {
+    public var store: any OfflineTierStore
+
+    public init(store: any OfflineTierStore) {
+        self.store = store
+    }
+
+    /// What a refresh did.
+    public struct Report: Sendable {
+        public var refresh: OfflineRefresh
+        /// Whether the back-end's delta link was used (false: a full read).
+        public var usedBackendDelta: Bool
+        /// Pages and entities read from the back-end.
+        public var pages: Int
+        public var entities: Int
+    }
+
+    /// Refreshes `id` from `service`, whose credentials decide what it reads (the service account for shared data,
+    /// the user's own for theirs).
+    public func refresh(
+        _ id: OfflineQueryID, definingQuery: OfflineDefiningQuery, service: ODataService, at time: Date = Date()
+    ) async throws -> Report {
+        let version = try await service.version()
+        let (set, query) = try definingQuery.parsed(version: version)
+        let codec: OfflineRowCodec
+        do {
+            codec = try OfflineRowCodec(entitySet: set, metadata: try await service.metadata())
+        } catch let error as OfflineRowError {
+            throw OfflineRowError("defining query \(definingQuery.name): \(error.message)")
+        }
+        let backendDeltas = definingQuery.deltaTracking == .auto
+        if backendDeltas, let link = try await store.offlineState(id)?.backendDeltaLink {
+            do {
+                return try await applyBackendDelta(id, link: link, set: set, codec: codec, service: service, at: time)
+            } catch let error as ODataError where (400..<500).contains(error.status ?? 0) {
+                // An expired or refused delta link: read everything again.
+            }
+        }
+        var page = try await Self.firstPage(service, set: set, query: query, trackingChanges: backendDeltas)
+        var rows: [OfflineRow] = []
+        var pages = 1
+        var deltaLink: String?
+        while true {
+            for entity in page.entities where !entity.isRemoved { rows.append(try codec.row(for: entity)) }
+            if let link = page.deltaLink { deltaLink = link }
+            guard let next = page.nextLink else { break }
+            page = try await service.page(link: next, entitySet: set)
+            pages += 1
+        }
+        let refresh = try await store.applyFullRead(
+            id, rows: rows, at: time, backendDeltaLink: backendDeltas ? deltaLink : nil)
+        return Report(refresh: refresh, usedBackendDelta: false, pages: pages, entities: rows.count)
+    }
+
+    private func applyBackendDelta(
+        _ id: OfflineQueryID, link: String, set: String, codec: OfflineRowCodec, service: ODataService, at time: Date
+    ) async throws -> Report {
+        var page = try await service.page(link: link, entitySet: set)
+        var upserts: [OfflineRow] = []
+        var removed: [String] = []
+        var pages = 1
+        var entities = 0
+        var deltaLink: String?
+        while true {
+            for entity in page.entities {
+                entities += 1
+                if entity.isRemoved {
+                    removed.append(try Self.removedKey(entity, codec: codec))
+                } else {
+                    upserts.append(try codec.row(for: entity))
+                }
+            }
+            if let next = page.deltaLink { deltaLink = next }
+            guard let next = page.nextLink else { break }
+            page = try await service.page(link: next, entitySet: set)
+            pages += 1
+        }
+        let refresh = try await store.applyDelta(
+            id, upserts: upserts, removedKeys: removed, at: time, backendDeltaLink: deltaLink ?? link)
+        return Report(refresh: refresh, usedBackendDelta: true, pages: pages, entities: entities)
+    }
+
+    /// A removed entity's key: from its key properties when the delta sent them, else from its id
+    /// (`Products(7)`, `…/Orders(Order=10,Item=2)`).
+    static func removedKey(_ entity: ODataEntity, codec: OfflineRowCodec) throws -> String {
+        if let key = try? codec.key(of: entity) { return key }
+        guard let id = entity.id, let open = id.lastIndex(of: "("), id.hasSuffix(")") else {
+            throw OfflineRowError("a removed entity names neither its key nor an id with one: \(entity.id ?? "no id")")
+        }
+        return String(id[open...])
+    }
+
+    /// The first page of a full read; a back-end that refuses to track changes for this set is read without.
+    private static func firstPage(
+        _ service: ODataService, set: String, query: ODataQuery, trackingChanges: Bool
+    ) async throws -> ODataPage {
+        guard trackingChanges else { return try await service.page(ODataPath(set), query: query) }
+        do {
+            return try await service.page(ODataPath(set), query: query, trackingChanges: true)
+        } catch let error as ODataError where error.status == 400 || error.status == 501 {
+            return try await service.page(ODataPath(set), query: query)
+        }
+    }
+}
