@@ -55,6 +55,18 @@ struct ServiceReadTests {
             double.keys == ["GET StudentSet?$top=2", "GET StudentSet?$top=2&$skip=2", "GET StudentSet?$top=2&$skip=4"])
     }
 
+    /// The last page full: the page after it is asked for and found empty, which ends the pages without being one.
+    @Test func clientPagingV2EndsWithoutAnEmptyPage() async throws {
+        let double = ServiceDouble()
+        double.on("GET StudentSet?$top=2", body: Self.v2Page(["1", "2"]))
+        double.on("GET StudentSet?$top=2&$skip=2", body: Self.v2Page(["3", "4"]))
+        double.on("GET StudentSet?$top=2&$skip=4", body: Self.v2Page([]))
+        var sizes: [Int] = []
+        for try await page in double.service(.v2, pageSize: 2).pages("StudentSet") { sizes.append(page.entities.count) }
+        #expect(sizes == [2, 2])
+        #expect(double.keys.count == 3)
+    }
+
     @Test func serverPagingV4WithRelativeNextLinkAndPrefer() async throws {
         let double = ServiceDouble()
         double.on("GET People", body: #"{"value":[{"UserName":"a"}],"@odata.nextLink":"People?$skiptoken=1"}"#)

@@ -367,7 +367,7 @@ extension HTTPClient {
     private func wait(
         _ delay: Duration, before attempt: Int, of request: HTTPClient.Request, reason: String
     ) async throws {
-        logger.info(
+        logger.debug(
             "retrying \(request.method) \(Redaction.url(request.url)) in \(delay) (attempt \(attempt)): \(reason)"
         )
         try await Task.sleep(for: delay)

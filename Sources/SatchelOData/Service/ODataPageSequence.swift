@@ -49,6 +49,11 @@ public struct ODataPageSequence: AsyncSequence, Sendable {
                 let url = service.url(
                     path: sequence.path.text(for: version), query: try query.queryString(for: version))
                 page = try await service.page(at: url, type: type, operation: operation)
+                // The previous page was full, so this one was asked for; empty, it only says the data ended there.
+                if page.entities.isEmpty && page.nextLink == nil {
+                    next = nil
+                    return nil
+                }
             } else {
                 page = try await service.page(at: service.url(absolute: link), type: type, operation: operation)
             }
