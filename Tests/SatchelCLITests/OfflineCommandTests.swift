@@ -15,6 +15,33 @@ extension SatchelCLITests {
             return (folder, folder.appendingPathComponent("shop.ini").path)
         }
 
+        /// A malformed file is one line naming its line, exit 2, for a command that reads it first (`status`) and one
+        /// that reads it inside its work (`open`); a key the client does not use is a warning, said once.
+        @Test func configurationMistakesNameTheirLines() async throws {
+            let (folder, config) = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try "[endpoint]\nurl = http://127.0.0.1:9/\n[a]\nquery = A\ntrack_deltas = often\n".write(
+                toFile: config, atomically: true, encoding: .utf8)
+            for command in ["status", "open"] {
+                let result = try await SatchelProcess.run(
+                    ["offline", command, config], environment: ["SATCHEL_STORE_PASSPHRASE": "x"])
+                #expect(result.status == 2, "\(command): \(result.stderr)")
+                #expect(
+                    result.stderr
+                        == "satchel: error: \(config) line 5: track_deltas is AUTO, ALWAYS or NEVER, not often\n",
+                    "\(command)")
+            }
+            try "[endpoint]\nurl = http://127.0.0.1:9/\nstroe = x\n[a]\nquery = A\n".write(
+                toFile: config, atomically: true, encoding: .utf8)
+            let warned = try await SatchelProcess.run(
+                ["offline", "status", config], environment: ["SATCHEL_STORE_PASSPHRASE": "x"])
+            let warnings = warned.stderr.split(separator: "\n").filter { $0.hasPrefix("satchel: warning:") }
+            #expect(
+                warnings == [
+                    "satchel: warning: \(config) line 3: unknown key stroe in [endpoint] (known: csrf, indexed_type, name, sap_client, store, url, user)"
+                ])
+        }
+
         @Test func openQueryChangeUpload() async throws {
             let server = try await ODataPyServer.start(maxPageSize: 20, timeout: .seconds(60))
             defer { server.stop() }

@@ -49,8 +49,16 @@ struct OfflineOptions: ParsableArguments {
     var unencrypted = false
 
     /// The configuration; a key it does not use is said on standard error with its line (once per run).
+    /// A configuration that cannot be used is said as one line (with its line number) and exits 2, wherever the
+    /// command reads it.
     func file() throws -> OfflineConfigurationFile {
-        let file = try OfflineConfigurationFile(contentsOf: config)
+        let file: OfflineConfigurationFile
+        do {
+            file = try OfflineConfigurationFile(contentsOf: config)
+        } catch {
+            let code = ErrorReport.report(error, verbose: false)
+            throw ExitCode(code.rawValue)
+        }
         if Self.warned.withLock({ $0.insert(config).inserted }) {
             for warning in file.warnings { Terminal.writeError("satchel: warning: \(warning)\n") }
         }

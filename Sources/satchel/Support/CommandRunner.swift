@@ -7,6 +7,8 @@ enum CommandRunner {
         global.bootstrapLogging()
         do {
             try await Interrupts.cancellingOnInterrupt(work)
+        } catch let exit as ExitCode {
+            throw exit  // already said
         } catch {
             let code = ErrorReport.report(error, verbose: global.isVerbose)
             throw ExitCode(code.rawValue)
