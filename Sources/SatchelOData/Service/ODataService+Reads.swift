@@ -37,6 +37,21 @@ extension ODataService {
             extraHeaders: trackingChanges ? ["Prefer": "odata.track-changes"] : [:])
     }
 
+    /// The first page of `path` asking the service to track changes; a service that refuses to for this set (SAP
+    /// Gateway answers 400 for a set without delta support, others 501) is read without, and the page then carries
+    /// no delta link.
+    public func pageTrackingChangesIfSupported(
+        _ path: ODataPath, query: ODataQuery = ODataQuery()
+    ) async throws
+        -> ODataPage
+    {
+        do {
+            return try await page(path, query: query, trackingChanges: true)
+        } catch let error as ODataError where [400, 501].contains(error.status ?? 0) {
+            return try await page(path, query: query)
+        }
+    }
+
     /// The page at an absolute or service-relative link (`@odata.nextLink`, `__next`, a delta link).
     public func page(link: String, entitySet: String? = nil) async throws -> ODataPage {
         try await page(

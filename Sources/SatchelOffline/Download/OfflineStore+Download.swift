@@ -60,12 +60,12 @@ extension OfflineStore {
                 full = false
             } catch let error as ODataError where (400..<500).contains(error.status ?? 0) {
                 // An expired or refused delta link: read everything again.
-                page = try await Self.firstPage(service: service, set: set, query: query)
+                page = try await service.pageTrackingChangesIfSupported(ODataPath(set), query: query)
             }
         } else if !definingQuery.tracksChanges {
             page = try await service.page(ODataPath(set), query: query)
         } else {
-            page = try await Self.firstPage(service: service, set: set, query: query)
+            page = try await service.pageTrackingChangesIfSupported(ODataPath(set), query: query)
         }
         let generation = full ? previous + 1 : previous
         var newDeltaLink: String?
@@ -110,16 +110,6 @@ extension OfflineStore {
             try db.execute(
                 sql: "UPDATE s_defining_queries SET complete = 1, delta_link = ?, generation = ? WHERE name = ?",
                 arguments: [link, generation, name])
-        }
-    }
-
-    /// The first page of a full read, the service asked to track changes; a service that refuses to for this set
-    /// (SAP Gateway answers 400 for a set without delta support) is read without.
-    private static func firstPage(service: ODataService, set: String, query: ODataQuery) async throws -> ODataPage {
-        do {
-            return try await service.page(ODataPath(set), query: query, trackingChanges: true)
-        } catch let error as ODataError where [400, 501].contains(error.status ?? 0) {
-            return try await service.page(ODataPath(set), query: query)
         }
     }
 

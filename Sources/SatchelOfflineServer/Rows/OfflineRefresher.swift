@@ -45,7 +45,10 @@ public struct OfflineRefresher: Sendable {
                 // An expired or refused delta link: read everything again.
             }
         }
-        var page = try await Self.firstPage(service, set: set, query: query, trackingChanges: backendDeltas)
+        var page =
+            backendDeltas
+            ? try await service.pageTrackingChangesIfSupported(ODataPath(set), query: query)
+            : try await service.page(ODataPath(set), query: query)
         var rows: [OfflineRow] = []
         var pages = 1
         var deltaLink: String?
@@ -97,17 +100,5 @@ public struct OfflineRefresher: Sendable {
             throw OfflineRowError("a removed entity names neither its key nor an id with one: \(entity.id ?? "no id")")
         }
         return String(id[open...])
-    }
-
-    /// The first page of a full read; a back-end that refuses to track changes for this set is read without.
-    private static func firstPage(
-        _ service: ODataService, set: String, query: ODataQuery, trackingChanges: Bool
-    ) async throws -> ODataPage {
-        guard trackingChanges else { return try await service.page(ODataPath(set), query: query) }
-        do {
-            return try await service.page(ODataPath(set), query: query, trackingChanges: true)
-        } catch let error as ODataError where error.status == 400 || error.status == 501 {
-            return try await service.page(ODataPath(set), query: query)
-        }
     }
 }

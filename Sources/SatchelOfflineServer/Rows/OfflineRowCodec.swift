@@ -28,7 +28,7 @@ public struct OfflineRowCodec: Sendable {
 
     /// The row of `entity`. An entity without one of its key properties is refused (never a row with a null key).
     public func row(for entity: ODataEntity) throws(OfflineRowError) -> OfflineRow {
-        let body = try Self.canonical(try body(of: entity))
+        let body = Self.canonical(try body(of: entity))
         return OfflineRow(key: try key(of: entity), hash: Data(SHA256.hash(data: body)), body: body)
     }
 
@@ -64,7 +64,7 @@ public struct OfflineRowCodec: Sendable {
     }
 
     /// The bytes of `value` with every object's members sorted by name.
-    static func canonical(_ value: JSONValue) throws(OfflineRowError) -> Data {
+    static func canonical(_ value: JSONValue) -> Data {
         Data(sorted(value).serialized())
     }
 

@@ -48,10 +48,7 @@ package enum PrivateFiles {
     /// The first line of a file holding a secret (a password), after checking that the file belongs to this
     /// process's user (or root) and that nobody else may read or change it. `role` names the secret in messages.
     package static func readSecret(_ file: URL, role: String) throws(PrivateFileError) -> String {
-        guard let (mode, owner) = access(of: file) else { throw PrivateFileError("cannot read \(file.path)") }
-        guard owner == geteuid() || owner == 0 else {
-            throw PrivateFileError("\(file.path) belongs to another user (uid \(owner))")
-        }
+        let mode = try ownedMode(of: file)
         guard mode & 0o077 == 0 else {
             throw PrivateFileError(
                 "the \(role) file \(file.path) may be read by others (mode \(String(mode, radix: 8))): chmod 600 it")
@@ -67,14 +64,20 @@ package enum PrivateFiles {
     /// Refuses a configuration file that others could change, or that belongs to someone else: what it says
     /// decides where credentials go. `role` names the file in messages.
     package static func checkNotWritableByOthers(_ file: URL, role: String) throws(PrivateFileError) {
-        guard let (mode, owner) = access(of: file) else { throw PrivateFileError("cannot read \(file.path)") }
-        guard owner == geteuid() || owner == 0 else {
-            throw PrivateFileError("\(file.path) belongs to another user (uid \(owner))")
-        }
+        let mode = try ownedMode(of: file)
         guard mode & 0o022 == 0 else {
             throw PrivateFileError(
                 "the \(role) \(file.path) may be changed by others (mode \(String(mode, radix: 8))): chmod go-w it")
         }
+    }
+
+    /// The permission bits of `file`, once it is known to belong to this process's user or root.
+    private static func ownedMode(of file: URL) throws(PrivateFileError) -> Int {
+        guard let (mode, owner) = access(of: file) else { throw PrivateFileError("cannot read \(file.path)") }
+        guard owner == geteuid() || owner == 0 else {
+            throw PrivateFileError("\(file.path) belongs to another user (uid \(owner))")
+        }
+        return mode
     }
 
     /// Sets `path`'s mode when it exists.
