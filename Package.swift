@@ -158,8 +158,9 @@ let package = Package(
         .target(
             name: "SatchelOfflineServer",
             dependencies: [
-                "SatchelText", "SatchelJSON", "SatchelOData", "SatchelOffline", "SatchelRepository",
+                "SatchelText", "SatchelJSON", "SatchelHTTP", "SatchelOData", "SatchelOffline", "SatchelRepository",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -207,6 +208,8 @@ let package = Package(
                 "SatchelRepository", "SatchelRepositoryPostgres", "SatchelCMISCore", "SatchelCMISQL", "SatchelJSON",
                 "SatchelXML",
                 "SatchelGateway",
+                "SatchelHTTP",
+                "SatchelOfflineServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -299,7 +302,8 @@ let package = Package(
             name: "SatchelOfflineServerTests",
             dependencies: [
                 "SatchelOfflineServer", "SatchelOffline", "SatchelOData", "SatchelRepository", "SatchelHTTP",
-                "SatchelTestSupport",
+                "SatchelTestSupport", "SatchelServer", "SatchelStore",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

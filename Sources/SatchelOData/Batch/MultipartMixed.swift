@@ -154,7 +154,7 @@ package struct MultipartMixed: Sendable {
     }
 
     /// Reads a header block (lines up to an empty line; folded lines joined); returns where the body starts.
-    static func readHeaders(
+    package static func readHeaders(
         _ bytes: [UInt8], range: Range<Int>, limits: Limits, context: String
     ) throws -> (HTTPClient.Headers, Int) {
         var headers = HTTPClient.Headers()
@@ -206,7 +206,7 @@ package struct MultipartMixed: Sendable {
         return (headers, range.upperBound)
     }
 
-    static func invalid(_ message: String) -> ODataError {
+    package static func invalid(_ message: String) -> ODataError {
         ODataError(.invalidPayload, message, operation: "read the $batch response")
     }
 }

@@ -13,6 +13,15 @@ package struct ODataBatchPartResponse: Sendable {
     package var atomicityGroup: String?
 }
 
+/// One request inside a `$batch` request, as a client sent it.
+package struct ODataBatchPartRequest: Sendable {
+    package var method: String
+    /// As written on the request line: relative to the service root, an absolute path, or an absolute URL.
+    package var target: String
+    package var headers: HTTPClient.Headers
+    package var body: Data
+}
+
 /// Reads `$batch` response bodies: `multipart/mixed` (V2 and V4) and 4.01 JSON. Whole-body problems (no
 /// boundary, truncated, not JSON) throw ``ODataError/Code/invalidPayload``; a part that cannot be read (a
 /// garbled status line) becomes that part's error and the others are kept.
@@ -87,34 +96,68 @@ package struct ODataBatchReader: Sendable {
     static func parseHTTPResponse(
         _ data: Data, label: String, limits: MultipartMixed.Limits = .init()
     ) throws -> ODataBatchPartResponse {
-        let bytes = [UInt8](data)
-        var start = 0
-        while start < bytes.count, bytes[start] == UInt8(ascii: "\r") || bytes[start] == UInt8(ascii: "\n") {
-            start += 1
-        }
-        var lineEnd = start
-        while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n"), lineEnd - start < 8192 { lineEnd += 1 }
-        let statusLine = String(decoding: bytes[start..<lineEnd], as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let pieces = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+        let message = try HTTPMessage(data, label: label, limits: limits)
+        let pieces = message.startLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
         guard pieces.count >= 2, pieces[0].hasPrefix("HTTP/"), pieces[1].count == 3,
             let status = Int(pieces[1]), (100...599).contains(status)
         else {
             throw MultipartMixed.invalid(
-                "\(label) does not start with an HTTP status line: \(String(statusLine.prefix(80)).debugDescription)")
+                "\(label) does not start with an HTTP status line: \(String(message.startLine.prefix(80)).debugDescription)"
+            )
         }
-        let headerStart = min(lineEnd + 1, bytes.count)
-        let (headers, bodyStart) = try MultipartMixed.readHeaders(
-            bytes, range: headerStart..<bytes.count, limits: limits, context: label)
-        var bodyEnd = bytes.count
-        // Content-Length cuts off padding some servers leave before the next delimiter; a larger value than
-        // what is there is not trusted (some servers count characters, not bytes).
-        if let length = headers["Content-Length"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
-            length >= 0, bodyStart + length < bodyEnd
-        {
-            bodyEnd = bodyStart + length
+        return ODataBatchPartResponse(status: status, headers: message.headers, body: message.body)
+    }
+
+    /// An HTTP/1.1 request message inside a `$batch` request (a server reading one): request line, headers, empty
+    /// line, body (cut at `Content-Length`; the line break before the next delimiter is the delimiter's).
+    package static func parseHTTPRequest(
+        _ data: Data, label: String, limits: MultipartMixed.Limits = .init()
+    ) throws -> ODataBatchPartRequest {
+        var message = try HTTPMessage(data, label: label, limits: limits)
+        let pieces = message.startLine.split(separator: " ", omittingEmptySubsequences: true)
+        guard pieces.count == 3, pieces[2].hasPrefix("HTTP/"), pieces[0].allSatisfy({ $0.isLetter }) else {
+            throw MultipartMixed.invalid(
+                "\(label) does not start with an HTTP request line: \(String(message.startLine.prefix(80)).debugDescription)"
+            )
         }
-        return ODataBatchPartResponse(status: status, headers: headers, body: Data(bytes[bodyStart..<bodyEnd]))
+        while let last = message.body.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") {
+            message.body.removeLast()
+        }
+        return ODataBatchPartRequest(
+            method: String(pieces[0]).uppercased(), target: String(pieces[1]), headers: message.headers,
+            body: message.body)
+    }
+
+    /// A message's start line, headers and body.
+    private struct HTTPMessage {
+        var startLine: String
+        var headers: HTTPClient.Headers
+        var body: Data
+
+        init(_ data: Data, label: String, limits: MultipartMixed.Limits) throws {
+            let bytes = [UInt8](data)
+            var start = 0
+            while start < bytes.count, bytes[start] == UInt8(ascii: "\r") || bytes[start] == UInt8(ascii: "\n") {
+                start += 1
+            }
+            var lineEnd = start
+            while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n"), lineEnd - start < 8192 { lineEnd += 1 }
+            startLine = String(decoding: bytes[start..<lineEnd], as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let headerStart = min(lineEnd + 1, bytes.count)
+            let bodyStart: Int
+            (headers, bodyStart) = try MultipartMixed.readHeaders(
+                bytes, range: headerStart..<bytes.count, limits: limits, context: label)
+            var bodyEnd = bytes.count
+            // Content-Length cuts off padding some servers leave before the next delimiter; a larger value than
+            // what is there is not trusted (some servers count characters, not bytes).
+            if let length = headers["Content-Length"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
+                length >= 0, bodyStart + length < bodyEnd
+            {
+                bodyEnd = bodyStart + length
+            }
+            body = Data(bytes[bodyStart..<bodyEnd])
+        }
     }
 
     /// A 4.01 JSON batch response: `{"responses": [{"id", "status", "headers", "body", "atomicityGroup"}]}`.

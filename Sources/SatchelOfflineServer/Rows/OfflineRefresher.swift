@@ -33,7 +33,7 @@ public struct OfflineRefresher: Sendable {
         let (set, query) = try definingQuery.parsed(version: version)
         let codec: OfflineRowCodec
         do {
-            codec = try OfflineRowCodec(entitySet: set, metadata: try await service.metadata())
+            codec = try OfflineRowCodec(entitySet: set, metadata: try await service.metadata(), version: version)
         } catch let error as OfflineRowError {
             throw OfflineRowError("defining query \(definingQuery.name): \(error.message)")
         }

@@ -5,25 +5,30 @@ public import SatchelRepository
 import SatchelJSON
 
 /// Turns entities read from the back-end into the rows of the middle tier's row state (``OfflineTierStore``): the
-/// key is the entity's key predicate (`(ID=7)`, `('HT-1000')`), the body its canonical JSON (members sorted, so
-/// the same entity always gives the same bytes, whatever order the back-end wrote it in), the hash the SHA-256 of
-/// the body. The body holds the properties, the ETag and the media ETag and type: a change to any of them is a
-/// change of the row.
+/// key is the entity's key predicate in the back-end's version (`(ID=7)`, `('HT-1000')`), the body the entity as
+/// the back-end's JSON format writes it (V4 `@odata.etag`, V2 `__metadata`), canonical: members sorted, so the
+/// same entity always gives the same bytes whatever order the back-end wrote it in. The hash is the SHA-256 of the
+/// body. The body holds the properties, the type, the ETag and the media ETag and type: a change to any of them is
+/// a change of the row, and the body is what a client receives, byte for byte.
 public struct OfflineRowCodec: Sendable {
     /// The entity type's key properties, in key order.
     public var keyProperties: [String]
+    /// The back-end's version: the JSON format of the bodies and the syntax of the keys.
+    public var version: ODataVersion
 
-    public init(keyProperties: [String]) {
+    public init(keyProperties: [String], version: ODataVersion = .v4) {
         self.keyProperties = keyProperties
+        self.version = version
     }
 
     /// The codec of an entity set's type, from the back-end's metadata.
-    public init(entitySet: String, metadata: ODataMetadata) throws(OfflineRowError) {
+    public init(entitySet: String, metadata: ODataMetadata, version: ODataVersion) throws(OfflineRowError) {
         guard let set = metadata.entitySet(named: entitySet), let type = metadata.entityType(named: set.entityType)
         else { throw OfflineRowError("the back-end's metadata has no entity set \(entitySet)") }
         let key = metadata.key(of: type)
         guard !key.isEmpty else { throw OfflineRowError("\(type.qualifiedName) has no key") }
         keyProperties = key
+        self.version = version
     }
 
     /// The row of `entity`. An entity without one of its key properties is refused (never a row with a null key).
@@ -32,7 +37,7 @@ public struct OfflineRowCodec: Sendable {
         return OfflineRow(key: try key(of: entity), hash: Data(SHA256.hash(data: body)), body: body)
     }
 
-    /// The key predicate of `entity` (V4 syntax, the same for every version of the back-end).
+    /// The key predicate of `entity` in the back-end's syntax.
     public func key(of entity: ODataEntity) throws(OfflineRowError) -> String {
         var parts: [(String, ODataLiteral)] = []
         for name in keyProperties {
@@ -43,23 +48,41 @@ public struct OfflineRowCodec: Sendable {
             parts.append((keyProperties.count == 1 ? "" : name, ODataLiteral(value)))
         }
         let key = parts.count == 1 ? ODataKey.single(parts[0].1) : ODataKey(parts: parts)
-        return key.predicate(for: .v4)
+        return key.predicate(for: version)
     }
 
     private func body(of entity: ODataEntity) throws(OfflineRowError) -> JSONValue {
-        var object = JSONObject()
+        var plain = entity
+        // Links to the back-end are not part of the row: a client addresses an entity by its set and key.
+        plain.id = nil
+        plain.editLink = nil
+        plain.readLink = nil
+        plain.mediaReadLink = nil
+        plain.mediaEditLink = nil
+        plain.navigationLinks = [:]
+        plain.bindings = [:]
+        let written: JSONValue
         do {
-            let writer = ODataPayloadWriter(version: .v4)
-            var properties = JSONObject()
-            for (name, value) in entity.properties { properties.append(key: name, value: try writer.json(for: value)) }
-            object.append(key: "properties", value: .object(properties))
+            written = try ODataPayloadWriter(version: version).json(for: plain)
         } catch {
             throw OfflineRowError("an entity's properties cannot be written: \(error)")
         }
-        if let etag = entity.etag { object.append(key: "etag", value: .string(etag)) }
-        if let type = entity.type { object.append(key: "type", value: .string(type)) }
-        if let etag = entity.mediaETag { object.append(key: "mediaETag", value: .string(etag)) }
-        if let type = entity.mediaContentType { object.append(key: "mediaContentType", value: .string(type)) }
+        guard case .object(var object) = written else { return written }
+        if version == .v2 {
+            var metadata = JSONObject()
+            if let type = entity.type { metadata.append(key: "type", value: .string(type)) }
+            if let etag = entity.etag { metadata.append(key: "etag", value: .string(etag)) }
+            if let type = entity.mediaContentType { metadata.append(key: "content_type", value: .string(type)) }
+            if let etag = entity.mediaETag { metadata.append(key: "media_etag", value: .string(etag)) }
+            object = JSONObject(object.filter { $0.key != "__metadata" })
+            if !metadata.isEmpty { object.append(key: "__metadata", value: .object(metadata)) }
+        } else {
+            if let etag = entity.etag { object.append(key: "@odata.etag", value: .string(etag)) }
+            if let type = entity.mediaContentType {
+                object.append(key: "@odata.mediaContentType", value: .string(type))
+            }
+            if let etag = entity.mediaETag { object.append(key: "@odata.mediaEtag", value: .string(etag)) }
+        }
         return .object(object)
     }
 

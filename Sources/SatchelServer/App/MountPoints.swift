@@ -13,10 +13,11 @@ public enum MountPoints {
     /// The AtomPub binding mount points.
     public static let atom = [mobileDocumentsAtom, cmisAtom]
     /// Paths under these prefixes need an authenticated caller (401 with a Basic challenge otherwise).
-    public static let protectedPrefixes = ["/mcm/", "/cmis/", "/nuxeo/"]
+    public static let protectedPrefixes = ["/mcm/", "/cmis/", "/nuxeo/", "/offline/"]
 
     /// Whether `path` needs authentication.
     public static func isProtected(_ path: String) -> Bool {
         protectedPrefixes.contains { path.hasPrefix($0) } || path == "/mcm" || path == "/cmis" || path == "/nuxeo"
+            || path == "/offline"
     }
 }

@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdTLS
 public import Logging
 import SatchelGateway
+import SatchelOfflineServer
 import SatchelRepository
 import ServiceLifecycle
 import Synchronization
@@ -173,9 +174,17 @@ public struct SatchelServerApp: Sendable {
             await StoreFactory.close(store)
             throw error
         }
-        let environment = BindingEnvironment(
+        var environment = BindingEnvironment(
             service: service, blobs: blobs, limits: configuration.limits, xsrfPolicy: configuration.xsrfPolicy,
             omitNewTypeCapabilities: configuration.omitNewTypeCapabilities, documentMarks: marks)
+        if !configuration.offline.isEmpty {
+            do {
+                environment.offlineTier = try makeOfflineTier(store)
+            } catch {
+                await StoreFactory.close(store)
+                throw error
+            }
+        }
         let authenticator = Authenticator(
             users: users, basicCacheTTL: configuration.credentialCacheTTL, throttling: configuration.loginThrottling,
             tokens: tokens)
@@ -183,6 +192,22 @@ public struct SatchelServerApp: Sendable {
         return Prepared(
             store: store, environment: environment, authenticator: authenticator, demoCredentials: demo,
             dataFolderLock: lock)
+    }
+
+    /// The offline middle tier over `store`, which keeps its row state and upload ledger.
+    func makeOfflineTier(_ store: any MetadataStore) throws -> OfflineTier {
+        guard let tierStore = store as? any OfflineTier.Store else {
+            throw ServerError(
+                "--offline keeps its state in the server's store, and this store (PostgreSQL) does not keep it yet:"
+                    + " use the SQLite store (the default) or --memory")
+        }
+        do {
+            return try OfflineTier(
+                applications: configuration.offline, store: tierStore, limits: configuration.offlineLimits,
+                logger: Logger(label: "satchel.offline"))
+        } catch {
+            throw ServerError("\(error)")
+        }
     }
 
     /// Locks `<data>/satchel.lock` until the returned descriptor is closed (when the server stops, or the process
@@ -230,6 +255,9 @@ public struct SatchelServerApp: Sendable {
         ServiceRoutes.register(
             on: router, environment: environment, authenticator: authenticator, proxies: configuration.trustedProxies)
         for binding in bindings { binding.register(on: router, environment: environment) }
+        if let tier = environment.offlineTier {
+            OfflineTierRoutes.register(on: router, tier: tier, environment: environment)
+        }
         return router
     }
 }

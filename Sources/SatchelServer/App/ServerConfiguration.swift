@@ -1,6 +1,7 @@
 public import Foundation
 public import Logging
 public import SatchelGateway
+public import SatchelOfflineServer
 
 /// Everything `satchel serve` needs to start: where to listen, where data lives, who may log in, which store.
 ///
@@ -49,6 +50,10 @@ public struct ServerConfiguration: Sendable {
     public var gateway: GatewayConfiguration?
     /// HTTPS instead of plain HTTP (`--tls-cert`, `--tls-key`).
     public var tls: TLSFiles?
+    /// Offline applications served by the middle tier under `/offline/` (`satchel serve --offline FILE.ini`).
+    public var offline: [OfflineApplicationConfiguration] = []
+    /// The middle tier's page size, timeouts and upload limit.
+    public var offlineLimits = OfflineTierLimits()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, usersFile: URL? = nil,

@@ -2,6 +2,7 @@ public import Hummingbird
 public import NIOCore
 public import SatchelCMISCore
 public import SatchelRepository
+public import SatchelOfflineServer
 
 /// The per-request context of every route: Hummingbird's core storage plus who is calling.
 ///
@@ -81,6 +82,8 @@ public struct BindingEnvironment: Sendable {
     let responses = ResponseCache()
     /// Nuxeo's locks and trash for the repositories served.
     public var documentMarks: DocumentMarks
+    /// The offline middle tier, when the server serves offline applications (`--offline`).
+    public var offlineTier: OfflineTier?
 
     public init(
         service: any CMISService, blobs: BlobStore, limits: RequestLimits = .init(), xsrfPolicy: XSRFPolicy = .standard,

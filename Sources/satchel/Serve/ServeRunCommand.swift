@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SatchelGateway
+import SatchelOfflineServer
 import SatchelServer
 
 /// `satchel serve [run]`: starts the server and runs until SIGINT or SIGTERM.
@@ -47,6 +48,12 @@ struct ServeRunCommand: AsyncParsableCommand {
             "Mount back-end CMIS repositories beside the local ones, as this JSON file describes (docs/gateway.md).",
             valueName: "file"))
     var gateway: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve the offline middle tier for this SAP application configuration file (repeatable;"
+                + " docs/offline-server.md).", valueName: "file.ini"))
+    var offline: [String] = []
 
     @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "file"))
     var tlsCert: String?
@@ -95,6 +102,16 @@ struct ServeRunCommand: AsyncParsableCommand {
                 configuration.gateway = try GatewayConfiguration.load(from: URL(fileURLWithPath: gateway))
             } catch {
                 Terminal.writeError("satchel serve: \(error)\n")
+                throw ExitCode(SatchelExitCode.usage.rawValue)
+            }
+        }
+        for file in offline {
+            do {
+                let application = try OfflineApplicationConfiguration(contentsOf: file)
+                for warning in application.warnings { Terminal.writeError("satchel serve: warning: \(warning)\n") }
+                configuration.offline.append(application)
+            } catch {
+                Terminal.writeError("satchel serve: error: \(error)\n")
                 throw ExitCode(SatchelExitCode.usage.rawValue)
             }
         }
@@ -159,6 +176,14 @@ enum ServeBanner {
         ]
         for mount in configuration.gateway?.mounts ?? [] {
             lines.append("  Gateway mount              \(mount.id) (a repository of every API above)")
+        }
+        for application in configuration.offline {
+            for endpoint in application.endpoints {
+                let queries = endpoint.definingQueries.map(\.name).joined(separator: ", ")
+                lines.append(
+                    "  Offline OData      \(endpoint.name.padding(toLength: 8, withPad: " ", startingAt: 0)) \(base)/offline/\(endpoint.name)/"
+                        + " → \(endpoint.backendURL.absoluteString) (\(queries))")
+            }
         }
         switch configuration.store {
         case .memory: lines.append("  Store                      memory (nothing is kept after the server stops)")

@@ -27,6 +27,8 @@ public final class MemoryMetadataStore: MetadataStore {
     private let state = Mutex(State())
     /// The offline middle tier's row state (``OfflineTierStore``), apart from the objects' state.
     let offline = Mutex([OfflineQueryID: MemoryOfflineQuery]())
+    /// The offline middle tier's upload ledger (``OfflineUploadLedger``).
+    let ledger = Mutex(MemoryUploadLedger())
 
     public init() {}
 

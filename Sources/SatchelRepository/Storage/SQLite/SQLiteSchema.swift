@@ -106,6 +106,9 @@ enum SQLiteSchema {
         migrator.registerMigration("v4: offline tier") { db in
             try db.execute(sql: SQLiteSchema.offlineTierTables)
         }
+        migrator.registerMigration("v5: offline upload ledger") { db in
+            try db.execute(sql: SQLiteSchema.offlineLedgerTable)
+        }
         return migrator
     }
 
@@ -136,6 +139,27 @@ enum SQLiteSchema {
             PRIMARY KEY (endpoint, query, scope, key)
         );
         CREATE INDEX offline_rows_by_version ON offline_rows (endpoint, query, scope, version, key);
+        """
+
+    /// ``OfflineUploadLedger``'s table (v5): one row per uploaded request, keyed by endpoint, user and
+    /// repeatability id; the answer's headers as JSON.
+    static let offlineLedgerTable = """
+        CREATE TABLE offline_ledger (
+            endpoint TEXT NOT NULL,
+            user TEXT NOT NULL,
+            request_id TEXT NOT NULL,
+            method TEXT NOT NULL,
+            target TEXT NOT NULL,
+            body_hash BLOB NOT NULL,
+            state TEXT NOT NULL,
+            attempts INTEGER NOT NULL,
+            status INTEGER,
+            headers TEXT,
+            body BLOB,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (endpoint, user, request_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX offline_ledger_by_time ON offline_ledger (endpoint, updated_at);
         """
 
     /// ``ServerStateStore``'s tables (v3): the Nuxeo API's locks and trash marks, keyed by (repository, key), and

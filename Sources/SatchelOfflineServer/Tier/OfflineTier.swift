@@ -1,0 +1,129 @@
+public import Foundation
+public import Logging
+public import SatchelHTTP
+public import SatchelOffline
+import SatchelOData
+public import SatchelRepository
+
+/// The offline middle tier (docs/offline-server.md): for each `[endpoint]` of its application configuration files,
+/// an OData service root that stands in front of the back-end. Reads of defining queries are answered from the row
+/// state in the server's store (refreshed from the back-end per `refresh_interval`, shared data with the service
+/// account, a user's own with theirs), with delta links the middle tier answers itself; changes go to the back-end
+/// through the upload ledger, so a retried upload is never applied twice; anything else is passed to the back-end
+/// with the user's credentials.
+///
+/// ```swift
+/// let tier = try OfflineTier(applications: [try OfflineApplicationConfiguration(contentsOf: "app.ini")], store: store)
+/// let answer = await tier.handle(
+///     endpoint: "products",
+///     OfflineTierRequest(method: "GET", path: "Products", user: "ada", password: "…", root: "https://host/offline/products/"))
+/// ```
+///
+/// The HTTP server (`satchel serve --offline FILE.ini`) authenticates the caller and passes requests under
+/// `/offline/{endpoint}/` here.
+public final class OfflineTier: Sendable {
+    /// The store that keeps row state and the upload ledger.
+    public typealias Store = OfflineTierStore & OfflineUploadLedger
+
+    public let applications: [OfflineApplicationConfiguration]
+    let endpoints: [String: OfflineEndpoint]
+    let store: any Store
+    public let limits: OfflineTierLimits
+    let logger: Logger
+    /// The time the middle tier goes by (tests move it to pass a refresh interval).
+    let clock: @Sendable () -> Date
+
+    public init(
+        applications: [OfflineApplicationConfiguration], store: any Store,
+        transport: any HTTPTransport = HTTPClient.defaultTransport(), limits: OfflineTierLimits = OfflineTierLimits(),
+        logger: Logger = Logger(label: "satchel.offline"), clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws(OfflineConfigurationError) {
+        var endpoints: [String: OfflineEndpoint] = [:]
+        var files: [String: String] = [:]
+        for application in applications {
+            for endpoint in application.endpoints {
+                if let other = files[endpoint.name] {
+                    throw OfflineConfigurationError(
+                        file: application.file, line: endpoint.line,
+                        "endpoint \(endpoint.name) is also defined in \(other)")
+                }
+                files[endpoint.name] = application.file
+                endpoints[endpoint.name] = OfflineEndpoint(
+                    configuration: endpoint, transport: transport, timeout: limits.backendTimeout)
+            }
+        }
+        self.applications = applications
+        self.endpoints = endpoints
+        self.store = store
+        self.limits = limits
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// The endpoints served, in file order.
+    public var endpointNames: [String] { applications.flatMap { $0.endpoints.map(\.name) } }
+
+    /// Answers `request` to `endpoint`. Never throws: every failure is an OData error in the back-end's version.
+    public func handle(endpoint name: String, _ request: OfflineTierRequest) async -> OfflineTierResponse {
+        guard let endpoint = endpoints[name] else {
+            return .error(
+                404, code: "satchel.noSuchEndpoint",
+                "no offline endpoint \(name); served: \(endpointNames.joined(separator: ", "))", version: .v4)
+        }
+        var version = ODataVersion.v4
+        do {
+            let backend =
+                try endpoint.serviceAccount ?? endpoint.backend(user: request.user, password: request.password)
+            version = try await endpoint.version(using: backend)
+            switch request.method {
+            case "GET", "HEAD":
+                return try await read(request, endpoint: endpoint, version: version)
+            case "POST", "PUT", "PATCH", "MERGE", "DELETE":
+                if request.path == "$batch" {
+                    return try await batch(request, endpoint: endpoint, version: version)
+                }
+                return try await upload(request, endpoint: endpoint, version: version)
+            default:
+                return .error(
+                    405, code: "satchel.methodNotAllowed", "\(request.method) is not an OData request", version: version
+                )
+            }
+        } catch let failure as OfflineTierFailure {
+            return .error(failure.status, code: failure.code, failure.message, version: version, inner: failure.inner)
+        } catch let error as ODataError {
+            logger.warning(
+                "offline endpoint \(name): the back-end failed",
+                metadata: ["user": "\(request.user)", "path": "\(request.path)", "error": "\(error)"])
+            let status = error.status.map { (400..<600).contains($0) ? $0 : 502 } ?? 502
+            return .error(
+                status, code: "satchel.backend", "the back-end of \(name) failed: \(error.message)", version: version)
+        } catch {
+            logger.error(
+                "offline endpoint \(name) failed",
+                metadata: ["user": "\(request.user)", "path": "\(request.path)", "error": "\(error)"])
+            return .error(500, code: "satchel.internal", "offline endpoint \(name) failed: \(error)", version: version)
+        }
+    }
+}
+
+/// What the middle tier accepts and how long it waits.
+public struct OfflineTierLimits: Sendable {
+    /// Entities per page of a defining query's read (a client may ask for fewer with `Prefer: odata.maxpagesize`).
+    public var pageSize: Int
+    /// The longest a back-end request may take.
+    public var backendTimeout: Duration
+    /// The largest request body forwarded (an upload, a `$batch`).
+    public var maxUploadBytes: Int
+    /// The largest back-end answer passed through.
+    public var maxPassThroughBytes: Int
+
+    public init(
+        pageSize: Int = 1000, backendTimeout: Duration = .seconds(60), maxUploadBytes: Int = 64 << 20,
+        maxPassThroughBytes: Int = 256 << 20
+    ) {
+        self.pageSize = pageSize
+        self.backendTimeout = backendTimeout
+        self.maxUploadBytes = maxUploadBytes
+        self.maxPassThroughBytes = maxPassThroughBytes
+    }
+}

@@ -1,0 +1,96 @@
+public import Foundation
+public import SatchelHTTP
+public import SatchelOData
+import SatchelJSON
+
+/// A request to one endpoint of the middle tier, as the server received it, after authentication.
+public struct OfflineTierRequest: Sendable {
+    /// `GET`, `POST`, `PATCH`, `PUT`, `MERGE`, `DELETE`.
+    public var method: String
+    /// The path under the endpoint's root, percent-encoded as received, without a leading `/` (`Products`,
+    /// `Products(7)`, `$metadata`, `$batch`).
+    public var path: String
+    /// The query text without `?` (empty for none).
+    public var query: String
+    public var headers: HTTPClient.Headers
+    public var body: Data
+    /// Who is calling (authenticated by the server) and, signed in with Basic, their password, which per-user
+    /// data and uploads pass on to the back-end.
+    public var user: String
+    public var password: String?
+    /// The endpoint's root as the client sees it (`https://host/offline/products/`), for the links in answers.
+    public var root: String
+
+    public init(
+        method: String, path: String, query: String = "", headers: HTTPClient.Headers = [:], body: Data = Data(),
+        user: String, password: String?, root: String
+    ) {
+        self.method = method.uppercased()
+        self.path = path.hasPrefix("/") ? String(path.dropFirst()) : path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.user = user
+        self.password = password
+        self.root = root.hasSuffix("/") ? root : root + "/"
+    }
+
+    /// The method a V2 client tunnels through `POST` (`X-HTTP-Method: MERGE`), else the method.
+    var effectiveMethod: String {
+        if method == "POST", let tunnelled = headers["X-HTTP-Method"], !tunnelled.isEmpty {
+            return tunnelled.uppercased()
+        }
+        return method
+    }
+
+    /// The path and query, as the ledger records a request's target.
+    var target: String { query.isEmpty ? path : path + "?" + query }
+}
+
+/// The middle tier's answer.
+public struct OfflineTierResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPClient.Headers
+    public var body: Data
+
+    public init(status: Int, headers: HTTPClient.Headers = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// An OData error in the client's version (V4 `error` with `message`, V2 `error` with `message.value`), with
+    /// `inner` (the back-end's own answer) as the inner error when there is one.
+    static func error(
+        _ status: Int, code: String, _ message: String, version: ODataVersion, inner: OfflineLedgerAnswerText? = nil
+    ) -> OfflineTierResponse {
+        var error = JSONObject()
+        error.append(key: "code", value: .string(code))
+        if version == .v2 {
+            error.append(key: "message", value: ["lang": "en", "value": .string(message)])
+        } else {
+            error.append(key: "message", value: .string(message))
+        }
+        if let inner {
+            error.append(
+                key: "innererror",
+                value: ["status": .number(JSONNumber(Int64(inner.status))), "body": .string(inner.text)])
+        }
+        var headers = HTTPClient.Headers()
+        headers.add("Content-Type", "application/json")
+        if version == .v2 { headers.add("DataServiceVersion", "1.0") } else { headers.add("OData-Version", "4.0") }
+        return OfflineTierResponse(
+            status: status, headers: headers, body: Data(JSONValue.object(["error": .object(error)]).serialized()))
+    }
+}
+
+/// A back-end answer shown inside a refusal: its status and the start of its body.
+struct OfflineLedgerAnswerText: Sendable {
+    var status: Int
+    var text: String
+
+    init(status: Int, body: Data) {
+        self.status = status
+        text = String(decoding: body.prefix(2048), as: UTF8.self)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOFoundationEssentialsCompat
+import SatchelRepository
+import SatchelHTTP
+import SatchelOfflineServer
+
+/// The offline middle tier's routes: `/offline/{endpoint}/…` for every endpoint of the `--offline` files
+/// (docs/offline-server.md). Authentication has happened (``MountPoints/protectedPrefixes``); the caller and,
+/// signed in with Basic, their password go with each request to ``OfflineTier``.
+enum OfflineTierRoutes {
+    static let root = "/offline"
+
+    static func register(on router: Router<ServerRequestContext>, tier: OfflineTier, environment: BindingEnvironment) {
+        let path = RouterPath("\(root)/**")
+        let handler: @Sendable (Request, ServerRequestContext) async throws -> Response = { request, context in
+            await handle(request, context: context, tier: tier, environment: environment)
+        }
+        router.get(path, use: handler)
+        router.head(path, use: handler)
+        router.post(path, use: handler)
+        router.put(path, use: handler)
+        router.patch(path, use: handler)
+        router.delete(path, use: handler)
+        router.on(path, method: HTTPRequest.Method("MERGE")!, use: handler)
+    }
+
+    static func handle(
+        _ request: Request, context: ServerRequestContext, tier: OfflineTier, environment: BindingEnvironment
+    ) async -> Response {
+        guard let caller = context.caller else {
+            return answer(OfflineTierResponse(status: 401))
+        }
+        let rest = request.uri.path.dropFirst(root.count + 1)
+        let name = String(rest.prefix { $0 != "/" })
+        let below = rest.dropFirst(name.count).drop { $0 == "/" }
+        let method = request.method.rawValue
+        if !["GET", "HEAD"].contains(method) {
+            do {
+                try environment.checkXSRF(
+                    context: context, repositoryId: nil,
+                    presented: HTTPField.Name(environment.xsrfHeader).flatMap { request.headers[$0] })
+            } catch {
+                return answer(OfflineTierResponse(status: 403, body: Data(String(describing: error).utf8)))
+            }
+        }
+        let limit = tier.limits.maxUploadBytes
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: limit + 1)
+        } catch {
+            return answer(
+                OfflineTierResponse(
+                    status: 413, body: Data("the request body is larger than \(limit) bytes".utf8)))
+        }
+        var headers = HTTPClient.Headers()
+        for field in request.headers { headers.add(field.name.rawName, field.value) }
+        let offlineRequest = OfflineTierRequest(
+            method: method, path: String(below), query: request.uri.query ?? "", headers: headers,
+            body: Data(buffer: body), user: caller.user, password: caller.password?.value,
+            root: request.serverBaseURL(context) + root + "/" + name + "/")
+        return answer(await tier.handle(endpoint: name, offlineRequest))
+    }
+
+    static func answer(_ response: OfflineTierResponse) -> Response {
+        var fields = HTTPFields()
+        for field in response.headers {
+            guard let name = HTTPField.Name(field.name) else { continue }
+            fields.append(HTTPField(name: name, value: field.value))
+        }
+        fields[.contentLength] = String(response.body.count)
+        return Response(
+            status: HTTPResponse.Status(code: response.status), headers: fields,
+            body: .init(byteBuffer: ByteBuffer(bytes: response.body)))
+    }
+}
