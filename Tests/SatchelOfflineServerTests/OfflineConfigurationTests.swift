@@ -94,17 +94,27 @@ struct OfflineConfigurationTests {
         ("[defining_query]\nname = q", 1, "before any [endpoint]"),
         ("[endpoint]\nname = x\nbackend_url = http://h/\n[products]\nquery = /P", 4, "unknown section"),
         ("[endpoint]\nname = x\nbackend_url = http://h/\n[defining_query]\nquery = /P", 4, "needs name"),
-        ("[endpoint]\nname = x\nbackend_url = http://h/\n[defining_query]\nname = q\nis_shared_data = Y", 4, "needs query"),
         (
-            "[endpoint]\nname = x\nbackend_url = http://h/\n[defining_query]\nname = q\nquery = /P\nis_shared_data = Y", 7,
+            "[endpoint]\nname = x\nbackend_url = http://h/\n[defining_query]\nname = q\nis_shared_data = Y", 4,
+            "needs query"
+        ),
+        (
+            "[endpoint]\nname = x\nbackend_url = http://h/\n[defining_query]\nname = q\nquery = /P\nis_shared_data = Y",
+            7,
             "needs service_user"
         ),
-        ("[endpoint]\nname = x\nbackend_url = http://h/\n[defining_query]\nname = q\ntrack_deltas = SOMETIMES", 6, "AUTO"),
+        (
+            "[endpoint]\nname = x\nbackend_url = http://h/\n[defining_query]\nname = q\ntrack_deltas = SOMETIMES", 6,
+            "AUTO"
+        ),
         (
             "[endpoint]\nname = x\nbackend_url = http://h/\n[defining_query]\nname = q\n[defining_query]\nname = q", 6,
             "a second defining query named q (the first: line 4)"
         ),
-        ("[endpoint]\nname = x\nbackend_url = http://h/\n[endpoint]\nname = x\nbackend_url = http://h/", 4, "second endpoint"),
+        (
+            "[endpoint]\nname = x\nbackend_url = http://h/\n[endpoint]\nname = x\nbackend_url = http://h/", 4,
+            "second endpoint"
+        ),
         ("; nothing", nil, "no [endpoint]"),
     ]
 

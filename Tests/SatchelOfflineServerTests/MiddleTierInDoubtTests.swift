@@ -1,0 +1,102 @@
+import Foundation
+import SatchelHTTP
+import SatchelOData
+import SatchelOffline
+import SatchelOfflineServer
+import SatchelTestSupport
+import Testing
+
+/// Uploads whose answer from the back-end is lost on the way to the middle tier (the back-end applied them): a
+/// retry is never applied twice, although odatapy here ignores repeatability headers.
+@Suite("Offline middle tier: uploads in doubt", .serialized)
+struct MiddleTierInDoubtTests {
+    static let ini = """
+        [endpoint]
+        name = shop
+        backend_url = BACKEND
+        max_delta_resends = 2
+
+        [defining_query]
+        name = products
+        query = /Products
+        """
+
+    static let firstSent = "Sat, 28 Nov 2026 10:00:00 GMT"
+
+    static func headers(_ id: String) -> HTTPClient.Headers {
+        ["Repeatability-Request-ID": id, "Repeatability-First-Sent": firstSent, "Content-Type": "application/json"]
+    }
+
+    @Test("a creation whose answer was lost: found by its key on the retry, or refused as of unknown outcome")
+    func lostAnswers() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 50, timeout: .seconds(60))
+        defer { server.stop() }
+        let tier = try await MiddleTierHarness.start(ini: Self.ini, backendPort: server.port, backendPath: "/odata")
+        let posts = { tier.backendRequests("POST /odata/Products").count }
+
+        // The body names the key: the retry reads Products(9200) and answers with it.
+        let keyed = Data(#"{"ID":9200,"Name":"lost answer","CategoryID":1}"#.utf8)
+        tier.proxy.dropResponse(toNext: "POST")
+        let lost = try await tier.send(.post, "shop", "Products", user: "ada", headers: Self.headers("k1"), body: keyed)
+        #expect(lost.status == 502, "\(lost.status) \(lost.text)")
+        let retried = try await tier.send(
+            .post, "shop", "Products", user: "ada", headers: Self.headers("k1"), body: keyed)
+        #expect(retried.status == 201 && retried.headers["Repeatability-Result"] == "accepted", "\(retried.text)")
+        #expect(retried.text.contains("lost answer"))
+        #expect(posts() == 1, "the retry was not sent to the back-end again")
+        let direct = ODataService(configuration: .init(serviceURL: server.serviceURL))
+        #expect(try await direct.entity("Products", key: .single(.int(9200)))["Name"]?.stringValue == "lost answer")
+
+        // A change that applied twice leaves one state: sent again.
+        tier.proxy.dropResponse(toNext: "PATCH")
+        let patch = Data(#"{"Name":"patched"}"#.utf8)
+        var patchHeaders = Self.headers("p1")
+        patchHeaders.add("If-Match", "*")
+        let lostPatch = try await tier.send(
+            .patch, "shop", "Products(9200)", user: "ada", headers: patchHeaders, body: patch)
+        #expect(lostPatch.status == 502)
+        let patched = try await tier.send(
+            .patch, "shop", "Products(9200)", user: "ada", headers: patchHeaders, body: patch)
+        #expect((200..<300).contains(patched.status), "\(patched.status) \(patched.text)")
+
+        // Without its key nothing can tell whether it was created: refused, never sent twice.
+        let unkeyed = Data(#"{"Name":"no key","CategoryID":1}"#.utf8)
+        tier.proxy.dropResponse(toNext: "POST")
+        _ = try await tier.send(.post, "shop", "Products", user: "ada", headers: Self.headers("u1"), body: unkeyed)
+        let before = posts()
+        let refused = try await tier.send(
+            .post, "shop", "Products", user: "ada", headers: Self.headers("u1"), body: unkeyed)
+        #expect(refused.status == 409 && refused.text.contains("satchel.outcomeUnknown"), "\(refused.text)")
+        #expect(posts() == before)
+        // Asked again, the same refusal, from the ledger.
+        let again = try await tier.send(
+            .post, "shop", "Products", user: "ada", headers: Self.headers("u1"), body: unkeyed)
+        #expect(again.status == 409 && again.headers["Repeatability-Result"] == "accepted")
+        await tier.stop()
+    }
+
+    @Test("an offline store whose upload answer was lost uploads again: one entity on the back-end")
+    func storeRetries() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 50, timeout: .seconds(60))
+        defer { server.stop() }
+        let tier = try await MiddleTierHarness.start(ini: Self.ini, backendPort: server.port, backendPath: "/odata")
+        let store = try await tier.store("shop", user: "bob", queries: [.init(name: "products", query: "Products")])
+        _ = try await store.create(
+            "Products", ODataEntity(properties: ["ID": .int(9300), "Name": "once", "CategoryID": .int(1)]))
+        tier.proxy.dropResponse(toNext: "POST")
+        // The middle tier answers 502 (the back-end's answer never came): the request stays queued.
+        await #expect(throws: ODataError.self) { _ = try await store.upload() }
+        #expect(try await store.requests().count == 1)
+        let second = try await store.upload()
+        #expect(second.sent == 1 && second.failed == 0, "\(second)")
+        #expect(try await store.requests().isEmpty)
+        #expect(try await store.errors().isEmpty)
+        let direct = ODataService(configuration: .init(serviceURL: server.serviceURL))
+        let found = try await direct.entities(
+            ODataPath("Products"), query: ODataQuery().filter(.property("Name") == .literal(.string("once")))
+        ).collect()
+        #expect(found.count == 1)
+        try await store.close()
+        await tier.stop()
+    }
+}
