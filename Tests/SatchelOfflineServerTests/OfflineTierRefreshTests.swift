@@ -96,4 +96,47 @@ struct OfflineTierRefreshTests {
                 method: "GET", path: "Products", user: "eve", password: nil, root: "http://h/offline/shop/"))
         #expect(noPassword.status == 401, "\(noPassword.status)")
     }
+
+    @Test("ledger entries are kept for local_change_expiry hours after they are done, then removed")
+    func ledgerExpiry() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 50, timeout: .seconds(60))
+        defer { server.stop() }
+        let ini = """
+            [endpoint]
+            name = shop
+            backend_url = \(server.serviceURL.absoluteString)
+            local_change_expiry = 2
+
+            [defining_query]
+            name = products
+            query = /Products
+            """
+        let application = try OfflineApplicationConfiguration(
+            text: ini, name: "app.ini", folder: FileManager.default.temporaryDirectory)
+        let clock = Clock()
+        let store = MemoryMetadataStore()
+        let tier = try OfflineTier(applications: [application], store: store, clock: { clock.now.withLock { $0 } })
+        func post(_ id: String, _ key: Int) async -> Int {
+            await tier.handle(
+                endpoint: "shop",
+                OfflineTierRequest(
+                    method: "POST", path: "Products",
+                    headers: [
+                        "Repeatability-Request-ID": id, "Repeatability-First-Sent": "Sat, 28 Nov 2026 10:00:00 GMT",
+                        "Content-Type": "application/json",
+                    ],
+                    body: Data(#"{"ID":\#(key),"Name":"n","CategoryID":1}"#.utf8), user: "ada", password: "pw",
+                    root: "http://127.0.0.1/offline/shop/")
+            ).status
+        }
+        let first = OfflineLedgerKey(endpoint: "shop", user: "ada", requestID: "e1")
+        #expect(await post("e1", 9400) == 201)
+        clock.advance(3600 + 1)
+        #expect(await post("e2", 9401) == 201)
+        #expect(try await store.uploadEntry(first)?.state == .done, "one hour old: kept")
+        clock.advance(3600 + 1)
+        #expect(await post("e3", 9402) == 201)
+        #expect(try await store.uploadEntry(first) == nil, "over two hours old: removed")
+        #expect(try await store.uploadEntry(OfflineLedgerKey(endpoint: "shop", user: "ada", requestID: "e3")) != nil)
+    }
 }

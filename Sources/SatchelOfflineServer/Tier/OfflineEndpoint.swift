@@ -14,6 +14,8 @@ final class OfflineEndpoint: Sendable {
     private let users = Mutex<[String: (passwordHash: Data, backend: OfflineBackend)]>([:])
     private let facts = Mutex<(version: ODataVersion?, metadata: ODataMetadata?, honoursRepeatability: Bool)>(
         (nil, nil, false))
+    /// When the ledger's expired entries were last removed.
+    let lastLedgerSweep = Mutex<Date?>(nil)
     /// Refreshes in flight, one per defining query and scope: concurrent readers share one back-end read.
     let refreshes = Mutex<[OfflineQueryIDKey: Task<Void, any Error>]>([:])
 

@@ -108,6 +108,7 @@ extension OfflineTier {
         endpoint: OfflineEndpoint, version: ODataVersion
     ) async throws -> TransactionAnswer {
         let backend = try endpoint.backend(user: batch.user, password: batch.password)
+        try await sweepLedger(endpoint)
         var entries: [OfflineLedgerRequest] = []
         var known: [OfflineLedgerEntry] = []
         for (request, _) in requests {

@@ -4,6 +4,7 @@ import Logging
 import SatchelHTTP
 import SatchelOData
 import SatchelRepository
+import Synchronization
 
 /// Changes through the upload ledger, and reads passed to the back-end (docs/offline-server.md, "Uploads: the
 /// ledger").
@@ -18,6 +19,7 @@ extension OfflineTier {
     {
         try checkSize(request)
         let backend = try endpoint.backend(user: request.user, password: request.password)
+        try await sweepLedger(endpoint)
         guard let id = request.headers[Self.repeatabilityID], !id.isEmpty else {
             // Without an id nothing tells a retry from a new request: passed on as it is.
             return rewritten(try await send(request, to: backend, endpoint: endpoint), endpoint, request)
@@ -31,6 +33,26 @@ extension OfflineTier {
         case .known(let known):
             return try await retry(
                 request, entry, known: known, backend: backend, endpoint: endpoint, version: version)
+        }
+    }
+
+    /// Removes the ledger's entries finished more than `local_change_expiry` ago, at most once an hour per
+    /// endpoint.
+    func sweepLedger(_ endpoint: OfflineEndpoint) async throws {
+        let now = clock()
+        let due = endpoint.lastLedgerSweep.withLock { last -> Bool in
+            guard last.map({ now.timeIntervalSince($0) >= 3600 }) ?? true else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        let expiry = Double(endpoint.configuration.localChangeExpiry.components.seconds)
+        let forgotten = try await store.forgetUploads(
+            endpoint: endpoint.configuration.name, finishedBefore: now.addingTimeInterval(-expiry))
+        if forgotten > 0 {
+            logger.debug(
+                "offline ledger swept",
+                metadata: ["endpoint": "\(endpoint.configuration.name)", "removed": "\(forgotten)"])
         }
     }
 

@@ -1,6 +1,6 @@
 public import Foundation
 public import SatchelHTTP
-public import SatchelOData
+import SatchelOData
 import SatchelJSON
 
 /// A request to one endpoint of the middle tier, as the server received it, after authentication.
