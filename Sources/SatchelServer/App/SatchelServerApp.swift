@@ -125,6 +125,9 @@ public struct SatchelServerApp: Sendable {
     }
 
     func prepare() async throws -> Prepared {
+        if !configuration.offline.isEmpty, case .postgres = configuration.store {
+            throw ServerError(Self.offlineNeedsLocalStore)
+        }
         do {
             // Owner only: metadata, content and the users file are nobody else's business.
             try PrivateFiles.createFolder(configuration.dataDirectory)
@@ -194,13 +197,13 @@ public struct SatchelServerApp: Sendable {
             dataFolderLock: lock)
     }
 
+    static let offlineNeedsLocalStore =
+        "--offline keeps its state in the server's store, and PostgreSQL does not keep it yet: use the SQLite store"
+        + " (the default) or --memory"
+
     /// The offline middle tier over `store`, which keeps its row state and upload ledger.
     func makeOfflineTier(_ store: any MetadataStore) throws -> OfflineTier {
-        guard let tierStore = store as? any OfflineTier.Store else {
-            throw ServerError(
-                "--offline keeps its state in the server's store, and this store (PostgreSQL) does not keep it yet:"
-                    + " use the SQLite store (the default) or --memory")
-        }
+        guard let tierStore = store as? any OfflineTier.Store else { throw ServerError(Self.offlineNeedsLocalStore) }
         do {
             return try OfflineTier(
                 applications: configuration.offline, store: tierStore, limits: configuration.offlineLimits,

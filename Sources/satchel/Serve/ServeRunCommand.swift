@@ -181,7 +181,10 @@ enum ServeBanner {
             for endpoint in application.endpoints {
                 let queries = endpoint.definingQueries.map(\.name).joined(separator: ", ")
                 lines.append(
-                    "  Offline OData      \(endpoint.name.padding(toLength: 8, withPad: " ", startingAt: 0)) \(base)/offline/\(endpoint.name)/"
+                    "  "
+                        + "Offline OData".padding(toLength: 18, withPad: " ", startingAt: 0)
+                        + endpoint.name.padding(toLength: max(9, endpoint.name.count + 1), withPad: " ", startingAt: 0)
+                        + "\(base)/offline/\(endpoint.name)/"
                         + " → \(endpoint.backendURL.absoluteString) (\(queries))")
             }
         }
