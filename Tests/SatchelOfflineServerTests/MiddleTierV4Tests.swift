@@ -175,6 +175,10 @@ struct MiddleTierV4Tests {
                 return request
             }())
         #expect(anonymous.status == 401)
+        // A path that climbs out of the service never reaches the back-end.
+        let climbing = try await tier.send(.get, "shop", "%2E%2E/%2e%2e/secret", user: "ada")
+        #expect(climbing.status == 400, "\(climbing.status) \(climbing.text)")
+        #expect(tier.backendRequests("GET /secret").isEmpty && tier.backendRequests("GET /odata/..").isEmpty)
         // Ada's upload, answered and recorded under her name.
         let id = "ada-request-1"
         let body = Data(#"{"ID":9100,"Name":"ada's","CategoryID":1}"#.utf8)

@@ -71,6 +71,12 @@ public final class OfflineTier: Sendable {
                 "no offline endpoint \(name); served: \(endpointNames.joined(separator: ", "))", version: .v4)
         }
         var version = ODataVersion.v4
+        // Everything under the endpoint stays under its back-end service: no `..` segment, encoded or not.
+        let segments = request.path.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
+        if segments.contains(where: { $0 == ".." || $0 == "." || $0.contains("/") || $0.contains("\\") }) {
+            return .error(
+                400, code: "satchel.invalidPath", "\(request.path) leaves the endpoint's service", version: version)
+        }
         do {
             let backend =
                 try endpoint.serviceAccount ?? endpoint.backend(user: request.user, password: request.password)
