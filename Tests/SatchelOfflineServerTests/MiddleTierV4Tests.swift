@@ -1,6 +1,5 @@
 import Foundation
 import SatchelHTTP
-import SatchelJSON
 import SatchelOData
 import SatchelOffline
 import SatchelOfflineServer

@@ -35,6 +35,16 @@ public struct OfflineTierRequest: Sendable {
         self.root = root.hasSuffix("/") ? root : root + "/"
     }
 
+    /// A request whose headers are plain name–value pairs (an HTTP server's fields, in order).
+    public init(
+        method: String, path: String, query: String, fields: [(name: String, value: String)], body: Data,
+        user: String, password: String?, root: String
+    ) {
+        self.init(
+            method: method, path: path, query: query, headers: HTTPClient.Headers(fields.map { ($0.name, $0.value) }),
+            body: body, user: user, password: password, root: root)
+    }
+
     /// The method a V2 client tunnels through `POST` (`X-HTTP-Method: MERGE`), else the method.
     var effectiveMethod: String {
         if method == "POST", let tunnelled = headers["X-HTTP-Method"], !tunnelled.isEmpty {
@@ -58,6 +68,9 @@ public struct OfflineTierResponse: Sendable {
         self.headers = headers
         self.body = body
     }
+
+    /// The headers as plain name–value pairs, in order.
+    public var fields: [(name: String, value: String)] { headers.map { ($0.name, $0.value) } }
 
     /// An OData error in the client's version (V4 `error` with `message`, V2 `error` with `message.value`), with
     /// `inner` (the back-end's own answer) as the inner error when there is one.

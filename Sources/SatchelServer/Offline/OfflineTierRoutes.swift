@@ -4,7 +4,6 @@ import Hummingbird
 import NIOCore
 import NIOFoundationEssentialsCompat
 import SatchelRepository
-import SatchelHTTP
 import SatchelOfflineServer
 
 /// The offline middle tier's routes: `/offline/{endpoint}/…` for every endpoint of the `--offline` files
@@ -55,10 +54,9 @@ enum OfflineTierRoutes {
                 OfflineTierResponse(
                     status: 413, body: Data("the request body is larger than \(limit) bytes".utf8)))
         }
-        var headers = HTTPClient.Headers()
-        for field in request.headers { headers.add(field.name.rawName, field.value) }
         let offlineRequest = OfflineTierRequest(
-            method: method, path: String(below), query: request.uri.query ?? "", headers: headers,
+            method: method, path: String(below), query: request.uri.query ?? "",
+            fields: request.headers.map { ($0.name.rawName, $0.value) },
             body: Data(buffer: body), user: caller.user, password: caller.password?.value,
             root: request.serverBaseURL(context) + root + "/" + name + "/")
         return answer(await tier.handle(endpoint: name, offlineRequest))
@@ -66,7 +64,7 @@ enum OfflineTierRoutes {
 
     static func answer(_ response: OfflineTierResponse) -> Response {
         var fields = HTTPFields()
-        for field in response.headers {
+        for field in response.fields {
             guard let name = HTTPField.Name(field.name) else { continue }
             fields.append(HTTPField(name: name, value: field.value))
         }
