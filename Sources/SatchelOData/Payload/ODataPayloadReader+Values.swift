@@ -132,18 +132,11 @@ extension ODataPayloadReader {
         case .time, .timeOfDay: if let text { return .timeOfDay(text) }
         case .duration: if let text { return .duration(text) }
         case .binary:
-            if let text, let data = Self.base64(text) { return .binary(data) }
+            if let text, let data = ODataBinary.decode(text) { return .binary(data) }
         case .geography, .geometry: return .geo(json)
         case .stream, .untyped: return .json(json)
         }
         throw fail()
-    }
-
-    /// Base64 or base64url (V4), padding optional.
-    static func base64(_ text: String) -> Data? {
-        var normalized = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while normalized.count % 4 != 0 { normalized += "=" }
-        return Data(base64Encoded: normalized)
     }
 
     /// The offset of an ISO 8601 date-time in minutes (`Z` is 0), if it has one.

@@ -95,11 +95,7 @@ public struct ODataPayloadWriter: Sendable {
                     ? ODataDateFormat.v2JSONDate(date, offsetMinutes: offset)
                     : ODataDateFormat.iso8601(date, offsetMinutes: offset ?? 0))
         case .binary(let data):
-            let base64 = data.base64EncodedString()
-            if v2 { return .string(base64) }
-            return .string(
-                base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                    .replacingOccurrences(of: "=", with: ""))
+            return .string(v2 ? data.base64EncodedString() : ODataBinary.encodeURL(data))
         case .geo(let json), .json(let json): return json
         case .complex(let properties):
             var object = JSONObject()

@@ -71,9 +71,7 @@ public enum ODataLiteral: Sendable, Hashable {
             return (v2 ? "time" : "duration") + Self.quoted(text)
         case .binary(let data):
             if v2 { return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'" }
-            let base64url = data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
-                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-            return "binary'\(base64url)'"
+            return "binary'\(ODataBinary.encodeURL(data))'"
         case .enumMember(let type, let member):
             // V2 has no enums: services that emulate them compare strings.
             return (v2 ? "" : type) + Self.quoted(member)

@@ -100,7 +100,7 @@ public struct ODataService: Sendable {
     }
 
     /// The headers every OData request carries for `version`.
-    func headers(for version: ODataVersion) -> HTTPClient.Headers {
+    package func headers(for version: ODataVersion) -> HTTPClient.Headers {
         var headers = configuration.headers
         switch version {
         case .v2:

@@ -88,8 +88,14 @@ extension JSONReader {
     }
 }
 
-/// Base64 and base64url decoding for `Edm.Binary` values.
+/// Base64 and base64url for `Edm.Binary` values.
 public enum ODataBinary {
+    /// `data` in base64url without padding (V4 `Edm.Binary`; safe in a URL query without percent-encoding).
+    public static func encodeURL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
     /// Decodes base64 or base64url, padded or not.
     public static func decode(_ text: String) -> Data? {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import SatchelHTTP
 import SatchelOData
+import SatchelRepository
 import Synchronization
 
 /// One endpoint's connections to its back-end: the service account's (shared data), each user's (their own data
@@ -17,7 +18,7 @@ final class OfflineEndpoint: Sendable {
     /// When the ledger's expired entries were last removed.
     let lastLedgerSweep = Mutex<Date?>(nil)
     /// Refreshes in flight, one per defining query and scope: concurrent readers share one back-end read.
-    let refreshes = Mutex<[OfflineQueryIDKey: Task<Void, any Error>]>([:])
+    let refreshes = Mutex<[OfflineQueryID: Task<Void, any Error>]>([:])
 
     init(configuration: OfflineApplicationConfiguration.Endpoint, transport: any HTTPTransport, timeout: Duration) {
         self.configuration = configuration
@@ -55,6 +56,19 @@ final class OfflineEndpoint: Sendable {
         return found
     }
 
+    /// The connection that reads `query`: the service account's for shared data, else the user's own.
+    func backend(
+        for query: OfflineApplicationConfiguration.DefiningQuery, user: String, password: String?
+    ) throws(OfflineTierFailure) -> OfflineBackend {
+        guard query.isShared else { return try backend(user: user, password: password) }
+        guard let shared else {
+            throw OfflineTierFailure(
+                500, code: "satchel.noServiceAccount",
+                "\(query.name) of endpoint \(configuration.name) is shared data, which needs a service account")
+        }
+        return shared
+    }
+
     /// The back-end's version, read once.
     func version(using backend: OfflineBackend) async throws -> ODataVersion {
         if let known = facts.withLock({ $0.version }) { return known }
@@ -77,9 +91,6 @@ final class OfflineEndpoint: Sendable {
         set { facts.withLock { $0.honoursRepeatability = newValue } }
     }
 }
-
-/// A defining query's identity as a dictionary key.
-typealias OfflineQueryIDKey = String
 
 /// The back-end as one user (or the service account) reaches it: an HTTP client that never sends a request twice
 /// on its own (uploads are the ledger's business), and an OData service for reads.

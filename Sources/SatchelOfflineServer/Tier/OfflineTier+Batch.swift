@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 import SatchelHTTP
@@ -113,18 +112,10 @@ extension OfflineTier {
         var known: [OfflineLedgerEntry] = []
         for (request, _) in requests {
             guard let id = request.headers[Self.repeatabilityID], !id.isEmpty else { continue }
-            let entry = OfflineLedgerRequest(
-                key: OfflineLedgerKey(endpoint: endpoint.configuration.name, user: batch.user, requestID: id),
-                method: request.effectiveMethod, target: request.target,
-                bodyHash: Data(SHA256.hash(data: request.body)))
+            let entry = Self.ledgerRequest(request, id: id, endpoint: endpoint)
             entries.append(entry)
             if case .known(let entryKnown) = try await store.claimUpload(entry, at: clock()) {
-                guard entryKnown.matches(entry) else {
-                    throw OfflineTierFailure(
-                        422, code: "satchel.repeatabilityMismatch",
-                        "request \(id) was first sent as \(entryKnown.request.method) \(entryKnown.request.target)"
-                            + " with another body; a repeated request must be the same")
-                }
+                guard entryKnown.matches(entry) else { throw Self.mismatch(entry, known: entryKnown) }
                 known.append(entryKnown)
             }
         }
@@ -176,7 +167,7 @@ extension OfflineTier {
         }
         line("--\(inner)--")
         line("--\(outer)--")
-        var headers = Self.versionHeaders(version)
+        var headers = backend.service.headers(for: version)
         headers.add("Content-Type", "multipart/mixed; boundary=\(outer)")
         if let id = batch.headers[Self.repeatabilityID] {
             headers.add("Repeatability-Request-ID", id)
@@ -204,27 +195,16 @@ extension OfflineTier {
         case .changeset(let results)?:
             var answers: [(OfflineTierResponse, String?)] = []
             for (index, result) in results.enumerated() {
-                let part = try result.get()
-                let answer = rewritten(
-                    HTTPClient.Response(
-                        status: part.status, headers: part.headers, url: backend.serviceURL, body: part.body),
-                    endpoint, batch)
+                let answer = rewritten(try result.get(), backend: backend, endpoint: endpoint, batch)
                 if index < entries.count {
                     try await store.finishUpload(
-                        entries[index].key, state: .done,
-                        answer: OfflineLedgerAnswer(
-                            status: answer.status, headers: Self.keptHeaders(answer.headers), body: answer.body),
-                        at: clock())
+                        entries[index].key, state: .done, answer: OfflineLedgerAnswer(answer), at: clock())
                 }
                 answers.append((answer, index < requests.count ? requests[index].contentID : nil))
             }
             return .applied(answers)
         case .single(let result)?:
-            let part = try result.get()
-            let answer = rewritten(
-                HTTPClient.Response(
-                    status: part.status, headers: part.headers, url: backend.serviceURL, body: part.body),
-                endpoint, batch)
+            let answer = rewritten(try result.get(), backend: backend, endpoint: endpoint, batch)
             try await finishAll(entries, answer, state: answer.status >= 500 ? .failed : .done)
             return .refused(answer)
         case nil:
@@ -236,8 +216,7 @@ extension OfflineTier {
     private func finishAll(
         _ entries: [OfflineLedgerRequest], _ answer: OfflineTierResponse, state: OfflineLedgerEntry.State
     ) async throws {
-        let stored = OfflineLedgerAnswer(
-            status: answer.status, headers: Self.keptHeaders(answer.headers), body: answer.body)
+        let stored = OfflineLedgerAnswer(answer)
         for entry in entries { try await store.finishUpload(entry.key, state: state, answer: stored, at: clock()) }
     }
 
@@ -250,12 +229,14 @@ extension OfflineTier {
         return response
     }
 
-    static func replayed(_ answer: OfflineLedgerAnswer) -> OfflineTierResponse {
-        var response = OfflineTierResponse(
-            status: answer.status, headers: HTTPClient.Headers(answer.headers.sorted { $0.key < $1.key }),
-            body: answer.body)
-        response.headers.add("Repeatability-Result", "accepted")
-        return response
+    /// A part of the back-end's `$batch` answer with its URLs pointing at the middle tier.
+    private func rewritten(
+        _ part: ODataBatchPartResponse, backend: OfflineBackend, endpoint: OfflineEndpoint,
+        _ request: OfflineTierRequest
+    ) -> OfflineTierResponse {
+        rewritten(
+            HTTPClient.Response(status: part.status, headers: part.headers, url: backend.serviceURL, body: part.body),
+            endpoint, request)
     }
 }
 
@@ -272,7 +253,7 @@ struct OfflineBatchWriter {
         if let contentID { line("Content-ID: \(contentID)") }
         line()
         line("HTTP/1.1 \(response.status) \(Self.reason(response.status))")
-        for field in response.headers where !field.name.caseInsensitiveCompare("Content-Length").isSame {
+        for field in response.headers where field.name.lowercased() != "content-length" {
             line("\(field.name): \(field.value)")
         }
         line("Content-Length: \(response.body.count)")
@@ -326,8 +307,4 @@ struct OfflineBatchWriter {
         default: "Status"
         }
     }
-}
-
-extension ComparisonResult {
-    fileprivate var isSame: Bool { self == .orderedSame }
 }

@@ -21,9 +21,7 @@ extension OfflineTier {
         guard let matched = try match(request, options: options, endpoint: endpoint, version: version) else {
             return try await passThrough(request, endpoint: endpoint)
         }
-        let backend =
-            matched.configured.isShared
-            ? endpoint.serviceAccount! : try endpoint.backend(user: request.user, password: request.password)
+        let backend = try endpoint.backend(for: matched.configured, user: request.user, password: request.password)
         let id = OfflineQueryID(
             endpoint: endpoint.configuration.name, query: matched.configured.name,
             scope: matched.configured.isShared ? OfflineQueryID.shared : request.user)
@@ -152,7 +150,7 @@ extension OfflineTier {
         if let state = try await store.offlineState(id), now.timeIntervalSince(state.refreshedAt) < interval {
             return
         }
-        let key = "\(id.endpoint)\u{0}\(id.query)\u{0}\(id.scope)"
+        let key = id
         let store = store
         let refresher = OfflineRefresher(store: store)
         let definingQuery = matched.definingQuery
@@ -252,16 +250,11 @@ struct OfflineReadOptions: Sendable {
     static func snapshotToken(version: Int64, key: String) -> String { "s.\(version).\(encode(key))" }
     static func continuationToken(_ text: String) -> String { "c." + encode(text) }
 
-    /// base64url without padding: safe in a query without percent-encoding.
-    static func encode(_ text: String) -> String {
-        Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
+    /// Tokens hold keys in base64url: safe in a query without percent-encoding.
+    static func encode(_ text: String) -> String { ODataBinary.encodeURL(Data(text.utf8)) }
 
     static func decode(_ text: Substring) -> String? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64).flatMap { String(data: $0, encoding: .utf8) }
+        ODataBinary.decode(String(text)).flatMap { String(data: $0, encoding: .utf8) }
     }
 
     /// The link to this read with `option` added.

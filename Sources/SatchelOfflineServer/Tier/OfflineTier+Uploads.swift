@@ -24,9 +24,7 @@ extension OfflineTier {
             // Without an id nothing tells a retry from a new request: passed on as it is.
             return rewritten(try await send(request, to: backend, endpoint: endpoint), endpoint, request)
         }
-        let entry = OfflineLedgerRequest(
-            key: OfflineLedgerKey(endpoint: endpoint.configuration.name, user: request.user, requestID: id),
-            method: request.effectiveMethod, target: request.target, bodyHash: Data(SHA256.hash(data: request.body)))
+        let entry = Self.ledgerRequest(request, id: id, endpoint: endpoint)
         switch try await store.claimUpload(entry, at: clock()) {
         case .new:
             return try await forwardRecording(request, entry, backend: backend, endpoint: endpoint)
@@ -65,24 +63,30 @@ extension OfflineTier {
         }
     }
 
+    /// `request` as the ledger identifies it.
+    static func ledgerRequest(
+        _ request: OfflineTierRequest, id: String, endpoint: OfflineEndpoint
+    ) -> OfflineLedgerRequest {
+        OfflineLedgerRequest(
+            key: OfflineLedgerKey(endpoint: endpoint.configuration.name, user: request.user, requestID: id),
+            method: request.effectiveMethod, target: request.target, bodyHash: Data(SHA256.hash(data: request.body)))
+    }
+
+    /// The refusal of an id sent again with another method, target or body.
+    static func mismatch(_ entry: OfflineLedgerRequest, known: OfflineLedgerEntry) -> OfflineTierFailure {
+        OfflineTierFailure(
+            422, code: "satchel.repeatabilityMismatch",
+            "request \(entry.key.requestID) was first sent as \(known.request.method) \(known.request.target)"
+                + " with another body; a repeated request must be the same")
+    }
+
     /// A request the ledger has seen: replayed, sent again, or refused, by its state.
     private func retry(
         _ request: OfflineTierRequest, _ entry: OfflineLedgerRequest, known: OfflineLedgerEntry,
         backend: OfflineBackend, endpoint: OfflineEndpoint, version: ODataVersion
     ) async throws -> OfflineTierResponse {
-        guard known.matches(entry) else {
-            throw OfflineTierFailure(
-                422, code: "satchel.repeatabilityMismatch",
-                "request \(entry.key.requestID) was first sent as \(known.request.method) \(known.request.target)"
-                    + " with another body; a repeated request must be the same")
-        }
-        if known.state == .done, let answer = known.answer {
-            var response = OfflineTierResponse(
-                status: answer.status, headers: HTTPClient.Headers(answer.headers.sorted { $0.key < $1.key }),
-                body: answer.body)
-            response.headers.add("Repeatability-Result", "accepted")
-            return response
-        }
+        guard known.matches(entry) else { throw Self.mismatch(entry, known: known) }
+        if known.state == .done, let answer = known.answer { return Self.replayed(answer) }
         let resends = known.attempts - 1
         if resends > endpoint.configuration.maxDeltaResends {
             return try await refuse(
@@ -95,19 +99,16 @@ extension OfflineTier {
         if method == "POST", !endpoint.honoursRepeatability {
             // It may have been created (in doubt, or a back-end that stores and then fails): only its whole key in
             // the body can tell.
-            if let found = try await existingEntity(request, backend: backend, endpoint: endpoint, version: version) {
-                let answer = OfflineLedgerAnswer(
-                    status: 201, headers: Self.keptHeaders(found.headers), body: found.body)
-                try await store.finishUpload(entry.key, state: .done, answer: answer, at: clock())
-                var response = OfflineTierResponse(
-                    status: 201, headers: HTTPClient.Headers(answer.headers.sorted { $0.key < $1.key }),
-                    body: answer.body)
-                response.headers.add("Repeatability-Result", "accepted")
-                return response
-            }
-            if known.state == .sent,
-                try await keyOfCreated(request, backend: backend, endpoint: endpoint, version: version) == nil
+            let created = try await keyOfCreated(request, backend: backend, endpoint: endpoint, version: version)
+            if let created,
+                var found = try await existing(created, request, backend: backend, endpoint: endpoint, version: version)
             {
+                found.status = 201
+                let answer = OfflineLedgerAnswer(found)
+                try await store.finishUpload(entry.key, state: .done, answer: answer, at: clock())
+                return Self.replayed(answer)
+            }
+            if known.state == .sent, created == nil {
                 return try await refuse(
                     entry, 409, code: "satchel.outcomeUnknown",
                     "request \(entry.key.requestID) (POST \(entry.target)) reached the back-end, but its answer was"
@@ -136,10 +137,7 @@ extension OfflineTier {
             "offline upload refused",
             metadata: ["request": "\(entry.key)", "code": "\(code)", "target": "\(entry.target)"])
         let response = OfflineTierResponse.error(status, code: code, message, version: version, inner: inner)
-        try await store.finishUpload(
-            entry.key, state: .done,
-            answer: OfflineLedgerAnswer(
-                status: status, headers: Self.keptHeaders(response.headers), body: response.body), at: clock())
+        try await store.finishUpload(entry.key, state: .done, answer: OfflineLedgerAnswer(response), at: clock())
         return response
     }
 
@@ -151,23 +149,19 @@ extension OfflineTier {
     ) async throws -> OfflineTierResponse {
         let response = rewritten(try await send(request, to: backend, endpoint: endpoint), endpoint, request)
         if response.headers["Repeatability-Result"] != nil { endpoint.honoursRepeatability = true }
-        let answer = OfflineLedgerAnswer(
-            status: response.status, headers: Self.keptHeaders(response.headers), body: response.body)
         try await store.finishUpload(
-            entry.key, state: response.status >= 500 ? .failed : .done, answer: answer, at: clock())
+            entry.key, state: response.status >= 500 ? .failed : .done, answer: OfflineLedgerAnswer(response),
+            at: clock())
         return response
     }
 
-    /// The headers a client needs from an answer.
-    static func keptHeaders(_ headers: HTTPClient.Headers) -> [String: String] {
-        var kept: [String: String] = [:]
-        for name in [
-            "Content-Type", "ETag", "Location", "OData-EntityId", "OData-Version", "DataServiceVersion",
-            "Preference-Applied",
-        ] {
-            if let value = headers[name] { kept[name] = value }
-        }
-        return kept
+    /// A recorded answer given again, marked as a replay.
+    static func replayed(_ answer: OfflineLedgerAnswer) -> OfflineTierResponse {
+        var response = OfflineTierResponse(
+            status: answer.status, headers: HTTPClient.Headers(answer.headers.sorted { $0.key < $1.key }),
+            body: answer.body)
+        response.headers.add("Repeatability-Result", "accepted")
+        return response
     }
 
     // MARK: In-doubt creations
@@ -191,28 +185,18 @@ extension OfflineTier {
         return (set, key)
     }
 
-    /// The entity an in-doubt POST would have created, read from the back-end; nil when it does not exist or the
-    /// body does not say its key.
-    private func existingEntity(
-        _ request: OfflineTierRequest, backend: OfflineBackend, endpoint: OfflineEndpoint, version: ODataVersion
-    ) async throws -> HTTPClient.Response? {
-        guard let (set, key) = try await keyOfCreated(request, backend: backend, endpoint: endpoint, version: version)
-        else { return nil }
+    /// The entity an in-doubt POST would have created, read from the back-end; nil when it does not exist.
+    private func existing(
+        _ created: (set: String, key: String), _ request: OfflineTierRequest, backend: OfflineBackend,
+        endpoint: OfflineEndpoint, version: ODataVersion
+    ) async throws -> OfflineTierResponse? {
         var read = HTTPClient.Request(
-            .get, url: backend.url(set + key, sapClient: endpoint.configuration.sapClient),
-            headers: Self.versionHeaders(version), operation: "read \(set)\(key)")
+            .get, url: backend.url(created.set + created.key, sapClient: endpoint.configuration.sapClient),
+            headers: backend.service.headers(for: version), operation: "read \(created.set)\(created.key)")
         read.validatesStatus = false
         let response = try await backend.client.send(read)
         guard response.isSuccess else { return nil }
-        var rewrittenResponse = response
-        rewrittenResponse.body = rewrite(response.body, endpoint, root: request.root, backend: backend)
-        return rewrittenResponse
-    }
-
-    static func versionHeaders(_ version: ODataVersion) -> HTTPClient.Headers {
-        version == .v2
-            ? ["Accept": "application/json", "DataServiceVersion": "2.0", "MaxDataServiceVersion": "2.0"]
-            : ["Accept": "application/json", "OData-Version": "4.0", "OData-MaxVersion": "4.0"]
+        return rewritten(response, endpoint, request)
     }
 
     // MARK: Forwarding
@@ -288,10 +272,6 @@ extension OfflineTier {
         return OfflineTierResponse(status: response.status, headers: headers, body: body)
     }
 
-    func rewrite(_ body: Data, _ endpoint: OfflineEndpoint, root: String, backend: OfflineBackend) -> Data {
-        Self.replace(in: body, backendRoot: Self.rootText(endpoint.configuration.backendURL), root: root)
-    }
-
     static func rootText(_ url: URL) -> String {
         let text = url.absoluteString
         return text.hasSuffix("/") ? text : text + "/"
@@ -305,7 +285,6 @@ extension OfflineTier {
         let escapedRoot = root.replacingOccurrences(of: "/", with: "\\/")
         text = text.replacingOccurrences(of: backendRoot, with: root)
             .replacingOccurrences(of: escapedBackend, with: escapedRoot)
-        // The root without its slash (`…/SERVICE` in `…/SERVICE/$metadata#…`) is the same service.
         return Data(text.utf8)
     }
 }

@@ -2,6 +2,7 @@ public import Foundation
 public import SatchelHTTP
 import SatchelOData
 import SatchelJSON
+import SatchelRepository
 
 /// A request to one endpoint of the middle tier, as the server received it, after authentication.
 public struct OfflineTierRequest: Sendable {
@@ -105,5 +106,22 @@ struct OfflineLedgerAnswerText: Sendable {
     init(status: Int, body: Data) {
         self.status = status
         text = String(decoding: body.prefix(2048), as: UTF8.self)
+    }
+}
+
+extension OfflineLedgerAnswer {
+    /// The headers a client needs again from an answer.
+    static let keptHeaders = [
+        "Content-Type", "ETag", "Location", "OData-EntityId", "OData-Version", "DataServiceVersion",
+        "Preference-Applied",
+    ]
+
+    /// `response` as the ledger keeps it: its status, body and the headers a client needs again.
+    init(_ response: OfflineTierResponse) {
+        var headers: [String: String] = [:]
+        for name in Self.keptHeaders {
+            if let value = response.headers[name] { headers[name] = value }
+        }
+        self.init(status: response.status, headers: headers, body: response.body)
     }
 }
