@@ -24,7 +24,7 @@ extension OfflineTier {
         let backend = try endpoint.backend(for: matched.configured, user: request.user, password: request.password)
         let id = OfflineQueryID(
             endpoint: endpoint.configuration.name, query: matched.configured.name,
-            scope: matched.configured.isShared ? OfflineQueryID.shared : request.user)
+            scope: matched.configured.isShared ? OfflineQueryID.shared : OfflineQueryID.user(request.user))
         let pageSize = max(1, min(limits.pageSize, Self.preferredPageSize(request.headers) ?? .max))
         let writer = OfflinePageWriter(version: version, root: request.root, entitySet: matched.entitySet)
         if let token = options.deltaToken {

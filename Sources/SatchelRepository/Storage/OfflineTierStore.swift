@@ -39,8 +39,12 @@ public struct OfflineQueryID: Sendable, Hashable, CustomStringConvertible {
     public var query: String
     public var scope: String
 
-    /// The scope of shared data.
-    public static let shared = "\u{0}shared"
+    /// The scope of shared data. A user's scope is ``user(_:)``, so no user name can be it. (Text only: SQLite
+    /// reads a bound string up to its first NUL, and PostgreSQL refuses NUL in text.)
+    public static let shared = "shared"
+
+    /// The scope of `name`'s own data.
+    public static func user(_ name: String) -> String { "user:" + name }
 
     public init(endpoint: String, query: String, scope: String) {
         self.endpoint = endpoint
@@ -49,7 +53,7 @@ public struct OfflineQueryID: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(endpoint)/\(query) (\(scope == Self.shared ? "shared" : "user \(scope)"))"
+        "\(endpoint)/\(query) (\(scope == Self.shared ? "shared" : scope.hasPrefix("user:") ? "user \(scope.dropFirst(5))" : scope))"
     }
 }
 

@@ -121,8 +121,8 @@ struct OfflineTierStoreConformanceTests {
     @Test("scopes and queries keep their rows apart", arguments: backends)
     func scopes(backend: Backend) async throws {
         try await withTier(backend) { tier in
-            let alice = OfflineQueryID(endpoint: "shop", query: "orders", scope: "alice")
-            let bob = OfflineQueryID(endpoint: "shop", query: "orders", scope: "bob")
+            let alice = OfflineQueryID(endpoint: "shop", query: "orders", scope: OfflineQueryID.user("alice"))
+            let bob = OfflineQueryID(endpoint: "shop", query: "orders", scope: OfflineQueryID.user("bob"))
             _ = try await tier.applyFullRead(
                 alice, rows: [Self.row("1", "alice's")], at: time(1), backendDeltaLink: nil)
             _ = try await tier.applyFullRead(bob, rows: [Self.row("2", "bob's")], at: time(1), backendDeltaLink: nil)
@@ -133,6 +133,17 @@ struct OfflineTierStoreConformanceTests {
             #expect(empty.removed == 1 && empty.state.rows == 0)
             #expect(try await tier.offlineState(alice)?.rows == 1)
             #expect(try await tier.offlineRows(Self.products, after: nil, limit: 10).isEmpty)
+            // Shared rows are under their own scope, stored as it is: no other scope text reaches them (a scope with
+            // a NUL byte was cut short by SQLite and read back as "").
+            let shared = OfflineQueryID(endpoint: "shop", query: "orders", scope: OfflineQueryID.shared)
+            _ = try await tier.applyFullRead(
+                shared, rows: [Self.row("3", "everyone's")], at: time(3), backendDeltaLink: nil)
+            for other in ["", OfflineQueryID.user("shared"), "user:"] {
+                #expect(
+                    try await tier.offlineState(OfflineQueryID(endpoint: "shop", query: "orders", scope: other)) == nil,
+                    "\(other.debugDescription)")
+            }
+            #expect(try await tier.offlineRows(shared, after: nil, limit: 10).map(\.key) == ["3"])
         }
     }
 }
