@@ -99,4 +99,57 @@ struct MiddleTierInDoubtTests {
         try await store.close()
         await tier.stop()
     }
+
+    /// A `$batch` holding one changeset of `members` (each a method, target, optional repeatability id and body).
+    static func changeset(_ members: [(String, String, String?, String)]) -> (HTTPClient.Headers, Data) {
+        var lines: [String] = ["--b", "Content-Type: multipart/mixed; boundary=c", ""]
+        for (index, (method, target, id, body)) in members.enumerated() {
+            lines += [
+                "--c", "Content-Type: application/http", "Content-Transfer-Encoding: binary",
+                "Content-ID: \(index + 1)", "", "\(method) \(target) HTTP/1.1", "Content-Type: application/json",
+            ]
+            if let id { lines += ["Repeatability-Request-ID: \(id)", "Repeatability-First-Sent: \(firstSent)"] }
+            lines += ["", body]
+        }
+        lines += ["--c--", "--b--", ""]
+        return (
+            ["Content-Type": "multipart/mixed; boundary=b"], Data(lines.joined(separator: "\r\n").utf8)
+        )
+    }
+
+    @Test("a transaction is sent to the back-end once as one changeset; sent again it is answered from the ledger")
+    func transactions() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 50, timeout: .seconds(60))
+        defer { server.stop() }
+        let tier = try await MiddleTierHarness.start(ini: Self.ini, backendPort: server.port, backendPath: "/odata")
+        let batches = { tier.backendRequests("POST /odata/$batch").count }
+        let (headers, body) = Self.changeset([
+            ("POST", "Products", "t1", #"{"ID":9501,"Name":"first","CategoryID":1}"#),
+            ("POST", "Products", "t2", #"{"ID":9502,"Name":"second","CategoryID":1}"#),
+        ])
+        let first = try await tier.send(.post, "shop", "$batch", user: "ada", headers: headers, body: body)
+        #expect(first.status == 200 && first.text.contains("201 Created"), "\(first.status) \(first.text)")
+        #expect(batches() == 1)
+        let again = try await tier.send(.post, "shop", "$batch", user: "ada", headers: headers, body: body)
+        #expect(again.text.components(separatedBy: "Repeatability-Result: accepted").count == 3, "\(again.text)")
+        #expect(batches() == 1, "answered from the ledger")
+        let direct = ODataService(configuration: .init(serviceURL: server.serviceURL))
+        #expect(try await direct.entity("Products", key: .single(.int(9502)))["Name"]?.stringValue == "second")
+
+        // A member without an id does not shift the others: each id keeps its own request's answer.
+        let (mixedHeaders, mixed) = Self.changeset([
+            ("POST", "Products", nil, #"{"ID":9601,"Name":"no id","CategoryID":1}"#),
+            ("POST", "Products", "t3", #"{"ID":9602,"Name":"with id","CategoryID":1}"#),
+        ])
+        let applied = try await tier.send(.post, "shop", "$batch", user: "ada", headers: mixedHeaders, body: mixed)
+        #expect(applied.status == 200 && applied.text.contains("with id"), "\(applied.text)")
+        var single = Self.headers("t3")
+        single.add("X-Test", "replay")
+        let replay = try await tier.send(
+            .post, "shop", "Products", user: "ada", headers: single,
+            body: Data(#"{"ID":9602,"Name":"with id","CategoryID":1}"#.utf8))
+        #expect(replay.headers["Repeatability-Result"] == "accepted", "\(replay.status) \(replay.text)")
+        #expect(replay.text.contains("9602") && !replay.text.contains("9601"), "\(replay.text)")
+        await tier.stop()
+    }
 }

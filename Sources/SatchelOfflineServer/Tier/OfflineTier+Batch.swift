@@ -108,19 +108,30 @@ extension OfflineTier {
     ) async throws -> TransactionAnswer {
         let backend = try endpoint.backend(user: batch.user, password: batch.password)
         try await sweepLedger(endpoint)
-        var entries: [OfflineLedgerRequest] = []
+        // The ledger entry of each request, in the changeset's order (nil: a request without an id).
+        let ledgered: [OfflineLedgerRequest?] = requests.map { request, _ in
+            request.headers[Self.repeatabilityID].flatMap { $0.isEmpty ? nil : $0 }.map {
+                Self.ledgerRequest(request, id: $0, endpoint: endpoint)
+            }
+        }
+        let entries = ledgered.compactMap { $0 }
+        // A repeated id with another body is refused before anything is claimed (a claim would leave the other
+        // requests in doubt).
+        for entry in entries {
+            if let existing = try await store.uploadEntry(entry.key), !existing.matches(entry) {
+                throw Self.mismatch(entry, known: existing)
+            }
+        }
         var known: [OfflineLedgerEntry] = []
-        for (request, _) in requests {
-            guard let id = request.headers[Self.repeatabilityID], !id.isEmpty else { continue }
-            let entry = Self.ledgerRequest(request, id: id, endpoint: endpoint)
-            entries.append(entry)
+        for entry in entries {
             if case .known(let entryKnown) = try await store.claimUpload(entry, at: clock()) {
-                guard entryKnown.matches(entry) else { throw Self.mismatch(entry, known: entryKnown) }
                 known.append(entryKnown)
             }
         }
         // Every request applied before: the same answers again.
-        if !entries.isEmpty, known.count == entries.count, known.allSatisfy({ $0.state == .done && $0.answer != nil }) {
+        if entries.count == requests.count, known.count == entries.count,
+            known.allSatisfy({ $0.state == .done && $0.answer != nil })
+        {
             if Set(known.map { $0.answer! }).count == 1, let answer = known.first?.answer, answer.status >= 400 {
                 return .refused(Self.replayed(answer))
             }
@@ -196,9 +207,9 @@ extension OfflineTier {
             var answers: [(OfflineTierResponse, String?)] = []
             for (index, result) in results.enumerated() {
                 let answer = rewritten(try result.get(), backend: backend, endpoint: endpoint, batch)
-                if index < entries.count {
+                if index < ledgered.count, let entry = ledgered[index] {
                     try await store.finishUpload(
-                        entries[index].key, state: .done, answer: OfflineLedgerAnswer(answer), at: clock())
+                        entry.key, state: .done, answer: OfflineLedgerAnswer(answer), at: clock())
                 }
                 answers.append((answer, index < requests.count ? requests[index].contentID : nil))
             }
