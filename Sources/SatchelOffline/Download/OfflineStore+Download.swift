@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SatchelOData
+package import SatchelOData
 import SatchelStore
 import Synchronization
 
@@ -171,7 +171,7 @@ extension OfflineStore {
 
     /// Key values in an entity id such as `…/Products(3)` or `OrderItems(OrderID=1,LineNumber=2)` (V4 literals, else
     /// V2's), by key property path.
-    static func keyValues(inID id: String, keyPaths: [String]) -> [String: ODataLiteral] {
+    package static func keyValues(inID id: String, keyPaths: [String]) -> [String: ODataLiteral] {
         guard let open = id.lastIndex(of: "("), let close = id.lastIndex(of: ")"), open < close else { return [:] }
         let raw = String(id[id.index(after: open)..<close])
         let inside = raw.removingPercentEncoding ?? raw

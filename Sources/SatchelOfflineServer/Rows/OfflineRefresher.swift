@@ -93,12 +93,23 @@ public struct OfflineRefresher: Sendable {
     }
 
     /// A removed entity's key: from its key properties when the delta sent them, else from its id
-    /// (`Products(7)`, `…/Orders(Order=10,Item=2)`).
+    /// (`Products(7)`, `…/Orders(Order=10,Item=2)`, V2's `ProductSet('HT%2D1000')`), read as the client reads it
+    /// and written in the codec's syntax, so that it names the row it removes.
     static func removedKey(_ entity: ODataEntity, codec: OfflineRowCodec) throws -> String {
         if let key = try? codec.key(of: entity) { return key }
-        guard let id = entity.id, let open = id.lastIndex(of: "("), id.hasSuffix(")") else {
+        let values = entity.id.map { OfflineStore.keyValues(inID: $0, keyPaths: codec.keyProperties) } ?? [:]
+        let parts = codec.keyProperties.compactMap { name in
+            values[name].map { literal -> (String, ODataLiteral) in
+                // The codec writes an integer as its value says (`3`), whatever suffix V2 gave it (`3L`).
+                var literal = literal
+                if case .int64(let number) = literal { literal = ODataLiteral(ODataValue.int(number)) }
+                return (codec.keyProperties.count == 1 ? "" : name, literal)
+            }
+        }
+        guard parts.count == codec.keyProperties.count, !parts.isEmpty else {
             throw OfflineRowError("a removed entity names neither its key nor an id with one: \(entity.id ?? "no id")")
         }
-        return String(id[open...])
+        let key = parts.count == 1 ? ODataKey.single(parts[0].1) : ODataKey(parts: parts)
+        return key.predicate(for: codec.version)
     }
 }

@@ -1,0 +1,46 @@
+import Foundation
+import SatchelOData
+import Testing
+
+@testable import SatchelOfflineServer
+
+/// A removed entity that arrives with its id only names the same row as the entity did: the key in its id is
+/// percent-decoded and read as V4 or V2 literals, then written as the codec writes keys.
+@Suite("Offline rows: keys of removed entities")
+struct OfflineRemovedKeyTests {
+    static func removed(_ id: String) -> ODataEntity {
+        var entity = ODataEntity()
+        entity.id = id
+        entity.removed = ODataEntity.Removal(reason: "deleted")
+        return entity
+    }
+
+    @Test(
+        "ids name the rows their entities were",
+        arguments: [
+            (
+                "https://h/sap/ProductSet('HT%2D1000')", ["ProductID"], ODataVersion.v2,
+                ["ProductID": ODataValue.string("HT-1000")]
+            ),
+            ("https://h/odata/Products(7)", ["ID"], .v4, ["ID": .int(7)]),
+            ("https://h/sap/OrderSet(3L)", ["ID"], .v2, ["ID": .int(3)]),
+            (
+                "Items(OrderID=1,LineNumber=2)", ["OrderID", "LineNumber"], .v4,
+                ["OrderID": .int(1), "LineNumber": .int(2)]
+            ),
+        ])
+    func ids(id: String, keys: [String], version: ODataVersion, values: [String: ODataValue]) throws {
+        let codec = OfflineRowCodec(keyProperties: keys, version: version)
+        var entity = ODataEntity()
+        for (name, value) in values { entity[name] = value }
+        #expect(try OfflineRefresher.removedKey(Self.removed(id), codec: codec) == (try codec.key(of: entity)))
+    }
+
+    @Test("an id without a key is refused, never a key that names no row")
+    func refused() {
+        #expect(throws: OfflineRowError.self) {
+            _ = try OfflineRefresher.removedKey(
+                Self.removed("https://h/odata/Products"), codec: OfflineRowCodec(keyProperties: ["ID"]))
+        }
+    }
+}
