@@ -46,13 +46,8 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
     public static let queryKeys: Set<String> = ["name", "query", "streams", "track_deltas"]
     /// Keys of SAP's application configuration that only a middle tier uses.
     static let middleTierKeys: [String: String] = Dictionary(
-        uniqueKeysWithValues: [
-            "prepopulate_offline_db", "prepopulate_offline_db_interval", "max_delta_resends", "local_change_expiry",
-            "allow_defining_query_removal", "case_sensitive_offline_db", "json_datetimeoffset_in_utc",
-            "is_shared_data", "refresh_interval", "request_format", "delta_request_format", "defining_query_format",
-            "delta_query_format", "offline_db_collation", "allow_omitting_max_length_facet",
-            "content_id_header_location", "early_populate_backend_generated_values",
-        ].map { ($0, "a key of the middle tier's configuration (satchel serve --offline), not of a client's") })
+        uniqueKeysWithValues: OfflineIniDocument.MiddleTierKeys.all.subtracting(endpointKeys).subtracting(queryKeys)
+            .map { ($0, "a key of the middle tier's configuration (satchel serve --offline), not of a client's") })
 
     /// Reads the file at `path`. Errors name the line.
     public init(contentsOf path: String) throws(OfflineConfigurationError) {

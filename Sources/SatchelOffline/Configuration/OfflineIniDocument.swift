@@ -38,6 +38,36 @@ public struct OfflineIniDocument: Sendable, Equatable {
     /// Keys whose values are taken whole, comment characters included.
     public static let verbatimKeys: Set<String> = ["query", "request"]
 
+    /// The keys of the middle tier's application configuration (`satchel serve --offline`), in one place for the
+    /// middle tier, which reads them, and the client, which names them as not its own.
+    public enum MiddleTierKeys {
+        /// The `[endpoint]` keys the middle tier reads.
+        public static let endpoint: Set<String> = [
+            "name", "backend_url", "sap_client", "csrf", "service_user", "service_password_env",
+            "service_password_file", "prepopulate_offline_db", "prepopulate_offline_db_interval", "indexed_type",
+            "max_delta_resends", "local_change_expiry", "allow_defining_query_removal", "case_sensitive_offline_db",
+            "json_datetimeoffset_in_utc", "check_repeatable_requests",
+        ]
+        /// The defining-query keys the middle tier reads.
+        public static let query: Set<String> = [
+            "name", "query", "is_shared_data", "refresh_interval", "track_deltas", "delta_token_lifetime", "streams",
+        ]
+        /// SAP keys Satchel's middle tier does not implement, and why.
+        public static let sapOnly: [String: String] = [
+            "request_format": "the middle tier answers in the back-end's own JSON format",
+            "defining_query_format": "the middle tier answers in the back-end's own JSON format",
+            "delta_request_format": "the middle tier answers in the back-end's own JSON format",
+            "delta_query_format": "the middle tier answers in the back-end's own JSON format",
+            "offline_db_collation": "stores built compare text by case_sensitive_offline_db only",
+            "allow_omitting_max_length_facet": "stores built keep any length",
+            "content_id_header_location": "Content-IDs are sent in the MIME part headers",
+            "early_populate_backend_generated_values": "values the back-end generates arrive with the next download",
+            "batch_all_defining_queries": "defining queries are read one by one",
+        ]
+        /// Every key of a middle tier's file.
+        public static var all: Set<String> { endpoint.union(query).union(sapOnly.keys) }
+    }
+
     public init(contentsOf path: String) throws(OfflineConfigurationError) {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {

@@ -100,29 +100,22 @@ public struct OfflineApplicationConfiguration: Sendable {
     /// Keys found but not implemented, each with its line.
     public var warnings: [OfflineConfigurationWarning]
 
-    /// The `[endpoint]` keys the middle tier implements.
-    public static let knownEndpointKeys: Set<String> = [
-        "name", "backend_url", "sap_client", "csrf", "service_user", "service_password_env", "service_password_file",
-        "prepopulate_offline_db", "prepopulate_offline_db_interval", "indexed_type", "max_delta_resends",
-        "local_change_expiry", "allow_defining_query_removal", "case_sensitive_offline_db",
-        "json_datetimeoffset_in_utc",
-        "check_repeatable_requests",
-    ]
-    /// The defining-query keys the middle tier implements.
-    public static let knownQueryKeys: Set<String> = [
-        "name", "query", "is_shared_data", "refresh_interval", "track_deltas", "delta_token_lifetime", "streams",
-    ]
-    /// SAP keys the middle tier reads but does not implement, and why.
-    static let unimplemented: [String: String] = [
-        "request_format": "the middle tier answers in the back-end's own JSON format",
-        "defining_query_format": "the middle tier answers in the back-end's own JSON format",
-        "delta_request_format": "the middle tier answers in the back-end's own JSON format",
-        "delta_query_format": "the middle tier answers in the back-end's own JSON format",
-        "offline_db_collation": "stores built compare text by case_sensitive_offline_db only",
-        "allow_omitting_max_length_facet": "stores built keep any length",
-        "content_id_header_location": "Content-IDs are sent in the MIME part headers",
-        "early_populate_backend_generated_values": "values the back-end generates arrive with the next download",
-        "batch_all_defining_queries": "defining queries are read one by one",
+    /// The `[endpoint]` keys the middle tier reads (``OfflineIniDocument/MiddleTierKeys``).
+    public static let knownEndpointKeys = OfflineIniDocument.MiddleTierKeys.endpoint
+    /// The defining-query keys the middle tier reads.
+    public static let knownQueryKeys = OfflineIniDocument.MiddleTierKeys.query
+    /// SAP keys the middle tier does not implement, and why.
+    static let unimplemented = OfflineIniDocument.MiddleTierKeys.sapOnly
+    /// Keys the middle tier reads and checks but that change nothing yet, and why: each is reported at start with
+    /// its line, so that no key is silently ignored.
+    public static let readWithoutEffect: [String: String] = [
+        "prepopulate_offline_db": "prebuilt stores are not served yet; clients download their data",
+        "prepopulate_offline_db_interval": "prebuilt stores are not served yet",
+        "indexed_type": "applies to stores built on the server, which are not served yet",
+        "case_sensitive_offline_db": "applies to stores built on the server, which are not served yet",
+        "allow_defining_query_removal": "clients' defining queries are not checked against the file yet",
+        "json_datetimeoffset_in_utc": "values are passed on as the back-end writes them",
+        "check_repeatable_requests": "requests with a Repeatability-Request-ID always go through the upload ledger",
     ]
 
     /// Reads and checks the file at `path`: it must not be writable by others (it says where credentials go);
@@ -177,6 +170,12 @@ public struct OfflineApplicationConfiguration: Sendable {
         for group in groups {
             warnings += document.unknownKeys(
                 in: group.section, known: Self.knownEndpointKeys, sapOnly: Self.unimplemented)
+            warnings += group.section.entries.compactMap { entry in
+                Self.readWithoutEffect[entry.key].map {
+                    OfflineConfigurationWarning(
+                        file: document.name, line: entry.line, "\(entry.key) is read but has no effect yet: \($0)")
+                }
+            }
             for query in group.queries {
                 warnings += document.unknownKeys(in: query, known: Self.knownQueryKeys, sapOnly: Self.unimplemented)
             }
