@@ -43,4 +43,22 @@ struct OfflineRemovedKeyTests {
                 Self.removed("https://h/odata/Products"), codec: OfflineRowCodec(keyProperties: ["ID"]))
         }
     }
+
+    @Test("a back-end delta: the last word on a key wins (removed then created again; changed twice)")
+    func lastWordWins() throws {
+        let codec = OfflineRowCodec(keyProperties: ["ID"])
+        func product(_ id: Int64, _ name: String) -> ODataEntity {
+            ODataEntity(properties: ["ID": .int(id), "Name": .string(name)])
+        }
+        var changes = OfflineRefresher.DeltaChanges()
+        for entity in [
+            product(1, "old"), Self.removed("Products(2)"), product(2, "again"), product(1, "new"),
+            product(3, "gone soon"), Self.removed("Products(3)"),
+        ] {
+            try changes.add(entity, codec: codec)
+        }
+        #expect(changes.upserts.keys.sorted() == ["(1)", "(2)"])
+        #expect(changes.upserts["(1)"] == (try codec.row(for: product(1, "new"))))
+        #expect(changes.removed == ["(3)"])
+    }
 }

@@ -68,19 +68,14 @@ public struct OfflineRefresher: Sendable {
         _ id: OfflineQueryID, link: String, set: String, codec: OfflineRowCodec, service: ODataService, at time: Date
     ) async throws -> Report {
         var page = try await service.page(link: link, entitySet: set)
-        var upserts: [OfflineRow] = []
-        var removed: [String] = []
+        var changes = DeltaChanges()
         var pages = 1
         var entities = 0
         var deltaLink: String?
         while true {
             for entity in page.entities {
                 entities += 1
-                if entity.isRemoved {
-                    removed.append(try Self.removedKey(entity, codec: codec))
-                } else {
-                    upserts.append(try codec.row(for: entity))
-                }
+                try changes.add(entity, codec: codec)
             }
             if let next = page.deltaLink { deltaLink = next }
             guard let next = page.nextLink else { break }
@@ -88,8 +83,28 @@ public struct OfflineRefresher: Sendable {
             pages += 1
         }
         let refresh = try await store.applyDelta(
-            id, upserts: upserts, removedKeys: removed, at: time, backendDeltaLink: deltaLink ?? link)
+            id, upserts: Array(changes.upserts.values), removedKeys: changes.removed.sorted(), at: time,
+            backendDeltaLink: deltaLink ?? link)
         return Report(refresh: refresh, usedBackendDelta: true, pages: pages, entities: entities)
+    }
+
+    /// What a back-end delta says, entity by entity: each key as it was said last (removed and then created
+    /// again is there; changed twice is the newer copy).
+    struct DeltaChanges {
+        var upserts: [String: OfflineRow] = [:]
+        var removed: Set<String> = []
+
+        mutating func add(_ entity: ODataEntity, codec: OfflineRowCodec) throws {
+            if entity.isRemoved {
+                let key = try OfflineRefresher.removedKey(entity, codec: codec)
+                upserts[key] = nil
+                removed.insert(key)
+            } else {
+                let row = try codec.row(for: entity)
+                removed.remove(row.key)
+                upserts[row.key] = row
+            }
+        }
     }
 
     /// A removed entity's key: from its key properties when the delta sent them, else from its id

@@ -134,7 +134,8 @@ public enum OfflineTierError: StoreRefusal, Sendable, Hashable, CustomStringConv
 /// The diff every implementation applies: which rows of a read are new, which changed, which keys went.
 package enum OfflineRowDiff {
     /// `existing`: key → (hash, removed) as stored. Returns the rows to write (added or changed, with counts) and,
-    /// for a full read, the keys to mark removed.
+    /// for a full read, the keys to mark removed. A key that comes twice is taken as it came last (the newer copy,
+    /// when a back-end's delta spans pages).
     package static func diff(
         existing: [String: (hash: Data, removed: Bool)], incoming: [OfflineRow], fullRead: Bool
     ) -> (write: [OfflineRow], added: Int, changed: Int, removedKeys: [String]) {
@@ -142,7 +143,7 @@ package enum OfflineRowDiff {
         var added = 0
         var changed = 0
         var seen = Set<String>()
-        for row in incoming where seen.insert(row.key).inserted {
+        for row in incoming.reversed() where seen.insert(row.key).inserted {
             if let stored = existing[row.key], !stored.removed {
                 if stored.hash != row.hash {
                     changed += 1

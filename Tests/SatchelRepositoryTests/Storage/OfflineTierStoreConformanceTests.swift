@@ -118,6 +118,20 @@ struct OfflineTierStoreConformanceTests {
         }
     }
 
+    @Test("a key read twice is stored as it came last", arguments: backends)
+    func lastCopyWins(backend: Backend) async throws {
+        try await withTier(backend) { tier in
+            let query = OfflineQueryID(endpoint: "shop", query: "twice", scope: OfflineQueryID.shared)
+            _ = try await tier.applyFullRead(
+                query, rows: [Self.row("1", "older"), Self.row("1", "newer")], at: time(1), backendDeltaLink: nil)
+            #expect(try await tier.offlineRows(query, after: nil, limit: 10).map(\.body) == [Data("newer".utf8)])
+            _ = try await tier.applyDelta(
+                query, upserts: [Self.row("1", "first"), Self.row("1", "last")], removedKeys: [], at: time(2),
+                backendDeltaLink: nil)
+            #expect(try await tier.offlineRows(query, after: nil, limit: 10).map(\.body) == [Data("last".utf8)])
+        }
+    }
+
     @Test("scopes and queries keep their rows apart", arguments: backends)
     func scopes(backend: Backend) async throws {
         try await withTier(backend) { tier in
