@@ -159,7 +159,7 @@ public struct ODataProperties: Sendable, Hashable, RandomAccessCollection, Expre
 }
 
 extension ODataValue: CustomStringConvertible {
-    /// The value as V4 JSON text: `15.70` for a decimal, `"Ada"` for a string, `null`, `[1,2]`, an object for a
+    /// The value as V4 JSON text: `15.7` for a decimal, `"Ada"` for a string, `null`, `[1,2]`, an object for a
     /// complex value, so that `print(entity["Price"]!)` shows the value, not the enum case.
     public var description: String {
         guard let json = try? ODataPayloadWriter(version: .v4).json(for: self) else {

@@ -21,8 +21,9 @@ public protocol OfflineTierStore: Sendable {
     ) async throws -> OfflineRefresh
     /// The query's current rows (not removed), in key order, after `key` (nil: from the start), at most `limit`.
     func offlineRows(_ query: OfflineQueryID, after key: String?, limit: Int) async throws -> [OfflineRow]
-    /// What changed after `version`, in key order, after `key`, at most `limit` entries: rows changed or added, and
-    /// the keys of rows removed. Throws ``OfflineTierError/tokenExpired`` when `version` is older than the oldest
+    /// What changed after `version`, ordered by the version of each change and then by key, at most `limit`
+    /// entries: rows changed or added, and the keys of rows removed. `key` is nil for the first page, else the
+    /// ``OfflineChanges/continuation`` of the page before. Throws ``OfflineTierError/tokenExpired`` when `version` is older than the oldest
     /// removal still remembered.
     func offlineChanges(
         _ query: OfflineQueryID, since version: Int64, after key: String?, limit: Int
@@ -32,8 +33,8 @@ public protocol OfflineTierStore: Sendable {
     func forgetRemovals(_ query: OfflineQueryID, before time: Date) async throws -> Int
 }
 
-/// A defining query as the middle tier keeps it: the endpoint, the query's name, and whose rows (`shared`, or a
-/// user's name).
+/// A defining query as the middle tier keeps it: the endpoint, the query's name, and whose rows (``shared``, or
+/// ``user(_:)`` of a user's name).
 public struct OfflineQueryID: Sendable, Hashable, CustomStringConvertible {
     public var endpoint: String
     public var query: String

@@ -45,7 +45,7 @@ package enum PrivateFiles {
         return (mode, owner)
     }
 
-    /// The first line of a file holding a secret (a password), after checking that the file belongs to this
+    /// The content of a file holding a secret (a password), without its leading and trailing line breaks, after checking that the file belongs to this
     /// process's user (or root) and that nobody else may read or change it. `role` names the secret in messages.
     package static func readSecret(_ file: URL, role: String) throws(PrivateFileError) -> String {
         let mode = try ownedMode(of: file)
