@@ -159,6 +159,7 @@ let package = Package(
             name: "SatchelOfflineServer",
             dependencies: [
                 "SatchelText", "SatchelJSON", "SatchelHTTP", "SatchelOData", "SatchelOffline", "SatchelRepository",
+                "SatchelStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

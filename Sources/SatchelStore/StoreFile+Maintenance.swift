@@ -118,10 +118,77 @@ extension StoreFile {
         return count
     }
 
-    /// Re-encrypts the store under `newKey` (a new salt, so new page keys): the database is rewritten into a new file
-    /// (`VACUUM INTO`), which then replaces the old one in one rename. Nothing else may have the store open.
+    /// Re-encrypts the store under `newKey` (a new salt, so new page keys), into a new file that then replaces the
+    /// old one in one rename. A store without a WAL or hot journal beside it (one closed cleanly) is re-sealed page by
+    /// page: each page opened with the old key and sealed with the new one, no SQL run, the file's pages unchanged;
+    /// otherwise the database is rewritten (`VACUUM INTO`), which takes in what the WAL holds. Every page is
+    /// authenticated on the way: a damaged one stops the change and leaves the store as it was. Nothing else may have
+    /// the store open.
     public func changeKey(from oldKey: StoreKey, to newKey: StoreKey) throws {
-        try rewrite(source: oldKey, target: newKey)
+        try requireExisting()
+        if StoreVFS.isRegistered(fullPath: try StoreVFS.fullPath(path)) {
+            throw StoreError(.io, path: path, detail: "the store is open in this process")
+        }
+        guard case .header = try StoreHeader.read(path: path), !hasWAL, !hasHotJournal else {
+            return try rewrite(source: oldKey, target: newKey)
+        }
+        try reseal(from: oldKey, to: newKey)
+    }
+
+    /// Opens every page of the database file with `oldKey` and seals it with `newKey` into a new file, which then
+    /// replaces this one.
+    private func reseal(from oldKey: StoreKey, to newKey: StoreKey) throws {
+        let old = try cipher(key: oldKey, creating: false)
+        let temporary = try startReplacement()
+        do {
+            let new = try StoreFile(path: temporary).cipher(key: newKey, creating: true)
+            guard let input = FileHandle(forReadingAtPath: path),
+                let output = FileHandle(forWritingAtPath: temporary)
+            else {
+                throw StoreError(.io, path: path, detail: "cannot read the store or write \(temporary)")
+            }
+            defer {
+                try? input.close()
+                try? output.close()
+            }
+            let pageSize = StoreFormat.pageSize
+            var location: Int64 = 1
+            while true {
+                // 64 pages at a time: one read and one write per 256 KiB.
+                let chunk = try input.read(upToCount: pageSize * 64) ?? Data()
+                if chunk.isEmpty { break }
+                guard chunk.count % pageSize == 0 else {
+                    throw StoreError(
+                        .truncated, path: path, found: Int(location) - 1 + chunk.count / pageSize,
+                        detail: "the file ends inside a page")
+                }
+                var pages = [UInt8](chunk)
+                // The first page that failed, if any (a closure with a typed throw crashes the compiler here).
+                let failed: (page: Int64, sealing: Bool)? = pages.withUnsafeMutableBytes { buffer in
+                    for start in stride(from: 0, to: buffer.count, by: pageSize) {
+                        let page = buffer.baseAddress! + start
+                        guard old.open(kind: PageCipher.database, page: page, size: pageSize, location: location)
+                        else { return (location, false) }
+                        guard new.seal(kind: PageCipher.database, page: page, size: pageSize, location: location)
+                        else { return (location, true) }
+                        location += 1
+                    }
+                    return nil
+                }
+                if let failed {
+                    if failed.sealing {
+                        throw StoreError(.io, path: path, detail: "page \(failed.page) could not be sealed")
+                    }
+                    throw pageError(old.lastFailure, detail: nil)
+                }
+                try output.write(contentsOf: pages)
+            }
+            try output.synchronize()
+            try finishReplacement(temporary)
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
     }
 
     /// Encrypts a plaintext SQLite database in place under `key` (rewritten, then renamed over the original).
@@ -176,14 +243,11 @@ extension StoreFile {
         if StoreVFS.isRegistered(fullPath: try StoreVFS.fullPath(path)) {
             throw StoreError(.io, path: path, detail: "the store is open in this process")
         }
-        let temporary = path + ".rewrite"
-        // A leftover from a rewrite that crashed is not a store anyone uses: the original was never replaced.
-        try? FileManager.default.removeItem(atPath: temporary)
-        try PrivateFile.create(temporary)
-        let scratch = StoreFile(path: temporary)
-        let targetRegistration = try scratch.register(scratch.cipher(key: target, creating: true))
-        defer { targetRegistration.end() }
+        let temporary = try startReplacement()
         do {
+            let scratch = StoreFile(path: temporary)
+            let targetRegistration = try scratch.register(scratch.cipher(key: target, creating: true))
+            defer { targetRegistration.end() }
             let store = try openQueue(key: source)
             try store.database.writeWithoutTransaction { db in
                 // VACUUM INTO writes pages of the requested size (a database with other pages is converted). Asked
@@ -198,17 +262,31 @@ extension StoreFile {
             if hasWAL || hasHotJournal {
                 throw StoreError(.io, path: path, detail: "its WAL or journal is in use by another process")
             }
-            try PrivateFile.protect(temporary)
             try PrivateFile.synchronize(temporary)
-            for file in companions { try? FileManager.default.removeItem(atPath: file) }
-            guard rename(temporary, path) == 0 else {
-                throw StoreError(.io, path: path, detail: PrivateFile.errorText())
-            }
-            try PrivateFile.synchronize(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+            try finishReplacement(temporary)
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             throw error
         }
+    }
+
+    /// A new, empty, owner-only file beside the store that will replace it. A leftover from a replacement that
+    /// crashed is not a store anyone uses (the original was never replaced): it is removed first.
+    private func startReplacement() throws(StoreError) -> String {
+        let temporary = path + ".rewrite"
+        try? FileManager.default.removeItem(atPath: temporary)
+        try PrivateFile.create(temporary)
+        return temporary
+    }
+
+    /// Renames `temporary` (written and synchronised) over the store, in one step, and makes the rename durable.
+    private func finishReplacement(_ temporary: String) throws(StoreError) {
+        try PrivateFile.protect(temporary)
+        for file in companions { try? FileManager.default.removeItem(atPath: file) }
+        guard rename(temporary, path) == 0 else {
+            throw StoreError(.io, path: path, detail: PrivateFile.errorText())
+        }
+        try PrivateFile.synchronize(URL(fileURLWithPath: path).deletingLastPathComponent().path)
     }
 }
 

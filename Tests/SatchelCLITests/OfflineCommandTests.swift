@@ -38,7 +38,7 @@ extension SatchelCLITests {
             let warnings = warned.stderr.split(separator: "\n").filter { $0.hasPrefix("satchel: warning:") }
             #expect(
                 warnings == [
-                    "satchel: warning: \(config) line 3: unknown key stroe in [endpoint] (known: csrf, indexed_type, name, sap_client, store, url, user)"
+                    "satchel: warning: \(config) line 3: unknown key stroe in [endpoint] (known: csrf, indexed_type, middle_tier, name, sap_client, store, url, user)"
                 ])
         }
 

@@ -16,7 +16,9 @@ struct MiddleTierHarness {
     let folder: URL
     static let users = ["ada": "ada-secret", "bob": "bob-secret"]
 
-    static func start(ini: String, backendPort: Int, backendPath: String) async throws -> MiddleTierHarness {
+    static func start(
+        ini: String, backendPort: Int, backendPath: String, limits: OfflineTierLimits = OfflineTierLimits()
+    ) async throws -> MiddleTierHarness {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-tier-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let proxy = try FaultyTCPProxy(upstreamPort: backendPort)
@@ -29,6 +31,7 @@ struct MiddleTierHarness {
         try UsersFile(entries: entries).save(to: usersFile)
         var configuration = ServerConfiguration(port: 0, dataDirectory: folder, usersFile: usersFile)
         configuration.offline = [application]
+        configuration.offlineLimits = limits
         configuration.logLevel = .warning
         let running = try await SatchelServerApp(configuration: configuration).start()
         return MiddleTierHarness(running: running, proxy: proxy, folder: folder)
@@ -53,13 +56,14 @@ struct MiddleTierHarness {
 
     /// An offline store of `user`'s, on the middle tier, open.
     func store(
-        _ endpoint: String, user: String, queries: [OfflineDefiningQuery]
+        _ endpoint: String, user: String, queries: [OfflineDefiningQuery], key: StoreKey = .random(),
+        prebuilt: Bool = false
     ) async throws -> OfflineStore {
         let store = OfflineStore(
             configuration: .init(
                 service: service(endpoint, user: user),
                 path: folder.appendingPathComponent("\(user)-\(UUID()).store").path, definingQueries: queries,
-                key: StoreKey.random()))
+                key: key, usesMiddleTier: prebuilt))
         try await store.open()
         return store
     }

@@ -191,6 +191,41 @@ struct MaintenanceTests {
         #expect(try StoreFile(path: path).check(key: .passphrase("new one")).isSound)
     }
 
+    @Test("a store closed cleanly is re-sealed page by page: the same pages, none readable with the old key")
+    func resealPages() async throws {
+        let folder = try TemporaryFolder()
+        let path = try await TamperingTests.makeStore(folder)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        try StoreFile(path: path).changeKey(from: testKey, to: otherKey)
+        let after = try Data(contentsOf: URL(fileURLWithPath: path))
+        // Page by page: as many pages as before (a VACUUM would have rebuilt the b-trees), every one sealed anew.
+        #expect(after.count == before.count)
+        for page in 0..<(before.count / 4096) {
+            let range = page * 4096 + 16..<(page + 1) * 4096 - 64
+            #expect(before[range] != after[range], "page \(page + 1) was not sealed again")
+        }
+        _ = expectStoreError(.wrongKey) { _ = try StoreFile(path: path).openQueue(key: testKey) }
+        let check = try StoreFile(path: path).check(key: otherKey)
+        #expect(check.isSound)
+        #expect(check.pages == before.count / 4096)
+        let store = try StoreFile(path: path).openQueue(key: otherKey)
+        #expect(try await store.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item") } == 200)
+        try store.close()
+    }
+
+    @Test("a damaged page stops a re-seal and leaves the store as it was")
+    func resealDamaged() async throws {
+        let folder = try TemporaryFolder()
+        let path = try await TamperingTests.makeStore(folder)
+        try TamperingTests.edit(path) { $0[2 * 4096 + 1000] ^= 0x04 }
+        let damaged = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = expectStoreError(.corruptPage) { try StoreFile(path: path).changeKey(from: testKey, to: otherKey) }
+        #expect(error?.page == 3)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == damaged)
+        #expect(!FileManager.default.fileExists(atPath: path + ".rewrite"))
+        _ = expectStoreError(.wrongKey) { try StoreFile(path: path).changeKey(from: otherKey, to: testKey) }
+    }
+
     @Test("a plaintext database is encrypted in place; an export is plaintext again")
     func encryptAndExport() async throws {
         let folder = try TemporaryFolder()

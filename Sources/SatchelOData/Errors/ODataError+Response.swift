@@ -34,7 +34,7 @@ extension ODataError {
     }
 
     /// Maps an ``HTTPTransferError`` thrown by the client (timeouts, connection failures, refused credentials).
-    init(http error: HTTPTransferError) {
+    package init(http error: HTTPTransferError) {
         let code: Code =
             switch error.code {
             case .unauthorized: .unauthorized

@@ -11,6 +11,8 @@ import SatchelOData
 /// store = gw.store          ; relative to the file's folder (default: <section file name>.store)
 /// user = alice              ; password from SATCHEL_PASSWORD
 /// csrf = yes                ; SAP Gateway's CSRF handshake before changes
+/// middle_tier = yes         ; url is Satchel's middle tier (satchel serve --offline): the first open receives a
+///                           ; store built there
 /// indexed_type = GWSAMPLE_BASIC.Product: Category ASC, Price   ; one line per type
 ///
 /// [products]
@@ -32,6 +34,9 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
     public var storePath: String
     public var user: String?
     public var csrf: Bool
+    /// Whether `url` is an endpoint of Satchel's offline middle tier (`middle_tier = yes`): the first open then
+    /// receives a store built on the server (``OfflineStore/Configuration/usesMiddleTier``).
+    public var usesMiddleTier: Bool
     public var definingQueries: [OfflineDefiningQuery]
     /// Secondary indexes from `indexed_type`: entity type → property paths.
     public var indexes: [String: [String]]
@@ -40,7 +45,7 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
 
     /// The keys of `[endpoint]` that `satchel offline` reads.
     public static let endpointKeys: Set<String> = [
-        "url", "sap_client", "store", "user", "csrf", "indexed_type", "name",
+        "url", "sap_client", "store", "user", "csrf", "indexed_type", "name", "middle_tier",
     ]
     /// The keys of a defining query's section that `satchel offline` reads.
     public static let queryKeys: Set<String> = ["name", "query", "streams", "track_deltas"]
@@ -83,6 +88,7 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
         sapClient = endpoint.value("sap_client")
         user = endpoint.value("user")
         csrf = try document.flag("csrf", in: endpoint) ?? false
+        usesMiddleTier = try document.flag("middle_tier", in: endpoint) ?? false
         let store = endpoint.value("store") ?? ((endpoint.value("name") ?? "offline") + ".store")
         storePath = store.hasPrefix("/") ? store : URL(fileURLWithPath: folder).appendingPathComponent(store).path
         indexes = try document.indexes(in: endpoint)

@@ -82,4 +82,34 @@ extension OfflineStore {
         try await close()
         try await BlockingWork.shared.run { [path = configuration.path] in try StoreFile(path: path).destroy() }
     }
+
+    /// Prepares a store built on the middle tier for the client that asked for it: delta links made under
+    /// `oldRoot` point under `newRoot` (the root the client reaches the middle tier at), and each defining query of
+    /// `clientQueries` the store holds takes the client's own spelling of its text and its delta tracking, so the
+    /// client's open finds its queries as it wrote them and keeps them complete, with their delta links.
+    package func handOver(
+        linksFrom oldRoot: String, to newRoot: String, clientQueries: [OfflineDefiningQuery]
+    ) async throws {
+        let opened = try current()
+        try await opened.store.database.write { db in
+            if oldRoot != newRoot {
+                try db.execute(
+                    sql: """
+                        UPDATE s_defining_queries SET delta_link = ? || substr(delta_link, ?)
+                        WHERE substr(delta_link, 1, ?) = ?
+                        """,
+                    arguments: [
+                        newRoot, oldRoot.unicodeScalars.count + 1, oldRoot.unicodeScalars.count, oldRoot,
+                    ])
+            }
+            for query in clientQueries {
+                try db.execute(
+                    sql: "UPDATE s_defining_queries SET query = ?, track = ? WHERE name = ?",
+                    arguments: [query.query, query.deltaTracking.rawValue, query.name])
+            }
+        }
+    }
+
+    /// Downloads the defining queries not downloaded completely yet (what ``open(resuming:)`` does after opening).
+    package func downloadIncomplete() async throws { try await download(onlyIncomplete: true) }
 }

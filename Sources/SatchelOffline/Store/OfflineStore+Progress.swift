@@ -6,6 +6,10 @@ import Synchronization
 public enum OfflineProgress: Sendable, Hashable {
     /// Reading `$metadata` (first open).
     case loadingMetadata
+    /// Receiving a store built by the middle tier (first open through it); ``bytes(received:sent:)`` follows it.
+    case receivingStore
+    /// Sealing the received store's pages under the store's own key.
+    case resealing
     /// Starting defining query `index` (1-based) of `count`.
     case definingQuery(name: String, index: Int, count: Int)
     /// Entities received so far for a defining query.

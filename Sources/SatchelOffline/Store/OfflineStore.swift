@@ -30,10 +30,15 @@ public final class OfflineStore: Sendable {
         public var indexes: [String: [String]]
         /// How the queue is sent: `$batch` requests of up to 100 requests unless told otherwise.
         public var upload: OfflineUploadMode
+        /// Whether the service is Satchel's offline middle tier (`satchel serve --offline`): the first open then
+        /// receives a store built on the server (docs/offline-server.md, "Prebuilt stores") instead of downloading
+        /// entity by entity, and goes on as against any service when the server builds none.
+        public var usesMiddleTier: Bool
 
         public init(
             service: ODataService, path: String, definingQueries: [OfflineDefiningQuery], key: StoreKey?,
-            indexes: [String: [String]] = [:], upload: OfflineUploadMode = .batch(maximumRequests: 100)
+            indexes: [String: [String]] = [:], upload: OfflineUploadMode = .batch(maximumRequests: 100),
+            usesMiddleTier: Bool = false
         ) {
             self.service = service
             self.path = path
@@ -41,6 +46,7 @@ public final class OfflineStore: Sendable {
             self.key = key
             self.indexes = indexes
             self.upload = upload
+            self.usesMiddleTier = usesMiddleTier
         }
     }
 
@@ -101,7 +107,8 @@ public final class OfflineStore: Sendable {
     // MARK: Open and close
 
     /// Opens the store. The first time: reads `$metadata`, creates the tables and downloads every defining query
-    /// (the initial download). Later: opens the local database without the network, and downloads only defining
+    /// (the initial download); through the middle tier (``Configuration/usesMiddleTier``) the store arrives built
+    /// instead, and only defining queries it lacks are downloaded. Later: opens the local database without the network, and downloads only defining
     /// queries not downloaded completely yet (an interrupted initial download resumes) unless `resuming` is false
     /// (then nothing is sent once the store has its `$metadata`: reads, local changes and the queue work offline).
     /// When the download fails, `open` throws its error and the store stays open with what it has (its initial
@@ -114,6 +121,9 @@ public final class OfflineStore: Sendable {
         guard free else { throw ODataError(.invalidArgument, "the offline store is open already") }
         let store: LocalStore<DatabasePool>
         do {
+            if configuration.usesMiddleTier, !FileManager.default.fileExists(atPath: configuration.path) {
+                _ = try await receivePrebuiltStore()
+            }
             var database = GRDB.Configuration()
             database.prepareDatabase { db in
                 db.add(function: Self.lowercased)

@@ -109,10 +109,7 @@ public struct OfflineApplicationConfiguration: Sendable {
     /// Keys the middle tier reads and checks but that change nothing yet, and why: each is reported at start with
     /// its line, so that no key is silently ignored.
     public static let readWithoutEffect: [String: String] = [
-        "prepopulate_offline_db": "prebuilt stores are not served yet; clients download their data",
-        "prepopulate_offline_db_interval": "prebuilt stores are not served yet",
-        "indexed_type": "applies to stores built on the server, which are not served yet",
-        "case_sensitive_offline_db": "applies to stores built on the server, which are not served yet",
+        "case_sensitive_offline_db": "stores compare text as SQLite does (case-sensitive, except tolower/toupper)",
         "allow_defining_query_removal": "clients' defining queries are not checked against the file yet",
         "json_datetimeoffset_in_utc": "values are passed on as the back-end writes them",
         "check_repeatable_requests": "requests with a Repeatability-Request-ID always go through the upload ledger",

@@ -32,11 +32,17 @@ public final class OfflineTier: Sendable {
     let logger: Logger
     /// The time the middle tier goes by (tests move it to pass a refresh interval).
     let clock: @Sendable () -> Date
+    /// Prebuilt stores: their folder, the templates of shared data, the builds running.
+    let builds: OfflineBuilds
 
+    /// A middle tier for `applications`. Prebuilt stores are built in `directory` (emptied now: what an earlier
+    /// process left there cannot be opened without the keys it took with it); without one, in a new folder under
+    /// the temporary directory.
     public init(
         applications: [OfflineApplicationConfiguration], store: any Store,
         transport: any HTTPTransport = HTTPClient.defaultTransport(), limits: OfflineTierLimits = OfflineTierLimits(),
-        logger: Logger = Logger(label: "satchel.offline"), clock: @escaping @Sendable () -> Date = { Date() }
+        directory: URL? = nil, logger: Logger = Logger(label: "satchel.offline"),
+        clock: @escaping @Sendable () -> Date = { Date() }
     ) throws(OfflineConfigurationError) {
         var endpoints: [String: OfflineEndpoint] = [:]
         var files: [String: String] = [:]
@@ -58,6 +64,11 @@ public final class OfflineTier: Sendable {
         self.limits = limits
         self.logger = logger
         self.clock = clock
+        builds = OfflineBuilds(
+            directory: directory
+                ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "satchel-offline-" + UUID().uuidString, isDirectory: true),
+            maxConcurrent: limits.maxConcurrentBuilds)
     }
 
     /// The endpoints served, in file order.
@@ -80,6 +91,9 @@ public final class OfflineTier: Sendable {
         do {
             let backend =
                 try endpoint.serviceAccount ?? endpoint.backend(user: request.user, password: request.password)
+            if request.path == OfflineStore.prebuiltResource {
+                return try await prebuiltStore(request, endpoint: endpoint)
+            }
             version = try await endpoint.version(using: backend)
             switch request.method {
             case "GET", "HEAD":
@@ -122,14 +136,29 @@ public struct OfflineTierLimits: Sendable {
     public var maxUploadBytes: Int
     /// The largest back-end answer passed through.
     public var maxPassThroughBytes: Int
+    /// Prebuilt stores built at once, across users (each user has one at a time).
+    public var maxConcurrentBuilds: Int
+    /// How long a prebuilt store's request waits for a build slot before it is answered 503.
+    public var buildWait: Duration
+    /// The largest prebuilt store answered (413 beyond: the client downloads instead).
+    public var maxStoreBytes: Int
+    /// Whether a prebuilt store (which travels with its key) may be answered over plain HTTP: only for a server
+    /// that listens on loopback alone. Otherwise only over HTTPS (directly, or behind a trusted proxy that says so).
+    public var allowsPlainTransfer: Bool
 
     public init(
         pageSize: Int = 1000, backendTimeout: Duration = .seconds(60), maxUploadBytes: Int = 64 << 20,
-        maxPassThroughBytes: Int = 256 << 20
+        maxPassThroughBytes: Int = 256 << 20,
+        maxConcurrentBuilds: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2),
+        buildWait: Duration = .seconds(30), maxStoreBytes: Int = 4 << 30, allowsPlainTransfer: Bool = false
     ) {
         self.pageSize = pageSize
         self.backendTimeout = backendTimeout
         self.maxUploadBytes = maxUploadBytes
         self.maxPassThroughBytes = maxPassThroughBytes
+        self.maxConcurrentBuilds = maxConcurrentBuilds
+        self.buildWait = buildWait
+        self.maxStoreBytes = maxStoreBytes
+        self.allowsPlainTransfer = allowsPlainTransfer
     }
 }

@@ -56,6 +56,10 @@ public struct OfflineTierRequest: Sendable {
 
     /// The path and query, as the ledger records a request's target.
     var target: String { query.isEmpty ? path : path + "?" + query }
+
+    /// Whether the client reached the server over HTTPS (its root, as the server made it from the connection or a
+    /// trusted proxy's `X-Forwarded-Proto`, is an `https` URL).
+    var isSecure: Bool { root.lowercased().hasPrefix("https://") }
 }
 
 /// The middle tier's answer.
@@ -63,11 +67,14 @@ public struct OfflineTierResponse: Sendable {
     public var status: Int
     public var headers: HTTPClient.Headers
     public var body: Data
+    /// A file that is the body instead of `body` (a prebuilt store): the server sends it and then removes it.
+    public var file: URL?
 
-    public init(status: Int, headers: HTTPClient.Headers = [:], body: Data = Data()) {
+    public init(status: Int, headers: HTTPClient.Headers = [:], body: Data = Data(), file: URL? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.file = file
     }
 
     /// The headers as plain name–value pairs, in order.

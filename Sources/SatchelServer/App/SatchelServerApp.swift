@@ -77,9 +77,11 @@ public struct SatchelServerApp: Sendable {
                 continuation.finish()
             },
             logger: logger)
+        var services: [any Service] = [app]
+        if let tier = prepared.environment.offlineTier { services.append(OfflineTemplateService(tier: tier)) }
         let group = ServiceGroup(
             configuration: .init(
-                services: [app], gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
+                services: services, gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
         let store = prepared.store
         let authenticator = prepared.authenticator
         let lock = prepared.dataFolderLock
@@ -205,12 +207,21 @@ public struct SatchelServerApp: Sendable {
     func makeOfflineTier(_ store: any MetadataStore) throws -> OfflineTier {
         guard let tierStore = store as? any OfflineTier.Store else { throw ServerError(Self.offlineNeedsLocalStore) }
         do {
+            var limits = configuration.offlineLimits
+            // A prebuilt store travels with its key: over plain HTTP only when nobody else can listen.
+            limits.allowsPlainTransfer = limits.allowsPlainTransfer || Self.isLoopback(configuration.host)
             return try OfflineTier(
-                applications: configuration.offline, store: tierStore, limits: configuration.offlineLimits,
+                applications: configuration.offline, store: tierStore, limits: limits,
+                directory: configuration.dataDirectory.appendingPathComponent("offline-stores", isDirectory: true),
                 logger: Logger(label: "satchel.offline"))
         } catch {
             throw ServerError("\(error)")
         }
+    }
+
+    /// Whether `host` is a loopback address (the server can be reached from this machine only).
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     /// Locks `<data>/satchel.lock` until the returned descriptor is closed (when the server stops, or the process

@@ -3,8 +3,10 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOFoundationEssentialsCompat
-import SatchelRepository
 import SatchelOfflineServer
+import SatchelRepository
+import SatchelText
+import ServiceLifecycle
 
 /// The offline middle tier's routes: `/offline/{endpoint}/…` for every endpoint of the `--offline` files
 /// (docs/offline-server.md). Authentication has happened (``MountPoints/protectedPrefixes``); the caller and,
@@ -68,9 +70,47 @@ enum OfflineTierRoutes {
             guard let name = HTTPField.Name(field.name) else { continue }
             fields.append(HTTPField(name: name, value: field.value))
         }
+        if let file = response.file {
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int ?? 0
+            fields[.contentLength] = String(size)
+            return Response(
+                status: HTTPResponse.Status(code: response.status), headers: fields,
+                body: streamed(file, count: size))
+        }
         fields[.contentLength] = String(response.body.count)
         return Response(
             status: HTTPResponse.Status(code: response.status), headers: fields,
             body: .init(byteBuffer: ByteBuffer(bytes: response.body)))
+    }
+
+    /// `count` bytes of `file`, read off the concurrency pool a megabyte at a time; the file is removed once sent
+    /// (or when sending fails).
+    static func streamed(_ file: URL, count: Int) -> ResponseBody {
+        ResponseBody(contentLength: count) { writer in
+            defer { try? FileManager.default.removeItem(at: file) }
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            var remaining = count
+            while remaining > 0 {
+                let wanted = min(remaining, 1 << 20)
+                let chunk = try await BlockingWork.shared.run(handing: handle) { try $0.read(upToCount: wanted) }
+                guard let chunk, !chunk.isEmpty else {
+                    throw ServerError("the prebuilt store \(file.lastPathComponent) ended \(remaining) bytes short")
+                }
+                remaining -= chunk.count
+                try await writer.write(ByteBuffer(bytes: chunk))
+            }
+            try await writer.finish(nil)
+        }
+    }
+}
+
+/// Keeps the offline middle tier's templates of shared data current while the server runs
+/// (``OfflineTier/maintainTemplates()``).
+struct OfflineTemplateService: Service {
+    let tier: OfflineTier
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await tier.maintainTemplates() }
     }
 }

@@ -88,7 +88,7 @@ struct OfflineOptions: ParsableArguments {
         return OfflineStore(
             configuration: .init(
                 service: service, path: file.storePath, definingQueries: file.definingQueries, key: try key(),
-                indexes: file.indexes))
+                indexes: file.indexes, usesMiddleTier: file.usesMiddleTier))
     }
 
     /// Opens the store, runs `body`, closes it; failures become one line and an exit code. `local`: nothing is
