@@ -496,6 +496,18 @@ let package = Package(
             plugins: ["SatchelODataGenPlugin"]
         ),
         .executableTarget(
+            name: "OfflineTierBenchmark",
+            dependencies: [
+                "BenchmarkSupport", "SatchelOData", "SatchelHTTP", "SatchelOffline", "SatchelOfflineServer",
+                "SatchelServer", "SatchelStore", "SatchelTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/OfflineTierBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "TransferBenchmark",
             dependencies: ["SatchelHTTP", "SatchelTestSupport"],
             path: "Benchmarks/TransferBenchmark",

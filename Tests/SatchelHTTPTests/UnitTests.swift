@@ -35,6 +35,11 @@ struct UnitTests {
         #expect(!text.contains("hunter2") && !text.contains("abc"))
         let error = HTTPTransferError(.unauthorized, "nope", url: url)
         #expect(!error.description.contains("pw@"))
+        // A prebuilt store's transfer key, and any other `*-Key` header.
+        for name in ["Satchel-Transfer-Key", "X-Vendor-Key"] {
+            #expect(Redaction.headerValue(name: name, value: "c2VjcmV0") == Redaction.placeholder, "\(name)")
+        }
+        #expect(Redaction.headerValue(name: "Content-Type", value: "text/plain") == "text/plain")
     }
 
     @Test("cookies: parsing, domain and path matching, expiry, combined headers")

@@ -7,7 +7,7 @@ public enum Redaction {
     /// Header names whose values are always secret.
     static let secretHeaders: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "set-cookie", "x-csrf-token", "x-xsrf-token",
-        "x-api-key", "api-key",
+        "x-api-key", "api-key", "satchel-transfer-key",
     ]
 
     /// Query item names whose values are secret.
@@ -22,7 +22,7 @@ public enum Redaction {
             return value
         }
         if secretHeaders.contains(lower) || lower.contains("token") || lower.contains("secret")
-            || lower.contains("password")
+            || lower.contains("password") || lower.hasSuffix("-key")
         {
             return placeholder
         }

@@ -56,34 +56,24 @@ final class OfflineBuilds: Sendable {
         return folder
     }
 
-    /// Takes a build slot for `user`: refused at once (429) while the user has a build running, waits up to `wait`
-    /// for a slot while ``maxConcurrent`` builds run (then 503).
+    /// Takes a build slot for `user`, waiting up to `wait` while the user has a build running (one per user at a
+    /// time) or ``maxConcurrent`` builds run; then 503.
     func begin(user: String, wait: Duration) async throws {
-        let claimed = state.withLock { $0.users.insert(user).inserted }
-        guard claimed else {
-            throw OfflineTierFailure(
-                429, code: "satchel.buildRunning",
-                "a store is being built for \(user) already: ask again when it is done")
-        }
         let deadline = ContinuousClock.now + wait
-        do {
-            while true {
-                let started = state.withLock { state -> Bool in
-                    guard state.running < maxConcurrent else { return false }
-                    state.running += 1
-                    return true
-                }
-                if started { break }
-                guard ContinuousClock.now < deadline else {
-                    throw OfflineTierFailure(
-                        503, code: "satchel.buildsBusy",
-                        "\(maxConcurrent) stores are being built: ask again in a moment")
-                }
-                try await Task.sleep(for: .milliseconds(20))
+        while true {
+            let started = state.withLock { state -> Bool in
+                guard state.running < maxConcurrent, !state.users.contains(user) else { return false }
+                state.running += 1
+                state.users.insert(user)
+                return true
             }
-        } catch {
-            _ = state.withLock { $0.users.remove(user) }
-            throw error
+            if started { break }
+            guard ContinuousClock.now < deadline else {
+                throw OfflineTierFailure(
+                    503, code: "satchel.buildsBusy",
+                    "stores are being built (\(maxConcurrent) at a time, one per user): ask again in a moment")
+            }
+            try await Task.sleep(for: .milliseconds(20))
         }
         sweepAbandonedBuilds()
     }

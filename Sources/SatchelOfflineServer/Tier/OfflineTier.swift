@@ -138,7 +138,8 @@ public struct OfflineTierLimits: Sendable {
     public var maxPassThroughBytes: Int
     /// Prebuilt stores built at once, across users (each user has one at a time).
     public var maxConcurrentBuilds: Int
-    /// How long a prebuilt store's request waits for a build slot before it is answered 503.
+    /// How long a prebuilt store's request waits for its turn (one build per user, ``maxConcurrentBuilds`` in all)
+    /// before it is answered 503.
     public var buildWait: Duration
     /// The largest prebuilt store answered (413 beyond: the client downloads instead).
     public var maxStoreBytes: Int
@@ -150,7 +151,7 @@ public struct OfflineTierLimits: Sendable {
         pageSize: Int = 1000, backendTimeout: Duration = .seconds(60), maxUploadBytes: Int = 64 << 20,
         maxPassThroughBytes: Int = 256 << 20,
         maxConcurrentBuilds: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2),
-        buildWait: Duration = .seconds(30), maxStoreBytes: Int = 4 << 30, allowsPlainTransfer: Bool = false
+        buildWait: Duration = .seconds(120), maxStoreBytes: Int = 4 << 30, allowsPlainTransfer: Bool = false
     ) {
         self.pageSize = pageSize
         self.backendTimeout = backendTimeout

@@ -207,13 +207,16 @@ public struct SatchelServerApp: Sendable {
     func makeOfflineTier(_ store: any MetadataStore) throws -> OfflineTier {
         guard let tierStore = store as? any OfflineTier.Store else { throw ServerError(Self.offlineNeedsLocalStore) }
         do {
+            // The server's level (its own logger's, when one was given).
+            var offlineLogger = Logger(label: "satchel.offline")
+            offlineLogger.logLevel = logger.logLevel
             var limits = configuration.offlineLimits
             // A prebuilt store travels with its key: over plain HTTP only when nobody else can listen.
             limits.allowsPlainTransfer = limits.allowsPlainTransfer || Self.isLoopback(configuration.host)
             return try OfflineTier(
                 applications: configuration.offline, store: tierStore, limits: limits,
                 directory: configuration.dataDirectory.appendingPathComponent("offline-stores", isDirectory: true),
-                logger: Logger(label: "satchel.offline"))
+                logger: offlineLogger)
         } catch {
             throw ServerError("\(error)")
         }
