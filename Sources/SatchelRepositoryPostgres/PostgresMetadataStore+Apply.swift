@@ -9,17 +9,7 @@ extension PostgresMetadataStore {
     public func apply(_ batch: StoreBatch) async throws -> StoreBatchResult {
         // A delete may forget trash marks: searches that left them out are stale.
         if !batch.deletes.isEmpty { trashChanges.add(1, ordering: .relaxed) }
-        return try await withConnection { connection in
-            try await self.run("BEGIN", on: connection)
-            do {
-                let result = try await self.apply(batch, on: connection)
-                try await self.run("COMMIT", on: connection)
-                return result
-            } catch {
-                try? await self.run("ROLLBACK", on: connection)
-                throw Self.storeError(error)
-            }
-        }
+        return try await transaction { connection in try await self.apply(batch, on: connection) }
     }
 
     /// The batch's statements, inside the caller's transaction; the order matches ``MemoryMetadataStore``.

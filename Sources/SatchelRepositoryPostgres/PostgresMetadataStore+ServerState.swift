@@ -216,13 +216,4 @@ extension PostgresMetadataStore: ServerStateStore {
                 permission: permission, created: StoredTime.date(milliseconds: created))
         }
     }
-
-    /// What `body` decodes from a row; a cell of another type is the store's error.
-    private func decoding<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch {
-            throw Self.storeError(error)
-        }
-    }
 }

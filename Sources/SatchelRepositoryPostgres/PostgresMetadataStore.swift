@@ -163,6 +163,21 @@ public final class PostgresMetadataStore: MetadataStore {
         }
     }
 
+    /// Runs `body` in one transaction on one connection: committed when it returns, rolled back when it throws.
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await withConnection { connection in
+            try await self.run("BEGIN", on: connection)
+            do {
+                let result = try await body(connection)
+                try await self.run("COMMIT", on: connection)
+                return result
+            } catch {
+                try? await self.run("ROLLBACK", on: connection)
+                throw Self.storeError(error)
+            }
+        }
+    }
+
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
         do {
             return try await client.query(query, logger: logger).collect()
@@ -187,6 +202,8 @@ public final class PostgresMetadataStore: MetadataStore {
     static func storeError(_ error: any Error) -> any Error {
         switch error {
         case let error as StoreError: return error
+        // A refusal the store's protocol names (an expired delta token) is the caller's to see as it is.
+        case let error as any StoreRefusal: return error
         case let error as StoredCodingError: return StoreError.backend(error.message)
         case is CancellationError: return error
         case let error as PSQLError:

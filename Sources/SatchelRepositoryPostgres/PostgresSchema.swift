@@ -140,6 +140,58 @@ enum PostgresSchema {
                 """,
             ]
         ),
+        (
+            4,
+            [
+                // The offline middle tier's row state (OfflineTierStore) and upload ledger (OfflineUploadLedger).
+                // Keys compare byte by byte ("C"), as SQLite's do: pages continue after a key the same way.
+                """
+                CREATE TABLE offline_queries (
+                    endpoint text COLLATE "C" NOT NULL,
+                    query text COLLATE "C" NOT NULL,
+                    scope text COLLATE "C" NOT NULL,
+                    version bigint NOT NULL,
+                    oldest_version bigint NOT NULL,
+                    refreshed_at bigint NOT NULL,
+                    backend_delta_link text,
+                    row_count bigint NOT NULL,
+                    byte_count bigint NOT NULL,
+                    PRIMARY KEY (endpoint, query, scope)
+                )
+                """,
+                """
+                CREATE TABLE offline_rows (
+                    endpoint text COLLATE "C" NOT NULL,
+                    query text COLLATE "C" NOT NULL,
+                    scope text COLLATE "C" NOT NULL,
+                    key text COLLATE "C" NOT NULL,
+                    hash bytea NOT NULL,
+                    body bytea,
+                    version bigint NOT NULL,
+                    removed_at bigint,
+                    PRIMARY KEY (endpoint, query, scope, key)
+                )
+                """,
+                "CREATE INDEX offline_rows_by_version ON offline_rows (endpoint, query, scope, version, key)",
+                """
+                CREATE TABLE offline_ledger (
+                    endpoint text COLLATE "C" NOT NULL,
+                    user_name text COLLATE "C" NOT NULL,
+                    request_id text COLLATE "C" NOT NULL,
+                    method text NOT NULL,
+                    target text NOT NULL,
+                    body_hash bytea NOT NULL,
+                    state text NOT NULL,
+                    attempts integer NOT NULL,
+                    status integer,
+                    headers text,
+                    body bytea,
+                    updated_at bigint NOT NULL,
+                    PRIMARY KEY (endpoint, user_name, request_id)
+                )
+                """,
+            ]
+        ),
     ]
 
     static let objectColumns = """
@@ -158,4 +210,7 @@ enum PostgresSchema {
     static let changeLogLockClass: Int32 = 0x5341_5443
     /// The class of the per-user advisory locks that issuing an access grant holds (the key is the user's hash).
     static let grantLockClass: Int32 = 0x5341_5447
+    /// The class of the per-query advisory locks a refresh of the offline middle tier's row state holds (the key is
+    /// the hash of the endpoint, query and scope).
+    static let offlineRefreshLockClass: Int32 = 0x5341_544F
 }

@@ -17,7 +17,8 @@ struct MiddleTierHarness {
     static let users = ["ada": "ada-secret", "bob": "bob-secret"]
 
     static func start(
-        ini: String, backendPort: Int, backendPath: String, limits: OfflineTierLimits = OfflineTierLimits()
+        ini: String, backendPort: Int, backendPath: String, limits: OfflineTierLimits = OfflineTierLimits(),
+        postgres: String? = nil
     ) async throws -> MiddleTierHarness {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-tier-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -29,7 +30,8 @@ struct MiddleTierHarness {
         for (user, password) in users { entries[user] = try PasswordHash.make(password: password, rounds: 1_000) }
         let usersFile = folder.appendingPathComponent("users.json")
         try UsersFile(entries: entries).save(to: usersFile)
-        var configuration = ServerConfiguration(port: 0, dataDirectory: folder, usersFile: usersFile)
+        var configuration = ServerConfiguration(
+            port: 0, dataDirectory: folder, usersFile: usersFile, store: postgres.map { .postgres(url: $0) })
         configuration.offline = [application]
         configuration.offlineLimits = limits
         configuration.logLevel = .warning

@@ -3,8 +3,8 @@ public import Foundation
 /// The offline middle tier's row state (docs/offline-server.md, "Reads and deltas"), in the server's store beside
 /// the repositories: per defining query and scope, every row's key, the hash of its content, the content itself,
 /// the *version* at which it last changed, and the rows removed, so that a client holding version `n` receives only
-/// what changed after `n`, whether or not the back-end tracks changes. Implemented by ``SQLiteMetadataStore`` and
-/// ``MemoryMetadataStore``.
+/// what changed after `n`, whether or not the back-end tracks changes. Implemented by ``SQLiteMetadataStore``,
+/// ``MemoryMetadataStore`` and the PostgreSQL store (`SatchelRepositoryPostgres`).
 ///
 /// Each refresh is one transaction: a reader sees the query before or after it, never half of it.
 public protocol OfflineTierStore: Sendable {
@@ -102,6 +102,13 @@ public struct OfflineRefresh: Sendable, Hashable {
     public var added: Int
     public var changed: Int
     public var removed: Int
+
+    public init(state: OfflineQueryState, added: Int, changed: Int, removed: Int) {
+        self.state = state
+        self.added = added
+        self.changed = changed
+        self.removed = removed
+    }
 }
 
 /// Changes after a version, one page of them.
@@ -114,6 +121,13 @@ public struct OfflineChanges: Sendable, Hashable {
     public var version: Int64
     /// The key to continue after, when the page was full.
     public var continuation: String?
+
+    public init(rows: [OfflineRow], removedKeys: [String], version: Int64, continuation: String?) {
+        self.rows = rows
+        self.removedKeys = removedKeys
+        self.version = version
+        self.continuation = continuation
+    }
 }
 
 /// A refusal of the row state.

@@ -4,7 +4,8 @@ public import Foundation
 /// request a client uploads through the middle tier, keyed by endpoint, user and the request's
 /// `Repeatability-Request-ID`, recorded *before* it is forwarded to the back-end and completed with the back-end's
 /// answer after. A retried upload (a lost answer, a killed client or server) finds its entry and is answered from
-/// it instead of being applied twice. Implemented by ``SQLiteMetadataStore`` and ``MemoryMetadataStore``.
+/// it instead of being applied twice. Implemented by ``SQLiteMetadataStore``, ``MemoryMetadataStore`` and the
+/// PostgreSQL store (`SatchelRepositoryPostgres`).
 public protocol OfflineUploadLedger: Sendable {
     /// Claims `request` for forwarding. A request never seen is recorded as ``OfflineLedgerEntry/State/sent`` with
     /// one attempt and answered ``OfflineLedgerClaim/new``; a request already recorded is answered with its entry
@@ -65,6 +66,22 @@ public struct OfflineLedgerAnswer: Sendable, Hashable {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// The headers as the durable stores keep them: `Name: value` lines, sorted (a header value holds no line
+    /// break).
+    package var headerText: String {
+        headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
+    }
+
+    /// Headers read back from ``headerText``.
+    package static func headers(fromText text: String) -> [String: String] {
+        var headers: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[String(line[..<colon])] = String(line[line.index(after: colon)...].dropFirst())
+        }
+        return headers
     }
 }
 

@@ -127,9 +127,6 @@ public struct SatchelServerApp: Sendable {
     }
 
     func prepare() async throws -> Prepared {
-        if !configuration.offline.isEmpty, case .postgres = configuration.store {
-            throw ServerError(Self.offlineNeedsLocalStore)
-        }
         do {
             // Owner only: metadata, content and the users file are nobody else's business.
             try PrivateFiles.createFolder(configuration.dataDirectory)
@@ -199,13 +196,11 @@ public struct SatchelServerApp: Sendable {
             dataFolderLock: lock)
     }
 
-    static let offlineNeedsLocalStore =
-        "--offline keeps its state in the server's store, and PostgreSQL does not keep it yet: use the SQLite store"
-        + " (the default) or --memory"
-
     /// The offline middle tier over `store`, which keeps its row state and upload ledger.
     func makeOfflineTier(_ store: any MetadataStore) throws -> OfflineTier {
-        guard let tierStore = store as? any OfflineTier.Store else { throw ServerError(Self.offlineNeedsLocalStore) }
+        guard let tierStore = store as? any OfflineTier.Store else {
+            throw ServerError("--offline keeps its state in the server's store, and this store does not keep it")
+        }
         do {
             // The server's level (its own logger's, when one was given).
             var offlineLogger = Logger(label: "satchel.offline")

@@ -9,7 +9,7 @@ import Testing
 /// are remembered until forgotten, scopes never see each other's rows.
 @Suite("OfflineTierStore conformance")
 struct OfflineTierStoreConformanceTests {
-    static let backends: [Backend] = [.memory, .sqlite]
+    static let backends = Backend.allCases
 
     func withTier(_ backend: Backend, _ body: (any OfflineTierStore) async throws -> Void) async throws {
         try await withStore(backend) { store in

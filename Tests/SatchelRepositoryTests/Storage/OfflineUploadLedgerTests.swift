@@ -9,7 +9,7 @@ import Testing
 /// different request under the same id is told apart, users never share entries, old entries are forgotten.
 @Suite("OfflineUploadLedger conformance")
 struct OfflineUploadLedgerTests {
-    static let backends: [Backend] = [.memory, .sqlite]
+    static let backends = Backend.allCases
 
     func withLedger(_ backend: Backend, _ body: (any OfflineUploadLedger) async throws -> Void) async throws {
         try await withStore(backend) { store in

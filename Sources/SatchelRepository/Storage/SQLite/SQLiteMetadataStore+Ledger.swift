@@ -40,7 +40,7 @@ extension SQLiteMetadataStore: OfflineUploadLedger {
                     WHERE endpoint = ? AND user = ? AND request_id = ?
                     """,
                 arguments: [
-                    state.rawValue, answer?.status, answer.map { Self.headerText($0.headers) }, answer?.body,
+                    state.rawValue, answer?.status, answer?.headerText, answer?.body,
                     StoredTime.milliseconds(time),
                 ] + Self.keyArguments(key))
         }
@@ -77,23 +77,10 @@ extension SQLiteMetadataStore: OfflineUploadLedger {
                 state: OfflineLedgerEntry.State(rawValue: row[3]) ?? .sent, attempts: row[4],
                 answer: status.map {
                     OfflineLedgerAnswer(
-                        status: $0, headers: headers(fromText: row[6] ?? ""), body: row[7] ?? Data())
+                        status: $0, headers: OfflineLedgerAnswer.headers(fromText: row[6] ?? ""), body: row[7] ?? Data()
+                    )
                 },
                 updatedAt: StoredTime.date(milliseconds: row[8]))
         }
-    }
-
-    /// Headers as `Name: value` lines (a header value holds no line break).
-    private static func headerText(_ headers: [String: String]) -> String {
-        headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
-    }
-
-    private static func headers(fromText text: String) -> [String: String] {
-        var headers: [String: String] = [:]
-        for line in text.split(separator: "\n") {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[String(line[..<colon])] = String(line[line.index(after: colon)...].dropFirst())
-        }
-        return headers
     }
 }
