@@ -245,6 +245,7 @@ let package = Package(
                 "SatchelNuxeo",
                 "SatchelCache",
                 "SatchelStore",
+                "SatchelRepository",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -434,7 +435,7 @@ let package = Package(
                 "SatchelServerTestSupport",
                 "SatchelCMISCore",
                 "satchel", "SatchelServer", "SatchelStore", "SatchelOData", "SatchelCMIS", "SatchelCache",
-                "SatchelTestSupport",
+                "SatchelTestSupport", "SatchelRepository",
             ],
             swiftSettings: swiftSettings
         ),

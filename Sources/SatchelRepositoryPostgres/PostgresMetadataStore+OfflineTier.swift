@@ -100,6 +100,51 @@ extension PostgresMetadataStore: OfflineTierStore {
         }
     }
 
+    public func recordSyncPoint(_ query: OfflineQueryID, client: String, version: Int64, at time: Date) async throws {
+        _ = try await rows(
+            """
+            INSERT INTO offline_sync_points (endpoint, query, scope, client, version, seen_at)
+            VALUES (\(query.endpoint), \(query.query), \(query.scope), \(client), \(version),
+                \(StoredTime.milliseconds(time)))
+            ON CONFLICT (endpoint, query, scope, client) DO UPDATE SET
+                version = excluded.version, seen_at = excluded.seen_at
+            """)
+    }
+
+    public func offlineOverview() async throws -> [OfflineQueryOverview] {
+        var points: [OfflineQueryID: [OfflineSyncPoint]] = [:]
+        for row in try await rows(
+            """
+            SELECT endpoint, query, scope, client, version, seen_at FROM offline_sync_points
+            ORDER BY endpoint, query, scope, client
+            """)
+        {
+            let (endpoint, query, scope, client, version, seen) = try decoding {
+                try row.decode((String, String, String, String, Int64, Int64).self)
+            }
+            points[OfflineQueryID(endpoint: endpoint, query: query, scope: scope), default: []].append(
+                OfflineSyncPoint(client: client, version: version, at: StoredTime.date(milliseconds: seen)))
+        }
+        return try await rows(
+            """
+            SELECT endpoint, query, scope, version, oldest_version, refreshed_at, backend_delta_link, row_count,
+                byte_count
+            FROM offline_queries ORDER BY endpoint, query, scope
+            """
+        ).map { row in
+            let (endpoint, query, scope, version, oldest, refreshed, link, count, bytes) = try decoding {
+                try row.decode((String, String, String, Int64, Int64, Int64, String?, Int64, Int64).self)
+            }
+            let id = OfflineQueryID(endpoint: endpoint, query: query, scope: scope)
+            return OfflineQueryOverview(
+                query: id,
+                state: OfflineQueryState(
+                    version: version, oldestVersion: oldest, refreshedAt: StoredTime.date(milliseconds: refreshed),
+                    backendDeltaLink: link, rows: Int(count), bytes: bytes),
+                syncPoints: points[id] ?? [])
+        }
+    }
+
     // MARK: Plumbing
 
     private func offlineState(

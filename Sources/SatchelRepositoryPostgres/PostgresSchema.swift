@@ -192,6 +192,23 @@ enum PostgresSchema {
                 """,
             ]
         ),
+        (
+            5,
+            [
+                // The version of each defining query each client last received, for the operator's view.
+                """
+                CREATE TABLE offline_sync_points (
+                    endpoint text COLLATE "C" NOT NULL,
+                    query text COLLATE "C" NOT NULL,
+                    scope text COLLATE "C" NOT NULL,
+                    client text COLLATE "C" NOT NULL,
+                    version bigint NOT NULL,
+                    seen_at bigint NOT NULL,
+                    PRIMARY KEY (endpoint, query, scope, client)
+                )
+                """
+            ]
+        ),
     ]
 
     static let objectColumns = """

@@ -1,4 +1,5 @@
 import Foundation
+import SatchelRepository
 import Testing
 
 /// `satchel serve`'s start-up banner names every API it serves, so a user finds each one from the first screen.
@@ -49,5 +50,38 @@ struct ServeBannerTests {
             ["serve", "--memory", "--port", "0", "--data", data.path, "--offline", ini.path], interruptAfter: 3)
         #expect(refused.status == 2, "\(refused.stderr)")
         #expect(refused.stderr.contains("line 3") && !refused.stderr.contains("listening"), "\(refused.stderr)")
+    }
+}
+
+@Suite("satchel serve offline-status")
+struct ServeOfflineStatusTests {
+    @Test("each defining query with its version, rows, refresh and clients; a folder without a store is refused")
+    func status() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-offline-status-\(UUID())")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: data) }
+        let store = try SQLiteMetadataStore(path: data.appendingPathComponent("satchel.sqlite").path)
+        try await store.migrate()
+        let shared = OfflineQueryID(endpoint: "shop", query: "categories", scope: OfflineQueryID.shared)
+        let body = Data(#"{"ID":1}"#.utf8)
+        let row = OfflineRow(key: "1", hash: Data([1]), body: body)
+        _ = try await store.applyFullRead(shared, rows: [row], at: Date(), backendDeltaLink: nil)
+        _ = try await store.applyFullRead(
+            shared, rows: [row, OfflineRow(key: "2", hash: Data([2]), body: body)], at: Date(),
+            backendDeltaLink: nil)
+        try await store.recordSyncPoint(shared, client: "ada", version: 1, at: Date())
+        try await store.recordSyncPoint(shared, client: "bob", version: 2, at: Date())
+
+        let result = try await SatchelProcess.run(["serve", "offline-status", "--data", data.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(result.stdoutText)")
+        #expect(lines.first?.hasPrefix("shop  categories  shared  version 2  2 rows  16 bytes  refreshed ") == true)
+        #expect(lines.first?.hasSuffix("ago, full read, compared here)") == true, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("    ada  version 1 (1 behind)  at ") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("    bob  version 2 (current)  at ") }, "\(lines)")
+
+        let missing = try await SatchelProcess.run(["serve", "offline-status", "--data", data.path + "-nothing"])
+        #expect(missing.status != 0 && missing.stderr.contains("no server store at"), "\(missing.stderr)")
     }
 }

@@ -49,6 +49,7 @@ extension OfflineTier {
         } else if matched.configured.deltaTracking != .never {
             links.delta = options.link(request, adding: "$deltatoken=" + OfflineReadOptions.deltaToken(snapshot))
         }
+        if links.next == nil { await recordSyncPoint(id, request: request, version: snapshot) }
         return writer.response(rows: page, removedKeys: [], links: links, isDelta: false)
     }
 
@@ -77,9 +78,20 @@ extension OfflineTier {
         } else {
             links.delta = options.link(
                 request, adding: "$deltatoken=" + OfflineReadOptions.deltaToken(changes.version))
+            await recordSyncPoint(id, request: request, version: changes.version)
         }
         return writer.response(
             rows: changes.rows[...], removedKeys: changes.removedKeys, links: links, isDelta: true)
+    }
+
+    /// Notes that the caller received `id` up to `version` (the operator's view); a failure is logged, the read goes
+    /// on.
+    private func recordSyncPoint(_ id: OfflineQueryID, request: OfflineTierRequest, version: Int64) async {
+        do {
+            try await store.recordSyncPoint(id, client: request.user, version: version, at: clock())
+        } catch {
+            logger.warning("offline sync point not recorded", metadata: ["query": "\(id)", "error": "\(error)"])
+        }
     }
 
     /// A read that is one of the endpoint's defining queries.

@@ -31,6 +31,38 @@ public protocol OfflineTierStore: Sendable {
     /// Forgets removal markers made before `time` (a delta token older than them can no longer be answered).
     /// Returns how many were forgotten.
     func forgetRemovals(_ query: OfflineQueryID, before time: Date) async throws -> Int
+    /// Records that `client` (a user name) was given `query` up to `version`: the client's sync point, for the
+    /// operator's view.
+    func recordSyncPoint(_ query: OfflineQueryID, client: String, version: Int64, at time: Date) async throws
+    /// Every defining query's state and its clients' sync points, ordered by endpoint, query and scope.
+    func offlineOverview() async throws -> [OfflineQueryOverview]
+}
+
+/// One defining query as the operator sees it (`satchel serve offline-status`).
+public struct OfflineQueryOverview: Sendable, Hashable {
+    public var query: OfflineQueryID
+    public var state: OfflineQueryState
+    /// The clients given this query, with the version each last received, by client name.
+    public var syncPoints: [OfflineSyncPoint]
+
+    public init(query: OfflineQueryID, state: OfflineQueryState, syncPoints: [OfflineSyncPoint]) {
+        self.query = query
+        self.state = state
+        self.syncPoints = syncPoints
+    }
+}
+
+/// The version of a defining query a client last received, and when.
+public struct OfflineSyncPoint: Sendable, Hashable {
+    public var client: String
+    public var version: Int64
+    public var at: Date
+
+    public init(client: String, version: Int64, at: Date) {
+        self.client = client
+        self.version = version
+        self.at = at
+    }
 }
 
 /// A defining query as the middle tier keeps it: the endpoint, the query's name, and whose rows (``shared``, or

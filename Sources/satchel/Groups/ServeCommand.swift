@@ -19,7 +19,7 @@ struct ServeCommand: AsyncParsableCommand {
             with `satchel serve hash-password NAME`, which reads a password from standard input and prints a \
             users-file entry.
             """,
-        subcommands: [ServeRunCommand.self, ServeHashPasswordCommand.self],
+        subcommands: [ServeRunCommand.self, ServeHashPasswordCommand.self, ServeOfflineStatusCommand.self],
         defaultSubcommand: ServeRunCommand.self
     )
 }

@@ -160,4 +160,31 @@ struct OfflineTierStoreConformanceTests {
             #expect(try await tier.offlineRows(shared, after: nil, limit: 10).map(\.key) == ["3"])
         }
     }
+
+    @Test("sync points: the last version each client received, listed with every query's state", arguments: backends)
+    func syncPoints(backend: Backend) async throws {
+        try await withTier(backend) { tier in
+            let ada = OfflineQueryID(endpoint: "shop", query: "orders", scope: OfflineQueryID.user("ada"))
+            _ = try await tier.applyFullRead(
+                Self.products, rows: [Self.row("1", "a")], at: time(0), backendDeltaLink: nil)
+            _ = try await tier.applyFullRead(
+                Self.products, rows: [Self.row("1", "b")], at: time(1000), backendDeltaLink: "https://b/delta")
+            _ = try await tier.applyFullRead(ada, rows: [Self.row("7", "x")], at: time(2000), backendDeltaLink: nil)
+            try await tier.recordSyncPoint(Self.products, client: "bob", version: 1, at: time(500))
+            try await tier.recordSyncPoint(Self.products, client: "ada", version: 1, at: time(600))
+            try await tier.recordSyncPoint(Self.products, client: "ada", version: 2, at: time(1500))
+            try await tier.recordSyncPoint(ada, client: "ada", version: 1, at: time(2500))
+            let overview = try await tier.offlineOverview()
+            // In order of endpoint, query and scope: orders before products.
+            #expect(overview.map(\.query) == [ada, Self.products])
+            #expect(overview[1].state.version == 2 && overview[1].state.rows == 1)
+            #expect(overview[1].state.backendDeltaLink == "https://b/delta")
+            #expect(
+                overview[1].syncPoints == [
+                    OfflineSyncPoint(client: "ada", version: 2, at: time(1500)),
+                    OfflineSyncPoint(client: "bob", version: 1, at: time(500)),
+                ])
+            #expect(overview[0].syncPoints == [OfflineSyncPoint(client: "ada", version: 1, at: time(2500))])
+        }
+    }
 }

@@ -12,6 +12,7 @@ struct MemoryOfflineQuery: Sendable {
 
     var state: OfflineQueryState
     var rows: [String: Entry] = [:]
+    var syncPoints: [String: OfflineSyncPoint] = [:]
 }
 
 /// ``OfflineTierStore`` in memory, for tests and `--memory` servers: the same rules as the SQLite store's.
@@ -30,6 +31,26 @@ extension MemoryMetadataStore: OfflineTierStore {
         _ query: OfflineQueryID, upserts: [OfflineRow], removedKeys: [String], at time: Date, backendDeltaLink: String?
     ) async throws -> OfflineRefresh {
         apply(query, rows: upserts, removedKeys: removedKeys, fullRead: false, time, backendDeltaLink)
+    }
+
+    public func recordSyncPoint(_ query: OfflineQueryID, client: String, version: Int64, at time: Date) async throws {
+        offline.withLock {
+            $0[query]?.syncPoints[client] = OfflineSyncPoint(client: client, version: version, at: time)
+        }
+    }
+
+    public func offlineOverview() async throws -> [OfflineQueryOverview] {
+        offline.withLock { queries in
+            queries.map { id, stored in
+                OfflineQueryOverview(
+                    query: id, state: stored.state,
+                    syncPoints: stored.syncPoints.values.sorted { $0.client < $1.client })
+            }.sorted {
+                ($0.query.endpoint, $0.query.query, $0.query.scope) < (
+                    $1.query.endpoint, $1.query.query, $1.query.scope
+                )
+            }
+        }
     }
 
     public func offlineRows(_ query: OfflineQueryID, after key: String?, limit: Int) async throws -> [OfflineRow] {

@@ -99,6 +99,52 @@ extension SQLiteMetadataStore: OfflineTierStore {
         }
     }
 
+    public func recordSyncPoint(_ query: OfflineQueryID, client: String, version: Int64, at time: Date) async throws {
+        try await stateWrite { db in
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO offline_sync_points (endpoint, query, scope, client, version, seen_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (endpoint, query, scope, client) DO UPDATE SET
+                        version = excluded.version, seen_at = excluded.seen_at
+                    """
+            ).execute(
+                arguments: [query.endpoint, query.query, query.scope, client, version, StoredTime.milliseconds(time)])
+        }
+    }
+
+    public func offlineOverview() async throws -> [OfflineQueryOverview] {
+        try await longRead { db in
+            var points: [OfflineQueryID: [OfflineSyncPoint]] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT endpoint, query, scope, client, version, seen_at FROM offline_sync_points
+                    ORDER BY endpoint, query, scope, client
+                    """)
+            {
+                points[OfflineQueryID(endpoint: row[0], query: row[1], scope: row[2]), default: []].append(
+                    OfflineSyncPoint(client: row[3], version: row[4], at: StoredTime.date(milliseconds: row[5])))
+            }
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT endpoint, query, scope, version, oldest_version, refreshed_at, backend_delta_link,
+                        row_count, byte_count
+                    FROM offline_queries ORDER BY endpoint, query, scope
+                    """
+            ).map { row in
+                let id = OfflineQueryID(endpoint: row[0], query: row[1], scope: row[2])
+                return OfflineQueryOverview(
+                    query: id,
+                    state: OfflineQueryState(
+                        version: row[3], oldestVersion: row[4], refreshedAt: StoredTime.date(milliseconds: row[5]),
+                        backendDeltaLink: row[6], rows: row[7], bytes: row[8]),
+                    syncPoints: points[id] ?? [])
+            }
+        }
+    }
+
     // MARK: Plumbing
 
     private static func offlineState(_ query: OfflineQueryID, _ db: Database) throws -> OfflineQueryState? {

@@ -109,6 +109,9 @@ enum SQLiteSchema {
         migrator.registerMigration("v5: offline upload ledger") { db in
             try db.execute(sql: SQLiteSchema.offlineLedgerTable)
         }
+        migrator.registerMigration("v6: offline sync points") { db in
+            try db.execute(sql: SQLiteSchema.offlineSyncPointsTable)
+        }
         return migrator
     }
 
@@ -139,6 +142,19 @@ enum SQLiteSchema {
             PRIMARY KEY (endpoint, query, scope, key)
         );
         CREATE INDEX offline_rows_by_version ON offline_rows (endpoint, query, scope, version, key);
+        """
+
+    /// The version of each defining query each client last received (v6), for the operator's view.
+    static let offlineSyncPointsTable = """
+        CREATE TABLE offline_sync_points (
+            endpoint TEXT NOT NULL,
+            query TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            client TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            seen_at INTEGER NOT NULL,
+            PRIMARY KEY (endpoint, query, scope, client)
+        ) WITHOUT ROWID;
         """
 
     /// ``OfflineUploadLedger``'s table (v5): one row per uploaded request, keyed by endpoint, user and
