@@ -48,7 +48,8 @@ extension PostgresMetadataStore: OfflineTierStore {
         _ query: OfflineQueryID, since version: Int64, after continuation: String?, limit: Int
     ) async throws -> OfflineChanges {
         let (fromVersion, fromKey) = try OfflineContinuation.parse(continuation, since: version)
-        return try await withConnection { connection in
+        // One snapshot: a removal forgotten between the state and the rows must not pass as "nothing removed".
+        return try await transaction(snapshot: true) { connection in
             guard let state = try await self.offlineState(query, on: connection) else {
                 return OfflineChanges(rows: [], removedKeys: [], version: 0, continuation: nil)
             }

@@ -164,9 +164,13 @@ public final class PostgresMetadataStore: MetadataStore {
     }
 
     /// Runs `body` in one transaction on one connection: committed when it returns, rolled back when it throws.
-    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    /// `snapshot`: a read-only transaction that sees one snapshot throughout (REPEATABLE READ).
+    func transaction<T: Sendable>(
+        snapshot: Bool = false, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
         try await withConnection { connection in
-            try await self.run("BEGIN", on: connection)
+            try await self.run(
+                snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN", on: connection)
             do {
                 let result = try await body(connection)
                 try await self.run("COMMIT", on: connection)

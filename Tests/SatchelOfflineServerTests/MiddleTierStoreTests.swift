@@ -117,9 +117,18 @@ struct MiddleTierStoreTests {
             }
             #expect(!FileManager.default.fileExists(atPath: path + ".transfer"))
         }
-        // Nothing of the builds stays on the server.
-        let builds = tier.folder.appendingPathComponent("offline-stores/builds").path
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: builds)) ?? []).isEmpty)
+        // Nothing of the builds stays on the server (each answer is removed once sent).
+        let stores = tier.folder.appendingPathComponent("offline-stores")
+        func leftovers() -> [String] {
+            let processes = (try? FileManager.default.contentsOfDirectory(atPath: stores.path)) ?? []
+            return processes.flatMap { process in
+                (try? FileManager.default.contentsOfDirectory(
+                    atPath: stores.appendingPathComponent("\(process)/builds").path)) ?? []
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !leftovers().isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(leftovers().isEmpty, "\(leftovers())")
 
         // The store's delta links lead to the middle tier: a change on the back-end arrives as a one-row delta.
         let key = try #require(keys[paths[0]])
@@ -178,15 +187,14 @@ struct MiddleTierStoreTests {
         let tooLarge = try await tier.send(.post, "shop", "$satchel.store", user: "ada", body: Data("{}".utf8))
         #expect(tooLarge.status == 413, "\(tooLarge.status) \(tooLarge.text)")
         #expect(tooLarge.headers["Satchel-Transfer-Key"] == nil)
-        // The client falls back to nothing: the refusal is its error, and no file is left where the store goes.
-        let path = tier.folder.appendingPathComponent("refused.store").path
-        let store = OfflineStore(
-            configuration: .init(
-                service: tier.service("shop", user: "ada"), path: path, definingQueries: Self.queries,
-                key: .random(), usesMiddleTier: true))
-        await #expect(throws: ODataError.self) { try await store.open() }
-        #expect(!FileManager.default.fileExists(atPath: path))
+        // The client then downloads its data as from any service.
+        let (store, steps, path) = try await Self.open(tier, user: "ada", key: .random())
+        #expect(steps.contains(.receivingStore) && !steps.contains(.resealing), "\(steps)")
+        #expect(steps.contains(.definingQuery(name: "products", index: 2, count: 2)), "\(steps)")
+        let backendProducts = try await MiddleTierV4Tests.direct(server).entities("Products").collect().count
+        #expect(try await store.count("Products") == backendProducts)
         #expect(!FileManager.default.fileExists(atPath: path + ".transfer"))
+        try await store.close()
 
         let get = try await tier.send(.get, "shop", "$satchel.store", user: "ada")
         #expect(get.status == 405, "\(get.status)")
@@ -216,5 +224,22 @@ struct MiddleTierStoreTests {
                 root: "http://tier.example.com/offline/shop/"))
         #expect(plain.status == 403, "\(plain.status) \(String(decoding: plain.body, as: UTF8.self))")
         #expect(plain.headers["Satchel-Transfer-Key"] == nil && plain.file == nil)
+        // On loopback, but behind a proxy the server trusts: the client's hop may be plain HTTP. Refused too.
+        var loopbackLimits = OfflineTierLimits()
+        loopbackLimits.allowsPlainTransfer = true
+        let onLoopback = try OfflineTier(
+            applications: [configuration], store: MemoryMetadataStore(), limits: loopbackLimits)
+        var proxied = OfflineTierRequest(
+            method: "POST", path: "$satchel.store", user: "ada", password: "ada-secret",
+            root: "http://127.0.0.1:8080/offline/shop/")
+        proxied.viaProxy = true
+        #expect(await onLoopback.handle(endpoint: "shop", proxied).status == 403)
+        // A Host header no URL can be made of is refused, never a crash.
+        let hostile = await direct.handle(
+            endpoint: "shop",
+            OfflineTierRequest(
+                method: "POST", path: "$satchel.store", user: "ada", password: "ada-secret",
+                root: "https://[/offline/shop/"))
+        #expect(hostile.status == 400, "\(hostile.status) \(String(decoding: hostile.body, as: UTF8.self))")
     }
 }

@@ -12,7 +12,9 @@ extension OfflineStore {
         try await download(onlyIncomplete: false)
     }
 
-    func download(onlyIncomplete: Bool) async throws {
+    /// Downloads the defining queries (only those not complete yet, when `onlyIncomplete`), or of them only those
+    /// named in `names`.
+    func download(onlyIncomplete: Bool, names: Set<String>? = nil) async throws {
         let opened = try current()
         try beginExchange()
         defer { endExchange() }
@@ -27,7 +29,7 @@ extension OfflineStore {
                     deltaTracking: OfflineDeltaTracking(rawValue: $0["track"]) ?? .auto)
             }
         }
-        let queries = pending
+        let queries = names.map { names in pending.filter { names.contains($0.name) } } ?? pending
         for (index, query) in queries.enumerated() {
             try signals.check()
             signals.emit(.definingQuery(name: query.name, index: index + 1, count: queries.count))

@@ -110,6 +110,9 @@ extension OfflineStore {
         }
     }
 
-    /// Downloads the defining queries not downloaded completely yet (what ``open(resuming:)`` does after opening).
-    package func downloadIncomplete() async throws { try await download(onlyIncomplete: true) }
+    /// Downloads the defining queries not downloaded completely yet (what ``open(resuming:)`` does after opening),
+    /// or of them only those named in `names`.
+    package func downloadIncomplete(only names: Set<String>? = nil) async throws {
+        try await download(onlyIncomplete: true, names: names)
+    }
 }

@@ -15,6 +15,9 @@ extension OfflineStore {
     package static let transferKeyHeader = "Satchel-Transfer-Key"
     /// The media type of a prebuilt store.
     package static let storeMediaType = "application/vnd.satchel.store"
+    /// Answers after which the open downloads as from any service: no prebuilt stores here (404, 405, 501), not over
+    /// this connection (403: plain HTTP), too large (413), or not now (503: builds busy).
+    static let downloadsInstead: Set<Int> = [403, 404, 405, 413, 501, 503]
 
     /// What the client asks a prebuilt store for: its defining queries (`{"definingQueries": [{"name", "query",
     /// "streams", "track"}]}`).
@@ -31,9 +34,9 @@ extension OfflineStore {
     /// Asks the middle tier for a store built on the server and puts it at the configured path, sealed under the
     /// configured key: the file arrives sealed under a one-time transfer key (from the answer's
     /// ``transferKeyHeader``), and its pages are opened and sealed again here (``StoreFile/changeKey(from:to:)``),
-    /// so the server never learns the device's key. Returns false when the service serves no prebuilt stores (404,
-    /// 405, 501): the open then downloads as from any service. Nothing is at the configured path until the store
-    /// is whole and sealed.
+    /// so the server never learns the device's key. Returns false when the service answers no store
+    /// (``downloadsInstead``): the open then downloads as from any service. Nothing is at the configured path until
+    /// the store is whole and sealed.
     func receivePrebuiltStore() async throws -> Bool {
         let path = configuration.path
         let transfer = path + ".transfer"
@@ -65,8 +68,11 @@ extension OfflineStore {
             }
         } catch let error as HTTPTransferError {
             try? FileManager.default.removeItem(atPath: transfer)
-            if let status = error.status, [404, 405, 501].contains(status) { return false }
+            if let status = error.status, Self.downloadsInstead.contains(status) { return false }
             throw ODataError(http: error)
+        } catch {
+            try? FileManager.default.removeItem(atPath: transfer)
+            throw error
         }
         do {
             guard let text = response.headers[Self.transferKeyHeader], let bytes = Data(base64Encoded: text),

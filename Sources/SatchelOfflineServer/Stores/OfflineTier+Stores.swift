@@ -6,6 +6,7 @@ import SatchelOData
 import SatchelOffline
 import SatchelStore
 import SatchelText
+import Synchronization
 
 /// Prebuilt stores (docs/offline-server.md, "Prebuilt stores"): `POST {root}$satchel.store` answers a whole store
 /// built on the server by the client's own `OfflineStore` code, reading the middle tier in process. Shared data
@@ -22,70 +23,54 @@ extension OfflineTier {
             throw OfflineTierFailure(
                 405, code: "satchel.methodNotAllowed", "\(OfflineStore.prebuiltResource) answers POST only")
         }
-        guard request.isSecure || limits.allowsPlainTransfer else {
+        // Over HTTPS, or from a server on loopback that no proxy stands in front of (a proxy on plain HTTP would
+        // carry the key over the network).
+        guard request.isSecure || (limits.allowsPlainTransfer && !request.viaProxy) else {
             throw OfflineTierFailure(
                 403, code: "satchel.transferNeedsTLS",
                 "a prebuilt store travels with its key: ask for it over HTTPS (or from a server listening on loopback"
                     + " only)")
         }
+        guard URL(string: request.root) != nil else {
+            throw OfflineTierFailure(400, code: "satchel.invalidHost", "no URL can be made of \(request.root)")
+        }
+        let version = try await endpoint.version(
+            using: try endpoint.serviceAccount ?? endpoint.backend(user: request.user, password: request.password))
         let asked = try Self.askedQueries(request.body)
         let configured = endpoint.configuration.definingQueries
         // The queries the store holds: those the client names (all the file's when it names none) that the file
         // defines with a query text, or whose text the client gives. The client downloads the others itself.
         var selected: [OfflineDefiningQuery] = []
         var shared: Set<String> = []
+        // The client's spelling of a query, kept where it reads what the file's text reads (else the client's open
+        // finds its own text differs and downloads that query itself).
+        var clientQueries: [OfflineDefiningQuery] = []
         for query in configured {
-            let clientText = asked.first { $0.name == query.name }?.query
-            if !asked.isEmpty && !asked.contains(where: { $0.name == query.name }) { continue }
-            guard let text = query.query ?? clientText.flatMap({ $0.isEmpty ? nil : $0 }) else { continue }
+            let client = asked.first { $0.name == query.name }
+            if !asked.isEmpty && client == nil { continue }
+            let clientText = client.flatMap { $0.query.isEmpty ? nil : $0.query }
+            guard let text = query.query ?? clientText else { continue }
             selected.append(Self.definingQuery(query, text: text))
             if query.isShared { shared.insert(query.name) }
-        }
-        let clientQueries = asked.filter { query in !query.query.isEmpty && selected.contains { $0.name == query.name }
+            if let client, let clientText,
+                let theirs = try? Self.normalised(clientText, version: version),
+                let ours = try? Self.normalised(text, version: version), theirs == ours
+            {
+                clientQueries.append(client)
+            }
         }
         try await builds.begin(user: request.user, wait: limits.buildWait)
         defer { builds.end(user: request.user) }
         let path = try builds.newBuildPath()
+        defer { builds.finishBuilding(path) }
         do {
-            var key = StoreKey.random()
-            var linksRoot = request.root
-            var templateQueries: [String] = []
-            let prepopulation = endpoint.configuration.prepopulate
-            if prepopulation != .none, !shared.isEmpty, let template = try await currentTemplate(endpoint) {
-                try await BlockingWork.shared.run {
-                    try FileManager.default.copyItem(atPath: template.path, toPath: path)
-                }
-                key = template.key
-                linksRoot = template.root
-                templateQueries = configured.filter { $0.isShared && $0.query != nil }.map(\.name)
-            }
-            let store = OfflineStore(
-                configuration: .init(
-                    service: inProcessService(name, root: request.root, user: request.user, password: request.password),
-                    path: path, definingQueries: selected, key: key, indexes: endpoint.configuration.indexes))
-            do {
-                try await store.open(resuming: false)
-                try await store.handOver(linksFrom: linksRoot, to: request.root, clientQueries: [])
-                for query in templateQueries where !selected.contains(where: { $0.name == query }) {
-                    try await store.removeDefiningQuery(named: query)
-                }
-                if prepopulation == .all { try await store.downloadIncomplete() }
-                try await store.handOver(linksFrom: request.root, to: request.root, clientQueries: clientQueries)
-                try await store.close()
-            } catch {
-                try? await store.close()
-                throw error
-            }
+            let built = try await build(
+                path, for: request, endpoint: endpoint, selected: selected, shared: shared,
+                clientQueries: clientQueries)
             let transfer = StoreKey.random()
-            try await BlockingWork.shared.run { [key] in try StoreFile(path: path).changeKey(from: key, to: transfer) }
+            try await BlockingWork.shared.run { try StoreFile(path: path).changeKey(from: built, to: transfer) }
             let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
-            guard size <= limits.maxStoreBytes else {
-                throw OfflineTierFailure(
-                    413, code: "satchel.storeTooLarge",
-                    "the store of \(name) for \(request.user) would be \(size) bytes, more than the"
-                        + " \(limits.maxStoreBytes) allowed: download it instead (open without the middle tier's store)"
-                )
-            }
+            guard size <= limits.maxStoreBytes else { throw Self.tooLarge(name, request.user, limits.maxStoreBytes) }
             var headers = HTTPClient.Headers()
             headers.add("Content-Type", OfflineStore.storeMediaType)
             headers.add("Cache-Control", "no-store")
@@ -98,9 +83,82 @@ extension OfflineTier {
                 ])
             return OfflineTierResponse(status: 200, headers: headers, file: URL(fileURLWithPath: path))
         } catch {
-            try? FileManager.default.removeItem(atPath: path)
+            OfflineBuilds.remove(path)
             throw error
         }
+    }
+
+    static func tooLarge(_ endpoint: String, _ user: String, _ limit: Int) -> OfflineTierFailure {
+        OfflineTierFailure(
+            413, code: "satchel.storeTooLarge",
+            "the store of \(endpoint) for \(user) would be larger than the \(limit) bytes allowed: the client downloads"
+                + " its data instead")
+    }
+
+    /// Builds the store at `path` (from the endpoint's template when it has one) and returns the key it is sealed
+    /// under. A download that passes ``OfflineTierLimits/maxStoreBytes`` is stopped (413).
+    private func build(
+        _ path: String, for request: OfflineTierRequest, endpoint: OfflineEndpoint, selected: [OfflineDefiningQuery],
+        shared: Set<String>, clientQueries: [OfflineDefiningQuery]
+    ) async throws -> StoreKey {
+        let name = endpoint.configuration.name
+        var key = StoreKey.random()
+        var linksRoot = request.root
+        var templateQueries: [String] = []
+        let prepopulation = endpoint.configuration.prepopulate
+        if prepopulation != .none, !shared.isEmpty, let template = await usableTemplate(endpoint) {
+            do {
+                try await BlockingWork.shared.run {
+                    try FileManager.default.copyItem(atPath: template.path, toPath: path)
+                }
+                key = template.key
+                linksRoot = template.root
+                templateQueries = endpoint.configuration.definingQueries.filter { $0.isShared && $0.query != nil }
+                    .map(\.name)
+            } catch {
+                // Its file is gone: the next request builds another; this one reads the shared data itself.
+                logger.warning(
+                    "offline template unusable", metadata: ["endpoint": "\(name)", "error": "\(error)"])
+                builds.dropTemplate(name, path: template.path)
+                OfflineBuilds.remove(path)
+            }
+        }
+        let store = OfflineStore(
+            configuration: .init(
+                service: try inProcessService(name, root: request.root, user: request.user, password: request.password),
+                path: path, definingQueries: selected, key: key, indexes: endpoint.configuration.indexes))
+        let limit = limits.maxStoreBytes
+        let exceeded = Mutex(false)
+        let progress = store.progress()
+        let watcher = Task {
+            for await step in progress {
+                if case .bytes(let received, _) = step, received > limit {
+                    exceeded.withLock { $0 = true }
+                    store.cancel()
+                    return
+                }
+            }
+        }
+        defer { watcher.cancel() }
+        do {
+            try await store.open(resuming: false)
+            try await store.handOver(linksFrom: linksRoot, to: request.root, clientQueries: [])
+            for query in templateQueries where !selected.contains(where: { $0.name == query }) {
+                try await store.removeDefiningQuery(named: query)
+            }
+            // Without a template, the shared data is read here too (SHARED-ONLY: only the shared data).
+            if prepopulation == .all || (prepopulation == .sharedOnly && templateQueries.isEmpty) {
+                try await store.downloadIncomplete(
+                    only: prepopulation == .all ? nil : shared.subtracting(templateQueries))
+            }
+            try await store.handOver(linksFrom: request.root, to: request.root, clientQueries: clientQueries)
+            try await store.close()
+        } catch {
+            try? await store.close()
+            if exceeded.withLock({ $0 }) { throw Self.tooLarge(name, request.user, limit) }
+            throw error
+        }
+        return key
     }
 
     /// The defining queries a `$satchel.store` request names, as the client spells them:
@@ -138,20 +196,14 @@ extension OfflineTier {
         }
     }
 
-    /// The endpoint's template of shared data: built now when there is none, else the current one (rebuilt in the
-    /// background when older than `prepopulate_offline_db_interval`; a client that gets an older template receives
-    /// what changed since with its first download). Nil when the endpoint has no shared query or no service account.
-    func currentTemplate(_ endpoint: OfflineEndpoint) async throws -> OfflineBuilds.Template? {
+    /// The endpoint's template of shared data: the current one, else one built now. Nil when the endpoint builds none
+    /// (no shared query or no service account) or the build failed (logged; the request then reads the shared data
+    /// itself). A template older than `prepopulate_offline_db_interval` is served as it is: its delta links bring
+    /// what changed since with the client's first download, and ``maintainTemplates()`` builds the next.
+    func usableTemplate(_ endpoint: OfflineEndpoint) async -> OfflineBuilds.Template? {
         guard Self.buildsTemplate(endpoint.configuration) else { return nil }
-        let name = endpoint.configuration.name
-        if let template = builds.template(name) {
-            let interval = Double(endpoint.configuration.prepopulateInterval.components.seconds)
-            if clock().timeIntervalSince(template.builtAt) >= interval {
-                Task { [self] in _ = try? await refreshTemplate(endpoint) }
-            }
-            return template
-        }
-        return try await refreshTemplate(endpoint)
+        if let template = builds.template(endpoint.configuration.name) { return template }
+        return try? await refreshTemplate(endpoint)
     }
 
     static func buildsTemplate(_ endpoint: OfflineApplicationConfiguration.Endpoint) -> Bool {
@@ -177,14 +229,14 @@ extension OfflineTier {
             }
             let store = OfflineStore(
                 configuration: .init(
-                    service: inProcessService(name, root: root, user: account.user, password: nil), path: path,
+                    service: try inProcessService(name, root: root, user: account.user, password: nil), path: path,
                     definingQueries: queries, key: key, indexes: configuration.indexes))
             do {
                 try await store.open()
                 try await store.close()
             } catch {
                 try? await store.close()
-                try? FileManager.default.removeItem(atPath: path)
+                OfflineBuilds.remove(path)
                 logger.warning(
                     "offline template not built", metadata: ["endpoint": "\(name)", "error": "\(error)"])
                 throw error
@@ -216,13 +268,17 @@ extension OfflineTier {
                 }
                 _ = try? await refreshTemplate(endpoint)
             }
+            builds.sweepAbandonedAnswers()
             do { try await Task.sleep(for: .seconds(30)) } catch { return }
         }
     }
 
     /// An OData service whose requests go to this middle tier in process, as `user`.
-    func inProcessService(_ endpoint: String, root: String, user: String, password: String?) -> ODataService {
-        var configuration = ODataService.Configuration(serviceURL: URL(string: root)!)
+    func inProcessService(_ endpoint: String, root: String, user: String, password: String?) throws -> ODataService {
+        guard let url = URL(string: root) else {
+            throw OfflineTierFailure(400, code: "satchel.invalidHost", "no URL can be made of \(root)")
+        }
+        var configuration = ODataService.Configuration(serviceURL: url)
         configuration.http.retry = .never
         return ODataService(
             configuration: configuration,

@@ -35,9 +35,9 @@ public final class OfflineTier: Sendable {
     /// Prebuilt stores: their folder, the templates of shared data, the builds running.
     let builds: OfflineBuilds
 
-    /// A middle tier for `applications`. Prebuilt stores are built in `directory` (emptied now: what an earlier
-    /// process left there cannot be opened without the keys it took with it); without one, in a new folder under
-    /// the temporary directory.
+    /// A middle tier for `applications`. Prebuilt stores are built in a folder of this process's own under
+    /// `directory` (without one, under the temporary directory's `satchel-offline`); folders there whose process is
+    /// gone are removed (their files cannot be opened without the keys that went with it).
     public init(
         applications: [OfflineApplicationConfiguration], store: any Store,
         transport: any HTTPTransport = HTTPClient.defaultTransport(), limits: OfflineTierLimits = OfflineTierLimits(),
@@ -65,9 +65,8 @@ public final class OfflineTier: Sendable {
         self.logger = logger
         self.clock = clock
         builds = OfflineBuilds(
-            directory: directory
-                ?? FileManager.default.temporaryDirectory.appendingPathComponent(
-                    "satchel-offline-" + UUID().uuidString, isDirectory: true),
+            parent: directory
+                ?? FileManager.default.temporaryDirectory.appendingPathComponent("satchel-offline", isDirectory: true),
             maxConcurrent: limits.maxConcurrentBuilds)
     }
 

@@ -21,6 +21,9 @@ public struct OfflineTierRequest: Sendable {
     public var password: String?
     /// The endpoint's root as the client sees it (`https://host/offline/products/`), for the links in answers.
     public var root: String
+    /// Whether the request came through a proxy the server trusts (its `X-Forwarded-*` headers made `root`): the
+    /// client's own connection is then the proxy's, whatever the server's address.
+    public var viaProxy: Bool = false
 
     public init(
         method: String, path: String, query: String = "", headers: HTTPClient.Headers = [:], body: Data = Data(),

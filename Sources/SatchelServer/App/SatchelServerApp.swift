@@ -219,7 +219,10 @@ public struct SatchelServerApp: Sendable {
 
     /// Whether `host` is a loopback address (the server can be reached from this machine only).
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        if ["localhost", "::1", "[::1]"].contains(host.lowercased()) { return true }
+        // 127.0.0.0/8, written as an address (a host name that starts with 127. is not one).
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
     /// Locks `<data>/satchel.lock` until the returned descriptor is closed (when the server stops, or the process

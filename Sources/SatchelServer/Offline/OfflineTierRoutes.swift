@@ -56,11 +56,14 @@ enum OfflineTierRoutes {
                 OfflineTierResponse(
                     status: 413, body: Data("the request body is larger than \(limit) bytes".utf8)))
         }
-        let offlineRequest = OfflineTierRequest(
+        var offlineRequest = OfflineTierRequest(
             method: method, path: String(below), query: request.uri.query ?? "",
             fields: request.headers.map { ($0.name.rawName, $0.value) },
             body: Data(buffer: body), user: caller.user, password: caller.password?.value,
             root: request.serverBaseURL(context) + root + "/" + name + "/")
+        offlineRequest.viaProxy =
+            context.trustsForwardedHeaders
+            && (request.headers[.xForwardedProto] != nil || request.headers[.xForwardedFor] != nil)
         return answer(await tier.handle(endpoint: name, offlineRequest))
     }
 

@@ -38,11 +38,19 @@ struct ServeOfflineStatusCommand: AsyncParsableCommand {
             }
             let store = try await StoreFactory.open(choice)
             do {
-                try await store.migrate()
+                // Read only: the store is the server's to migrate (this command may be newer or older than it).
                 guard let tier = store as? any OfflineTierStore else {
                     throw ServerError("this store keeps no offline middle tier state")
                 }
-                print(Self.render(try await tier.offlineOverview(), now: Date()), terminator: "")
+                let overview: [OfflineQueryOverview]
+                do {
+                    overview = try await tier.offlineOverview()
+                } catch {
+                    throw ServerError(
+                        "cannot read the offline middle tier's state (has a satchel serve of this version run on"
+                            + " this store?): \(error)")
+                }
+                print(Self.render(overview, now: Date()), terminator: "")
             } catch {
                 await StoreFactory.close(store)
                 throw error

@@ -111,11 +111,13 @@ extension Attacks {
                     }
                 }
             }
-            let knownMedian = known.sorted()[2]
-            let unknownMedian = unknown.sorted()[2]
+            // The fastest of each: what the work itself costs (load from the suites running beside this one only
+            // ever adds time, and a median of four still moved by a factor of six in one CI run).
+            let knownFastest = known.min()!
+            let unknownFastest = unknown.min()!
             // Once the decoy took 1,000 rounds where users take 100,000: a hundred times faster.
-            #expect(unknownMedian > knownMedian / 4, "unknown \(unknown), known \(known)")
-            #expect(unknownMedian < knownMedian * 4, "unknown \(unknown), known \(known)")
+            #expect(unknownFastest > knownFastest / 4, "unknown \(unknown), known \(known)")
+            #expect(unknownFastest < knownFastest * 4, "unknown \(unknown), known \(known)")
         }
     }
 }
