@@ -58,18 +58,47 @@ extension Request {
         headers[name].flatMap { $0.split(separator: ",").first }.map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
-    /// Letters, digits, `.-_:` and the brackets of an IPv6 literal: a host, an optional port, nothing else.
-    static func isHost(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 255
-            && text.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"),
-                    UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
-                    true
-                default: false
-                }
-            }
+    /// ``HostText/isValid(_:)``.
+    static func isHost(_ text: String) -> Bool { HostText.isValid(text) }
+}
+
+/// What a `Host` or `X-Forwarded-Host` header may hold.
+enum HostText {
+    /// A host and an optional port, nothing else: a name of letters, digits and `.-_`, or an IPv6 literal in
+    /// brackets (hex digits, `:` and `.`), then `:` and up to five digits. Links are made of it, so it must make a URL.
+    static func isValid(_ text: String) -> Bool {
+        guard !text.isEmpty, text.utf8.count <= 255 else { return false }
+        let bytes = Array(text.utf8)
+        var rest = bytes[...]
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), close > 1 else { return false }
+            let literal = bytes[1..<close]
+            guard
+                literal.allSatisfy({ byte in
+                    isHexDigit(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
+                })
+            else { return false }
+            rest = bytes[(close + 1)...]
+        } else {
+            let name = bytes.prefix { $0 != UInt8(ascii: ":") }
+            guard
+                !name.isEmpty,
+                name.allSatisfy({ byte in
+                    isHexDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+                        || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                })
+            else { return false }
+            rest = bytes[name.endIndex...]
+        }
+        guard !rest.isEmpty else { return true }
+        let port = rest.dropFirst()
+        return rest.first == UInt8(ascii: ":") && (1...5).contains(port.count)
+            && port.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
     }
 }
 

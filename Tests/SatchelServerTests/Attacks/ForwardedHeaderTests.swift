@@ -1,7 +1,8 @@
 import Foundation
 import SatchelHTTP
-import SatchelServer
 import Testing
+
+@testable import SatchelServer
 
 extension Attacks {
     /// `X-Forwarded-Host` and `X-Forwarded-Proto` from a client, not a configured proxy, once turned every link the
@@ -51,6 +52,28 @@ extension Attacks {
             let markup = [("X-Forwarded-Host", "a.example/\"><script>x</script>"), ("X-Forwarded-Proto", "https")]
             for body in try await Self.links(harness, markup) {
                 #expect(!body.contains("<script>") && !body.contains("a.example"))
+            }
+            // Brackets or colons out of place make no URL: never a host (a link made of one crashed a force-unwrap).
+            for broken in ["[", "a:b", "[::1", "a]", "host:", "host:123456", "[zz::1]", "a.example:80:90", "[::1]x"] {
+                let answer = try await harness.send(
+                    .get, "/cmis-endpoints.json", headers: [("X-Forwarded-Host", broken)])
+                #expect(answer.status == 200, "\(broken)")
+                // The links keep the server's own host.
+                let text = String(decoding: answer.body, as: UTF8.self)
+                #expect(text.contains(#""url":"http://127.0.0.1:"#), "\(broken) made links: \(text.prefix(200))")
+            }
+        }
+
+        @Test("a host is a name or a bracketed IPv6 literal, with an optional port, and always makes a URL")
+        func hostShapes() {
+            for good in ["example.com", "a-b_c.example:8080", "127.0.0.1", "127.0.0.1:80", "[::1]", "[::1]:8443", "h"] {
+                #expect(HostText.isValid(good), "\(good)")
+                #expect(URL(string: "https://\(good)/x") != nil, "\(good)")
+            }
+            for bad in [
+                "", "[", "a:b", "[::1", "a]", "host:", "host:123456", "[zz::1]", "a.example:80:90", "[::1]x", "a b",
+            ] {
+                #expect(!HostText.isValid(bad), "\(bad)")
             }
         }
     }
