@@ -271,7 +271,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
     /// Whether `host` is this machine for certain: `localhost`, an IPv4 address in 127.0.0.0/8 written as one
     /// (four decimal parts), or the IPv6 loopback address. A name that merely starts like one
     /// (`127.attacker.example`) is a name, which DNS may point anywhere.
-    static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         let host = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
         if host == "localhost" { return true }
         var v4 = in_addr()

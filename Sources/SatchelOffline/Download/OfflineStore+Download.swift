@@ -14,7 +14,7 @@ extension OfflineStore {
 
     /// Downloads the defining queries (only those not complete yet, when `onlyIncomplete`), or of them only those
     /// named in `names`.
-    func download(onlyIncomplete: Bool, names: Set<String>? = nil) async throws {
+    package func download(onlyIncomplete: Bool, names: Set<String>? = nil) async throws {
         let opened = try current()
         try beginExchange()
         defer { endExchange() }

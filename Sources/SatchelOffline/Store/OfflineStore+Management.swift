@@ -110,9 +110,4 @@ extension OfflineStore {
         }
     }
 
-    /// Downloads the defining queries not downloaded completely yet (what ``open(resuming:)`` does after opening),
-    /// or of them only those named in `names`.
-    package func downloadIncomplete(only names: Set<String>? = nil) async throws {
-        try await download(onlyIncomplete: true, names: names)
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SatchelRepository
 import SatchelStore
 import Synchronization
 
@@ -54,8 +55,7 @@ final class OfflineBuilds: Sendable {
     /// templates are sealed under keys that went with their process; their builds were never sent).
     init(parent: URL, maxConcurrent: Int) {
         self.maxConcurrent = max(1, maxConcurrent)
-        try? FileManager.default.createDirectory(
-            at: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? PrivateFiles.createFolder(parent)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [] {
             let folder = parent.appendingPathComponent(name, isDirectory: true)
             let descriptor = open(folder.appendingPathComponent("owner.lock").path, O_RDWR | O_CLOEXEC)
@@ -66,8 +66,7 @@ final class OfflineBuilds: Sendable {
             try? FileManager.default.removeItem(at: folder)
         }
         directory = parent.appendingPathComponent(UUID().uuidString, isDirectory: true)
-        try? FileManager.default.createDirectory(
-            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? PrivateFiles.createFolder(directory)
         let descriptor = open(directory.appendingPathComponent("owner.lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
             lock = descriptor
@@ -100,8 +99,7 @@ final class OfflineBuilds: Sendable {
 
     /// `folder`, made (owner-only) when missing.
     private static func folder(_ folder: URL) throws -> URL {
-        try FileManager.default.createDirectory(
-            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try PrivateFiles.createFolder(folder)
         return folder
     }
 

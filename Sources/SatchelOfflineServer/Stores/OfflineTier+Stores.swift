@@ -17,7 +17,9 @@ extension OfflineTier {
     /// The root the links of a template are made under, replaced by each client's root in its copy.
     static func templateRoot(_ endpoint: String) -> String { "http://template.satchel.invalid/offline/\(endpoint)/" }
 
-    func prebuiltStore(_ request: OfflineTierRequest, endpoint: OfflineEndpoint) async throws -> OfflineTierResponse {
+    func prebuiltStore(
+        _ request: OfflineTierRequest, endpoint: OfflineEndpoint, version: ODataVersion
+    ) async throws -> OfflineTierResponse {
         let name = endpoint.configuration.name
         guard request.method == "POST" else {
             throw OfflineTierFailure(
@@ -31,11 +33,8 @@ extension OfflineTier {
                 "a prebuilt store travels with its key: ask for it over HTTPS (or from a server listening on loopback"
                     + " only)")
         }
-        guard URL(string: request.root) != nil else {
-            throw OfflineTierFailure(400, code: "satchel.invalidHost", "no URL can be made of \(request.root)")
-        }
-        let version = try await endpoint.version(
-            using: try endpoint.serviceAccount ?? endpoint.backend(user: request.user, password: request.password))
+        let service = try inProcessService(
+            name, root: request.root, user: request.user, password: request.password)
         let asked = try Self.askedQueries(request.body)
         let configured = endpoint.configuration.definingQueries
         // The queries the store holds: those the client names (all the file's when it names none) that the file
@@ -65,7 +64,7 @@ extension OfflineTier {
         defer { builds.finishBuilding(path) }
         do {
             let built = try await build(
-                path, for: request, endpoint: endpoint, selected: selected, shared: shared,
+                path, for: request, through: service, endpoint: endpoint, selected: selected, shared: shared,
                 clientQueries: clientQueries)
             let transfer = StoreKey.random()
             try await BlockingWork.shared.run { try StoreFile(path: path).changeKey(from: built, to: transfer) }
@@ -98,7 +97,8 @@ extension OfflineTier {
     /// Builds the store at `path` (from the endpoint's template when it has one) and returns the key it is sealed
     /// under. A download that passes ``OfflineTierLimits/maxStoreBytes`` is stopped (413).
     private func build(
-        _ path: String, for request: OfflineTierRequest, endpoint: OfflineEndpoint, selected: [OfflineDefiningQuery],
+        _ path: String, for request: OfflineTierRequest, through service: ODataService, endpoint: OfflineEndpoint,
+        selected: [OfflineDefiningQuery],
         shared: Set<String>, clientQueries: [OfflineDefiningQuery]
     ) async throws -> StoreKey {
         let name = endpoint.configuration.name
@@ -125,7 +125,7 @@ extension OfflineTier {
         }
         let store = OfflineStore(
             configuration: .init(
-                service: try inProcessService(name, root: request.root, user: request.user, password: request.password),
+                service: service,
                 path: path, definingQueries: selected, key: key, indexes: endpoint.configuration.indexes))
         let limit = limits.maxStoreBytes
         let exceeded = Mutex(false)
@@ -142,16 +142,16 @@ extension OfflineTier {
         defer { watcher.cancel() }
         do {
             try await store.open(resuming: false)
-            try await store.handOver(linksFrom: linksRoot, to: request.root, clientQueries: [])
             for query in templateQueries where !selected.contains(where: { $0.name == query }) {
                 try await store.removeDefiningQuery(named: query)
             }
             // Without a template, the shared data is read here too (SHARED-ONLY: only the shared data).
             if prepopulation == .all || (prepopulation == .sharedOnly && templateQueries.isEmpty) {
-                try await store.downloadIncomplete(
-                    only: prepopulation == .all ? nil : shared.subtracting(templateQueries))
+                try await store.download(
+                    onlyIncomplete: true, names: prepopulation == .all ? nil : shared.subtracting(templateQueries))
             }
-            try await store.handOver(linksFrom: request.root, to: request.root, clientQueries: clientQueries)
+            // The template's links under the client's root, the client's spelling of its queries.
+            try await store.handOver(linksFrom: linksRoot, to: request.root, clientQueries: clientQueries)
             try await store.close()
         } catch {
             try? await store.close()

@@ -1,5 +1,6 @@
 import Foundation
 import SatchelHTTP
+import SatchelText
 
 /// The middle tier as an HTTP transport, in process: a store built on the server (``OfflineTier`` `$satchel.store`)
 /// is filled by the client's own `OfflineStore` code, whose requests go straight to ``OfflineTier/handle(endpoint:_:)``
@@ -45,7 +46,8 @@ struct OfflineTierTransport: HTTPTransport {
             return TransportResponse(status: answer.status, headers: answer.headers, body: answer.body)
         case .file(let file):
             do {
-                try answer.body.write(to: file)
+                let body = answer.body
+                try await BlockingWork.shared.run { try body.write(to: file) }
             } catch {
                 throw HTTPTransferError(.fileSystem, "cannot write \(file.path)", underlying: error)
             }

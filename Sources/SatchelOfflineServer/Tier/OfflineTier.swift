@@ -90,10 +90,10 @@ public final class OfflineTier: Sendable {
         do {
             let backend =
                 try endpoint.serviceAccount ?? endpoint.backend(user: request.user, password: request.password)
-            if request.path == OfflineStore.prebuiltResource {
-                return try await prebuiltStore(request, endpoint: endpoint)
-            }
             version = try await endpoint.version(using: backend)
+            if request.path == OfflineStore.prebuiltResource {
+                return try await prebuiltStore(request, endpoint: endpoint, version: version)
+            }
             switch request.method {
             case "GET", "HEAD":
                 return try await read(request, endpoint: endpoint, version: version)

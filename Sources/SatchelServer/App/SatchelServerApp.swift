@@ -207,7 +207,8 @@ public struct SatchelServerApp: Sendable {
             offlineLogger.logLevel = logger.logLevel
             var limits = configuration.offlineLimits
             // A prebuilt store travels with its key: over plain HTTP only when nobody else can listen.
-            limits.allowsPlainTransfer = limits.allowsPlainTransfer || Self.isLoopback(configuration.host)
+            limits.allowsPlainTransfer =
+                limits.allowsPlainTransfer || GatewayConfiguration.isLoopback(configuration.host)
             return try OfflineTier(
                 applications: configuration.offline, store: tierStore, limits: limits,
                 directory: configuration.dataDirectory.appendingPathComponent("offline-stores", isDirectory: true),
@@ -215,14 +216,6 @@ public struct SatchelServerApp: Sendable {
         } catch {
             throw ServerError("\(error)")
         }
-    }
-
-    /// Whether `host` is a loopback address (the server can be reached from this machine only).
-    static func isLoopback(_ host: String) -> Bool {
-        if ["localhost", "::1", "[::1]"].contains(host.lowercased()) { return true }
-        // 127.0.0.0/8, written as an address (a host name that starts with 127. is not one).
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
     /// Locks `<data>/satchel.lock` until the returned descriptor is closed (when the server stops, or the process

@@ -86,12 +86,17 @@ enum OfflineTierRoutes {
             body: .init(byteBuffer: ByteBuffer(bytes: response.body)))
     }
 
-    /// `count` bytes of `file`, read off the concurrency pool a megabyte at a time; the file is removed once sent
-    /// (or when sending fails).
+    /// `count` bytes of `file`, read off the concurrency pool a megabyte at a time; the file's name is removed as
+    /// sending starts (the open handle reads on).
     static func streamed(_ file: URL, count: Int) -> ResponseBody {
         ResponseBody(contentLength: count) { writer in
-            defer { try? FileManager.default.removeItem(at: file) }
-            let handle = try FileHandle(forReadingFrom: file)
+            // Opened, then removed at once: the open handle keeps the bytes until it is closed, and no path is left
+            // behind whatever happens to the connection from here on.
+            let handle = try await BlockingWork.shared.run { () throws -> FileHandle in
+                let handle = try FileHandle(forReadingFrom: file)
+                try? FileManager.default.removeItem(at: file)
+                return handle
+            }
             defer { try? handle.close() }
             var remaining = count
             while remaining > 0 {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SatchelRepository
 import SatchelServer
+import SatchelText
 
 /// `satchel serve offline-status`: the offline middle tier's state, per endpoint and defining query, read from the
 /// server's store (a running server's too).
@@ -70,12 +71,12 @@ struct ServeOfflineStatusCommand: AsyncParsableCommand {
             text += "\(entry.query.endpoint)  \(entry.query.query)  \(entry.query.scope)  version \(state.version)"
             text += "  \(state.rows) rows  \(state.bytes) bytes"
             text +=
-                "  refreshed \(ISO8601DateFormatter().string(from: state.refreshedAt)) (\(Self.age(age)) ago, \(source))\n"
+                "  refreshed \(ISO8601Timestamp.string(from: state.refreshedAt, milliseconds: false)) (\(Self.age(age)) ago, \(source))\n"
             for point in entry.syncPoints {
                 let behind = state.version - point.version
                 text += "    \(point.client)  version \(point.version)"
                 text += behind > 0 ? " (\(behind) behind)" : " (current)"
-                text += "  at \(ISO8601DateFormatter().string(from: point.at))\n"
+                text += "  at \(ISO8601Timestamp.string(from: point.at, milliseconds: false))\n"
             }
         }
         return text
