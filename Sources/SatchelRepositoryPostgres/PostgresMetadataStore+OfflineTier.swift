@@ -113,20 +113,21 @@ extension PostgresMetadataStore: OfflineTierStore {
     }
 
     public func offlineOverview() async throws -> [OfflineQueryOverview] {
-        var points: [OfflineQueryID: [OfflineSyncPoint]] = [:]
-        for row in try await rows(
+        let points = try await rows(
             """
             SELECT endpoint, query, scope, client, version, seen_at FROM offline_sync_points
             ORDER BY endpoint, query, scope, client
-            """)
-        {
+            """
+        ).map { row in
             let (endpoint, query, scope, client, version, seen) = try decoding {
                 try row.decode((String, String, String, String, Int64, Int64).self)
             }
-            points[OfflineQueryID(endpoint: endpoint, query: query, scope: scope), default: []].append(
-                OfflineSyncPoint(client: client, version: version, at: StoredTime.date(milliseconds: seen)))
+            return (
+                OfflineQueryID(endpoint: endpoint, query: query, scope: scope),
+                OfflineSyncPoint(client: client, version: version, at: StoredTime.date(milliseconds: seen))
+            )
         }
-        return try await rows(
+        let states = try await rows(
             """
             SELECT endpoint, query, scope, version, oldest_version, refreshed_at, backend_delta_link, row_count,
                 byte_count
@@ -136,14 +137,14 @@ extension PostgresMetadataStore: OfflineTierStore {
             let (endpoint, query, scope, version, oldest, refreshed, link, count, bytes) = try decoding {
                 try row.decode((String, String, String, Int64, Int64, Int64, String?, Int64, Int64).self)
             }
-            let id = OfflineQueryID(endpoint: endpoint, query: query, scope: scope)
-            return OfflineQueryOverview(
-                query: id,
-                state: OfflineQueryState(
+            return (
+                OfflineQueryID(endpoint: endpoint, query: query, scope: scope),
+                OfflineQueryState(
                     version: version, oldestVersion: oldest, refreshedAt: StoredTime.date(milliseconds: refreshed),
-                    backendDeltaLink: link, rows: Int(count), bytes: bytes),
-                syncPoints: points[id] ?? [])
+                    backendDeltaLink: link, rows: Int(count), bytes: bytes)
+            )
         }
+        return OfflineQueryOverview.joining(states: states, syncPoints: points)
     }
 
     // MARK: Plumbing

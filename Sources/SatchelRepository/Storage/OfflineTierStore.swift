@@ -52,6 +52,16 @@ public struct OfflineQueryOverview: Sendable, Hashable {
     }
 }
 
+extension OfflineQueryOverview {
+    /// Each query's state with its sync points (as the durable stores read them apart, each in query order).
+    package static func joining(
+        states: [(OfflineQueryID, OfflineQueryState)], syncPoints: [(OfflineQueryID, OfflineSyncPoint)]
+    ) -> [OfflineQueryOverview] {
+        let points = Dictionary(grouping: syncPoints, by: \.0).mapValues { $0.map(\.1) }
+        return states.map { OfflineQueryOverview(query: $0.0, state: $0.1, syncPoints: points[$0.0] ?? []) }
+    }
+}
+
 /// The version of a defining query a client last received, and when.
 public struct OfflineSyncPoint: Sendable, Hashable {
     public var client: String

@@ -115,18 +115,19 @@ extension SQLiteMetadataStore: OfflineTierStore {
 
     public func offlineOverview() async throws -> [OfflineQueryOverview] {
         try await longRead { db in
-            var points: [OfflineQueryID: [OfflineSyncPoint]] = [:]
-            for row in try Row.fetchAll(
+            let points = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT endpoint, query, scope, client, version, seen_at FROM offline_sync_points
                     ORDER BY endpoint, query, scope, client
-                    """)
-            {
-                points[OfflineQueryID(endpoint: row[0], query: row[1], scope: row[2]), default: []].append(
-                    OfflineSyncPoint(client: row[3], version: row[4], at: StoredTime.date(milliseconds: row[5])))
+                    """
+            ).map { row in
+                (
+                    OfflineQueryID(endpoint: row[0], query: row[1], scope: row[2]),
+                    OfflineSyncPoint(client: row[3], version: row[4], at: StoredTime.date(milliseconds: row[5]))
+                )
             }
-            return try Row.fetchAll(
+            let states = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT endpoint, query, scope, version, oldest_version, refreshed_at, backend_delta_link,
@@ -134,14 +135,14 @@ extension SQLiteMetadataStore: OfflineTierStore {
                     FROM offline_queries ORDER BY endpoint, query, scope
                     """
             ).map { row in
-                let id = OfflineQueryID(endpoint: row[0], query: row[1], scope: row[2])
-                return OfflineQueryOverview(
-                    query: id,
-                    state: OfflineQueryState(
+                (
+                    OfflineQueryID(endpoint: row[0], query: row[1], scope: row[2]),
+                    OfflineQueryState(
                         version: row[3], oldestVersion: row[4], refreshedAt: StoredTime.date(milliseconds: row[5]),
-                        backendDeltaLink: row[6], rows: row[7], bytes: row[8]),
-                    syncPoints: points[id] ?? [])
+                        backendDeltaLink: row[6], rows: row[7], bytes: row[8])
+                )
             }
+            return OfflineQueryOverview.joining(states: states, syncPoints: points)
         }
     }
 
