@@ -16,6 +16,7 @@ import SatchelRepository
 /// session's token back in the same header. Every request then gets one access-log line: method, path (without
 /// the query, which may carry tokens), status, bytes, duration and user.
 public struct AuthMiddleware: RouterMiddleware {
+    /// The server's request context, which this middleware fills.
     public typealias Context = ServerRequestContext
 
     let authenticator: Authenticator
@@ -25,6 +26,9 @@ public struct AuthMiddleware: RouterMiddleware {
     let xsrfHeader: HTTPField.Name?
     let accessLog: Logger
 
+    /// A middleware checking credentials with `authenticator`. `proxies` are believed for the client's address,
+    /// `xsrfHeader` names the header whose `Fetch` asks for the session's token, `isSecure` marks session cookies
+    /// `Secure`, and `accessLog` gets one line per request.
     public init(
         authenticator: Authenticator, proxies: TrustedProxies = TrustedProxies(), xsrfHeader: String = "X-CSRF-Token",
         isSecure: Bool = false, accessLog: Logger
@@ -36,6 +40,10 @@ public struct AuthMiddleware: RouterMiddleware {
         self.accessLog = accessLog
     }
 
+    /// Authenticates `request` (an access token, else a session cookie, else Basic) and passes it to `next` with the
+    /// caller set in the context. On a binding path, a missing or wrong credential is answered 401 and a throttled one
+    /// 429; a change asked with a read-only token is answered 403; a token that cannot be checked now, 503. Adds
+    /// `X-Content-Type-Options`, HSTS over TLS and a fetched XSRF token, and writes the access-log line.
     public func handle(
         _ request: Request, context: ServerRequestContext,
         next: (Request, ServerRequestContext) async throws -> Response
@@ -88,6 +96,9 @@ public struct AuthMiddleware: RouterMiddleware {
         } else {
             do {
                 response = try await next(request, context)
+            } catch let error as HTTPError where error.status == .notFound && !MountPoints.isProtected(path) {
+                // No route and no API's prefix: say where the APIs are, and which path was probably meant.
+                response = PathHints.response(for: path)
             } catch let error as any HTTPResponseError {
                 // Answered here, so that it carries the headers every answer carries.
                 response = try error.response(from: request, context: context)
