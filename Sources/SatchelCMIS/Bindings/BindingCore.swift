@@ -22,8 +22,13 @@ extension BindingCore {
     func send(
         _ request: HTTPClient.Request, progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> HTTPClient.Response {
+        // Every call that passes `progress` sends content: its handler learns how much of the body has gone, not
+        // how much of the server's answer has come back (a 100 % upload then reads as such).
+        let uploadProgress = progress.map { handler in
+            { @Sendable (step: TransferProgress) in if step.direction == .upload { handler(step) } }
+        }
         do {
-            return try await client.send(request, progress: progress)
+            return try await client.send(request, progress: uploadProgress)
         } catch let error as HTTPTransferError {
             throw Self.map(error)
         }
