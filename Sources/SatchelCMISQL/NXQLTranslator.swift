@@ -69,6 +69,12 @@ package struct NXQLTranslator {
         }
     }
 
+    /// The Nuxeo document types that are CMIS subtypes of `cmis:document` and of `cmis:folder` in `satchel serve`'s
+    /// repositories (each with its own `dc:title`); `File` and `Folder` are subtypes too, but also stand for the
+    /// base types' objects.
+    package static let documentSubtypes: Set<String> = ["Note", "Picture"]
+    package static let folderSubtypes: Set<String> = ["Workspace", "OrderedFolder", "WorkspaceRoot", "Domain"]
+
     /// At most this many conditions, and `STARTSWITH` paths among them.
     package static let maximumConditions = 32
     package static let maximumPaths = 8
@@ -114,12 +120,25 @@ package struct NXQLTranslator {
             throw CMISError(.invalidArgument, "NXQL here is SELECT * FROM <type> [WHERE …] [ORDER BY …]: \(nxql)")
         }
         var table: String
+        var conditions: [String] = []
         switch type {
-        case "Document", "File", "Note", "Picture": table = "cmis:document"
-        case "Folder", "Workspace", "OrderedFolder", "Folderish": table = "cmis:folder"
+        case "Document": table = "cmis:document"
+        case "Folderish": table = "cmis:folder"
+        // A document or folder created through CMIS shows as a File or a Folder in the Nuxeo API.
+        case "File":
+            table = "cmis:document"
+            conditions.append("cmis:objectTypeId IN ('cmis:document', 'File')")
+        case "Folder":
+            table = "cmis:folder"
+            conditions.append("cmis:objectTypeId IN ('cmis:folder', 'Folder')")
+        case _ where Self.documentSubtypes.contains(type) || Self.folderSubtypes.contains(type): table = type
         default: throw CMISError(.invalidArgument, "NXQL type \(type) has no CMIS counterpart here")
         }
-        var conditions: [String] = []
+        /// The CMIS property an NXQL one reads: `dc:title` is the subtypes' own title, and the name elsewhere.
+        func mapped(_ property: String) -> String? {
+            if property == "dc:title", table != "cmis:document", table != "cmis:folder" { return "dc:title" }
+            return properties[property]
+        }
         var paths: [String] = []
         var documentsOnly = false
         var trashed: Bool?
@@ -185,12 +204,15 @@ package struct NXQLTranslator {
                 case ("ecm:mixinType", "!=") where bare == "Folderish",
                     ("ecm:mixinType", "<>") where bare == "Folderish":
                     // Documents that are not folders.
-                    guard table == "cmis:document" else {
+                    guard table == "cmis:document" || Self.documentSubtypes.contains(table) else {
                         throw CMISError(.invalidArgument, "NXQL: \(type) WHERE ecm:mixinType != 'Folderish' is empty")
                     }
                     documentsOnly = true
                 case ("ecm:mixinType", "=") where bare == "Folderish":
-                    table = "cmis:folder"
+                    guard !Self.documentSubtypes.contains(table) else {
+                        throw CMISError(.invalidArgument, "NXQL: \(type) WHERE ecm:mixinType = 'Folderish' is empty")
+                    }
+                    if !Self.folderSubtypes.contains(table) { table = "cmis:folder" }
                 case ("ecm:parentId", "="), ("ecm:ancestorId", "="):
                     guard case .string = value else {
                         throw CMISError(.invalidArgument, "NXQL \(property) takes a document id in quotes, not \(bare)")
@@ -205,7 +227,7 @@ package struct NXQLTranslator {
                     conditions.append("IN_TREE(\(marker)\(paths.count - 1)})")
                 case (_, "="), (_, "!="), (_, "<>"), (_, "<"), (_, ">"), (_, "<="), (_, ">="), (_, "LIKE"),
                     (_, "NOT LIKE"), (_, "ILIKE"):
-                    guard let mapped = properties[property] else {
+                    guard let mapped = mapped(property) else {
                         throw CMISError(.invalidArgument, "NXQL property \(property) has no CMIS counterpart here")
                     }
                     var value = literal
@@ -232,7 +254,7 @@ package struct NXQLTranslator {
             guard keyword("BY") else { throw CMISError(.invalidArgument, "ORDER BY expected in \(nxql)") }
             var terms: [String] = []
             repeat {
-                guard case .word(let property)? = next(), let mapped = properties[property] else {
+                guard case .word(let property)? = next(), let mapped = mapped(property) else {
                     throw CMISError(.invalidArgument, "NXQL ORDER BY needs a property with a CMIS counterpart")
                 }
                 let direction = keyword("DESC") ? " DESC" : (keyword("ASC") ? " ASC" : "")

@@ -55,9 +55,37 @@ struct NXQLTranslatorTests {
             Issue.record("not a conjunction: \(statement)")
             return
         }
-        #expect(terms.count == 3, "\(statement)")
+        // File's own type condition, the title, the tree and the trash filter.
+        #expect(terms.count == 4, "\(statement)")
         #expect(
-            terms.first == .comparison(ColumnReference(name: "cmis:name"), .equal, .string(#"x' OR cmis:name = 'y\"#)))
+            terms.dropFirst().first
+                == .comparison(ColumnReference(name: "cmis:name"), .equal, .string(#"x' OR cmis:name = 'y\"#)))
+    }
+
+    @Test(
+        "Nuxeo's document types: Note and Workspace are their own CMIS types with a title of their own; File and Folder also stand for the base types' objects"
+    )
+    func documentTypes() throws {
+        #expect(
+            try NXQLTranslator.translate("SELECT * FROM Note WHERE dc:title = 'Monday' ORDER BY dc:title").statements
+                == ["SELECT * FROM Note WHERE dc:title = 'Monday' ORDER BY dc:title"])
+        #expect(
+            try NXQLTranslator.translate("SELECT * FROM Workspace").statements == ["SELECT * FROM Workspace"])
+        #expect(
+            try NXQLTranslator.translate("SELECT * FROM File WHERE dc:title = 'a'").statements == [
+                "SELECT * FROM cmis:document WHERE cmis:objectTypeId IN ('cmis:document', 'File') AND cmis:name = 'a'"
+            ])
+        #expect(
+            try NXQLTranslator.translate("SELECT * FROM Folder").statements == [
+                "SELECT * FROM cmis:folder WHERE cmis:objectTypeId IN ('cmis:folder', 'Folder')"
+            ])
+        let empty = #expect(throws: CMISError.self) {
+            try NXQLTranslator.translate("SELECT * FROM Note WHERE ecm:mixinType = 'Folderish'")
+        }
+        #expect(empty?.message.contains("is empty") == true)
+        for nxql in ["SELECT * FROM Note WHERE dc:title = 'x'", "SELECT * FROM File WHERE dc:title = 'x'"] {
+            for statement in try NXQLTranslator.translate(nxql).statements { _ = try CMISQL.parse(statement) }
+        }
     }
 }
 

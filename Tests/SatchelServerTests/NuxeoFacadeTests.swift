@@ -134,9 +134,9 @@ struct NuxeoFacadeTests {
         let nuxeo = Self.nuxeo(harness, user: "admin")
         let folder = try await nuxeo.create(
             in: "/", type: "Workspace", name: "FromNuxeo", properties: ["dc:description": "made over REST"])
-        #expect(folder.type == "Folder" && folder.path == "/FromNuxeo")
+        #expect(folder.type == "Workspace" && folder.path == "/FromNuxeo" && folder.title == "FromNuxeo")
         let note = try await nuxeo.create(in: "/FromNuxeo", type: "File", name: "note.txt")
-        #expect(note.path == "/FromNuxeo/note.txt" && note.blob == nil)
+        #expect(note.path == "/FromNuxeo/note.txt" && note.blob == nil && note.type == "File")
 
         let cmis = try await CMISSession.connect(
             SessionParameters(
@@ -145,10 +145,13 @@ struct NuxeoFacadeTests {
         let seen = try await cmis.object(at: "/FromNuxeo", useCache: false)
         #expect(seen.id == folder.uid && seen.objectDescription == "made over REST")
 
-        // Renamed over Nuxeo: CMIS sees the new name; a stale change token is refused (409).
-        let renamed = try await nuxeo.update(note, properties: ["dc:title": "renamed.txt"])
-        #expect(renamed.path == "/FromNuxeo/renamed.txt")
-        #expect(try await cmis.object(id: note.uid, useCache: false).name == "renamed.txt")
+        // Retitled over Nuxeo: the title changes, the name (the path's last segment) stays, as on a Nuxeo server;
+        // CMIS sees the title as dc:title. A stale change token is refused (409).
+        let renamed = try await nuxeo.update(note, properties: ["dc:title": "Renamed note"])
+        #expect(renamed.path == "/FromNuxeo/note.txt" && renamed.title == "Renamed note")
+        let retitled = try await cmis.object(id: note.uid, useCache: false)
+        #expect(retitled.name == "note.txt" && retitled.objectTypeId == "File")
+        #expect(retitled.properties["dc:title"]?.stringValue == "Renamed note")
         let stale = await #expect(throws: NuxeoError.self) {
             try await nuxeo.update(note, properties: ["dc:title": "again.txt"])
         }
@@ -168,6 +171,39 @@ struct NuxeoFacadeTests {
         await #expect(throws: CMISError.self) { try await cmis.object(at: "/FromNuxeo", useCache: false) }
         let gone = await #expect(throws: NuxeoError.self) { try await nuxeo.document(id: note.uid) }
         #expect(gone?.status == 404)
+    }
+
+    @Test("a Note stays a Note with its own title; NXQL finds notes by type and title; an unknown type is refused")
+    func typesAndTitles() async throws {
+        let harness = try await Self.server.value
+        let nuxeo = Self.nuxeo(harness, user: "admin")
+        let folder = try await nuxeo.create(in: "/", type: "Folder", name: "Typed")
+        #expect(folder.type == "Folder")
+        let note = try await nuxeo.create(
+            in: "/Typed", type: "Note", name: "monday", properties: ["dc:title": "Monday minutes"])
+        #expect(note.type == "Note" && note.title == "Monday minutes" && note.path == "/Typed/monday")
+        #expect(note[string: "dc:title"] == "Monday minutes")
+        let file = try await nuxeo.create(in: "/Typed", type: "File", name: "agenda.txt")
+        #expect(file.type == "File" && file.title == "agenda.txt", "without a title, the name stands for it")
+        let read = try await nuxeo.document(path: "/Typed/monday")
+        #expect(read.type == "Note" && read.title == "Monday minutes")
+
+        var notes: [NuxeoDocument] = []
+        for try await found in nuxeo.query("SELECT * FROM Note WHERE ecm:path STARTSWITH '/Typed'") {
+            notes.append(found)
+        }
+        #expect(notes.map(\.uid) == [note.uid], "FROM Note finds the note and not the file")
+        var titled: [String] = []
+        for try await found in nuxeo.query("SELECT * FROM Note WHERE dc:title = 'Monday minutes'") {
+            titled.append(found.uid)
+        }
+        #expect(titled == [note.uid], "dc:title is the note's own title, not its name")
+
+        let unknown = await #expect(throws: NuxeoError.self) {
+            _ = try await nuxeo.create(in: "/Typed", type: "Spaceship", name: "x")
+        }
+        #expect(unknown?.status == 400 && String(describing: unknown).contains("no document type Spaceship"))
+        try await nuxeo.delete(id: folder.uid)
     }
 
     @Test("Automation: the registry and the common document operations")
@@ -198,7 +234,8 @@ struct NuxeoFacadeTests {
             case .document(let updated)? = try await nuxeo.execute(
                 "Document.Update", input: created.uid, params: ["properties": "dc:title=b.txt"])
         else { return }
-        #expect(updated.path == "/Ops/b.txt")
+        // As on a Nuxeo server: dc:title is the title; the name, and so the path, stays.
+        #expect(updated.path == "/Ops/a.txt" && updated.title == "b.txt")
         guard case .documents(let children)? = try await nuxeo.execute("Document.GetChildren", input: "/Ops") else {
             Issue.record("Document.GetChildren answered no documents")
             return
@@ -213,13 +250,15 @@ struct NuxeoFacadeTests {
             case .document(let moved)? = try await nuxeo.execute(
                 "Document.Move", input: created.uid, params: ["target": "/OpsTarget"])
         else { return }
-        #expect(moved.path == "/OpsTarget/b.txt")
+        #expect(moved.path == "/OpsTarget/a.txt" && moved.title == "b.txt")
         guard
             case .documents(let found)? = try await nuxeo.execute(
                 "Repository.Query",
                 params: ["query": "SELECT * FROM File WHERE ecm:path STARTSWITH '/OpsTarget' ORDER BY dc:title"])
         else { return }
-        #expect(found.entries.map(\.title) == ["b.txt", "copy.txt"])
+        // Ordered by name (dc:title on File stands for the name of what CMIS made); each shows its own title.
+        #expect(found.entries.map(\.path) == ["/OpsTarget/a.txt", "/OpsTarget/copy.txt"])
+        #expect(found.entries.first?.title == "b.txt", "a query on File reads the title the base type leaves out")
         #expect(try await nuxeo.execute("Document.Delete", input: "/OpsTarget") == nil)
         await #expect(throws: NuxeoError.self) { try await nuxeo.document(path: "/OpsTarget") }
         let unknown = await #expect(throws: NuxeoError.self) {

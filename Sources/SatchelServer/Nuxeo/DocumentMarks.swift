@@ -4,7 +4,7 @@ import SatchelJSON
 public import SatchelRepository
 
 /// Nuxeo's locks and trash, which CMIS has no words for, kept in the metadata store beside the repository's
-/// objects (``ServerStateStore``; docs/nuxeo.md, docs/server-state.md).
+/// objects (`ServerStateStore`; docs/nuxeo.md, docs/server-state.md).
 ///
 /// A lock belongs to the user who took it: over the Nuxeo API nobody else may change, move, trash or delete the
 /// document until its owner (or someone with `Everything` on it) unlocks it. A trashed document stays where it was,
@@ -18,6 +18,7 @@ public struct DocumentMarks: Sendable {
     /// Where the marks are kept.
     public let store: any ServerStateStore
 
+    /// Marks kept in `store`, shared with every server process using it.
     public init(store: any ServerStateStore) {
         self.store = store
     }

@@ -161,7 +161,8 @@ extension NuxeoHandler {
             return .document(
                 try await createChild(
                     in: try object(), type: params["type"]?.stringValue ?? "File", name: name,
-                    description: properties["dc:description"], repository: repository, caller: caller))
+                    title: properties["dc:title"], description: properties["dc:description"], repository: repository,
+                    caller: caller))
         case "Document.Update":
             let properties = Self.properties(params["properties"])
             return .document(

@@ -5,28 +5,40 @@ import SatchelRepository
 
 /// Document changes shared by the REST endpoints and Automation.
 extension NuxeoHandler {
-    /// Nuxeo types that are folders here; any other type makes a document.
-    static let folderTypes: Set<String> = ["Folder", "Workspace", "OrderedFolder", "WorkspaceRoot", "Domain"]
+    /// Nuxeo types that are folders here (each a CMIS subtype of `cmis:folder`).
+    static let folderTypes = Set(DocumentTypes.folderTypes)
+    /// Every Nuxeo type a document can be created as (each a CMIS subtype keeping the type and `dc:title`).
+    static let creatableTypes = Set(DocumentTypes.documentTypes + DocumentTypes.folderTypes)
 
-    /// A new child of `parent`: a folder for a folder type, a document otherwise.
+    /// A new child of `parent` of the Nuxeo type `type` (a folder for a folder type), named `name` (its path
+    /// segment), titled `title` (the name when none is given), as Nuxeo keeps both.
     func createChild(
-        in parent: CMISObject, type: String, name: String, description: String?, repository: String,
+        in parent: CMISObject, type: String, name: String, title: String?, description: String?, repository: String,
         caller: CallerContext
     ) async throws -> CMISObject {
         guard parent.baseType == .folder, let parentID = parent.id else {
             throw CMISError(.invalidArgument, "\(parent.name ?? "that") is not a folder: nothing can be created in it")
         }
         guard !name.isEmpty else { throw CMISError(.invalidArgument, "a new document needs a name (or dc:title)") }
-        let isFolder = Self.folderTypes.contains(type)
-        var properties = [
-            CMISProperty(id: "cmis:name", type: .string, values: [.string(name)]),
-            CMISProperty(
-                id: "cmis:objectTypeId", type: .id, values: [.id(isFolder ? "cmis:folder" : "cmis:document")]),
-        ]
+        guard Self.creatableTypes.contains(type) else {
+            let known = (DocumentTypes.documentTypes + DocumentTypes.folderTypes).joined(separator: ", ")
+            throw CMISError(
+                .invalidArgument, "there is no document type \(String(type.prefix(100))) here (types: \(known))")
+        }
+        var properties = [CMISProperty(id: "cmis:name", type: .string, values: [.string(name)])]
+        if try await knowsType(type, repository: repository, caller: caller) {
+            properties.append(CMISProperty(id: "cmis:objectTypeId", type: .id, values: [.id(type)]))
+            properties.append(
+                CMISProperty(id: DocumentTypes.titleProperty, type: .string, values: [.string(title ?? name)]))
+        } else {
+            // A gateway mount's back-end has only the base types: the name stands for the title there.
+            let base = Self.folderTypes.contains(type) ? "cmis:folder" : "cmis:document"
+            properties.append(CMISProperty(id: "cmis:objectTypeId", type: .id, values: [.id(base)]))
+        }
         if let description {
             properties.append(CMISProperty(id: "cmis:description", type: .string, values: [.string(description)]))
         }
-        if isFolder {
+        if Self.folderTypes.contains(type) {
             return try await service.createFolder(
                 repositoryId: repository, parentId: parentID, properties: Properties(properties), policies: [],
                 addACEs: [], removeACEs: [], caller: caller)
@@ -36,7 +48,25 @@ extension NuxeoHandler {
             versioningState: nil, policies: [], addACEs: [], removeACEs: [], caller: caller)
     }
 
-    /// A document's `dc:title` (its name here) and `dc:description` (`.null` clears it), guarded by `changeToken`.
+    /// Whether the repository defines the Nuxeo type `type` (every local repository does; a mount's back-end may
+    /// not).
+    func knowsType(_ type: String, repository: String, caller: CallerContext) async throws -> Bool {
+        do {
+            _ = try await service.typeDefinition(repositoryId: repository, typeId: type, caller: caller)
+            return true
+        } catch let error as CMISError where error.code == .objectNotFound {
+            return false
+        }
+    }
+
+    /// Whether `object` has a title of its own: it was made as one of the Nuxeo types (through this API). An
+    /// object made through CMIS as a base type has only its name, which stands for its title.
+    static func hasOwnTitle(_ object: CMISObject) -> Bool {
+        object.objectTypeId.map(creatableTypes.contains) ?? false
+    }
+
+    /// A document's `dc:title` and `dc:description` (`.null` clears it), guarded by `changeToken`. The title is
+    /// the document's own for the Nuxeo types; for an object made through CMIS as a base type, its name.
     func updateDocument(
         _ object: CMISObject, title: String?, description: JSONValue?, changeToken: String?, repository: String,
         caller: CallerContext
@@ -44,7 +74,10 @@ extension NuxeoHandler {
         guard let id = object.id else { throw CMISError(.objectNotFound, "no such document") }
         try await checkUnlocked(object, repository: repository, caller: caller)
         var properties: [CMISProperty] = []
-        if let title { properties.append(CMISProperty(id: "cmis:name", type: .string, values: [.string(title)])) }
+        if let title {
+            let property = Self.hasOwnTitle(object) ? DocumentTypes.titleProperty : "cmis:name"
+            properties.append(CMISProperty(id: property, type: .string, values: [.string(title)]))
+        }
         if let description {
             properties.append(
                 CMISProperty(

@@ -51,11 +51,16 @@ extension NuxeoHandler {
         caller: CallerContext
     ) async throws -> [JSONValue] {
         func hasBlob(_ object: CMISObject) -> Bool { object.baseType == .document && object.contentStreamLength != nil }
+        // A query on a base type answers with that type's properties only: a Nuxeo type's own title is read with
+        // the placements.
+        func lacksTitle(_ object: CMISObject) -> Bool {
+            Self.hasOwnTitle(object) && object.properties[DocumentTypes.titleProperty] == nil
+        }
         var needed: [String] = []
         for (index, object) in objects.enumerated() {
             guard let id = object.id else { continue }
             let placed = (known?[index] ?? nil) != nil || object.path != nil
-            if !placed || hasBlob(object) { needed.append(id) }
+            if !placed || hasBlob(object) || lacksTitle(object) { needed.append(id) }
         }
         let found =
             needed.isEmpty
@@ -68,21 +73,28 @@ extension NuxeoHandler {
             let placement = object.id.flatMap { found[$0] }
             let shown = (known?[index] ?? nil) ?? Self.placement(of: object, found: placement)
             return document(
-                object, path: shown.path, parentID: shown.parentID,
+                object, title: placement?.title, path: shown.path, parentID: shown.parentID,
                 digest: hasBlob(object) ? placement?.contentHash : nil, lock: locks[keys[index]],
                 isTrashed: trashed[keys[index]] != nil, repository: repository)
         }
     }
 
-    /// A CMIS object as a Nuxeo document: folders are `Folder`, documents `File` with `file:content`.
+    /// A CMIS object as a Nuxeo document: its Nuxeo type and `dc:title` when it was made as one (`DocumentTypes`),
+    /// otherwise `Folder` or `File` titled by its name; documents carry `file:content`.
     func document(
-        _ object: CMISObject, path: String, parentID: String?, digest: String?, lock: DocumentLock?, isTrashed: Bool,
-        repository: String
+        _ object: CMISObject, title storedTitle: String? = nil, path: String, parentID: String?, digest: String?,
+        lock: DocumentLock?, isTrashed: Bool, repository: String
     ) -> JSONValue {
         let isFolder = object.baseType == .folder
+        // A Nuxeo type keeps its type and title; an object made through CMIS is a File or a Folder titled by name.
+        let type =
+            object.objectTypeId.flatMap { Self.creatableTypes.contains($0) ? $0 : nil }
+            ?? (isFolder ? "Folder" : "File")
+        let title =
+            object.properties[DocumentTypes.titleProperty]?.values.first?.stringValue ?? storedTitle ?? object.name
         let modified = object.lastModificationDate.map { JSONValue.string(Self.timestamp($0)) } ?? .null
         var properties: JSONObject = [
-            "dc:title": object.name.map { .string($0) } ?? .null,
+            "dc:title": title.map { .string($0) } ?? .null,
             "dc:description": object.objectDescription.map { .string($0) } ?? .null,
             "dc:creator": object.createdBy.map { .string($0) } ?? .null,
             "dc:created": object.creationDate.map { .string(Self.timestamp($0)) } ?? .null,
@@ -109,14 +121,14 @@ extension NuxeoHandler {
         let isVersion = object.baseType == .document && object.isLatestVersion == false
         var document: JSONObject = [
             "entity-type": "document", "repository": .string(repository == defaultRepository ? "default" : repository),
-            "uid": .string(uid), "path": .string(path), "type": .string(isFolder ? "Folder" : "File"),
+            "uid": .string(uid), "path": .string(path), "type": .string(type),
             "state": "project", "parentRef": (parentID ?? object.parentId).map { .string($0) } ?? .null,
             "isCheckedOut": .bool(
                 object.properties["cmis:isVersionSeriesCheckedOut"]?.values.first?.boolValue ?? false),
             "isVersion": .bool(isVersion), "isProxy": false,
             "isTrashed": .bool(isTrashed),
             "changeToken": object.changeToken.map { .string($0) } ?? .null,
-            "title": object.name.map { .string($0) } ?? .null, "lastModified": modified,
+            "title": title.map { .string($0) } ?? .null, "lastModified": modified,
             "properties": .object(properties),
             "facets": .array(isFolder ? ["Folderish"] : ["Downloadable", "Versionable"]),
         ]

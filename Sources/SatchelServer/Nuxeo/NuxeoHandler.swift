@@ -205,15 +205,16 @@ struct NuxeoHandler: Sendable {
         }
     }
 
-    /// POST on a folder: the document entity of a new child (`type`: Folder, Workspace, OrderedFolder make folders,
-    /// anything else a document; `name` or `dc:title` its name).
+    /// POST on a folder: the document entity of a new child (`type`: one of `DocumentTypes`' Nuxeo types, File
+    /// when absent; `name` its path segment, `dc:title` when there is no name; `dc:title` its title).
     private func create(
         in parent: CMISObject, path: String, repository: String, request: Request, caller: CallerContext
     ) async throws -> Response {
         let entity = try await body(request)
-        let name = entity["name"]?.stringValue ?? entity["properties"]?["dc:title"]?.stringValue ?? ""
+        let title = entity["properties"]?["dc:title"]?.stringValue
+        let name = entity["name"]?.stringValue ?? title ?? ""
         let created = try await createChild(
-            in: parent, type: entity["type"]?.stringValue ?? "File", name: name,
+            in: parent, type: entity["type"]?.stringValue ?? "File", name: name, title: title,
             description: entity["properties"]?["dc:description"]?.stringValue, repository: repository, caller: caller)
         let base = path == "/" ? "" : path
         return Self.json(
@@ -221,8 +222,8 @@ struct NuxeoHandler: Sendable {
             status: 201)
     }
 
-    /// PUT on a document: its properties (`dc:title` renames it, `dc:description`), guarded by `changeToken` when
-    /// the entity carries one.
+    /// PUT on a document: its properties (`dc:title`, `dc:description`), guarded by `changeToken` when the entity
+    /// carries one.
     private func update(
         _ object: CMISObject, path: String, repository: String, request: Request, versioning: String?,
         caller: CallerContext

@@ -12,19 +12,24 @@ import NIOFoundationEssentialsCompat
 /// is the shared repository), `@children` with Nuxeo's paging, `automation/login`, and errors as Nuxeo's
 /// `exception` entity.
 public struct NuxeoRoutes: ServerBindingRoutes {
+    /// Where the REST API is mounted.
     public static let apiRoot = "/nuxeo/api/v1"
     /// The API's older home, which Nuxeo's clients still use for some calls (`site/api/v1/me`).
     public static let siteAPIRoot = "/nuxeo/site/api/v1"
+    /// Automation's older home, which Nuxeo's clients still use.
     public static let siteAutomation = "/nuxeo/site/automation"
     /// The Nuxeo Platform version whose REST API this follows (LTS 2023), as `json/cmis` reports it.
     public static let apiLevel = "2023.0"
     /// The CMIS repository Nuxeo's `default` names.
     public var defaultRepository: String
 
+    /// The API with Nuxeo's `default` repository standing for `defaultRepository` (the shared repository by default).
     public init(defaultRepository: String = "shared") {
         self.defaultRepository = defaultRepository
     }
 
+    /// Adds the REST API under `apiRoot` and `siteAPIRoot`, `automation/login`, Automation at both homes, and
+    /// `/nuxeo/json/cmis`.
     public func register(on router: Router<ServerRequestContext>, environment: BindingEnvironment) {
         let handler = NuxeoHandler(environment: environment, defaultRepository: defaultRepository)
         let all = RouterPath("\(Self.apiRoot)/**")

@@ -60,9 +60,22 @@ struct RepositoryInfoTests {
             repositoryId: "shared", typeId: nil, includePropertyDefinitions: true, maxItems: 2, skipCount: 3,
             caller: fixture.alice)
         #expect(page.types.count == 2 && page.hasMoreItems && page.types[0].propertyDefinitions.count > 0)
+        let document0Count = try await fixture.repository.typeDefinition(
+            repositoryId: "shared", typeId: "cmis:document", caller: fixture.alice
+        ).propertyDefinitions.count
         let tree = try await fixture.repository.typeDescendants(
             repositoryId: "shared", typeId: nil, depth: -1, includePropertyDefinitions: false, caller: fixture.alice)
         #expect(tree.count == 6)
+        // The Nuxeo document types sit below the base types, each with every inherited property and dc:title.
+        let documents = try await fixture.repository.typeChildren(
+            repositoryId: "shared", typeId: "cmis:document", includePropertyDefinitions: true, maxItems: nil,
+            skipCount: 0, caller: fixture.alice)
+        #expect(documents.types.map(\.id) == ["File", "Note", "Picture"])
+        let note = try #require(documents.types.first { $0.id == "Note" })
+        #expect(note.parentTypeId == "cmis:document" && note.baseTypeId == .document && note.queryName == "Note")
+        #expect(note.propertyDefinition(id: "cmis:name")?.inherited == true)
+        #expect(note.propertyDefinition(id: "dc:title")?.inherited == false)
+        #expect(note.propertyDefinitions.count == (document0Count + 1))
         let document = try await fixture.repository.typeDefinition(
             repositoryId: "shared", typeId: "cmis:document", caller: fixture.alice)
         #expect(document.versionable == true && document.contentStreamAllowed == .allowed)
@@ -83,7 +96,7 @@ struct RepositoryInfoTests {
         }
         #expect(code == .objectNotFound)
         let children = try await fixture.repository.typeChildren(
-            repositoryId: "shared", typeId: "cmis:document", includePropertyDefinitions: false, maxItems: nil,
+            repositoryId: "shared", typeId: "cmis:policy", includePropertyDefinitions: false, maxItems: nil,
             skipCount: 0, caller: fixture.alice)
         #expect(children.types.isEmpty && children.numItems == 0)
     }

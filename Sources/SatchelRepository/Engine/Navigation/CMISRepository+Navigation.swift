@@ -4,6 +4,8 @@ public import SatchelCMISCore
 extension CMISRepository {
     // MARK: Reading one object
 
+    /// Needs `cmis:read` on the object (`permissionDenied` otherwise); `objectNotFound` for an unknown or empty id. An
+    /// invalid `context.filter` is refused.
     public func object(
         repositoryId: String, id: String, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject {
@@ -14,6 +16,10 @@ extension CMISRepository {
         return try await render(scope, object, context, filter: filter, permission: granted)
     }
 
+    /// Each segment is looked up by name in its folder (names compared in Unicode normalization form C). A path that
+    /// leads nowhere, or to an object the caller may not read, is `objectNotFound` naming the whole path, so it tells
+    /// nothing of what exists; only the root folder answers `permissionDenied`. A path not starting with `/` is
+    /// `invalidArgument`.
     public func object(
         repositoryId: String, path: String, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject {
@@ -59,6 +65,7 @@ extension CMISRepository {
         return current
     }
 
+    /// Worked out from the caller's permission on the object; needs `cmis:read`.
     public func allowableActions(
         repositoryId: String, objectId: String, caller: CallerContext
     ) async throws
@@ -120,6 +127,9 @@ extension CMISRepository {
         return max(folderPermission, Permission.granted(by: child.acl, to: scope.user))
     }
 
+    /// Needs `cmis:read` on the folder. `context.orderBy` may sort by `cmis:name` (the default), `cmis:creationDate`,
+    /// `cmis:lastModificationDate`, `cmis:objectTypeId`, `cmis:baseTypeId` or `cmis:contentStreamLength`, each `ASC` or
+    /// `DESC`, in a comma-separated list; anything else is `invalidArgument`. Ties are broken by id.
     public func children(
         repositoryId: String, folderId: String, context: OperationContext, maxItems: Int?, skipCount: Int,
         caller: CallerContext
@@ -145,6 +155,8 @@ extension CMISRepository {
             numItems: Int64(page.totalCount))
     }
 
+    /// Needs `cmis:read` on the folder; sorted as `children` sorts. `depth` must be nil, -1 (all levels) or at least 1.
+    /// A tree of more than the configured `maximumTreeSize` objects is `constraint`.
     public func descendants(
         repositoryId: String, folderId: String, depth: Int?, foldersOnly: Bool, context: OperationContext,
         caller: CallerContext
@@ -202,7 +214,7 @@ extension CMISRepository {
     }
 
     /// A page's placements in three store reads (the objects, the versions of unfiled ones, their parents); paths
-    /// come from the folder cache.
+    /// come from the folder cache, titles from the objects.
     public func placements(
         repositoryId: String, objectIds: [String], caller: CallerContext
     ) async throws -> [String: ObjectPlacement] {
@@ -233,7 +245,9 @@ extension CMISRepository {
         var inherited: [String: Permission] = [:]
         for object in objects {
             guard try await permission(scope, on: object, inherited: &inherited) >= .read else { continue }
-            var placement = ObjectPlacement(contentHash: object.content?.hash)
+            var placement = ObjectPlacement(
+                contentHash: object.content?.hash,
+                title: object.properties[DocumentTypes.titleProperty]?.values.first?.stringValue)
             if object.baseTypeId == .folder {
                 placement.path = try await path(scope, ofFolder: object)
                 placement.parentId = object.parentIds.first
@@ -258,6 +272,9 @@ extension CMISRepository {
         return placements
     }
 
+    /// A document version or working copy that is not filed itself answers with the folders of its version series.
+    /// Parents the caller may not read are left out. A folder is `invalidArgument` (ask for its folder parent), an
+    /// object of a type that is not fileable `constraint`.
     public func objectParents(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [ObjectParent] {
@@ -282,6 +299,7 @@ extension CMISRepository {
         return parents
     }
 
+    /// Needs `cmis:read` on the folder and on its parent; the root folder is `invalidArgument`.
     public func folderParent(
         repositoryId: String, folderId: String, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject {
@@ -297,6 +315,9 @@ extension CMISRepository {
         return try await render(scope, parent, context, filter: filter, permission: granted)
     }
 
+    /// Scans the repository's documents for working copies: those the caller may read, and with `folderId` those whose
+    /// version series is filed there (which needs `cmis:read` on the folder). Sorted by `context.orderBy` as children
+    /// are.
     public func checkedOutDocuments(
         repositoryId: String, folderId: String?, context: OperationContext, maxItems: Int?, skipCount: Int,
         caller: CallerContext

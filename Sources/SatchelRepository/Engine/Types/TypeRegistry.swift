@@ -13,8 +13,8 @@ struct TypeRegistry: Sendable {
     /// Every property query name any type defines (what a filter may name).
     let allQueryNames: Set<String>
 
-    /// The registry every repository uses.
-    static let standard = TypeRegistry(types: BaseTypes.all)
+    /// The registry every repository uses: the base types and the Nuxeo document types below them.
+    static let standard = TypeRegistry(types: BaseTypes.all + DocumentTypes.all)
 
     init(types: [TypeDefinition]) {
         var byId: [String: TypeDefinition] = [:]
@@ -67,17 +67,21 @@ struct TypeRegistry: Sendable {
 enum BaseTypes {
     static let all: [TypeDefinition] = [document, folder, relationship, policy, item, secondary]
 
+    /// A property definition of its own (not inherited) whose query name is its id; a CMIS property's local name
+    /// is its id after `cmis:`, in the CMIS namespace, unless `localName` and `namespace` say otherwise.
     static func property(
         _ id: String, _ type: PropertyType, _ updatability: Updatability, multi: Bool = false,
-        required: Bool = false, orderable: Bool = false, queryable: Bool = true, display: String
+        required: Bool = false, orderable: Bool = false, queryable: Bool = true, display: String,
+        description: String? = nil, localName: String? = nil,
+        namespace: String = "http://docs.oasis-open.org/ns/cmis/core/200908/"
     ) -> PropertyDefinition {
         var definition = PropertyDefinition(
             id: id, propertyType: type, cardinality: multi ? .multi : .single, updatability: updatability)
-        definition.localName = String(id.dropFirst(5))
-        definition.localNamespace = "http://docs.oasis-open.org/ns/cmis/core/200908/"
+        definition.localName = localName ?? String(id.dropFirst(5))
+        definition.localNamespace = namespace
         definition.displayName = display
         definition.queryName = id
-        definition.description = display
+        definition.description = description ?? display
         definition.inherited = false
         definition.required = required
         definition.queryable = queryable
