@@ -63,6 +63,8 @@ let package = Package(
         // The client's transport on Linux: HTTP/1.1 and TLS over SwiftNIO (docs/https.md).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // `swift package generate-documentation` (scripts/docs): the DocC catalogs beside each library.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         // MARK: Libraries
@@ -306,6 +308,18 @@ let package = Package(
                 "SatchelOfflineServer", "SatchelOffline", "SatchelOData", "SatchelRepository", "SatchelHTTP",
                 "SatchelTestSupport", "SatchelServer", "SatchelStore",
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The code of the README and the DocC articles, compiled with the suite; DocExamplesTests checks that
+        // every Swift block of those documents is here word for word.
+        .testTarget(
+            name: "SatchelDocExamplesTests",
+            dependencies: [
+                "SatchelText", "SatchelJSON", "SatchelXML", "SatchelHTTP", "SatchelCMISCore", "SatchelCMIS",
+                "SatchelCMISQL", "SatchelOData", "SatchelODataGen", "SatchelStore", "SatchelOffline", "SatchelNuxeo",
+                "SatchelCache", "SatchelRepository", "SatchelGateway", "SatchelServer", "SatchelOfflineServer",
+                "SatchelTestSupport", "SatchelServerTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -13,10 +13,12 @@ public struct CMISQLError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The statement is read by scalar, as escapers write it; in ASCII, scalars are characters.
     public var offset: Int
 
+    /// An error with its message and the scalar offset it is at.
     public init(_ message: String, offset: Int) {
         self.message = message
         self.offset = offset
     }
 
+    /// `CMIS QL error at offset N: message`.
     public var description: String { "CMIS QL error at offset \(offset): \(message)" }
 }

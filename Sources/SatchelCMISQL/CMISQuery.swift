@@ -12,10 +12,14 @@ public struct CMISQuery: Sendable, Hashable {
     public var selectAll: Bool
     /// The select list (empty with `SELECT *`).
     public var select: [SelectItem]
+    /// The FROM clause: the queried type and its joins.
     public var from: FromClause
+    /// The WHERE condition; nil when the statement has none (every row matches).
     public var whereClause: QueryExpression?
+    /// The ORDER BY keys, in order (empty when the statement has none).
     public var orderBy: [OrderItem]
 
+    /// A statement built in code; `whereClause` and `orderBy` default to none.
     public init(
         selectAll: Bool, select: [SelectItem], from: FromClause, whereClause: QueryExpression? = nil,
         orderBy: [OrderItem] = []
@@ -49,29 +53,36 @@ public struct ColumnReference: Sendable, Hashable, CustomStringConvertible {
     /// Offset in the statement, in Unicode scalars (0 for references built in code).
     public var offset: Int
 
+    /// A reference to `name`, qualified or not; `offset` defaults to 0 (built in code).
     public init(qualifier: String? = nil, name: String, offset: Int = 0) {
         self.qualifier = qualifier
         self.name = name
         self.offset = offset
     }
 
+    /// Compares qualifier and name; the offsets are ignored.
     public static func == (lhs: ColumnReference, rhs: ColumnReference) -> Bool {
         lhs.qualifier == rhs.qualifier && lhs.name == rhs.name
     }
 
+    /// Hashes qualifier and name (not the offset), consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(qualifier)
         hasher.combine(name)
     }
 
+    /// `qualifier.name`, or `name` alone when unqualified.
     public var description: String { qualifier.map { "\($0).\(name)" } ?? name }
 }
 
 /// The FROM clause: one type, optionally joined to others.
 public struct FromClause: Sendable, Hashable {
+    /// The first type of the clause (the one without a join).
     public var primary: TableReference
+    /// The joined types, in the order written.
     public var joins: [Join]
 
+    /// A clause of one type and, optionally, joins (none by default).
     public init(primary: TableReference, joins: [Join] = []) {
         self.primary = primary
         self.joins = joins
@@ -83,9 +94,12 @@ public struct FromClause: Sendable, Hashable {
 
 /// A type in the FROM clause: its query name and optional alias (correlation name).
 public struct TableReference: Sendable, Hashable {
+    /// The type's query name, e.g. `cmis:document`.
     public var queryName: String
+    /// The correlation name written after the type (`FROM cmis:document d`), if any.
     public var alias: String?
 
+    /// A type reference, without alias by default.
     public init(queryName: String, alias: String? = nil) {
         self.queryName = queryName
         self.alias = alias
@@ -97,15 +111,24 @@ public struct TableReference: Sendable, Hashable {
 
 /// `[INNER | LEFT [OUTER]] JOIN type [AS alias] ON left = right`.
 public struct Join: Sendable, Hashable {
+    /// The kind of join.
     public enum Kind: String, Sendable, Hashable {
-        case inner, leftOuter
+        /// `JOIN` or `INNER JOIN`.
+        case inner
+        /// `LEFT JOIN` or `LEFT OUTER JOIN`.
+        case leftOuter
     }
 
+    /// Inner or left outer.
     public var kind: Kind
+    /// The joined type.
     public var table: TableReference
+    /// The column left of `=` in the ON condition.
     public var left: ColumnReference
+    /// The column right of `=` in the ON condition.
     public var right: ColumnReference
 
+    /// A join of `table` on `left = right`.
     public init(kind: Kind, table: TableReference, left: ColumnReference, right: ColumnReference) {
         self.kind = kind
         self.table = table
@@ -116,15 +139,20 @@ public struct Join: Sendable, Hashable {
 
 /// One key of ORDER BY.
 public struct OrderItem: Sendable, Hashable {
+    /// What a row is sorted by.
     public enum Key: Sendable, Hashable {
+        /// A property's first value.
         case column(ColumnReference)
         /// `SCORE()` or the alias of a `SCORE()` select item.
         case score
     }
 
+    /// The sort key.
     public var key: Key
+    /// `ASC` (true, the default) or `DESC` (false).
     public var ascending: Bool
 
+    /// A key, ascending unless told otherwise.
     public init(_ key: Key, ascending: Bool = true) {
         self.key = key
         self.ascending = ascending
@@ -133,12 +161,19 @@ public struct OrderItem: Sendable, Hashable {
 
 /// A literal value in a statement.
 public enum QueryLiteral: Sendable, Hashable, CustomStringConvertible {
+    /// `'text'`, quotes and escapes already removed.
     case string(String)
+    /// A number that fits `Int64` (no fraction or exponent).
     case integer(Int64)
+    /// Any other number: with a fraction or an exponent, or too large for `Int64`.
     case decimal(Decimal)
+    /// `TRUE` or `FALSE`.
     case boolean(Bool)
+    /// `TIMESTAMP '…'`, read as ISO 8601 (UTC when the text has no zone).
     case timestamp(Date)
 
+    /// The literal as a statement would write it; a timestamp shows as `TIMESTAMP '<Date's description>'` and
+    /// string quotes are not escaped, so it is for messages, not for building statements.
     public var description: String {
         switch self {
         case .string(let text): return "'\(text)'"
@@ -163,11 +198,17 @@ public enum QueryLiteral: Sendable, Hashable, CustomStringConvertible {
 
 /// `=`, `<>`, `<`, `<=`, `>`, `>=`.
 public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
+    /// `=`
     case equal = "="
+    /// `<>`
     case notEqual = "<>"
+    /// `<`
     case less = "<"
+    /// `<=`
     case lessOrEqual = "<="
+    /// `>`
     case greater = ">"
+    /// `>=`
     case greaterOrEqual = ">="
 
     /// Whether `order` (of the left side against the right) satisfies the operator.
@@ -189,6 +230,7 @@ public indirect enum QueryExpression: Sendable, Hashable {
     case and([QueryExpression])
     /// Some operand holds (flattened: never directly contains another `or`).
     case or([QueryExpression])
+    /// `NOT condition`: holds when the operand is false (an unknown operand stays unknown).
     case not(QueryExpression)
     /// `column op literal` on a single-valued property.
     case comparison(ColumnReference, ComparisonOperator, QueryLiteral)
@@ -216,7 +258,10 @@ public indirect enum TextSearchExpression: Sendable, Hashable {
     case term(String)
     /// A `"quoted phrase"`: its words must appear consecutively.
     case phrase(String)
+    /// `-term` or `-"phrase"`: the operand must not appear.
     case not(TextSearchExpression)
+    /// Terms separated by spaces (or `AND`): every operand must hold.
     case and([TextSearchExpression])
+    /// Terms separated by `OR`: some operand must hold.
     case or([TextSearchExpression])
 }

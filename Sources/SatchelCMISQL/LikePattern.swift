@@ -8,7 +8,9 @@
 /// pattern.matches("100%-off sale")   // true
 /// ```
 public struct LikePattern: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// One step of a pattern.
     public enum Element: Sendable, Hashable {
+        /// A literal character, compared exactly (case-sensitive).
         case character(Character)
         /// `_`
         case anyCharacter
@@ -16,8 +18,10 @@ public struct LikePattern: Sendable, Hashable, CustomStringConvertible, Expressi
         case anySequence
     }
 
+    /// The pattern's literal characters and wildcards, in order.
     public var elements: [Element]
 
+    /// A pattern from its elements.
     public init(elements: [Element]) { self.elements = elements }
 
     /// Reads a pattern in its escaped form (as between the quotes of a LIKE literal, quotes already unescaped).
@@ -61,6 +65,7 @@ public struct LikePattern: Sendable, Hashable, CustomStringConvertible, Expressi
         return (LikePattern(elements: elements), unknownEscape)
     }
 
+    /// A pattern from a literal in its escaped form, as `init(escaped:)` reads it.
     public init(stringLiteral value: String) { self.init(escaped: value) }
 
     /// The pattern in its escaped form.

@@ -27,5 +27,6 @@ public protocol QueryRow {
 }
 
 extension QueryRow {
+    /// Unknown (nil): a property with more than one value then counts as multi-valued.
     public func cardinality(for column: ColumnReference) -> Cardinality? { nil }
 }

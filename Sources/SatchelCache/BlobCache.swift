@@ -7,15 +7,19 @@ import Synchronization
 
 /// Blobs kept for offline use, least recently used evicted first: at most ``Limits/maximumCount`` files (100 by
 /// default) and ``Limits/maximumBytes`` bytes (no limit by default). Each blob is a file named by the SHA-256 of its
-/// key (so no key ever becomes a path), sealed (``SealedContent``) when the cache is encrypted; the index and the LRU
-/// order are rows of the cache's database, so they survive a restart. A digest given on save is checked before
-/// anything is kept. Saves, reads and evictions from many tasks run one at a time, in order, on a queue of the
+/// key (so no key ever becomes a path), sealed (SatchelStore's `SealedContent`) when the cache is encrypted; the index
+/// and the LRU order are rows of the cache's database, so they survive a restart. A digest given on save is checked
+/// before anything is kept. Saves, reads and evictions from many tasks run one at a time, in order, on a queue of the
 /// cache's own: the copies, hashing, sealing and database calls never hold a thread of the concurrency pool.
 public final class BlobCache: Sendable {
+    /// How much the cache may hold before the least recently used blobs are evicted; nil means no limit.
     public struct Limits: Sendable, Hashable {
+        /// The most blobs kept; nil: no limit.
         public var maximumCount: Int?
+        /// The most bytes kept, counted by content length (a sealed file on disk is a little larger); nil: no limit.
         public var maximumBytes: Int64?
 
+        /// Limits of 100 blobs and no byte limit by default.
         public init(maximumCount: Int? = 100, maximumBytes: Int64? = nil) {
             self.maximumCount = maximumCount
             self.maximumBytes = maximumBytes
@@ -24,9 +28,13 @@ public final class BlobCache: Sendable {
 
     /// What the cache holds.
     public struct Status: Sendable, Hashable {
+        /// How many blobs are kept.
         public var count: Int
+        /// Their total content length, in bytes.
         public var bytes: Int64
+        /// The limits in force.
         public var limits: Limits
+        /// Whether the blobs are sealed with the cache's content key.
         public var isEncrypted: Bool
     }
 
@@ -71,6 +79,7 @@ public final class BlobCache: Sendable {
         return directory.appendingPathComponent(name)
     }
 
+    /// Whether a blob is kept under `key` (its file is not checked, and it is not marked as used).
     public func contains(_ key: String) async throws -> Bool {
         try await work.run { [database] in
             try database.read { db in
@@ -262,6 +271,7 @@ public final class BlobCache: Sendable {
         }
     }
 
+    /// How many blobs the cache holds, their size, the limits and whether they are encrypted.
     public func status() async throws -> Status {
         try await work.run { [self] in
             try database.read { db in

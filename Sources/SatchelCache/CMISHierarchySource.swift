@@ -10,12 +10,17 @@ import SatchelCMISCore
 /// try await cache.load("sales", from: source)
 /// ```
 public struct CMISHierarchySource: HierarchySource {
+    /// The session the tree is read with.
     public let session: CMISSession
+    /// The path of the root folder in the repository (`/Sales`).
     public let rootPath: String
+    /// Children asked for per request (`maxItems`); at least 1.
     public let pageSize: Int
     /// Folders listed at once.
     public let concurrentFolders: Int
 
+    /// A source for the folder at `rootPath`; `pageSize` (500 by default) and `concurrentFolders` (4) are raised to 1
+    /// when lower.
     public init(session: CMISSession, rootPath: String, pageSize: Int = 500, concurrentFolders: Int = 4) {
         self.session = session
         self.rootPath = rootPath
@@ -23,6 +28,7 @@ public struct CMISHierarchySource: HierarchySource {
         self.concurrentFolders = max(1, concurrentFolders)
     }
 
+    /// `cmis <repository id> <root path>`.
     public var description: String { "cmis \(session.repositoryId) \(rootPath)" }
 
     static let properties = [
@@ -31,6 +37,10 @@ public struct CMISHierarchySource: HierarchySource {
         "cmis:path",
     ]
 
+    /// The root folder first (it must be a folder, or the stream ends with `CacheError.Code.invalidSource`), then
+    /// each folder's children page by page, breadth first, `concurrentFolders` folders at a time. Only folders and
+    /// documents become nodes; a child whose name is empty or contains `/` is left out. Only the properties a node
+    /// needs are asked for, and the root is read past the session's object cache.
     public func nodes() -> AsyncThrowingStream<[HierarchyNode], any Error> {
         let context = OperationContext(filter: Self.properties, maxItemsPerPage: pageSize)
         return .producing { [self] continuation in
@@ -67,6 +77,7 @@ public struct CMISHierarchySource: HierarchySource {
         }
     }
 
+    /// Downloads the document's content stream into `file`.
     public func download(_ node: HierarchyNode, to file: URL) async throws {
         try await session.downloadContent(of: node.id, to: file)
     }

@@ -1,5 +1,6 @@
 /// Why the content cache could not do something.
 public struct CacheError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
     public enum Code: String, Sendable, Hashable {
         /// No hierarchy of that name has been loaded.
         case unknownHierarchy
@@ -17,13 +18,17 @@ public struct CacheError: Error, Sendable, Hashable, CustomStringConvertible {
         case superseded
     }
 
+    /// The kind of failure.
     public var code: Code
+    /// What happened, naming the hierarchy, node or key concerned.
     public var message: String
 
+    /// An error of this kind with this message.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
+    /// `SatchelCache: ` followed by the message.
     public var description: String { "SatchelCache: \(message)" }
 }

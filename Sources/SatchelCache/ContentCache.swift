@@ -4,7 +4,7 @@ public import SatchelStore
 import SatchelText
 
 /// Content browsable offline (docs/nuxeo.md, "SatchelCache"): named hierarchies of folders and documents loaded from
-/// a Nuxeo server or a CMIS repository, and their blobs, in one folder — `cache.sqlite` (a ``SatchelStore`` store,
+/// a Nuxeo server or a CMIS repository, and their blobs, in one folder — `cache.sqlite` (a `SatchelStore` store,
 /// encrypted when opened with a key) and `blobs/` (content files, sealed with a key kept inside the encrypted store).
 ///
 /// A load writes a new generation of rows and switches to it in one transaction at the end: a load that fails or is
@@ -12,19 +12,25 @@ import SatchelText
 ///
 /// ```swift
 /// let cache = try await ContentCache.open(at: folder, key: .passphrase(secret))
-/// try await cache.load("sales", from: NuxeoHierarchySource(session: session, rootPath: "/ws/Sales"))
-/// let sales = try cache.hierarchy("sales")
-/// for child in try sales.childrenOfRoot() { print(child.isFolder ? "📁" : "📄", child.name) }
-/// let bytes = try await cache.data(of: try sales.node(path: "/ws/Sales/q3.pdf"), from: source)   // cached after
+/// let source = NuxeoHierarchySource(session: session, rootPath: "/ws/Sales")
+/// try await cache.load("sales", from: source)
+/// let sales = try await cache.hierarchy("sales")
+/// for child in try await sales.childrenOfRoot() { print(child.isFolder ? "📁" : "📄", child.name) }
+/// let bytes = try await cache.data(of: try await sales.node(path: "/ws/Sales/q3.pdf"), from: source)  // then cached
 /// ```
 public final class ContentCache: Sendable {
+    /// The cache's database, `cache.sqlite`.
     public let store: LocalStore<DatabasePool>
+    /// The folder the cache lives in.
     public let folder: URL
+    /// The content files, in `blobs/`.
     public let blobs: BlobCache
 
     /// Progress of a load.
     public struct LoadProgress: Sendable, Hashable {
+        /// Pages received from the source so far.
         public var pages: Int
+        /// Nodes received so far (before nodes that hang from no parent are dropped at the end).
         public var nodes: Int
     }
 
@@ -318,10 +324,16 @@ public final class ContentCache: Sendable {
 
 /// What a hierarchy is: its root, where it came from, when it was loaded and what it holds.
 public struct HierarchySummary: Sendable, Hashable {
+    /// The hierarchy's name.
     public var name: String
+    /// The source's description (`nuxeo https://host/nuxeo /ws`), as at the load.
     public var source: String
+    /// The id of the root node.
     public var rootID: String
+    /// When the last load completed.
     public var loadedAt: Date
+    /// How many folders it holds, the root included.
     public var folders: Int
+    /// How many documents it holds.
     public var documents: Int
 }

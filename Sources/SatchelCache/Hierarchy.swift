@@ -5,6 +5,7 @@ import GRDB
 /// that completes meanwhile shows from the next call on). Siblings come folders first, then by name (case folded),
 /// then by path. Reads run on the database's own reader threads, never on the concurrency pool.
 public struct Hierarchy: Sendable {
+    /// The name it was loaded under.
     public let name: String
     let database: DatabasePool
 
@@ -16,24 +17,29 @@ public struct Hierarchy: Sendable {
         return summary
     }
 
+    /// The root node. Throws `CacheError` (`.unknownHierarchy`) when the hierarchy was removed.
     public func root() async throws -> HierarchyNode {
         try await read { db, generation in
             try Self.one(db, "generation = ? AND parent_id IS NULL", [generation], what: "the root")
         }
     }
 
+    /// The node with this id (the first by path when a document is filed in several folders). Throws `CacheError`
+    /// (`.unknownNode`) when there is none.
     public func node(id: String) async throws -> HierarchyNode {
         try await read { db, generation in
             try Self.one(db, "generation = ? AND id = ?", [generation, id], what: "a node with id \(id)")
         }
     }
 
+    /// The node at this full path (`/ws/Reports/q3.pdf`). Throws `CacheError` (`.unknownNode`) when there is none.
     public func node(path: String) async throws -> HierarchyNode {
         try await read { db, generation in
             try Self.one(db, "generation = ? AND path = ?", [generation, path], what: "a node at \(path)")
         }
     }
 
+    /// The root's children: folders first, then documents.
     public func childrenOfRoot() async throws -> [HierarchyNode] { try await children(of: try await root().id) }
 
     /// A folder's children: folders first, then documents.
@@ -43,6 +49,8 @@ public struct Hierarchy: Sendable {
         }
     }
 
+    /// The children of the folder at this full path. Throws `CacheError` (`.unknownNode`) when there is no node
+    /// there.
     public func children(ofPath path: String) async throws -> [HierarchyNode] {
         try await children(of: try await node(path: path).id)
     }

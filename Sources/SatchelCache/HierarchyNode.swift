@@ -10,26 +10,34 @@ public struct HierarchyNode: Sendable, Hashable {
     public var path: String
     /// The path segment (`q3.pdf`).
     public var name: String
+    /// The display title (Nuxeo's `dc:title`, CMIS's `cmis:name`), if the source gave one.
     public var title: String?
     /// The source's type (`Folder`, `File`, `cmis:document`…).
     public var type: String
+    /// Whether the node is a folder (a Folderish document in Nuxeo, a `cmis:folder` in CMIS).
     public var isFolder: Bool
+    /// When the object was last modified, if the source says.
     public var lastModified: Date?
+    /// The source's change token, if it has one.
     public var changeToken: String?
     /// The content, if the node has any.
     public var content: Content?
 
     /// A document's content as the source describes it.
     public struct Content: Sendable, Hashable {
-        /// What the blob cache keys it by: the digest when the source gives one (`sha256:…`, `md5:…`), otherwise
-        /// the object id and change token (a new version is a new key).
+        /// What the blob cache keys it by: the digest when the source gives one (`SHA-256:…`, `MD5:…`), otherwise
+        /// the server or repository, the object id and its change token (a new version is a new key).
         public var key: String
         /// The digest to check the bytes against, when the source gives one in an algorithm Satchel checks.
         public var digest: ContentDigest?
+        /// The file name the source gives the content, if any.
         public var fileName: String?
+        /// The content's MIME type, if the source gives one.
         public var mimeType: String?
+        /// The content's length in bytes, if the source gives it.
         public var length: Int64?
 
+        /// Content with its blob cache key; everything else is optional.
         public init(
             key: String, digest: ContentDigest? = nil, fileName: String? = nil, mimeType: String? = nil,
             length: Int64? = nil
@@ -42,6 +50,7 @@ public struct HierarchyNode: Sendable, Hashable {
         }
     }
 
+    /// A node as a `HierarchySource` describes it; the optional fields default to nil.
     public init(
         id: String, parentID: String?, path: String, name: String, title: String? = nil, type: String,
         isFolder: Bool, lastModified: Date? = nil, changeToken: String? = nil, content: Content? = nil
@@ -61,16 +70,22 @@ public struct HierarchyNode: Sendable, Hashable {
 
 /// A digest a blob's bytes are checked against when they are saved.
 public struct ContentDigest: Sendable, Hashable, CustomStringConvertible {
+    /// The digest algorithms Satchel checks; the raw value is the name written in `description`.
     public enum Algorithm: String, Sendable, Hashable {
+        /// MD5 (assumed for a Nuxeo blob that names no algorithm).
         case md5 = "MD5"
+        /// SHA-1.
         case sha1 = "SHA-1"
+        /// SHA-256.
         case sha256 = "SHA-256"
     }
 
+    /// The algorithm the digest was made with.
     public var algorithm: Algorithm
     /// Lowercase hex.
     public var hex: String
 
+    /// A digest from its hex text, which is lowercased (not checked).
     public init(algorithm: Algorithm, hex: String) {
         self.algorithm = algorithm
         self.hex = hex.lowercased()
@@ -101,5 +116,6 @@ public struct ContentDigest: Sendable, Hashable, CustomStringConvertible {
         self.init(algorithm: algorithm, hex: hex)
     }
 
+    /// `algorithm:hex`, e.g. `SHA-256:9f86…` (what blob cache keys made from digests look like).
     public var description: String { "\(algorithm.rawValue):\(hex)" }
 }

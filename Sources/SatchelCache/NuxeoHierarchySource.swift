@@ -11,12 +11,17 @@ import SatchelText
 /// try await cache.load("sales", from: source)
 /// ```
 public struct NuxeoHierarchySource: HierarchySource {
+    /// The session the tree is read with.
     public let session: NuxeoSession
+    /// The path of the root document on the server (`/default-domain/workspaces/Sales`).
     public let rootPath: String
     /// An NXQL condition ANDed to the query (`dc:title LIKE 'Q%'`); nil: everything under the root.
     public let condition: String?
+    /// Documents asked for per query page; at least 1.
     public let pageSize: Int
 
+    /// A source for everything under `rootPath`, optionally narrowed by `condition`; `pageSize` (500 by default)
+    /// is raised to 1 when lower.
     public init(session: NuxeoSession, rootPath: String, condition: String? = nil, pageSize: Int = 500) {
         self.session = session
         self.rootPath = rootPath
@@ -24,6 +29,7 @@ public struct NuxeoHierarchySource: HierarchySource {
         self.pageSize = max(1, pageSize)
     }
 
+    /// `nuxeo <server URL> <root path>`, followed by ` where <condition>` when there is one.
     public var description: String {
         "nuxeo \(session.configuration.serverURL.absoluteString) \(rootPath)"
             + (condition.map { " where \($0)" } ?? "")
@@ -44,6 +50,8 @@ public struct NuxeoHierarchySource: HierarchySource {
         ]
     }
 
+    /// The root document first (fetched by path, then made the root), then the query pages. A document without a
+    /// path is left out; a folder is a document with the `Folderish` facet.
     public func nodes() -> AsyncThrowingStream<[HierarchyNode], any Error> {
         .producing { [self] continuation in
             let root = try await session.document(path: rootPath)
@@ -63,6 +71,7 @@ public struct NuxeoHierarchySource: HierarchySource {
         }
     }
 
+    /// Downloads the document's main blob (`file:content`) into `file`.
     public func download(_ node: HierarchyNode, to file: URL) async throws {
         try await session.downloadBlob(id: node.id, to: file)
     }

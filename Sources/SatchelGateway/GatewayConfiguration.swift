@@ -24,8 +24,10 @@ import SatchelRepository
 /// file only its owner may read (`passwordFile`). The configuration file itself must not be writable by anyone
 /// but its owner, since it decides where users' requests (and, passed through, their passwords) go.
 public struct GatewayConfiguration: Sendable, Hashable {
+    /// The mounted back-ends, in the file's order (the order the repository list shows them in).
     public var mounts: [Mount]
 
+    /// A configuration of `mounts`, taken as given: `parse(_:relativeTo:environment:)` is what checks a file.
     public init(mounts: [Mount]) { self.mounts = mounts }
 
     /// One back-end repository, shown to users as repository ``id``.
@@ -36,9 +38,11 @@ public struct GatewayConfiguration: Sendable, Hashable {
         public var name: String?
         /// The back-end's service URL (the Browser binding's URL or the AtomPub service document).
         public var url: URL
+        /// The back-end's binding: `.browser` by default.
         public var binding: Binding
         /// The back-end's repository id.
         public var repositoryId: String
+        /// Whose credentials reach the back-end: a service account's or each user's own.
         public var users: Users
         /// The back-end folder path under which each user gets a MyDocuments folder (`/Users` → `/Users/alice`),
         /// created on first use and shared with nobody else. Only with ``Users/passThrough``: under one service
@@ -52,6 +56,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         /// How long one back-end request may take.
         public var timeout: Duration
 
+        /// A mount with the given values; the timeout defaults to 30 seconds. Nothing is checked here (the file's
+        /// loader checks ids, URLs and passwords).
         public init(
             id: String, name: String? = nil, url: URL, binding: Binding = .browser, repositoryId: String,
             users: Users, myDocuments: String? = nil, provisioner: Account? = nil, timeout: Duration = .seconds(30)
@@ -68,21 +74,28 @@ public struct GatewayConfiguration: Sendable, Hashable {
         }
     }
 
+    /// The CMIS binding the gateway speaks to a back-end (`binding` in the file).
     public enum Binding: String, Sendable, Hashable, CaseIterable {
+        /// The Browser (JSON) binding: `url` is the binding's service URL.
         case browser
+        /// The AtomPub binding: `url` is the service document.
         case atomPub
     }
 
     /// A back-end user name and password (which never prints).
     public struct Account: Sendable, Hashable, CustomStringConvertible {
+        /// The back-end user name.
         public var user: String
+        /// The back-end password (from `passwordEnv` or `passwordFile` when loaded from a gateway file).
         public var password: String
 
+        /// An account of `user` and `password`.
         public init(user: String, password: String) {
             self.user = user
             self.password = password
         }
 
+        /// The user name, with the password shown as `<redacted>`.
         public var description: String { "\(user) (password <redacted>)" }
     }
 
@@ -94,6 +107,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
         /// decides what each may see.
         case passThrough
 
+        /// `passThrough`, or the service account's user name with the password shown as `<redacted>`.
         public var description: String {
             switch self {
             case .serviceAccount(let user, _): "service account \(user) (password <redacted>)"
@@ -289,7 +303,10 @@ public struct GatewayConfiguration: Sendable, Hashable {
 
 /// A gateway file that cannot be used, or a back-end that cannot be mounted.
 public struct GatewayError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, for a person: names the file, the entry and the key when they are known.
     public var message: String
+    /// An error saying `message`.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

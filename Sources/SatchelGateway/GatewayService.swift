@@ -5,14 +5,19 @@ public import SatchelRepository
 
 /// The server's repositories with a gateway: the local engine's, and each mounted back-end's under its id. Every
 /// call goes to the one service its repository id names; the list of repositories is every mount the caller can
-/// reach, in the file's order, then the local ones (clients that take the first repository take the first mount) (a back-end that is down is left out of the list, logged, and answers each request
-/// made to it with a clear error).
+/// reach, in the file's order, then the local ones (clients that take the first repository take the first mount).
+/// A back-end that is down is left out of the list, logged, and answers each request made to it with a clear
+/// error.
 public final class GatewayService: CMISService {
+    /// The server's own repositories: every repository id that names no mount goes here.
     public let local: any CMISService
+    /// The mounted back-ends, by the repository id users see.
     public let mounts: [String: RemoteRepository]
     let order: [String]
     let logger: Logger
 
+    /// Serves `mounts` beside `local`, listed in the order given. Ids should be unique; given twice, the first mount
+    /// with an id wins.
     public init(local: any CMISService, mounts: [RemoteRepository], logger: Logger = Logger(label: "satchel.gateway")) {
         self.local = local
         // Ids are unique in a checked file; given twice here, the first mount wins.
@@ -35,6 +40,9 @@ public final class GatewayService: CMISService {
 
     func route(_ repositoryId: String) -> any CMISService { mounts[repositoryId] ?? local }
 
+    /// Every mount's repository info, asked of the back-ends in parallel and listed in the configuration's order, then
+    /// the local engine's. A mount whose back-end fails is logged (`satchel.gateway`) and left out; a failure of the
+    /// local engine is thrown.
     public func repositoryInfos(caller: CallerContext) async throws -> [RepositoryInfo] {
         let own = try await local.repositoryInfos(caller: caller)
         let remote = await withTaskGroup(of: (Int, RepositoryInfo?).self) { group in
@@ -58,22 +66,30 @@ public final class GatewayService: CMISService {
         return remote + own
     }
 
+    /// The generation of the service `repositoryId` names: always nil for a mount, whose back-end may change at any
+    /// time.
     public func readGeneration(repositoryId: String) -> UInt64? {
         route(repositoryId).readGeneration(repositoryId: repositoryId)
     }
 
+    /// Asks the service `repositoryId` names: false for a mount, the local engine's answer otherwise.
     public func isPersonal(repositoryId: String) -> Bool { route(repositoryId).isPersonal(repositoryId: repositoryId) }
 
+    /// Where each object is filed and its content hash: passed to the mount `repositoryId` names, or to the local
+    /// engine when it names none. A mount answers one object at a time.
     public func placements(
         repositoryId: String, objectIds: [String], caller: CallerContext
     ) async throws -> [String: ObjectPlacement] {
         try await route(repositoryId).placements(repositoryId: repositoryId, objectIds: objectIds, caller: caller)
     }
 
+    /// One repository's info: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func repositoryInfo(repositoryId: String, caller: CallerContext) async throws -> RepositoryInfo {
         try await route(repositoryId).repositoryInfo(repositoryId: repositoryId, caller: caller)
     }
 
+    /// A page of a type's child types (the base types when `typeId` is nil): passed to the mount `repositoryId` names,
+    /// or to the local engine when it names none.
     public func typeChildren(
         repositoryId: String, typeId: String?, includePropertyDefinitions: Bool, maxItems: Int?, skipCount: Int,
         caller: CallerContext
@@ -83,6 +99,8 @@ public final class GatewayService: CMISService {
             maxItems: maxItems, skipCount: skipCount, caller: caller)
     }
 
+    /// A type's descendant types as a tree: passed to the mount `repositoryId` names, or to the local engine when it
+    /// names none.
     public func typeDescendants(
         repositoryId: String, typeId: String?, depth: Int?, includePropertyDefinitions: Bool, caller: CallerContext
     ) async throws -> [TypeTreeNode] {
@@ -91,12 +109,15 @@ public final class GatewayService: CMISService {
             includePropertyDefinitions: includePropertyDefinitions, caller: caller)
     }
 
+    /// One type's definition: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func typeDefinition(
         repositoryId: String, typeId: String, caller: CallerContext
     ) async throws -> TypeDefinition {
         try await route(repositoryId).typeDefinition(repositoryId: repositoryId, typeId: typeId, caller: caller)
     }
 
+    /// A page of a folder's children: passed to the mount `repositoryId` names, or to the local engine when it names
+    /// none.
     public func children(
         repositoryId: String, folderId: String, context: OperationContext, maxItems: Int?, skipCount: Int,
         caller: CallerContext
@@ -106,6 +127,8 @@ public final class GatewayService: CMISService {
             caller: caller)
     }
 
+    /// A folder's descendants, or its folder tree when `foldersOnly`: passed to the mount `repositoryId` names, or to
+    /// the local engine when it names none.
     public func descendants(
         repositoryId: String, folderId: String, depth: Int?, foldersOnly: Bool, context: OperationContext,
         caller: CallerContext
@@ -115,6 +138,7 @@ public final class GatewayService: CMISService {
             caller: caller)
     }
 
+    /// An object's parent folders: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func objectParents(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [ObjectParent] {
@@ -122,6 +146,7 @@ public final class GatewayService: CMISService {
             repositoryId: repositoryId, objectId: objectId, context: context, caller: caller)
     }
 
+    /// A folder's parent: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func folderParent(
         repositoryId: String, folderId: String, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject {
@@ -129,6 +154,8 @@ public final class GatewayService: CMISService {
             repositoryId: repositoryId, folderId: folderId, context: context, caller: caller)
     }
 
+    /// A page of checked-out documents, in `folderId` or anywhere when nil: passed to the mount `repositoryId` names,
+    /// or to the local engine when it names none.
     public func checkedOutDocuments(
         repositoryId: String, folderId: String?, context: OperationContext, maxItems: Int?, skipCount: Int,
         caller: CallerContext
@@ -138,24 +165,29 @@ public final class GatewayService: CMISService {
             caller: caller)
     }
 
+    /// An object by id: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func object(
         repositoryId: String, id: String, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject {
         try await route(repositoryId).object(repositoryId: repositoryId, id: id, context: context, caller: caller)
     }
 
+    /// An object by path: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func object(
         repositoryId: String, path: String, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject {
         try await route(repositoryId).object(repositoryId: repositoryId, path: path, context: context, caller: caller)
     }
 
+    /// What the caller may do with an object: passed to the mount `repositoryId` names, or to the local engine when it
+    /// names none.
     public func allowableActions(
         repositoryId: String, objectId: String, caller: CallerContext
     ) async throws -> AllowableActions {
         try await route(repositoryId).allowableActions(repositoryId: repositoryId, objectId: objectId, caller: caller)
     }
 
+    /// Creates a folder: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func createFolder(
         repositoryId: String, parentId: String, properties: Properties, policies: [String], addACEs: [ACE],
         removeACEs: [ACE], caller: CallerContext
@@ -165,6 +197,7 @@ public final class GatewayService: CMISService {
             addACEs: addACEs, removeACEs: removeACEs, caller: caller)
     }
 
+    /// Creates a document: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func createDocument(
         repositoryId: String, parentId: String?, properties: Properties, content: ContentInput?,
         versioningState: VersioningState?, policies: [String], addACEs: [ACE], removeACEs: [ACE], caller: CallerContext
@@ -175,6 +208,8 @@ public final class GatewayService: CMISService {
             caller: caller)
     }
 
+    /// Creates a copy of a document: passed to the mount `repositoryId` names, or to the local engine when it names
+    /// none.
     public func createDocumentFromSource(
         repositoryId: String, sourceId: String, parentId: String?, properties: Properties,
         versioningState: VersioningState?, caller: CallerContext
@@ -184,6 +219,8 @@ public final class GatewayService: CMISService {
             versioningState: versioningState, caller: caller)
     }
 
+    /// Creates an item, policy or relationship: passed to the mount `repositoryId` names, or to the local engine when
+    /// it names none.
     public func createObject(
         repositoryId: String, parentId: String?, properties: Properties, policies: [String], addACEs: [ACE],
         removeACEs: [ACE], caller: CallerContext
@@ -193,6 +230,8 @@ public final class GatewayService: CMISService {
             addACEs: addACEs, removeACEs: removeACEs, caller: caller)
     }
 
+    /// Changes an object's properties: passed to the mount `repositoryId` names, or to the local engine when it names
+    /// none.
     public func updateProperties(
         repositoryId: String, objectId: String, changeToken: String?, properties: Properties, caller: CallerContext
     ) async throws -> CMISObject {
@@ -201,6 +240,8 @@ public final class GatewayService: CMISService {
             caller: caller)
     }
 
+    /// Changes the properties of several objects: passed to the mount `repositoryId` names, or to the local engine when
+    /// it names none.
     public func bulkUpdateProperties(
         repositoryId: String, objects: [(id: String, changeToken: String?)], properties: Properties,
         addSecondaryTypeIds: [String], removeSecondaryTypeIds: [String], caller: CallerContext
@@ -210,6 +251,8 @@ public final class GatewayService: CMISService {
             addSecondaryTypeIds: addSecondaryTypeIds, removeSecondaryTypeIds: removeSecondaryTypeIds, caller: caller)
     }
 
+    /// Moves an object to another folder: passed to the mount `repositoryId` names, or to the local engine when it
+    /// names none.
     public func moveObject(
         repositoryId: String, objectId: String, targetFolderId: String, sourceFolderId: String?, caller: CallerContext
     ) async throws -> CMISObject {
@@ -218,6 +261,7 @@ public final class GatewayService: CMISService {
             sourceFolderId: sourceFolderId, caller: caller)
     }
 
+    /// Deletes an object: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func deleteObject(
         repositoryId: String, objectId: String, allVersions: Bool, caller: CallerContext
     ) async throws {
@@ -225,6 +269,8 @@ public final class GatewayService: CMISService {
             repositoryId: repositoryId, objectId: objectId, allVersions: allVersions, caller: caller)
     }
 
+    /// Deletes a folder and what it holds: passed to the mount `repositoryId` names, or to the local engine when it
+    /// names none.
     public func deleteTree(
         repositoryId: String, folderId: String, allVersions: Bool, unfileObjects: UnfileObjects,
         continueOnFailure: Bool, caller: CallerContext
@@ -234,6 +280,8 @@ public final class GatewayService: CMISService {
             continueOnFailure: continueOnFailure, caller: caller)
     }
 
+    /// Checks an upload before its content is stored: passed to the mount `repositoryId` names, or to the local engine
+    /// when it names none.
     public func checkContentUpload(
         repositoryId: String, targetId: String, name: String?, caller: CallerContext
     ) async throws {
@@ -241,6 +289,7 @@ public final class GatewayService: CMISService {
             repositoryId: repositoryId, targetId: targetId, name: name, caller: caller)
     }
 
+    /// An object's content: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func contentStream(
         repositoryId: String, objectId: String, streamId: String?, caller: CallerContext
     ) async throws -> ContentOutput {
@@ -248,6 +297,7 @@ public final class GatewayService: CMISService {
             repositoryId: repositoryId, objectId: objectId, streamId: streamId, caller: caller)
     }
 
+    /// Sets an object's content: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func setContentStream(
         repositoryId: String, objectId: String, overwrite: Bool, changeToken: String?, content: ContentInput,
         caller: CallerContext
@@ -257,6 +307,8 @@ public final class GatewayService: CMISService {
             content: content, caller: caller)
     }
 
+    /// Appends to an object's content: passed to the mount `repositoryId` names, or to the local engine when it names
+    /// none.
     public func appendContentStream(
         repositoryId: String, objectId: String, isLastChunk: Bool, changeToken: String?, content: ContentInput,
         caller: CallerContext
@@ -266,6 +318,8 @@ public final class GatewayService: CMISService {
             content: content, caller: caller)
     }
 
+    /// Removes an object's content: passed to the mount `repositoryId` names, or to the local engine when it names
+    /// none.
     public func deleteContentStream(
         repositoryId: String, objectId: String, changeToken: String?, caller: CallerContext
     ) async throws -> CMISObject {
@@ -273,6 +327,7 @@ public final class GatewayService: CMISService {
             repositoryId: repositoryId, objectId: objectId, changeToken: changeToken, caller: caller)
     }
 
+    /// An object's renditions: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func renditions(
         repositoryId: String, objectId: String, filter: String?, caller: CallerContext
     ) async throws -> [Rendition] {
@@ -280,6 +335,8 @@ public final class GatewayService: CMISService {
             repositoryId: repositoryId, objectId: objectId, filter: filter, caller: caller)
     }
 
+    /// Files an object in one more folder: passed to the mount `repositoryId` names, or to the local engine when it
+    /// names none.
     public func addObjectToFolder(
         repositoryId: String, objectId: String, folderId: String, allVersions: Bool, caller: CallerContext
     ) async throws -> CMISObject {
@@ -288,6 +345,7 @@ public final class GatewayService: CMISService {
         )
     }
 
+    /// Unfiles an object: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func removeObjectFromFolder(
         repositoryId: String, objectId: String, folderId: String?, caller: CallerContext
     ) async throws -> CMISObject {
@@ -295,6 +353,7 @@ public final class GatewayService: CMISService {
             repositoryId: repositoryId, objectId: objectId, folderId: folderId, caller: caller)
     }
 
+    /// Runs a CMIS query: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func query(
         repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
         includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
@@ -306,6 +365,8 @@ public final class GatewayService: CMISService {
             renditionFilter: renditionFilter, maxItems: maxItems, skipCount: skipCount, caller: caller)
     }
 
+    /// Runs a CMIS query within a trash scope: passed to the mount `repositoryId` names, or to the local engine when it
+    /// names none. Nil for a mount, which keeps no trash marks.
     public func query(
         repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
         includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
@@ -317,6 +378,7 @@ public final class GatewayService: CMISService {
             renditionFilter: renditionFilter, maxItems: maxItems, skipCount: skipCount, trash: trash, caller: caller)
     }
 
+    /// A page of the change log: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func contentChanges(
         repositoryId: String, changeLogToken: String?, includeProperties: Bool, includePolicyIds: Bool,
         includeACL: Bool, maxItems: Int?, caller: CallerContext
@@ -326,14 +388,18 @@ public final class GatewayService: CMISService {
             includePolicyIds: includePolicyIds, includeACL: includeACL, maxItems: maxItems, caller: caller)
     }
 
+    /// Checks a document out: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func checkOut(repositoryId: String, objectId: String, caller: CallerContext) async throws -> CMISObject {
         try await route(repositoryId).checkOut(repositoryId: repositoryId, objectId: objectId, caller: caller)
     }
 
+    /// Cancels a check-out: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func cancelCheckOut(repositoryId: String, objectId: String, caller: CallerContext) async throws {
         try await route(repositoryId).cancelCheckOut(repositoryId: repositoryId, objectId: objectId, caller: caller)
     }
 
+    /// Checks a private working copy in: passed to the mount `repositoryId` names, or to the local engine when it names
+    /// none.
     public func checkIn(
         repositoryId: String, objectId: String, major: Bool, properties: Properties, content: ContentInput?,
         comment: String?, policies: [String], addACEs: [ACE], removeACEs: [ACE], caller: CallerContext
@@ -343,6 +409,8 @@ public final class GatewayService: CMISService {
             comment: comment, policies: policies, addACEs: addACEs, removeACEs: removeACEs, caller: caller)
     }
 
+    /// The latest version (or latest major version) of a document: passed to the mount `repositoryId` names, or to the
+    /// local engine when it names none.
     public func objectOfLatestVersion(
         repositoryId: String, objectId: String, major: Bool, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject {
@@ -350,6 +418,8 @@ public final class GatewayService: CMISService {
             repositoryId: repositoryId, objectId: objectId, major: major, context: context, caller: caller)
     }
 
+    /// Every version of a document: passed to the mount `repositoryId` names, or to the local engine when it names
+    /// none.
     public func allVersions(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [CMISObject] {
@@ -357,6 +427,8 @@ public final class GatewayService: CMISService {
             repositoryId: repositoryId, objectId: objectId, context: context, caller: caller)
     }
 
+    /// A page of an object's relationships: passed to the mount `repositoryId` names, or to the local engine when it
+    /// names none.
     public func objectRelationships(
         repositoryId: String, objectId: String, includeSubRelationshipTypes: Bool, direction: RelationshipDirection,
         typeId: String?, context: OperationContext, maxItems: Int?, skipCount: Int, caller: CallerContext
@@ -367,6 +439,8 @@ public final class GatewayService: CMISService {
             caller: caller)
     }
 
+    /// Applies a policy to an object: passed to the mount `repositoryId` names, or to the local engine when it names
+    /// none.
     public func applyPolicy(
         repositoryId: String, policyId: String, objectId: String, caller: CallerContext
     ) async throws {
@@ -374,6 +448,8 @@ public final class GatewayService: CMISService {
             repositoryId: repositoryId, policyId: policyId, objectId: objectId, caller: caller)
     }
 
+    /// Removes a policy from an object: passed to the mount `repositoryId` names, or to the local engine when it names
+    /// none.
     public func removePolicy(
         repositoryId: String, policyId: String, objectId: String, caller: CallerContext
     ) async throws {
@@ -381,6 +457,8 @@ public final class GatewayService: CMISService {
             repositoryId: repositoryId, policyId: policyId, objectId: objectId, caller: caller)
     }
 
+    /// The policies applied to an object: passed to the mount `repositoryId` names, or to the local engine when it
+    /// names none.
     public func appliedPolicies(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [CMISObject] {
@@ -388,6 +466,7 @@ public final class GatewayService: CMISService {
             repositoryId: repositoryId, objectId: objectId, context: context, caller: caller)
     }
 
+    /// An object's ACL: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func acl(
         repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext
     ) async throws -> ACL {
@@ -395,6 +474,7 @@ public final class GatewayService: CMISService {
             repositoryId: repositoryId, objectId: objectId, onlyBasicPermissions: onlyBasicPermissions, caller: caller)
     }
 
+    /// Changes an object's ACL: passed to the mount `repositoryId` names, or to the local engine when it names none.
     public func applyACL(
         repositoryId: String, objectId: String, addACEs: [ACE], removeACEs: [ACE], propagation: String?,
         caller: CallerContext

@@ -10,6 +10,8 @@ private let defaultPage = 100
 extension RemoteRepository {
     // MARK: Types
 
+    /// The back-end's child types of `typeId` (its base types when nil). A nil `maxItems` asks the back-end for pages
+    /// of 100. When the back-end gives no `numItems`, the total is `skipCount` plus the number of types returned.
     public func typeChildren(
         repositoryId: String, typeId: String?, includePropertyDefinitions: Bool, maxItems: Int?, skipCount: Int,
         caller: CallerContext
@@ -24,6 +26,7 @@ extension RemoteRepository {
         return (list.types, list.hasMoreItems, total)
     }
 
+    /// The back-end's descendant types of `typeId`, `depth` levels deep (all when nil).
     public func typeDescendants(
         repositoryId: String, typeId: String?, depth: Int?, includePropertyDefinitions: Bool, caller: CallerContext
     ) async throws -> [TypeTreeNode] {
@@ -38,6 +41,7 @@ extension RemoteRepository {
         return containers.map(node)
     }
 
+    /// The back-end's definition of `typeId`.
     public func typeDefinition(
         repositoryId: String, typeId: String, caller: CallerContext
     ) async throws -> TypeDefinition {
@@ -48,6 +52,7 @@ extension RemoteRepository {
 
     // MARK: Navigation
 
+    /// A page of the back-end folder's children. A nil `maxItems` asks the back-end for pages of 100.
     public func children(
         repositoryId: String, folderId: String, context: OperationContext, maxItems: Int?, skipCount: Int,
         caller: CallerContext
@@ -59,6 +64,7 @@ extension RemoteRepository {
         }
     }
 
+    /// The back-end's folder tree (`foldersOnly`) or descendants of `folderId`, `depth` levels deep (all when nil).
     public func descendants(
         repositoryId: String, folderId: String, depth: Int?, foldersOnly: Bool, context: OperationContext,
         caller: CallerContext
@@ -69,6 +75,7 @@ extension RemoteRepository {
         }
     }
 
+    /// The back-end object's parent folders.
     public func objectParents(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [ObjectParent] {
@@ -77,6 +84,7 @@ extension RemoteRepository {
         }
     }
 
+    /// The back-end folder's parent.
     public func folderParent(
         repositoryId: String, folderId: String, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject {
@@ -85,6 +93,8 @@ extension RemoteRepository {
         }
     }
 
+    /// A page of the back-end's checked-out documents, in `folderId` or anywhere when nil. A nil `maxItems` asks the
+    /// back-end for pages of 100.
     public func checkedOutDocuments(
         repositoryId: String, folderId: String?, context: OperationContext, maxItems: Int?, skipCount: Int,
         caller: CallerContext
@@ -98,6 +108,7 @@ extension RemoteRepository {
 
     // MARK: Objects
 
+    /// The back-end object with id `id`.
     public func object(
         repositoryId: String, id: String, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject {
@@ -106,6 +117,7 @@ extension RemoteRepository {
         }
     }
 
+    /// The back-end object at `path` (a path in the back-end repository).
     public func object(
         repositoryId: String, path: String, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject {
@@ -114,6 +126,7 @@ extension RemoteRepository {
         }
     }
 
+    /// The object's allowable actions, read with the object. Throws `invalidResponse` when the back-end gives none.
     public func allowableActions(
         repositoryId: String, objectId: String, caller: CallerContext
     ) async throws -> AllowableActions {
@@ -126,6 +139,8 @@ extension RemoteRepository {
         return actions
     }
 
+    /// Creates the folder on the back-end; `policies`, `addACEs` and `removeACEs` are then applied as separate calls,
+    /// and the folder is read again when there were any.
     public func createFolder(
         repositoryId: String, parentId: String, properties: Properties, policies: [String], addACEs: [ACE],
         removeACEs: [ACE], caller: CallerContext
@@ -136,6 +151,10 @@ extension RemoteRepository {
         return try await applyExtras(folder, policies: policies, add: addACEs, remove: removeACEs, caller: caller)
     }
 
+    /// Creates the document on the back-end, its content streamed from the blob the binding wrote. A document without a
+    /// parent is created unfiled, and only without content (`notSupported` otherwise). Policies and ACEs are applied
+    /// after, as separate calls. `versioningState` `.checkedout` checks the new document out; any other leaves the
+    /// back-end's default.
     public func createDocument(
         repositoryId: String, parentId: String?, properties: Properties, content: ContentInput?,
         versioningState: VersioningState?, policies: [String], addACEs: [ACE], removeACEs: [ACE],
@@ -159,6 +178,10 @@ extension RemoteRepository {
         return try await checkOut(repositoryId: repositoryId, objectId: id, caller: caller)
     }
 
+    /// Copies the document here: the source's settable properties (`cmis:name`, `cmis:objectTypeId`,
+    /// `cmis:description`, `cmis:secondaryObjectTypeIds` and those outside `cmis:`) under `properties`, and its content
+    /// through a temporary blob, never in memory. A back-end that sends more or fewer bytes than the source announces
+    /// fails the copy.
     public func createDocumentFromSource(
         repositoryId: String, sourceId: String, parentId: String?, properties: Properties,
         versioningState: VersioningState?, caller: CallerContext
@@ -209,6 +232,9 @@ extension RemoteRepository {
             versioningState: versioningState, policies: [], addACEs: [], removeACEs: [], caller: caller)
     }
 
+    /// Creates an item, policy or relationship on the back-end, of the base type of `cmis:objectTypeId` (read from the
+    /// back-end). Throws `invalidArgument` without `cmis:objectTypeId`. Policies and ACEs are applied after, as
+    /// separate calls.
     public func createObject(
         repositoryId: String, parentId: String?, properties: Properties, policies: [String], addACEs: [ACE],
         removeACEs: [ACE], caller: CallerContext
@@ -240,6 +266,7 @@ extension RemoteRepository {
         return try await self.object(repositoryId: mount.id, id: id, context: OperationContext(), caller: caller)
     }
 
+    /// Changes the back-end object's properties, passing `changeToken` on.
     public func updateProperties(
         repositoryId: String, objectId: String, changeToken: String?, properties: Properties, caller: CallerContext
     ) async throws -> CMISObject {
@@ -249,6 +276,7 @@ extension RemoteRepository {
         }
     }
 
+    /// The back-end's bulk update: the ids it updated, with new ids and change tokens.
     public func bulkUpdateProperties(
         repositoryId: String, objects: [(id: String, changeToken: String?)], properties: Properties,
         addSecondaryTypeIds: [String], removeSecondaryTypeIds: [String], caller: CallerContext
@@ -261,6 +289,7 @@ extension RemoteRepository {
         return results.map { ($0.id, $0.newId, $0.changeToken) }
     }
 
+    /// Moves the back-end object from `sourceFolderId` to `targetFolderId`.
     public func moveObject(
         repositoryId: String, objectId: String, targetFolderId: String, sourceFolderId: String?,
         caller: CallerContext
@@ -272,6 +301,7 @@ extension RemoteRepository {
         }
     }
 
+    /// Deletes the back-end object (every version when `allVersions`).
     public func deleteObject(
         repositoryId: String, objectId: String, allVersions: Bool, caller: CallerContext
     ) async throws {
@@ -280,6 +310,7 @@ extension RemoteRepository {
         }
     }
 
+    /// Deletes the back-end folder's tree; returns the ids the back-end could not delete.
     public func deleteTree(
         repositoryId: String, folderId: String, allVersions: Bool, unfileObjects: UnfileObjects,
         continueOnFailure: Bool, caller: CallerContext
@@ -303,6 +334,10 @@ extension RemoteRepository {
 
     // MARK: Content
 
+    /// The back-end document's content, streamed as it is sent. Reads the object's content properties first: throws
+    /// `constraint` when it has no content, and `notSupported` for a rendition (`streamId`). A range asked of the
+    /// gateway is asked of the back-end, and cut here when the back-end sends more. The entity tag is made of the
+    /// object's id and change token (or modification date); nil when the back-end gives neither.
     public func contentStream(
         repositoryId: String, objectId: String, streamId: String?, caller: CallerContext
     ) async throws -> ContentOutput {
@@ -381,6 +416,7 @@ extension RemoteRepository {
         }
     }
 
+    /// Sets the back-end document's content, streamed from the blob the binding wrote.
     public func setContentStream(
         repositoryId: String, objectId: String, overwrite: Bool, changeToken: String?, content: ContentInput,
         caller: CallerContext
@@ -393,6 +429,8 @@ extension RemoteRepository {
         }
     }
 
+    /// Appends to the back-end document's content, streamed from the blob the binding wrote. `changeToken` is not
+    /// passed on: the client's binding has no such argument.
     public func appendContentStream(
         repositoryId: String, objectId: String, isLastChunk: Bool, changeToken: String?, content: ContentInput,
         caller: CallerContext
@@ -404,6 +442,7 @@ extension RemoteRepository {
         }
     }
 
+    /// Removes the back-end document's content, passing `changeToken` on.
     public func deleteContentStream(
         repositoryId: String, objectId: String, changeToken: String?, caller: CallerContext
     ) async throws -> CMISObject {
@@ -412,6 +451,7 @@ extension RemoteRepository {
         }
     }
 
+    /// The renditions the back-end lists with the object, for `filter` (`*` when nil). Their streams are not served.
     public func renditions(
         repositoryId: String, objectId: String, filter: String?, caller: CallerContext
     ) async throws -> [Rendition] {
@@ -431,6 +471,7 @@ extension RemoteRepository {
 
     // MARK: Multi-filing
 
+    /// Files the back-end object in one more folder.
     public func addObjectToFolder(
         repositoryId: String, objectId: String, folderId: String, allVersions: Bool, caller: CallerContext
     ) async throws -> CMISObject {
@@ -440,6 +481,7 @@ extension RemoteRepository {
         }
     }
 
+    /// Unfiles the back-end object from `folderId` (from every folder when nil).
     public func removeObjectFromFolder(
         repositoryId: String, objectId: String, folderId: String?, caller: CallerContext
     ) async throws -> CMISObject {
@@ -450,6 +492,8 @@ extension RemoteRepository {
 
     // MARK: Discovery
 
+    /// Runs the query on the back-end. A nil `maxItems` asks the back-end for pages of 100. `includeAllowableActions`,
+    /// `includeRelationships` and `renditionFilter` are not passed on: the results hold the query's properties.
     public func query(
         repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
         includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
@@ -462,6 +506,8 @@ extension RemoteRepository {
         }
     }
 
+    /// A page of the back-end's change log from `changeLogToken`. A nil `maxItems` asks the back-end for pages of 100.
+    /// `includePolicyIds` and `includeACL` are not passed on.
     public func contentChanges(
         repositoryId: String, changeLogToken: String?, includeProperties: Bool, includePolicyIds: Bool,
         includeACL: Bool, maxItems: Int?, caller: CallerContext
@@ -475,18 +521,22 @@ extension RemoteRepository {
 
     // MARK: Versioning
 
+    /// Checks the back-end document out; returns the private working copy.
     public func checkOut(repositoryId: String, objectId: String, caller: CallerContext) async throws -> CMISObject {
         try await call(caller, "check out") { binding, backend in
             try await binding.checkOut(repositoryId: backend, objectId: objectId)
         }
     }
 
+    /// Cancels the back-end check-out.
     public func cancelCheckOut(repositoryId: String, objectId: String, caller: CallerContext) async throws {
         try await call(caller, "cancel check-out") { binding, backend in
             try await binding.cancelCheckOut(repositoryId: backend, objectId: objectId)
         }
     }
 
+    /// Checks the private working copy in on the back-end, new content streamed from the blob the binding wrote.
+    /// Policies and ACEs are applied to the new version after, as separate calls.
     public func checkIn(
         repositoryId: String, objectId: String, major: Bool, properties: Properties, content: ContentInput?,
         comment: String?, policies: [String], addACEs: [ACE], removeACEs: [ACE], caller: CallerContext
@@ -500,6 +550,7 @@ extension RemoteRepository {
         return try await applyExtras(version, policies: policies, add: addACEs, remove: removeACEs, caller: caller)
     }
 
+    /// The back-end's latest version (or latest major version) of the document.
     public func objectOfLatestVersion(
         repositoryId: String, objectId: String, major: Bool, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject {
@@ -509,6 +560,7 @@ extension RemoteRepository {
         }
     }
 
+    /// Every version of the back-end document.
     public func allVersions(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [CMISObject] {
@@ -519,6 +571,7 @@ extension RemoteRepository {
 
     // MARK: Relationships, policies, ACLs
 
+    /// A page of the back-end object's relationships. A nil `maxItems` asks the back-end for pages of 100.
     public func objectRelationships(
         repositoryId: String, objectId: String, includeSubRelationshipTypes: Bool,
         direction: RelationshipDirection, typeId: String?, context: OperationContext, maxItems: Int?,
@@ -532,6 +585,7 @@ extension RemoteRepository {
         }
     }
 
+    /// Applies the policy to the back-end object.
     public func applyPolicy(
         repositoryId: String, policyId: String, objectId: String, caller: CallerContext
     ) async throws {
@@ -540,6 +594,7 @@ extension RemoteRepository {
         }
     }
 
+    /// Removes the policy from the back-end object.
     public func removePolicy(
         repositoryId: String, policyId: String, objectId: String, caller: CallerContext
     ) async throws {
@@ -548,6 +603,7 @@ extension RemoteRepository {
         }
     }
 
+    /// The policies applied to the back-end object.
     public func appliedPolicies(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [CMISObject] {
@@ -556,6 +612,7 @@ extension RemoteRepository {
         }
     }
 
+    /// The back-end object's ACL.
     public func acl(
         repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext
     ) async throws -> ACL {
@@ -564,6 +621,7 @@ extension RemoteRepository {
         }
     }
 
+    /// Changes the back-end object's ACL; a nil `propagation` asks for `repositorydetermined`.
     public func applyACL(
         repositoryId: String, objectId: String, addACEs: [ACE], removeACEs: [ACE], propagation: String?,
         caller: CallerContext

@@ -6,7 +6,7 @@ public import SatchelHTTP
 public import SatchelRepository
 import Synchronization
 
-/// A back-end CMIS repository served as if it were local: ``CMISService`` over the Satchel CMIS client, for one
+/// A back-end CMIS repository served as if it were local: `CMISService` over the Satchel CMIS client, for one
 /// mount of a ``GatewayConfiguration``.
 ///
 /// Each call goes to the back-end as the mount's service account, or as the calling user (pass-through). Object
@@ -15,6 +15,7 @@ import Synchronization
 /// Failures keep the back-end's CMIS exception and message; a back-end that cannot be reached is a
 /// `.connection` error naming the mount, which the server answers with 503 while everything else keeps working.
 public final class RemoteRepository: CMISService {
+    /// The mount this repository serves: its id, back-end and users.
     public let mount: GatewayConfiguration.Mount
     let blobs: BlobStore
     private let bindings: BackendBindings
@@ -92,10 +93,15 @@ public final class RemoteRepository: CMISService {
 
     // MARK: Repository services
 
+    /// The mount's repository info alone.
     public func repositoryInfos(caller: CallerContext) async throws -> [RepositoryInfo] {
         [try await repositoryInfo(repositoryId: mount.id, caller: caller)]
     }
 
+    /// The back-end's repository info under the mount's id (and name, when the mount sets one). The back-end's own
+    /// Mobile Documents `myDocuments` and `token` extensions are replaced by this server's: the caller's MyDocuments
+    /// folder on the back-end (found or created now, when the mount has `myDocuments`) and the caller's session token,
+    /// when there is one.
     public func repositoryInfo(repositoryId: String, caller: CallerContext) async throws -> RepositoryInfo {
         var info = try await call(caller, "get repository info") { binding, backend in
             try await binding.repositoryInfo(repositoryId: backend)
@@ -118,6 +124,7 @@ public final class RemoteRepository: CMISService {
         return info
     }
 
+    /// Always nil: the back-end may change by other means, so nothing of it is cached.
     public func readGeneration(repositoryId: String) -> UInt64? { nil }
 
     /// A mount is shared: its back-end decides who reaches what, and changes need the XSRF token only under the

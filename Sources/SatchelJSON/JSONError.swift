@@ -64,14 +64,18 @@ public struct JSONError: Error, Sendable, CustomStringConvertible, CustomDebugSt
         /// A value that cannot be written as JSON (a NaN or infinite Double).
         public static let invalidValue = Code(.invalidValue)
 
+        /// The code's name, as in the static property: `unexpectedEnd`, `typeMismatch`, …
         public var description: String { "\(value)" }
     }
 
     /// One step of the path to the value being read: an object key or an array index.
     public enum PathComponent: Hashable, Sendable, CustomStringConvertible {
+        /// A member of an object, by key.
         case key(String)
+        /// An element of an array, by 0-based index.
         case index(Int)
 
+        /// The key as it is, or the index in brackets (`[3]`).
         public var description: String {
             switch self {
             case .key(let key): return key
@@ -124,6 +128,8 @@ public struct JSONError: Error, Sendable, CustomStringConvertible, CustomDebugSt
         return text
     }
 
+    /// `JSON error at byte 8 (line 1, column 9) in value[3].Price: <message> near “<excerpt>”`; the position, path
+    /// and excerpt appear only when known.
     public var description: String {
         var text = "JSON error"
         if let offset {
@@ -136,6 +142,7 @@ public struct JSONError: Error, Sendable, CustomStringConvertible, CustomDebugSt
         return text
     }
 
+    /// `description` preceded by `JSONError(<code>): `.
     public var debugDescription: String { "JSONError(\(code)): \(description)" }
 
     /// This error with `component` put in front of its path, as it propagates out of a container.

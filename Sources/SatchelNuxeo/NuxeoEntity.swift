@@ -12,12 +12,19 @@ import SatchelText
 /// }
 /// ```
 public enum NuxeoEntity: Sendable, Hashable {
+    /// `entity-type: document`.
     case document(NuxeoDocument)
+    /// `entity-type: documents`: a page of documents.
     case documents(NuxeoDocumentPage)
+    /// `entity-type: login`: who the session is.
     case login(NuxeoLogin)
+    /// `entity-type: user`.
     case user(NuxeoUser)
+    /// `entity-type: group`.
     case group(NuxeoGroup)
+    /// `entity-type: acls`: a document's access control.
     case acls(NuxeoACP)
+    /// `entity-type: exception`: the server's refusal, as an error (code `.server`).
     case exception(NuxeoError)
     /// An entity type this client does not model; its JSON as sent.
     case other(type: String, JSONValue)
@@ -58,30 +65,47 @@ public enum NuxeoEntity: Sendable, Hashable {
 
 /// A document (`entity-type: document`).
 public struct NuxeoDocument: Sendable, Hashable {
+    /// The document's id.
     public var uid: String
+    /// The repository it is in (`default`).
     public var repository: String?
+    /// Its path (`/default-domain/workspaces/Sales`); nil for a placeless document.
     public var path: String?
+    /// Its document type (`Folder`, `File`, `Note`, `Workspace`…).
     public var type: String
+    /// Its life-cycle state (`project`, `approved`…).
     public var state: String?
+    /// The parent's uid.
     public var parentRef: String?
+    /// Its title (`dc:title`), as the entity's own `title` field gives it.
     public var title: String?
+    /// When it was last modified; nil when the server sent none or a date that does not parse.
     public var lastModified: Date?
     /// Null on some servers and for some documents: then no optimistic locking.
     public var changeToken: String?
+    /// Whether it is checked out (changed since its last version); nil when the server does not say.
     public var isCheckedOut: Bool?
+    /// Whether it is a version (a frozen copy); nil when the server does not say.
     public var isVersion: Bool?
+    /// Whether it is a proxy (a published reference to another document); nil when the server does not say.
     public var isProxy: Bool?
+    /// Whether it is in the trash; nil when the server does not say (older servers).
     public var isTrashed: Bool?
+    /// Its version label (`0.1`, `1.0+`), when the server sends one.
     public var versionLabel: String?
     /// Who holds the document's lock, and since when (when the server sends them: `fetch-document: lock`).
     public var lockOwner: String?
+    /// When the lock was taken (with `lockOwner`).
     public var lockCreated: Date?
+    /// Its facets (`Folderish`, `Versionable`, `Commentable`…); empty when the server sent none.
     public var facets: [String]
     /// `dc:title`, `file:content`…: as sent (only the schemas asked for with the `properties` header).
     public var properties: [String: JSONValue]
     /// Enrichers' output (`contextParameters`).
     public var contextParameters: [String: JSONValue]
 
+    /// Reads a document entity. Throws `NuxeoError` (`.invalidResponse`) when it has no `uid` or `type`; other
+    /// fields that are missing or of another JSON type are nil (or empty).
     public init(json value: JSONValue) throws(NuxeoError) {
         guard let uid = value["uid"]?.stringValue, let type = value["type"]?.stringValue else {
             throw NuxeoError(.invalidResponse, "a document without uid or type")
@@ -139,16 +163,22 @@ public struct NuxeoDocument: Sendable, Hashable {
 
 /// A blob property's description (the content itself is downloaded separately).
 public struct NuxeoBlob: Sendable, Hashable {
+    /// The file name.
     public var name: String?
+    /// The MIME type (`mime-type`).
     public var mimeType: String?
+    /// The character encoding, for text.
     public var encoding: String?
+    /// The digest's algorithm as the server names it (`MD5`, `SHA-256`); nil on servers that send none.
     public var digestAlgorithm: String?
+    /// The content's digest, in hex.
     public var digest: String?
     /// Sent as a string by the server.
     public var length: Int64?
     /// Where the content is read (absolute, or relative to the server on older ones).
     public var data: String?
 
+    /// Reads a blob property; nil when the value is not a JSON object (an empty blob property is `null`).
     public init?(json value: JSONValue) {
         guard case .object = value else { return nil }
         name = value["name"]?.stringValue
@@ -163,17 +193,23 @@ public struct NuxeoBlob: Sendable, Hashable {
 
 /// A page of documents (`entity-type: documents`): children, a search, a page provider.
 public struct NuxeoDocumentPage: Sendable, Hashable {
+    /// The documents of this page.
     public var entries: [NuxeoDocument]
+    /// Whether the answer is paged (false when the server does not say).
     public var isPaginable: Bool
     /// The index of this page, from 0 (`currentPageIndex`, older servers `pageIndex`).
     public var pageIndex: Int?
+    /// The page size the server used.
     public var pageSize: Int?
     /// How many pages and results in all, when the server counted them (`-1` from some means unknown: nil here).
     public var pageCount: Int?
+    /// How many results in all (`resultsCount`, older servers `totalSize`); nil when unknown.
     public var totalSize: Int64?
     /// Whether another page follows; older servers say only the counts.
     public var isNextPageAvailable: Bool
 
+    /// Reads a page. Throws `NuxeoError` (`.invalidResponse`) naming the first entry that is not a document.
+    /// Without `isNextPageAvailable`, another page follows when the index and count say so.
     public init(json value: JSONValue) throws(NuxeoError) {
         var entries: [NuxeoDocument] = []
         for (index, entry) in (value["entries"]?.arrayValue ?? []).enumerated() {
@@ -203,12 +239,16 @@ public struct NuxeoDocumentPage: Sendable, Hashable {
 
 /// Who the session is (`automation/login`, `me`).
 public struct NuxeoLogin: Sendable, Hashable {
+    /// The user's name.
     public var username: String
+    /// Whether the user is an administrator (false when the server does not say).
     public var isAdministrator: Bool
+    /// The groups the user is in.
     public var groups: [String]
     /// Newer servers also send an id and a display name.
     public var id: String?
 
+    /// Reads a login entity. Throws `NuxeoError` (`.invalidResponse`) when it has no `username`.
     public init(json value: JSONValue) throws(NuxeoError) {
         guard let username = value["username"]?.stringValue else {
             throw NuxeoError(.invalidResponse, "a login without username")
@@ -222,10 +262,14 @@ public struct NuxeoLogin: Sendable, Hashable {
 
 /// A user (`entity-type: user`).
 public struct NuxeoUser: Sendable, Hashable {
+    /// The user's id (the username).
     public var id: String
+    /// The user's properties as sent (`firstName`, `email`, `groups`…).
     public var properties: [String: JSONValue]
+    /// Whether the user is an administrator (false when the server does not say).
     public var isAdministrator: Bool
 
+    /// Reads a user entity. Throws `NuxeoError` (`.invalidResponse`) when it has no `id`.
     public init(json value: JSONValue) throws(NuxeoError) {
         guard let id = value["id"]?.stringValue else { throw NuxeoError(.invalidResponse, "a user without id") }
         self.id = id
@@ -236,10 +280,14 @@ public struct NuxeoUser: Sendable, Hashable {
 
 /// A group (`entity-type: group`).
 public struct NuxeoGroup: Sendable, Hashable {
+    /// The group's name (`groupname`, else `id`).
     public var name: String?
+    /// Its display label (`grouplabel`).
     public var label: String?
+    /// The users in it, when the server lists them.
     public var memberUsers: [String]
 
+    /// Reads a group entity; missing fields are nil or empty.
     public init(json value: JSONValue) {
         name = (value["groupname"] ?? value["id"])?.stringValue
         label = value["grouplabel"]?.stringValue
@@ -249,19 +297,28 @@ public struct NuxeoGroup: Sendable, Hashable {
 
 /// A document's access control (`entity-type: acls`): named ACLs of ACEs, local first, inherited last.
 public struct NuxeoACP: Sendable, Hashable {
+    /// One access control entry: a permission granted or denied to a user or group.
     public struct ACE: Sendable, Hashable {
+        /// The user or group it applies to.
         public var username: String
+        /// The permission (`Read`, `ReadWrite`, `Everything`…).
         public var permission: String
+        /// Whether it grants (true, also when the server does not say) or denies.
         public var granted: Bool
     }
 
+    /// A named list of entries (`local`, `inherited`).
     public struct ACL: Sendable, Hashable {
+        /// The list's name; empty when the server sent none.
         public var name: String
+        /// Its entries, in order; entries without a username or permission are left out.
         public var aces: [ACE]
     }
 
+    /// The document's ACLs, as the server ordered them.
     public var acls: [ACL]
 
+    /// Reads an `acls` entity (ACEs under `aces` or, on older servers, `ace`).
     public init(json value: JSONValue) {
         acls = (value["acl"]?.arrayValue ?? []).map { acl in
             ACL(
@@ -277,5 +334,6 @@ public struct NuxeoACP: Sendable, Hashable {
 
 /// Dates as Nuxeo servers write them: 0 to 3 (or more) fraction digits, `Z` or an offset.
 public enum NuxeoDate {
+    /// The date, or nil when `text` is not an ISO 8601 timestamp.
     public static func parse(_ text: String) -> Date? { ISO8601Timestamp.date(from: text) }
 }

@@ -5,8 +5,11 @@ public import SatchelJSON
 /// A failed Nuxeo call: the server's `exception` entity (status and message), or what went wrong before one could be
 /// read.
 public struct NuxeoError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure; the constants below are those this client throws.
     public struct Code: RawRepresentable, Sendable, Hashable {
+        /// The code's name (`server`, `transport`…).
         public let rawValue: String
+        /// A code by name.
         public init(rawValue: String) { self.rawValue = rawValue }
         init(_ rawValue: String) { self.rawValue = rawValue }
 
@@ -22,13 +25,16 @@ public struct NuxeoError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let configuration = Code("configuration")
     }
 
+    /// The kind of failure.
     public var code: Code
+    /// The server's message, or what went wrong.
     public var message: String
     /// The HTTP status (the exception entity's own `status`, else the response's).
     public var status: Int?
     /// What the request was for (`GET path/default-domain`).
     public var operation: String?
 
+    /// An error of this kind; `status` and `operation` are optional.
     public init(_ code: Code, _ message: String, status: Int? = nil, operation: String? = nil) {
         self.code = code
         self.message = message
@@ -44,6 +50,7 @@ public struct NuxeoError: Error, Sendable, Hashable, CustomStringConvertible {
             status: value["status"]?.int64Value.map(Int.init) ?? status)
     }
 
+    /// `Nuxeo code [status]: message (operation)`, without the parts that are nil.
     public var description: String {
         var text = "Nuxeo \(code.rawValue)"
         if let status { text += " [\(status)]" }

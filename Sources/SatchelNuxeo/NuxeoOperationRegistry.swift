@@ -5,18 +5,23 @@ import Synchronization
 
 /// An Automation operation as the server's registry (`GET automation`) describes it.
 public struct NuxeoOperationInfo: Sendable, Hashable {
+    /// One parameter an operation takes.
     public struct Parameter: Sendable, Hashable {
+        /// Its name, as `params` keys it.
         public var name: String
         /// `string`, `document`, `boolean`, `properties`…
         public var type: String
+        /// Whether a call must give it (false when the registry does not say).
         public var isRequired: Bool
         /// Other names the server accepts for it.
         public var aliases: [String]
     }
 
+    /// The operation's or chain's id (`Document.Fetch`).
     public var id: String
     /// Input and output types, in pairs (`["document", "document", "documents", "documents"]`).
     public var signature: [String]
+    /// The parameters it takes (empty for a chain).
     public var parameters: [Parameter]
     /// A chain: its parameters are not listed.
     public var isChain: Bool

@@ -17,15 +17,22 @@ public struct NuxeoRequest: Sendable, Hashable {
     public var inRepository: Bool
     /// Whether the request goes under the API prefix (`api/v1`); `authentication/token` and `site/…` do not.
     public var underAPI = true
+    /// Query items, in order, encoded when the URL is built.
     public var query: [QueryItem] = []
+    /// The HTTP method; `GET` by default.
     public var method: HTTPClient.Method = .get
+    /// Headers of this request, added to (and overriding) the session's.
     public var headers: HTTPClient.Headers = [:]
 
+    /// One `name=value` of the query string, unencoded.
     public struct QueryItem: Sendable, Hashable {
+        /// The item's name.
         public var name: String
+        /// The item's value.
         public var value: String
     }
 
+    /// A `GET` of these segments, under the API prefix, without query items or headers.
     public init(segments: [String], inRepository: Bool) {
         self.segments = segments
         self.inRepository = inRepository
@@ -71,12 +78,14 @@ public struct NuxeoRequest: Sendable, Hashable {
         return copy
     }
 
+    /// The same request with another HTTP method.
     public func method(_ method: HTTPClient.Method) -> NuxeoRequest {
         var copy = self
         copy.method = method
         return copy
     }
 
+    /// The same request with a header set (replacing one of the same name).
     public func header(_ name: String, _ value: String) -> NuxeoRequest {
         var copy = self
         copy.headers[name] = value

@@ -14,7 +14,9 @@ public enum NuxeoVersioning: String, Sendable, Hashable {
 
 /// A document's lock.
 public struct NuxeoLock: Sendable, Hashable {
+    /// The user who holds the lock.
     public var owner: String
+    /// When the lock was taken, when the server says.
     public var created: Date?
 }
 

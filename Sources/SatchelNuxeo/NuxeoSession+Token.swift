@@ -3,7 +3,9 @@ public import SatchelHTTP
 
 /// What a token lets its holder do.
 public enum NuxeoTokenPermission: String, Sendable, Hashable {
+    /// Read only (`r`).
     case read = "r"
+    /// Read and write (`rw`).
     case readWrite = "rw"
 }
 

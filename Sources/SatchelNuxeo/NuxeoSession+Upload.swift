@@ -4,9 +4,12 @@ import SatchelJSON
 
 /// A file uploaded into a batch, ready to attach to a document.
 public struct NuxeoUpload: Sendable, Hashable {
+    /// The batch the file is in (`batchId`).
     public var batchID: String
+    /// The file's index in the batch.
     public var fileIndex: Int
 
+    /// A file already uploaded to the server, by batch and index (e.g. one kept to resume or attach later).
     public init(batchID: String, fileIndex: Int) {
         self.batchID = batchID
         self.fileIndex = fileIndex

@@ -14,9 +14,11 @@ import Synchronization
 /// for try await child in session.children(ofPath: workspace.path ?? "/") { print(child.title ?? child.uid) }
 /// ```
 public final class NuxeoSession: Sendable {
+    /// Where the server is, what documents carry, and how to reach and authenticate to it.
     public struct Configuration: Sendable {
         /// The server's root, with Nuxeo's context path (`https://host/nuxeo`).
         public var serverURL: URL
+        /// The REST API's path under the server's root (`api/v1`).
         public var apiPrefix: String
         /// Sent as `repo/{name}/` on repository calls; nil: the server's default repository.
         public var repository: String?
@@ -24,7 +26,9 @@ public final class NuxeoSession: Sendable {
         public var schemas: [String]
         /// Headers on every request (enrichers, `fetch-document`, `depth`…).
         public var headers: HTTPClient.Headers
+        /// The HTTP client's settings (timeouts, retries, user agent, logger).
         public var http: HTTPClient.Configuration
+        /// How requests authenticate (`BasicAuth`, `NuxeoSession.tokenAuth(_:)`…), applied in order.
         public var auth: [any HTTPAuthProvider]
         /// Blob downloads run at most this many at once; the others wait their turn (cancellable while they wait).
         public var maximumConcurrentDownloads: Int = 4
@@ -32,6 +36,8 @@ public final class NuxeoSession: Sendable {
         /// unknown operation, a missing required parameter or an unknown one is refused without a request.
         public var checksOperations = false
 
+        /// A configuration for `serverURL`; by default the `api/v1` prefix, the server's default repository, the
+        /// `dublincore` and `file` schemas, no extra headers and no authentication.
         public init(
             serverURL: URL, apiPrefix: String = "api/v1", repository: String? = nil,
             schemas: [String] = ["dublincore", "file"], headers: HTTPClient.Headers = [:],
@@ -47,6 +53,7 @@ public final class NuxeoSession: Sendable {
         }
     }
 
+    /// The configuration the session was made with.
     public let configuration: Configuration
     let client: HTTPClient
     /// The bounded queue blob downloads go through.
@@ -54,6 +61,8 @@ public final class NuxeoSession: Sendable {
     /// The operation registry, once read.
     let registry = Mutex<[String: NuxeoOperationInfo]?>(nil)
 
+    /// A session; nothing is sent until the first call. `transport` defaults to `HTTPClient.defaultTransport()`
+    /// (URLSession on Apple platforms; on Linux, sockets for `http` and SwiftNIO for `https`).
     public init(configuration: Configuration, transport: any HTTPTransport = HTTPClient.defaultTransport()) {
         self.configuration = configuration
         client = HTTPClient(configuration: configuration.http, transport: transport, auth: configuration.auth)

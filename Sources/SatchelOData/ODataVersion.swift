@@ -9,7 +9,9 @@ import Foundation
 /// let version = ODataVersion(headerValue: response.headers["OData-Version"] ?? "4.0")
 /// ```
 public enum ODataVersion: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// OData V2 (also used for V1 and V3 services): verbose JSON and V2 literals.
     case v2 = "2.0"
+    /// OData V4 (also used for V4.01 services).
     case v4 = "4.0"
 
     /// Reads `DataServiceVersion`, `OData-Version`, `MaxDataServiceVersion` or an EDMX `Version` value
@@ -29,5 +31,6 @@ public enum ODataVersion: String, Sendable, Hashable, CaseIterable, CustomString
     /// The name of the header asking for a maximum version.
     public var maxVersionHeader: String { self == .v2 ? "MaxDataServiceVersion" : "OData-MaxVersion" }
 
+    /// `OData V2` or `OData V4`.
     public var description: String { self == .v2 ? "OData V2" : "OData V4" }
 }

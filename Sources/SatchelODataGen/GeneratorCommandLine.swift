@@ -7,12 +7,16 @@ public import SatchelOData
 /// satchel-odata-gen --metadata Service.odata.xml --output Generated/ [--access internal] [--prefix SAP]
 /// ```
 public struct GeneratorCommandLine: Sendable, Hashable {
+    /// The `$metadata` file to read (`--metadata`).
     public var metadataPath: String
     /// A directory, or a file path ending in `.swift` to write exactly that file.
     public var outputPath: String
+    /// The generator's options (`--access`, `--prefix`, `--file-name`).
     public var options: ProxyGenerator.Options
+    /// `--quiet` (or `-q`): print no warnings. `run()` prints nothing itself; the `satchel-odata-gen` tool reads this.
     public var quiet: Bool
 
+    /// The usage text, which most argument errors add after their message.
     public static let usage = """
         usage: satchel-odata-gen --metadata FILE --output DIR|FILE.swift [--access public|internal] \
         [--prefix PREFIX] [--file-name NAME] [--quiet]
@@ -96,7 +100,10 @@ public struct GeneratorCommandLine: Sendable, Hashable {
 
 /// A generator failure a person can act on.
 public struct GeneratorError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, for a person to read (for most argument errors, followed by `usage`).
     public var message: String
+    /// An error with `message`.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

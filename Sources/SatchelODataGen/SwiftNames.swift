@@ -3,7 +3,7 @@ import Foundation
 /// collisions resolved by a suffix. The wire names stay in `CodingKeys`, so nothing is lost.
 ///
 /// ```swift
-/// SwiftNames.typeName("CT_Address")          // "CTAddress"
+/// SwiftNames.upperCamel("CT_Address")        // "CTAddress"
 /// SwiftNames.memberName("BusinessPartnerID") // "businessPartnerID"
 /// SwiftNames.memberName("SO_ID")             // "soID"
 /// SwiftNames.memberName("default")           // "`default`"

@@ -5,6 +5,8 @@ import SatchelCMISCore
 public import SatchelRepository
 
 extension PostgresMetadataStore {
+    /// One transaction. A batch that deletes anything also counts as a change of the trash generation, since it may
+    /// forget marks.
     @discardableResult
     public func apply(_ batch: StoreBatch) async throws -> StoreBatchResult {
         // A delete may forget trash marks: searches that left them out are stale.

@@ -7,10 +7,12 @@ public import SatchelRepository
 /// refresh holds an advisory lock of its query for its transaction, so two processes refreshing one query apply
 /// their reads one after the other; a ledger claim locks its entry.
 extension PostgresMetadataStore: OfflineTierStore {
+    /// One SELECT by the query's key.
     public func offlineState(_ query: OfflineQueryID) async throws -> OfflineQueryState? {
         try await withConnection { connection in try await self.offlineState(query, on: connection) }
     }
 
+    /// One transaction under the query's refresh lock; the time is kept to whole milliseconds.
     public func applyFullRead(
         _ query: OfflineQueryID, rows: [OfflineRow], at time: Date, backendDeltaLink: String?
     ) async throws -> OfflineRefresh {
@@ -20,6 +22,7 @@ extension PostgresMetadataStore: OfflineTierStore {
         }
     }
 
+    /// One transaction under the query's refresh lock; the time is kept to whole milliseconds.
     public func applyDelta(
         _ query: OfflineQueryID, upserts: [OfflineRow], removedKeys: [String], at time: Date, backendDeltaLink: String?
     ) async throws -> OfflineRefresh {
@@ -30,6 +33,7 @@ extension PostgresMetadataStore: OfflineTierStore {
         }
     }
 
+    /// One SELECT in key order; none when `limit` is 0 or less.
     public func offlineRows(_ query: OfflineQueryID, after key: String?, limit: Int) async throws -> [OfflineRow] {
         try await rows(
             """
@@ -44,6 +48,8 @@ extension PostgresMetadataStore: OfflineTierStore {
         }
     }
 
+    /// The state and the rows read in one snapshot. Nothing (at version 0) for a query that was never refreshed;
+    /// `invalidContinuation` for a continuation this store did not make, or one older than `version`.
     public func offlineChanges(
         _ query: OfflineQueryID, since version: Int64, after continuation: String?, limit: Int
     ) async throws -> OfflineChanges {
@@ -80,6 +86,8 @@ extension PostgresMetadataStore: OfflineTierStore {
         }
     }
 
+    /// One transaction under the query's refresh lock, which also raises the query's oldest version to the newest
+    /// removal forgotten.
     public func forgetRemovals(_ query: OfflineQueryID, before time: Date) async throws -> Int {
         try await transaction { connection in
             try await self.lockRefreshes(of: query, on: connection)
@@ -101,6 +109,7 @@ extension PostgresMetadataStore: OfflineTierStore {
         }
     }
 
+    /// One upsert: the client's sync point replaces the one before.
     public func recordSyncPoint(_ query: OfflineQueryID, client: String, version: Int64, at time: Date) async throws {
         _ = try await rows(
             """
@@ -112,6 +121,8 @@ extension PostgresMetadataStore: OfflineTierStore {
             """)
     }
 
+    /// Each query's sync points ordered by client (the states and the sync points are two statements, not one
+    /// snapshot).
     public func offlineOverview() async throws -> [OfflineQueryOverview] {
         let points = try await rows(
             """
@@ -287,6 +298,8 @@ extension PostgresMetadataStore: OfflineTierStore {
 }
 
 extension PostgresMetadataStore: OfflineUploadLedger {
+    /// One transaction: the insert of a new entry, or the entry locked (`FOR UPDATE`) while this claim is counted, so
+    /// two processes' claims of one request never both get `new`.
     public func claimUpload(_ request: OfflineLedgerRequest, at time: Date) async throws -> OfflineLedgerClaim {
         let key = request.key
         let milliseconds = StoredTime.milliseconds(time)
@@ -316,6 +329,7 @@ extension PostgresMetadataStore: OfflineUploadLedger {
         }
     }
 
+    /// One UPDATE; nothing changes for a key that was never claimed.
     public func finishUpload(
         _ key: OfflineLedgerKey, state: OfflineLedgerEntry.State, answer: OfflineLedgerAnswer?, at time: Date
     ) async throws {
@@ -327,10 +341,12 @@ extension PostgresMetadataStore: OfflineUploadLedger {
             """)
     }
 
+    /// One SELECT by key.
     public func uploadEntry(_ key: OfflineLedgerKey) async throws -> OfflineLedgerEntry? {
         try await withConnection { connection in try await self.ledgerEntry(key, lock: false, on: connection) }
     }
 
+    /// One DELETE; entries still `sent` are kept, however old.
     public func forgetUploads(endpoint: String, finishedBefore time: Date) async throws -> Int {
         try await rows(
             """

@@ -4,22 +4,26 @@ public import SatchelCMISCore
 public import SatchelRepository
 
 extension PostgresMetadataStore {
+    /// One SELECT, ordered by id.
     public func repositories() async throws -> [StoredRepository] {
         try await rows("SELECT \(unescaped: Self.repositoryColumns) FROM repositories ORDER BY id").map(
             Self.repository(from:))
     }
 
+    /// One SELECT by primary key.
     public func repository(id: String) async throws -> StoredRepository? {
         try await rows("SELECT \(unescaped: Self.repositoryColumns) FROM repositories WHERE id = \(id)").first.map(
             Self.repository(from:))
     }
 
+    /// One SELECT by primary key.
     public func object(repositoryId: String, id: String) async throws -> StoredObject? {
         try await objects(
             "SELECT \(unescaped: PostgresSchema.objectColumns) FROM objects WHERE repository = \(repositoryId) AND id = \(id)"
         ).first
     }
 
+    /// One SELECT of each id once (`id = ANY(…)`), in no particular order.
     public func objects(repositoryId: String, ids: [String]) async throws -> [StoredObject] {
         if ids.isEmpty { return [] }
         let unique = Array(Set(ids))
@@ -30,6 +34,7 @@ extension PostgresMetadataStore {
             """)
     }
 
+    /// One lookup in the filings table's primary key (repository, folder, name).
     public func child(repositoryId: String, folderId: String, name: String) async throws -> StoredObject? {
         try await objects(
             """
@@ -40,6 +45,8 @@ extension PostgresMetadataStore {
         ).first
     }
 
+    /// A count of the folder's filings, then one page sorted as `StoreOrder.childrenOrderTerms(_:)` says (two
+    /// statements, not one snapshot).
     public func children(
         repositoryId: String, folderId: String, order: [StoreOrder], offset: Int, limit: Int?
     ) async throws -> StoredPage {
@@ -63,6 +70,8 @@ extension PostgresMetadataStore {
         return StoredPage(objects: objects, totalCount: Int(count))
     }
 
+    /// One SELECT ordered by id, the trash condition part of it. An empty set of base types or type ids matches
+    /// nothing.
     public func scan(
         repositoryId: String, baseTypes: Set<BaseTypeId>?, typeIds: Set<String>?, latestOnly: Bool,
         trash: TrashScope?
@@ -88,6 +97,7 @@ extension PostgresMetadataStore {
         return try await objects(query, expectedRows: nil)
     }
 
+    /// Ordered by creation time, then change token, then id, newest first.
     public func versions(repositoryId: String, versionSeriesId: String) async throws -> [StoredObject] {
         try await objects(
             """
@@ -97,6 +107,7 @@ extension PostgresMetadataStore {
             """)
     }
 
+    /// Ordered by id.
     public func relationships(repositoryId: String, objectId: String) async throws -> [StoredObject] {
         try await objects(
             """
@@ -107,6 +118,7 @@ extension PostgresMetadataStore {
             """)
     }
 
+    /// One SELECT in token order; none when `limit` is 0 or less.
     public func changes(repositoryId: String, after token: Int64?, limit: Int) async throws -> [StoredChange] {
         if limit <= 0 { return [] }
         let rows = try await rows(
@@ -132,6 +144,7 @@ extension PostgresMetadataStore {
         }
     }
 
+    /// The largest token in the repository's change log.
     public func latestChangeToken(repositoryId: String) async throws -> Int64? {
         do {
             return try await rows("SELECT MAX(token) FROM changes WHERE repository = \(repositoryId)").first?
@@ -141,6 +154,7 @@ extension PostgresMetadataStore {
         }
     }
 
+    /// Every distinct content hash of every repository, in one SELECT.
     public func referencedContentHashes() async throws -> Set<String> {
         do {
             return Set(
@@ -152,6 +166,7 @@ extension PostgresMetadataStore {
         }
     }
 
+    /// One EXISTS query over the content hash index.
     public func isContentReferenced(_ hash: String) async throws -> Bool {
         try await rows("SELECT EXISTS(SELECT 1 FROM objects WHERE content_hash = \(hash))").first?
             .decode(Bool.self) ?? false

@@ -8,6 +8,8 @@ public import SatchelRepository
 extension PostgresMetadataStore: ServerStateStore {
     // MARK: Locks
 
+    /// An INSERT that keeps an existing lock, then a look at its holder; when the holder unlocked in between, up to
+    /// five tries before `StoreError.backend(_:)`. The time is kept to whole milliseconds.
     public func lock(repositoryId: String, key: String, owner: String, at time: Date) async throws -> LockOutcome {
         let created = StoredTime.milliseconds(time)
         // The insert and the look at who holds it are two statements: when the holder unlocks between them, try
@@ -27,6 +29,7 @@ extension PostgresMetadataStore: ServerStateStore {
         throw StoreError.backend("the lock of \(key) kept changing hands: try again")
     }
 
+    /// One DELETE of the owner's lock (any lock, with `override`), then a look at the holder when nothing was deleted.
     public func unlock(repositoryId: String, key: String, owner: String, override: Bool) async throws -> UnlockOutcome {
         let removed = try await rows(
             """
@@ -38,6 +41,7 @@ extension PostgresMetadataStore: ServerStateStore {
         return .lockedByOther(existing)
     }
 
+    /// The keys that are locked, with their locks, in one SELECT.
     public func locks(repositoryId: String, keys: [String]) async throws -> [String: DocumentLock] {
         guard !keys.isEmpty else { return [:] }
         let unique = Array(Set(keys))
@@ -48,6 +52,7 @@ extension PostgresMetadataStore: ServerStateStore {
             """)
     }
 
+    /// The first `limit` locks held by others, in key order.
     public func locks(repositoryId: String, notOwnedBy owner: String, limit: Int) async throws -> [String: DocumentLock]
     {
         try await locks(
@@ -76,6 +81,7 @@ extension PostgresMetadataStore: ServerStateStore {
 
     // MARK: Trash
 
+    /// One INSERT that keeps an existing mark; counts a change of the trash generation when the mark is new.
     public func trash(_ mark: TrashMark) async throws -> Bool {
         let inserted = try await rows(
             """
@@ -88,6 +94,7 @@ extension PostgresMetadataStore: ServerStateStore {
         return !inserted.isEmpty
     }
 
+    /// One DELETE; counts a change of the trash generation when there was a mark.
     public func untrash(repositoryId: String, key: String) async throws -> Bool {
         let removed = try await rows(
             "DELETE FROM document_trash WHERE repository = \(repositoryId) AND object = \(key) RETURNING object")
@@ -95,6 +102,7 @@ extension PostgresMetadataStore: ServerStateStore {
         return !removed.isEmpty
     }
 
+    /// The keys that are in the trash, with their marks, in one SELECT.
     public func trashMarks(repositoryId: String, keys: [String]) async throws -> [String: TrashMark] {
         guard !keys.isEmpty else { return [:] }
         let unique = Array(Set(keys))
@@ -113,6 +121,7 @@ extension PostgresMetadataStore: ServerStateStore {
         return result
     }
 
+    /// In key order; none when `limit` is 0 or less.
     public func trashKeys(repositoryId: String, limit: Int) async throws -> [String] {
         try await rows(
             """
@@ -121,6 +130,7 @@ extension PostgresMetadataStore: ServerStateStore {
         ).map { row in try decoding { try row.decode(String.self) } }
     }
 
+    /// One EXISTS query.
     public func holdsTrash(repositoryId: String, folderId: String) async throws -> Bool {
         let rows = try await rows(
             """
@@ -129,11 +139,13 @@ extension PostgresMetadataStore: ServerStateStore {
         return try rows.first.map { row in try decoding { try row.decode(Bool.self) } } ?? false
     }
 
+    /// One UPDATE; nothing changes when `key` is not in the trash.
     public func moveTrashMark(repositoryId: String, key: String, to folderId: String) async throws {
         _ = try await rows(
             "UPDATE document_trash SET parent = \(folderId) WHERE repository = \(repositoryId) AND object = \(key)")
     }
 
+    /// Two DELETEs (locks, then trash marks), not one transaction; counts a change of the trash generation.
     public func forgetMarks(repositoryId: String, keys: [String]) async throws {
         guard !keys.isEmpty else { return }
         let unique = Array(Set(keys))
@@ -142,10 +154,14 @@ extension PostgresMetadataStore: ServerStateStore {
         trashChanges.add(1, ordering: .relaxed)
     }
 
+    /// Counts this store object's changes of trash marks, and its batches that deleted objects. Other processes on the
+    /// same database change marks unseen by it: not meaningful unless this process is the sole writer.
     public var trashGeneration: UInt64 { trashChanges.load(ordering: .relaxed) }
 
     // MARK: Access tokens
 
+    /// One transaction under an advisory lock of the user: processes issuing the same user's grants take turns, and a
+    /// grant over the quota rolls back the replacement too.
     public func issue(_ grant: AccessGrant, maximumPerUser: Int) async throws -> Bool {
         try await withConnection { connection in
             try await self.run("BEGIN", on: connection)
@@ -183,6 +199,7 @@ extension PostgresMetadataStore: ServerStateStore {
         }
     }
 
+    /// One DELETE.
     public func revokeGrant(user: String, application: String, device: String) async throws -> Bool {
         !(try await rows(
             """
@@ -192,10 +209,12 @@ extension PostgresMetadataStore: ServerStateStore {
         ).isEmpty)
     }
 
+    /// One SELECT by primary key.
     public func grant(digest: String) async throws -> AccessGrant? {
         try await grants("SELECT \(unescaped: Self.grantColumns) FROM access_grants WHERE digest = \(digest)").first
     }
 
+    /// Ordered by creation time, then digest.
     public func grants(user: String) async throws -> [AccessGrant] {
         try await grants(
             """

@@ -120,6 +120,8 @@ public final class PostgresMetadataStore: MetadataStore {
 
     // MARK: Schema
 
+    /// Applies the migrations the database lacks, each in its own transaction, under an advisory lock: processes that
+    /// start together migrate one after the other. `connect(url:logger:timeout:)` has migrated already.
     public func migrate() async throws {
         try await withConnection { connection in
             try await self.run("SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))", on: connection)

@@ -15,6 +15,7 @@ public import GRDB
 public final class LocalStore<Database: DatabaseWriter & Sendable>: Sendable {
     /// The GRDB database: use it as any other.
     public let database: Database
+    /// The file the store was opened from.
     public let file: StoreFile
     /// Whether the file is encrypted.
     public var isEncrypted: Bool { registration != nil }
@@ -50,6 +51,8 @@ public struct StoreFile: Sendable, Hashable {
     /// The absolute path of the database file, symbolic links resolved (for a file not created yet, its folder's).
     public let path: String
 
+    /// The store file at `path` (a relative path starts at the current directory; symbolic links are resolved).
+    /// Nothing is opened or created until you open it.
     public init(path: String) { self.path = Self.resolve(path) }
 
     private static func resolve(_ path: String) -> String {

@@ -14,6 +14,7 @@ public import Foundation
 /// try sealer.open(cached, to: plain)
 /// ```
 public struct SealedContent: Sendable {
+    /// Bytes of plaintext per sealed segment: 64 KiB (the last segment of a file may be shorter).
     public static let segmentSize = 64 * 1024
     static let magic = Array("SATCHELC".utf8) + [1]
     static let saltSize = 32
@@ -22,6 +23,7 @@ public struct SealedContent: Sendable {
 
     /// Why a sealed file was not opened.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What kind of failure it was.
         public enum Reason: String, Sendable, Hashable {
             /// Not a sealed file (or a newer format).
             case notSealed
@@ -33,12 +35,16 @@ public struct SealedContent: Sendable {
             case io
         }
 
+        /// What kind of failure it was.
         public var reason: Reason
+        /// The file concerned: the sealed file, or for `io` the file that could not be read or written.
         public var path: String
         /// The segment concerned.
         public var segment: Int?
+        /// More context: for `io`, the system's error message.
         public var detail: String?
 
+        /// `SatchelStore: <path>: <what went wrong>`, with the detail after a colon.
         public var description: String {
             var text = "SatchelStore: \(path): "
             switch reason {

@@ -2,10 +2,11 @@
 /// never carries key material.
 ///
 /// ```swift
-/// do { _ = try LocalStore.pool(at: path, key: key) }
+/// do { _ = try StoreFile(path: path).openPool(key: key) }
 /// catch let error as StoreError where error.code == .wrongKey { askForThePassphraseAgain() }
 /// ```
 public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The cause, one case per thing a person can do something about.
     public enum Code: String, Sendable {
         /// The key or passphrase does not open this store.
         case wrongKey
@@ -33,6 +34,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case io
     }
 
+    /// The cause.
     public let code: Code
     /// The store's path.
     public let path: String
@@ -45,6 +47,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// More context (an SQLite or system error message).
     public var detail: String?
 
+    /// An error with `code` about the store at `path`; `page`, `found` and `detail` as their properties say.
     public init(_ code: Code, path: String, page: Int? = nil, found: Int? = nil, detail: String? = nil) {
         self.code = code
         self.path = path
@@ -53,6 +56,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         self.detail = detail
     }
 
+    /// `SatchelStore: <path>: <what went wrong>`, the page numbers and the detail included when known.
     public var description: String {
         var text: String
         switch code {

@@ -6,10 +6,13 @@ import GRDB
 public struct StoreInfo: Sendable, Equatable {
     /// Whether the file is an encrypted store (false: plaintext SQLite, or empty).
     public var isEncrypted: Bool
+    /// The store's format version; nil when the file is not an encrypted store.
     public var formatVersion: Int?
+    /// How the store's key is made (a raw key or a passphrase); nil when the file is not an encrypted store.
     public var keyDerivation: StoreFormat.KeyDerivation?
     /// PBKDF2 iterations (passphrase stores).
     public var iterations: Int?
+    /// Bytes per page: 4,096 for an encrypted store; for a plaintext database, the size its header declares.
     public var pageSize: Int
     /// Pages in the database file (not counting the WAL).
     public var pageCount: Int
@@ -26,6 +29,7 @@ public struct StoreCheck: Sendable, Equatable {
     /// `PRAGMA integrity_check`'s answer: `["ok"]` for a sound database.
     public var integrity: [String]
 
+    /// Whether the integrity check answered `ok` and nothing else.
     public var isSound: Bool { integrity == ["ok"] }
 }
 

@@ -10,8 +10,11 @@ import Foundation
 ///   key check (12), marker (10: `SATCHELSTR`, the same in every version; it tells a store from other files).
 /// - Associated data: the file kind (1 byte), trailer bytes 28–63, and for the database's page 1 the salt.
 public enum StoreFormat {
+    /// The format version this library writes and reads; a store with a higher one is refused (`newerFormat`).
     public static let version: UInt8 = 1
+    /// Bytes per page of an encrypted store.
     public static let pageSize = 4096
+    /// Bytes at the end of every page that hold the page's trailer (SQLite's reserved bytes).
     public static let reserve = 64
     static let saltSize = 16
     static let nonceSize = 12

@@ -6,8 +6,8 @@ import _CryptoExtras
 /// stretched with PBKDF2-HMAC-SHA256 over the store's random salt. Its description never shows the secret.
 ///
 /// ```swift
-/// let key = try StoreKey.raw(keychainData)          // 32 bytes
-/// let key = StoreKey.passphrase("correct horse")    // 600,000 iterations by default
+/// let key = try StoreKey.raw(keychainData)             // 32 bytes
+/// let typed = StoreKey.passphrase("correct horse")     // 600,000 iterations by default
 /// ```
 public struct StoreKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     enum Material: Sendable {
@@ -49,6 +49,7 @@ public struct StoreKey: Sendable, CustomStringConvertible, CustomDebugStringConv
         return try key.withUnsafeBytes(body)
     }
 
+    /// `StoreKey(raw, redacted)` or `StoreKey(passphrase, redacted)`: the kind of key, never the secret.
     public var description: String {
         switch material {
         case .raw: "StoreKey(raw, redacted)"
@@ -56,6 +57,7 @@ public struct StoreKey: Sendable, CustomStringConvertible, CustomDebugStringConv
         }
     }
 
+    /// The same as `description`: the secret does not show in a debugger either.
     public var debugDescription: String { description }
 
     var derivation: StoreFormat.KeyDerivation {

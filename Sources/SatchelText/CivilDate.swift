@@ -2,6 +2,7 @@
 /// what dates are read and written with, without Foundation's formatters and calendars (JSON and CMIS timestamps,
 /// HTTP dates, `xsd:dateTime`, OData dates).
 public struct CivilDate: Sendable, Hashable {
+    /// The year; 0 is 1 BC, negative years count further back.
     public let year: Int64
     /// 1…12.
     public let month: Int
@@ -10,6 +11,7 @@ public struct CivilDate: Sendable, Hashable {
     /// 0 (Sunday) … 6 (Saturday).
     public let weekday: Int
 
+    /// The day `days` days after 1970-01-01 (before it when negative).
     public init(daysSince1970 days: Int64) {
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097

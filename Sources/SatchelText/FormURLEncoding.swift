@@ -19,7 +19,8 @@ public enum FormURLEncoding {
         PercentEncoding.encode(string, keeping: UInt8(ascii: "*"), spaceAsPlus: true)
     }
 
-    /// Decodes `a=1&b=x+y%21`; `+` is a space, malformed escapes are kept literally.
+    /// Decodes `a=1&b=x+y%21`; `+` is a space. A name or value with a malformed escape keeps all its escapes as
+    /// written (see `unescape(_:)`).
     public static func decode(_ string: String) -> [(String, String)] {
         string.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -29,6 +30,8 @@ public enum FormURLEncoding {
         }
     }
 
+    /// One decoded name or value: `+` is a space and `%XX` escapes are decoded; when the escapes do not decode
+    /// (a malformed escape, or bytes that are not UTF-8), the text is returned with only `+` replaced.
     public static func unescape(_ string: String) -> String {
         let plus = string.replacingOccurrences(of: "+", with: " ")
         return plus.removingPercentEncoding ?? plus

@@ -1,8 +1,9 @@
 /// Well-formed UTF-8 (RFC 3629), one sequence at a time: what the JSON reader and the XML preflight both refuse.
 ///
 /// ```swift
-/// guard let shape = UTF8Sequence.shape(lead: byte) else { /* not a lead byte */ }
-/// // shape.length bytes in all; the second in shape.low...shape.high, the others in 0x80...0xBF
+/// if let shape = UTF8Sequence.shape(lead: byte) {
+///     // shape.length bytes in all; the second in shape.low...shape.high, the others in 0x80...0xBF
+/// }
 /// ```
 public enum UTF8Sequence {
     /// The length of a sequence that starts with `lead`, and the bounds of its second byte (narrower than

@@ -11,7 +11,7 @@ public struct XMLReadError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A comparable error category; a struct over a private enum, so new codes can be added later.
     ///
     /// ```swift
-    /// if error.code == .limitExceeded { … }
+    /// if error.code == .limitExceeded { /* … */ }
     /// ```
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: String, Sendable, Hashable {
@@ -33,6 +33,7 @@ public struct XMLReadError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The input holds no root element.
         public static let empty = Code(.empty)
 
+        /// The code's name: `malformed`, `unexpectedEnd`, `limitExceeded`, `entityRejected`, `unreadable` or `empty`.
         public var description: String { value.rawValue }
     }
 
@@ -67,6 +68,8 @@ public struct XMLReadError: Error, Sendable, Hashable, CustomStringConvertible {
         self.parserCode = parserCode
     }
 
+    /// `XML <code> at line <line>, column <column>: <message>`, then libxml2's error number and the parser's own
+    /// message when there are any.
     public var description: String {
         var text = "XML \(code) at line \(line), column \(column): \(message)"
         if let parserCode { text += " (libxml2 error \(parserCode))" }

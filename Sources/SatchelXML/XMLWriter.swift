@@ -1,6 +1,6 @@
 /// A small streaming XML writer: elements in, UTF-8 bytes out, with correct escaping and namespace prefixes.
 ///
-/// Namespaces given to ``init(namespaces:)`` are declared on the first element with their prefixes; any other
+/// Namespaces given to ``init(namespaces:declaration:)`` are declared on the first element with their prefixes; any other
 /// namespace gets a generated prefix (`ns1`, `ns2`, …) declared on the element that first uses it. Text and
 /// attribute values are escaped, and characters XML 1.0 cannot carry (control characters other than tab, line
 /// feed and carriage return) are written as U+FFFD, so the output is always well-formed.

@@ -4,7 +4,7 @@ public import SatchelHTTP
 
 /// What the client adds to ``CMISError``: the transport's error behind a failure.
 extension CMISError {
-    /// An error whose cause is a transport failure (kept as ``underlying``).
+    /// An error whose cause is a transport failure (kept as `underlying`).
     public init(
         _ code: Code, _ message: String, serverException: String? = nil, status: Int? = nil, offset: Int? = nil,
         path: String? = nil, httpError: HTTPTransferError?
@@ -17,7 +17,7 @@ extension CMISError {
     /// The transport error, when the failure came from SatchelHTTP.
     public var httpError: HTTPTransferError? { underlying as? HTTPTransferError }
 
-    /// ``browser(status:body:)`` with the transport's error: a login page where JSON was expected is
+    /// `browser(status:body:)` with the transport's error: a login page where JSON was expected is
     /// `.unauthorized`, and the transport's message stands in for a missing server message.
     public static func browser(status: Int, body: Data, httpError: HTTPTransferError?) -> CMISError {
         let (exception, message) = browserException(body)

@@ -2,7 +2,7 @@ public import Foundation
 public import SatchelCMISCore
 
 /// The SAP Mobile Documents Notes app's notes, for an app to show and edit: documents of the note MIME type
-/// (``MobileDocuments/noteMimeType``) in the user's MyDocuments folder. `satchel notes` is built on it.
+/// (`MobileDocuments.noteMimeType`) in the user's MyDocuments folder. `satchel notes` is built on it.
 ///
 /// ```swift
 /// let session = try await CMISSession.connect(SessionParameters(
@@ -13,6 +13,7 @@ public import SatchelCMISCore
 /// _ = try await notes.update(note, text: Data("milk, eggs".utf8))   // refused if someone changed it meanwhile
 /// ```
 public struct MobileDocumentsNotes: Sendable {
+    /// The session the notes are read and written with.
     public let session: CMISSession
     /// The folder the notes are in.
     public let folderId: String
@@ -62,10 +63,12 @@ public struct MobileDocumentsNotes: Sendable {
             changeToken: note.changeToken)
     }
 
+    /// Renames a note (its `cmis:name`); returns it as changed.
     public func rename(_ note: CMISObject, to name: String) async throws -> CMISObject {
         try await session.rename(try Self.id(of: note), to: name)
     }
 
+    /// Deletes a note, with all its versions.
     public func delete(_ note: CMISObject) async throws {
         try await session.delete(try Self.id(of: note))
     }

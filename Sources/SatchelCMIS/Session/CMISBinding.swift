@@ -4,9 +4,9 @@ public import SatchelHTTP
 
 /// The CMIS services a binding speaks, one async method per operation, model values in and out.
 ///
-/// ``BrowserBinding`` implements it over the Browser binding (JSON); an AtomPub binding will implement the same
-/// protocol, so ``CMISSession`` and its callers do not depend on the wire format. Every method throws
-/// ``CMISError``: the server's exception and message for refusals, `.connection`/`.unauthorized` for transport
+/// ``BrowserBinding`` implements it over the Browser binding (JSON) and ``AtomPubBinding`` over AtomPub (XML), so
+/// ``CMISSession`` and its callers do not depend on the wire format. Every method throws
+/// `CMISError`: the server's exception and message for refusals, `.connection`/`.unauthorized` for transport
 /// failures.
 ///
 /// ```swift
@@ -102,6 +102,7 @@ public protocol CMISBinding: Sendable {
     func createObject(
         repositoryId: String, parentId: String?, baseType: BaseTypeId, properties: Properties
     ) async throws -> CMISObject
+    /// Moves an object to `targetFolderId` from `sourceFolderId` (which a multi-filed object needs).
     func moveObject(
         repositoryId: String, objectId: String, targetFolderId: String, sourceFolderId: String?
     ) async throws -> CMISObject
@@ -110,28 +111,37 @@ public protocol CMISBinding: Sendable {
         repositoryId: String, folderId: String, allVersions: Bool, unfileObjects: UnfileObjects,
         continueOnFailure: Bool
     ) async throws -> [String]
+    /// Sets the same properties on several objects (each guarded by its change token when given) and adds or
+    /// removes secondary types; returns the objects updated, with their new ids and change tokens.
     func bulkUpdate(
         repositoryId: String, objects: [(id: String, changeToken: String?)], properties: Properties,
         addSecondaryTypeIds: [String], removeSecondaryTypeIds: [String]
     ) async throws -> [BulkUpdateResult]
+    /// Sets a document's content (with `overwrite` false, only when it has none); returns the document, a new
+    /// version when the repository made one.
     func setContentStream(
         repositoryId: String, objectId: String, content: ContentSource, overwrite: Bool, changeToken: String?,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> CMISObject
+    /// Appends to a document's content; `isLastChunk` says this is the last piece.
     func appendContentStream(
         repositoryId: String, objectId: String, content: ContentSource, isLastChunk: Bool,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> CMISObject
+    /// Removes a document's content; `changeToken` makes the repository refuse it if the document changed.
     func deleteContentStream(repositoryId: String, objectId: String, changeToken: String?) async throws -> CMISObject
+    /// Files an object in one more folder (multi-filing).
     func addObjectToFolder(
         repositoryId: String, objectId: String, folderId: String, allVersions: Bool
     ) async throws -> CMISObject
+    /// Removes an object from a folder, or from every folder when `folderId` is nil (unfiling).
     func removeObjectFromFolder(repositoryId: String, objectId: String, folderId: String?) async throws -> CMISObject
 
     // MARK: Versioning
 
     /// Checks a document out and returns its private working copy.
     func checkOut(repositoryId: String, objectId: String) async throws -> CMISObject
+    /// Discards a private working copy, ending the check-out.
     func cancelCheckOut(repositoryId: String, objectId: String) async throws
     /// Checks a private working copy in and returns the new version.
     func checkIn(
@@ -140,17 +150,23 @@ public protocol CMISBinding: Sendable {
     ) async throws -> CMISObject
     /// Every version of a document's version series, newest first.
     func allVersions(repositoryId: String, objectId: String, context: OperationContext) async throws -> [CMISObject]
+    /// The latest version of a document's version series (the latest major version when `major`).
     func objectOfLatestVersion(
         repositoryId: String, objectId: String, major: Bool, context: OperationContext
     ) async throws -> CMISObject
 
     // MARK: ACLs and policies
 
+    /// An object's access control list (in the basic CMIS permissions only when `onlyBasicPermissions`).
     func acl(repositoryId: String, objectId: String, onlyBasicPermissions: Bool) async throws -> ACL
+    /// Removes and adds access control entries; returns the resulting ACL.
     func applyACL(
         repositoryId: String, objectId: String, add: [ACE], remove: [ACE], propagation: ACLPropagation
     ) async throws -> ACL
+    /// Applies a policy object to an object.
     func applyPolicy(repositoryId: String, policyId: String, objectId: String) async throws
+    /// Removes a policy from an object.
     func removePolicy(repositoryId: String, policyId: String, objectId: String) async throws
+    /// The policies applied to an object.
     func appliedPolicies(repositoryId: String, objectId: String, context: OperationContext) async throws -> [CMISObject]
 }

@@ -54,14 +54,14 @@ extension CMISSession {
         }
     }
 
-    /// A query built with ``QueryStatement`` (values escaped for CMIS QL) as a lazy sequence of its results.
+    /// A query built with `QueryStatement` (values escaped for CMIS QL) as a lazy sequence of its results.
     public func queryResults(
         _ statement: QueryStatement, searchAllVersions: Bool = false
     ) throws -> PagedSequence<ObjectList> {
         queryResults(try Self.text(of: statement), searchAllVersions: searchAllVersions)
     }
 
-    /// One page of a query built with ``QueryStatement`` (values escaped for CMIS QL).
+    /// One page of a query built with `QueryStatement` (values escaped for CMIS QL).
     ///
     /// ```swift
     /// var statement = QueryStatement("SELECT * FROM cmis:document WHERE IN_FOLDER(?)")

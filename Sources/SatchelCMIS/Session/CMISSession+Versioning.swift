@@ -3,11 +3,13 @@ public import SatchelCMISCore
 public import SatchelHTTP
 
 extension CMISSession {
-    /// Checks a document out and returns its private working copy (edit it, then ``checkIn(_:major:properties:content:comment:progress:)``).
+    /// Checks a document out and returns its private working copy (edit it, then
+    /// ``checkIn(_:major:properties:content:comment:progress:)``).
     ///
     /// ```swift
     /// let pwc = try await session.checkOut(document.id!)
-    /// let next = try await session.checkIn(pwc.id!, major: true, content: .data(Data("v2".utf8)), comment: "v2")
+    /// let text = ContentSource.data(Data("v2".utf8), filename: "notes.txt", mimeType: "text/plain")
+    /// let next = try await session.checkIn(pwc.id!, major: true, content: text, comment: "v2")
     /// ```
     public func checkOut(_ documentId: String) async throws -> CMISObject {
         cache.remove(id: documentId, allPaths: true)

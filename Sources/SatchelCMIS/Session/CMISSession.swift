@@ -20,7 +20,9 @@ import Synchronization
 ///
 /// A session is `Sendable`; share one per repository and user.
 public final class CMISSession: Sendable {
+    /// The parameters the session was connected with.
     public let parameters: SessionParameters
+    /// The binding requests go through. Calling it directly bypasses the session's object cache.
     public let binding: any CMISBinding
     private let info: Mutex<RepositoryInfo>
     let cache: ObjectCache
@@ -73,6 +75,7 @@ public final class CMISSession: Sendable {
 
     /// The repository's info as of connecting or the last ``refreshRepositoryInfo()``.
     public var repositoryInfo: RepositoryInfo { info.withLock { $0 } }
+    /// The id of the repository the session is connected to.
     public var repositoryId: String { repositoryInfo.id }
 
     /// SAP Mobile Documents: the id of the user's MyDocuments folder, when the repository announces one.

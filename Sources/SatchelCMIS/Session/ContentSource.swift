@@ -10,15 +10,20 @@ import SatchelCMISCore
 public struct ContentSource: Sendable, Hashable {
     /// Where the bytes are.
     public enum Storage: Sendable, Hashable {
+        /// Bytes in memory.
         case data(Data)
         /// Read from disk only while the request is sent.
         case file(URL)
     }
 
+    /// The bytes, in memory or in a file.
     public var storage: Storage
+    /// The file name sent with the content.
     public var filename: String
+    /// The content's MIME type.
     public var mimeType: String
 
+    /// Content from its parts; `data(_:filename:mimeType:)` and `file(_:filename:mimeType:)` are shorter.
     public init(storage: Storage, filename: String, mimeType: String) {
         self.storage = storage
         self.filename = filename

@@ -3,17 +3,23 @@ public import SatchelCMISCore
 
 /// A page of a CMIS list: its items, whether more follow, and the total when the repository knows it.
 public protocol CMISPage: Sendable {
+    /// What the list holds (an object, or an object in a folder).
     associatedtype Item: Sendable
+    /// The page's items.
     var items: [Item] { get }
+    /// Whether more items follow this page.
     var hasMoreItems: Bool { get }
+    /// How many items the whole list has, when the repository says.
     var numItems: Int64? { get }
 }
 
 extension ObjectInFolderList: CMISPage {
+    /// The page's children (`objects`).
     public var items: [ObjectInFolder] { objects }
 }
 
 extension ObjectList: CMISPage {
+    /// The page's objects (`objects`).
     public var items: [CMISObject] { objects }
 }
 
@@ -31,6 +37,7 @@ extension ObjectList: CMISPage {
 /// for try await page in session.queryResults("SELECT * FROM cmis:document").pages { print(page.numItems ?? -1) }
 /// ```
 public struct PagedSequence<Page: CMISPage>: AsyncSequence, Sendable {
+    /// Iteration yields the items, across pages.
     public typealias Element = Page.Item
     /// Fetches `maxItems` items from `skipCount`.
     public typealias PageFetcher = @Sendable (_ skipCount: Int, _ maxItems: Int) async throws -> Page
@@ -42,7 +49,7 @@ public struct PagedSequence<Page: CMISPage>: AsyncSequence, Sendable {
     let fetch: PageFetcher
 
     /// A sequence over the pages `fetch` returns; mostly made by ``CMISSession/children(of:context:)`` and
-    /// ``CMISSession/queryResults(_:searchAllVersions:)``.
+    /// `CMISSession/queryResults(_:searchAllVersions:)`.
     public init(pageSize: Int, prefetch: Int = 0, fetch: @escaping PageFetcher) {
         self.pageSize = Swift.max(pageSize, 1)
         self.prefetch = Swift.max(prefetch, 0)
@@ -52,6 +59,7 @@ public struct PagedSequence<Page: CMISPage>: AsyncSequence, Sendable {
     /// The same list a page (with `hasMoreItems` and `numItems`) at a time.
     public var pages: PageSequence { PageSequence(pageSize: pageSize, prefetch: prefetch, fetch: fetch) }
 
+    /// An iterator that starts from the first page.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(pages: pages.makeAsyncIterator()) }
 
     /// Yields the items of the current page, fetching the next page when it runs out.
@@ -60,6 +68,7 @@ public struct PagedSequence<Page: CMISPage>: AsyncSequence, Sendable {
         var buffer: [Page.Item] = []
         var index = 0
 
+        /// The next item, or nil after the last; throws the error of a page that could not be fetched.
         public mutating func next() async throws -> Page.Item? {
             while index >= buffer.count {
                 guard let page = try await pages.next() else { return nil }
@@ -73,11 +82,15 @@ public struct PagedSequence<Page: CMISPage>: AsyncSequence, Sendable {
 
     /// Pages of the list; ends after the page that says `hasMoreItems: false` (or comes back empty).
     public struct PageSequence: AsyncSequence, Sendable {
+        /// Iteration yields whole pages.
         public typealias Element = Page
+        /// How many items each request asks for.
         public let pageSize: Int
+        /// How many pages are requested ahead of iteration.
         public let prefetch: Int
         let fetch: PageFetcher
 
+        /// An iterator that starts from the first page.
         public func makeAsyncIterator() -> AsyncIterator {
             AsyncIterator(pageSize: pageSize, prefetch: prefetch, fetch: fetch)
         }
@@ -92,6 +105,7 @@ public struct PagedSequence<Page: CMISPage>: AsyncSequence, Sendable {
             /// Requests under way for the pages after the last one returned, in order.
             var ahead: [PendingPage<Page>] = []
 
+            /// The next page, or nil after the last; after an error, nil.
             public mutating func next() async throws -> Page? {
                 guard !finished else { return nil }
                 let pending =

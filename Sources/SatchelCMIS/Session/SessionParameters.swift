@@ -20,6 +20,7 @@ public struct SessionParameters: Sendable {
         case atomPub
     }
 
+    /// The wire protocol; `.browser` by default.
     public var binding: Binding
     /// The binding's service URL: the URL that answers with the repositories (for AtomPub, the service document).
     public var url: URL
@@ -51,6 +52,8 @@ public struct SessionParameters: Sendable {
     /// The HTTP transport; `nil` uses `HTTPClient.defaultTransport()`.
     public var transport: (any HTTPTransport)?
 
+    /// Parameters for the service at `url`. Unless told otherwise: the Browser binding, no credentials, pages of
+    /// 100 with 2 requested ahead, and an object cache of 1,000 objects kept for 60 seconds.
     public init(
         binding: Binding = .browser, url: URL, repositoryId: String? = nil, preferMyDocuments: Bool = false,
         auth: [any HTTPAuthProvider] = [], tokenHeader: String? = nil,

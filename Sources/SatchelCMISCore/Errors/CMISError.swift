@@ -4,7 +4,7 @@ import Foundation
 ///
 /// `code` says what went wrong in CMIS terms (the exceptions of CMIS 1.1 part I, 2.2.1.4, plus transport-level
 /// `unauthorized`/`connection` and `invalidResponse` for replies this client cannot read). The server's own
-/// message, the HTTP status and the underlying ``HTTPError`` travel with it.
+/// message, the HTTP status and the underlying cause (`underlying`, e.g. the transport's error) travel with it.
 ///
 /// ```swift
 /// do {
@@ -20,6 +20,7 @@ public struct CMISError: Error, Sendable, CustomStringConvertible {
         public let name: String
         private init(_ name: String) { self.name = name }
 
+        /// The code's name, as in `name`.
         public var description: String { name }
 
         /// One or more input values are invalid (HTTP 400).
@@ -94,6 +95,8 @@ public struct CMISError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// `CMIS <code>: <message>`, followed by ` (HTTP <status>)`, ` at <path>` and ` at byte <offset>` when those
+    /// are set.
     public var description: String {
         var text = "CMIS \(code): \(message)"
         if let status { text += " (HTTP \(status))" }

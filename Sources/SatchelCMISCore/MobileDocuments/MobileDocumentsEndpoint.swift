@@ -20,7 +20,9 @@ public enum MobileDocuments {
 
     /// The two CMIS bindings a Mobile Documents server offers.
     public enum Binding: String, Sendable, Hashable, CaseIterable {
+        /// The AtomPub binding; the raw value `atom` is the last path segment of its endpoint.
         case atomPub = "atom"
+        /// The Browser (JSON) binding; the raw value `json` is the last path segment of its endpoint.
         case browser = "json"
     }
 

@@ -10,17 +10,24 @@ public import Foundation
 /// if object.baseType == .document { print(object.contentStreamLength ?? 0) }
 /// ```
 public struct CMISObject: Sendable, Hashable {
+    /// The object's properties, keyed by property id (query results may key them by query name or alias).
     public var properties: Properties
+    /// What the current user may do with the object; `nil` unless asked for (`includeAllowableActions`).
     public var allowableActions: AllowableActions?
+    /// The object's access control list; `nil` unless asked for (`includeACL`).
     public var acl: ACL?
+    /// The ids of the policies applied to the object; empty unless asked for (`includePolicyIds`).
     public var policyIds: [String]
+    /// The object's renditions (thumbnails, previews); empty unless a rendition filter asked for them.
     public var renditions: [Rendition]
+    /// Relationship objects of which this object is source or target, as `includeRelationships` asked.
     public var relationships: [CMISObject]
     /// Set for objects returned by `getContentChanges`.
     public var changeEventInfo: ChangeEventInfo?
     /// Repository-specific data.
     public var extensions: [CMISExtension]
 
+    /// An object with these properties; everything else defaults to absent or empty.
     public init(
         properties: Properties, allowableActions: AllowableActions? = nil, acl: ACL? = nil,
         policyIds: [String] = [], renditions: [Rendition] = [], relationships: [CMISObject] = [],

@@ -58,8 +58,11 @@ public struct Properties: Sendable, Hashable, RandomAccessCollection {
         self.positions = positions
     }
 
+    /// The position of the first property (`0`).
     public var startIndex: Int { all.startIndex }
+    /// The position after the last property.
     public var endIndex: Int { all.endIndex }
+    /// The property at `position` in the order the repository sent them.
     public subscript(position: Int) -> CMISProperty { all[position] }
 
     /// The property with this id; setting `nil` removes it.
@@ -88,6 +91,8 @@ public struct Properties: Sendable, Hashable, RandomAccessCollection {
     /// The property ids in order.
     public var ids: [String] { all.map(\.id) }
 
+    /// Whether both hold equal properties in the same order.
     public static func == (lhs: Properties, rhs: Properties) -> Bool { lhs.all == rhs.all }
+    /// Hashes the properties in order, consistent with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(all) }
 }

@@ -8,13 +8,21 @@ public import Foundation
 /// value.type            // .integer
 /// ```
 public enum PropertyValue: Sendable, Hashable {
+    /// A `string` value.
     case string(String)
+    /// A `boolean` value.
     case boolean(Bool)
+    /// An `integer` value.
     case integer(Int64)
+    /// A `decimal` value.
     case decimal(Decimal)
+    /// A `datetime` value.
     case datetime(Date)
+    /// An `id` value: an object or type id.
     case id(String)
+    /// A `uri` value, as text.
     case uri(String)
+    /// An `html` value, as text.
     case html(String)
 
     /// The property type this value belongs to.

@@ -9,11 +9,17 @@ public import Foundation
 /// let token = info.extensionValue(named: "token")      // SAP Mobile Documents' XSRF token
 /// ```
 public struct RepositoryInfo: Sendable, Hashable {
+    /// The repository id, used in every request.
     public var id: String
+    /// The repository's name.
     public var name: String
+    /// A description of the repository, when given.
     public var description: String?
+    /// The vendor of the repository software, when given.
     public var vendorName: String?
+    /// The repository software's name, when given.
     public var productName: String?
+    /// The repository software's version, when given.
     public var productVersion: String?
     /// The id of the root folder.
     public var rootFolderId: String
@@ -21,14 +27,19 @@ public struct RepositoryInfo: Sendable, Hashable {
     public var latestChangeLogToken: String?
     /// The CMIS version the repository implements (`"1.1"`).
     public var cmisVersionSupported: String?
+    /// The URI of a web client for the repository, when it has one.
     public var thinClientURI: String?
     /// Whether the change log may miss events.
     public var changesIncomplete: Bool?
     /// The base types whose changes the change log records.
     public var changesOnType: [BaseTypeId]
+    /// The optional features the repository supports.
     public var capabilities: RepositoryCapabilities
+    /// How the repository models permissions; `nil` when not reported.
     public var aclCapabilities: ACLCapabilities?
+    /// The principal id that stands for unauthenticated users, when the repository has one.
     public var principalIdAnonymous: String?
+    /// The principal id that stands for every user, when the repository has one.
     public var principalIdAnyone: String?
     /// Extension features the repository declares (CMIS 1.1).
     public var extendedFeatures: [ExtensionFeature]
@@ -61,12 +72,18 @@ public struct RepositoryInfo: Sendable, Hashable {
 
 /// An extension feature a repository declares (`extendedFeatures`).
 public struct ExtensionFeature: Sendable, Hashable {
+    /// The feature's id (usually a URI).
     public var id: String
+    /// Where the feature is described, when given.
     public var url: String?
+    /// The feature's common name, when given.
     public var commonName: String?
+    /// The feature's version, when given.
     public var versionLabel: String?
+    /// What the feature does, when given.
     public var description: String?
 
+    /// A feature with this id; the other values are optional.
     public init(
         id: String, url: String? = nil, commonName: String? = nil, versionLabel: String? = nil,
         description: String? = nil

@@ -8,22 +8,37 @@ import Foundation
 /// type.propertyDefinition(id: "cmis:name")?.updatability // .readwrite
 /// ```
 public struct TypeDefinition: Sendable, Hashable {
+    /// The type id (`cmis:document`, `D:my:invoice` …).
     public var id: String
+    /// The local name, when given.
     public var localName: String?
+    /// The local namespace, when given.
     public var localNamespace: String?
+    /// A name to show, when given.
     public var displayName: String?
+    /// The name to use in CMIS QL (`FROM …`), when given.
     public var queryName: String?
+    /// What the type is for, when given.
     public var description: String?
+    /// The base type the type derives from.
     public var baseTypeId: BaseTypeId
     /// The parent type; `nil` for base types.
     public var parentTypeId: String?
+    /// Whether objects of this type can be created; `nil` when not given.
     public var creatable: Bool?
+    /// Whether objects of this type can be filed in folders; `nil` when not given.
     public var fileable: Bool?
+    /// Whether the type can be used in a query's `FROM`; `nil` when not given.
     public var queryable: Bool?
+    /// Whether objects of this type are full-text indexed; `nil` when not given.
     public var fulltextIndexed: Bool?
+    /// Whether queries on a supertype return objects of this type; `nil` when not given.
     public var includedInSupertypeQuery: Bool?
+    /// Whether policies can be applied to objects of this type; `nil` when not given.
     public var controllablePolicy: Bool?
+    /// Whether ACLs of objects of this type can be changed; `nil` when not given.
     public var controllableACL: Bool?
+    /// Whether the type may be subtyped, changed or deleted; `nil` when not given.
     public var typeMutability: TypeMutability?
     /// Document types: whether documents of this type are versionable.
     public var versionable: Bool?
@@ -76,10 +91,14 @@ public struct TypeDefinition: Sendable, Hashable {
 
 /// Whether a type may be subtyped, changed or deleted (CMIS 1.1).
 public struct TypeMutability: Sendable, Hashable {
+    /// Whether subtypes of the type may be created; `nil` when not given.
     public var create: Bool?
+    /// Whether the type may be changed; `nil` when not given.
     public var update: Bool?
+    /// Whether the type may be deleted; `nil` when not given.
     public var delete: Bool?
 
+    /// Mutability with these flags; each defaults to unknown.
     public init(create: Bool? = nil, update: Bool? = nil, delete: Bool? = nil) {
         self.create = create
         self.update = update
@@ -89,10 +108,14 @@ public struct TypeMutability: Sendable, Hashable {
 
 /// A page of type definitions (`getTypeChildren`).
 public struct TypeDefinitionList: Sendable, Hashable {
+    /// The types of this page.
     public var types: [TypeDefinition]
+    /// Whether more types follow this page.
     public var hasMoreItems: Bool
+    /// The total number of types, when the repository knows it.
     public var numItems: Int64?
 
+    /// A page of types; `hasMoreItems` defaults to `false`, `numItems` to unknown.
     public init(types: [TypeDefinition], hasMoreItems: Bool = false, numItems: Int64? = nil) {
         self.types = types
         self.hasMoreItems = hasMoreItems
@@ -102,9 +125,12 @@ public struct TypeDefinitionList: Sendable, Hashable {
 
 /// A node of the type tree (`getTypeDescendants`).
 public struct TypeDefinitionContainer: Sendable, Hashable {
+    /// The type at this node.
     public var type: TypeDefinition
+    /// The node's subtypes, as far as the requested depth reaches.
     public var children: [TypeDefinitionContainer]
 
+    /// A node with its subtypes (none by default).
     public init(type: TypeDefinition, children: [TypeDefinitionContainer] = []) {
         self.type = type
         self.children = children

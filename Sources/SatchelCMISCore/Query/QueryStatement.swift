@@ -4,8 +4,9 @@ import SatchelText
 /// A CMIS QL statement with `?` placeholders, filled with values that are escaped for their kind.
 ///
 /// Values never become query syntax: strings are quoted with `'` and backslash-escaped (CMIS 1.1 §2.1.14.2.4.4),
-/// `LIKE` patterns also escape `%` and `_` unless asked not to, dates become `TIMESTAMP '…'` literals and
-/// identifiers (type and property query names) are checked against the CMIS QL identifier rules.
+/// `LIKE` patterns also escape `%` and `_` (a `%` wildcard is added only at either end, on request), dates become
+/// `TIMESTAMP '…'` literals and identifiers (type and property query names) are checked against the CMIS QL
+/// identifier rules.
 ///
 /// ```swift
 /// var statement = QueryStatement("SELECT cmis:name FROM cmis:document WHERE IN_FOLDER(?) AND cmis:name LIKE ?")
@@ -18,6 +19,7 @@ public struct QueryStatement: Sendable, Hashable, CustomStringConvertible {
     public let template: String
     private var values: [Int: String] = [:]
 
+    /// A statement with this template and no placeholder values yet.
     public init(_ template: String) { self.template = template }
 
     /// How many `?` placeholders the template has (outside string literals).
@@ -42,10 +44,13 @@ public struct QueryStatement: Sendable, Hashable, CustomStringConvertible {
         values[index] = "'" + (wildcardPrefix ? "%" : "") + escaped + (wildcardSuffix ? "%" : "") + "'"
     }
 
+    /// Sets placeholder `index` to an integer literal.
     public mutating func set(_ index: Int, integer: Int64) { values[index] = String(integer) }
 
+    /// Sets placeholder `index` to a decimal literal, written as `Decimal`'s description (`12.5`).
     public mutating func set(_ index: Int, decimal: Decimal) { values[index] = "\(decimal)" }
 
+    /// Sets placeholder `index` to `TRUE` or `FALSE`.
     public mutating func set(_ index: Int, bool: Bool) { values[index] = bool ? "TRUE" : "FALSE" }
 
     /// Sets placeholder `index` to `TIMESTAMP 'yyyy-MM-ddTHH:mm:ss.SSSZ'` (UTC).
@@ -84,6 +89,7 @@ public struct QueryStatement: Sendable, Hashable, CustomStringConvertible {
     /// The resolved statement, or the template when a placeholder has no value yet.
     public var text: String { (try? resolved()) ?? template }
 
+    /// The same as `text`.
     public var description: String { text }
 
     // MARK: Escaping
@@ -142,6 +148,8 @@ public struct QueryStatement: Sendable, Hashable, CustomStringConvertible {
 
 /// A query statement that could not be built.
 public struct CMISQueryError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong: a placeholder without a value, or a value that is not a valid identifier.
     public let message: String
+    /// `CMIS query: ` followed by `message`.
     public var description: String { "CMIS query: \(message)" }
 }

@@ -10,17 +10,28 @@ import Foundation
 ///
 /// In `.onChallenge` mode the origin that asked is remembered, so later requests to it carry credentials at once.
 public final class BasicAuth: HTTPAuthProvider {
-    public enum Mode: Sendable { case preemptive, onChallenge }
+    /// When the credentials are sent.
+    public enum Mode: Sendable {
+        /// On every request, before any challenge.
+        case preemptive
+        /// Only after a `401` whose `WWW-Authenticate` offers Basic; from then on, at once to that origin (scheme, host
+        /// and port).
+        case onChallenge
+    }
 
     private let headerValue: String
+    /// When the credentials are sent (`.preemptive` by default).
     public let mode: Mode
     private let challengedOrigins = Mutex<Set<String>>([])
 
+    /// Credentials of `user` and `password`, encoded once as the `Authorization` value.
     public init(user: String, password: String, mode: Mode = .preemptive) {
         headerValue = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
         self.mode = mode
     }
 
+    /// Sets `Authorization` unless the request already has one: always in `.preemptive` mode, and in `.onChallenge`
+    /// mode once the request's origin has asked.
     public func authorize(_ request: inout HTTPClient.Request, context: HTTPAuthContext) async throws {
         guard !request.headers.contains("Authorization") else { return }
         let origin = Self.origin(of: request.url)
@@ -29,6 +40,8 @@ public final class BasicAuth: HTTPAuthProvider {
         }
     }
 
+    /// Asks for a resend after a `401` that offers Basic, when the request did not already carry these credentials (so
+    /// wrong credentials end in the `401`); remembers the origin that asked.
     public func recover(
         from response: HTTPClient.Response, to request: HTTPClient.Request, context: HTTPAuthContext
     ) async throws

@@ -17,6 +17,7 @@ public final class BearerTokenAuth: HTTPAuthProvider {
     private let state: Mutex<State>
     private let refreshToken: @Sendable () async throws -> String
 
+    /// Starts with `token` (fetched with `refresh` on first use when nil); `refresh` returns a new token.
     public init(token: String? = nil, refresh: @escaping @Sendable () async throws -> String) {
         state = Mutex(State(token: token))
         refreshToken = refresh
@@ -25,6 +26,7 @@ public final class BearerTokenAuth: HTTPAuthProvider {
     /// The token in use now.
     public var token: String? { state.withLock { $0.token } }
 
+    /// Sets `Authorization: Bearer …`, fetching a token first when there is none.
     public func authorize(_ request: inout HTTPClient.Request, context: HTTPAuthContext) async throws {
         var token = state.withLock { $0.token }
         if token == nil { token = try await refreshed(replacing: nil) }
@@ -32,6 +34,8 @@ public final class BearerTokenAuth: HTTPAuthProvider {
         request.headers["Authorization"] = "Bearer \(token)"
     }
 
+    /// After a `401`, refreshes the token (unless another request already replaced the one sent) and asks for a resend.
+    /// A failed refresh throws `.unauthorized`.
     public func recover(
         from response: HTTPClient.Response, to request: HTTPClient.Request, context: HTTPAuthContext
     ) async throws

@@ -15,11 +15,14 @@ public import Foundation
 /// ])
 /// ```
 public final class CSRFTokenAuth: HTTPAuthProvider {
+    /// The token's header (`X-CSRF-Token` by default).
     public let headerName: String
     /// Where to fetch the token; nil fetches it from the URL of the request that needs it.
     public let fetchURL: URL?
     private let state = Mutex<String?>(nil)
 
+    /// The handshake on `headerName`, fetching the token from `fetchURL` (from the URL of the request that needs it
+    /// when nil).
     public init(headerName: String = "X-CSRF-Token", fetchURL: URL? = nil) {
         self.headerName = headerName
         self.fetchURL = fetchURL
@@ -28,6 +31,8 @@ public final class CSRFTokenAuth: HTTPAuthProvider {
     /// The token in use, if one was fetched.
     public var token: String? { state.withLock { $0 } }
 
+    /// On a modifying request without the header, adds the token, fetching one first when none is held. A fetch that
+    /// returns no token throws `.unauthorized` (on a `401`) or `.forbidden`.
     public func authorize(_ request: inout HTTPClient.Request, context: HTTPAuthContext) async throws {
         guard request.method.isModifying, !request.headers.contains(headerName) else { return }
         var token = state.withLock { $0 }
@@ -35,6 +40,8 @@ public final class CSRFTokenAuth: HTTPAuthProvider {
         request.headers[headerName] = token
     }
 
+    /// After a `403` with `X-CSRF-Token: Required` to a modifying request, drops the token, fetches a new one and asks
+    /// for a resend.
     public func recover(
         from response: HTTPClient.Response, to request: HTTPClient.Request, context: HTTPAuthContext
     ) async throws

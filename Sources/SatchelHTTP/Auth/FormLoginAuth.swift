@@ -17,14 +17,19 @@ public import Foundation
 /// let client = HTTPClient(auth: [sso])
 /// ```
 public final class FormLoginAuth: HTTPAuthProvider {
+    /// How the login form is filled in and how a login is recognised.
     public struct Configuration: Sendable {
+        /// The form field of the user name (`j_username` by default).
         public var usernameField: String
+        /// The form field of the password (`j_password` by default).
         public var passwordField: String
         /// More form fields the login form expects (`login_submit=on`, …).
         public var extraFields: [(String, String)]
         /// Cookies that prove a login worked; when set, a login that does not yield one of them fails.
         public var sessionCookies: [String]
 
+        /// A form of the given fields; by default `j_username` and `j_password`, no extra fields, and any login that
+        /// does not fail counts.
         public init(
             usernameField: String = "j_username",
             passwordField: String = "j_password",
@@ -45,12 +50,15 @@ public final class FormLoginAuth: HTTPAuthProvider {
         var count = 0
     }
 
+    /// Where the credentials are posted.
     public let loginURL: URL
+    /// The form's fields and the cookies that prove a login.
     public let configuration: Configuration
     private let username: String
     private let password: String
     private let state = Mutex(State())
 
+    /// Logs in at `loginURL` as `username`. Nothing is sent until the first request.
     public init(loginURL: URL, username: String, password: String, configuration: Configuration = Configuration()) {
         self.loginURL = loginURL
         self.username = username
@@ -61,10 +69,14 @@ public final class FormLoginAuth: HTTPAuthProvider {
     /// How many times this provider has logged in.
     public var loginCount: Int { state.withLock { $0.count } }
 
+    /// Logs in before the first request (and after a failed login). A login fails with `.unauthorized` when the
+    /// endpoint answers an error status, sends the login form back, or sets none of the session cookies asked for.
     public func authorize(_ request: inout HTTPClient.Request, context: HTTPAuthContext) async throws {
         if !state.withLock({ $0.loggedIn }) { try await logIn(context: context, sentCookies: nil) }
     }
 
+    /// After a `401`, or an HTML login page where data was expected, logs in again and asks for a resend; when the
+    /// cookies changed since the request was sent, another request already logged in, and the resend uses its session.
     public func recover(
         from response: HTTPClient.Response, to request: HTTPClient.Request, context: HTTPAuthContext
     ) async throws

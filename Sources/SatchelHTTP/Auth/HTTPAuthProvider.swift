@@ -27,6 +27,7 @@ public protocol HTTPAuthProvider: Sendable {
 }
 
 extension HTTPAuthProvider {
+    /// Never recovers: for providers that only add credentials.
     public func recover(
         from response: HTTPClient.Response, to request: HTTPClient.Request, context: HTTPAuthContext
     ) async throws
@@ -46,5 +47,6 @@ public struct HTTPAuthContext: Sendable {
         try await client.execute(request, destination: .memory, progress: nil, authDepth: depth)
     }
 
+    /// The client's cookie jar (where a login's session cookies land).
     public var cookies: CookieJar { client.configuration.cookieJar }
 }

@@ -19,14 +19,21 @@ extension HTTPClient {
         public var userAgent: String
         /// The longest a request waits for the server to answer or to send more bytes.
         public var timeout: Duration
+        /// When a failed request is sent again (`RetryPolicy.default`).
         public var retry: RetryPolicy
+        /// Redirects followed per request (10 by default); one more throws `.tooManyRedirects`, and with 0 any redirect
+        /// does.
         public var maximumRedirects: Int
         /// The largest body read into memory; larger answers fail with `.responseTooLarge` (download them instead).
         public var maximumInMemoryResponseBytes: Int
         /// Cookies live here, in memory only.
         public var cookieJar: CookieJar
+        /// Where requests are logged (`satchel.http`): one line per exchange at debug level, headers (redacted) at
+        /// trace.
         public var logger: Logger
 
+        /// A configuration whose defaults are: no base URL or extra headers, Satchel's user agent, 30-second timeouts,
+        /// `RetryPolicy.default`, 10 redirects, 64 MiB in memory, a new cookie jar.
         public init(
             baseURL: URL? = nil,
             headers: HTTPClient.Headers = [:],
@@ -49,6 +56,7 @@ extension HTTPClient {
             self.logger = logger
         }
 
+        /// `Satchel/<version> (<system>)`.
         public static let defaultUserAgent: String = {
             #if os(Linux)
                 let system = "Linux"
@@ -66,5 +74,6 @@ extension HTTPClient {
 
 /// The version of the Satchel libraries.
 public enum SatchelVersion {
+    /// The version, as the default user agent shows it.
     public static let current = "0.1.0"
 }

@@ -15,11 +15,14 @@ public import Foundation
 /// A client is cheap to share: it is `Sendable`, and every call is independent. Cancelling the calling task
 /// cancels the request and throws ``HTTPTransferError`` with code `.cancelled`.
 public final class HTTPClient: Sendable {
+    /// Base URL, default headers, timeouts, retries, redirects and cookies.
     public let configuration: Configuration
+    /// What carries each exchange.
     public let transport: any HTTPTransport
     /// Applied in order; see ``HTTPAuthProvider``.
     public let auth: [any HTTPAuthProvider]
 
+    /// A client of `configuration` over `transport` (the platform's default), with `auth` applied in order.
     public init(
         configuration: Configuration = Configuration(),
         transport: any HTTPTransport = HTTPClient.defaultTransport(),
@@ -38,8 +41,8 @@ public final class HTTPClient: Sendable {
 
     /// Sends a request and reads the answer into memory.
     ///
-    /// Throws ``HTTPTransferError`` for a status outside 2xx (unless `request.validatesStatus` is false), for an HTML login
-    /// page where data was expected (`.unauthorized`), and for every transport failure.
+    /// Throws ``HTTPTransferError`` for a status outside 2xx (unless `request.validatesStatus` is false), for an HTML
+    /// login page where data was expected (`.unauthorized`), and for every transport failure.
     @discardableResult
     public func send(
         _ request: HTTPClient.Request, progress: (@Sendable (TransferProgress) -> Void)? = nil

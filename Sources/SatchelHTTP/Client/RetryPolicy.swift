@@ -16,17 +16,22 @@ import SatchelText
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts in all, the first included; 1 means no retry.
     public var maximumAttempts: Int
+    /// The wait before the first retry, before jitter (250 ms by default).
     public var initialDelay: Duration
+    /// The longest wait between attempts, before jitter (10 seconds by default).
     public var maximumDelay: Duration
+    /// How much each wait grows over the previous one (2 by default).
     public var multiplier: Double
     /// The share of each delay that is random (0 = none, 1 = "full jitter").
     public var jitter: Double
+    /// Statuses that are retried (429 and 503 by default).
     public var retryableStatuses: Set<Int>
     /// Whether a timeout counts as a connection failure worth retrying.
     public var retriesTimeouts: Bool
     /// A `Retry-After` longer than this ends the retries with the error instead of waiting.
     public var maximumRetryAfter: Duration
 
+    /// A policy of the given values; `maximumAttempts` is at least 1, and `jitter` is kept between 0 and 1.
     public init(
         maximumAttempts: Int = 3,
         initialDelay: Duration = .milliseconds(250),
@@ -47,7 +52,9 @@ public struct RetryPolicy: Sendable, Hashable {
         self.maximumRetryAfter = maximumRetryAfter
     }
 
+    /// Three attempts, waits from 250 ms doubling up to 10 seconds, half of each random, on 429 and 503.
     public static let `default` = RetryPolicy()
+    /// One attempt: nothing is retried.
     public static let never = RetryPolicy(maximumAttempts: 1)
 
     /// The wait before attempt `attempt + 1`, after attempt `attempt` failed (`attempt` starts at 1).

@@ -2,17 +2,24 @@ public import Foundation
 
 /// A cookie as a server set it (RFC 6265).
 public struct Cookie: Sendable, Hashable, CustomStringConvertible {
+    /// The cookie's name.
     public var name: String
+    /// The cookie's value: a secret, never shown in `description`.
     public var value: String
     /// The host the cookie belongs to, lowercased, without a leading dot.
     public var domain: String
     /// Whether the cookie also goes to subdomains (the server sent a `Domain` attribute).
     public var includesSubdomains: Bool
+    /// The path the cookie is sent under (`/` by default).
     public var path: String
+    /// When the cookie expires; nil for a session cookie, kept while the jar lives.
     public var expires: Date?
+    /// Sent over `https` only (or to `localhost` and `127.0.0.1`).
     public var isSecure: Bool
+    /// The server's `HttpOnly` attribute, kept as it was set.
     public var isHTTPOnly: Bool
 
+    /// A host-only cookie for the whole site by default; `domain` is lowercased.
     public init(
         name: String,
         value: String,

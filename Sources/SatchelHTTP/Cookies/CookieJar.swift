@@ -12,6 +12,7 @@ public import Foundation
 public final class CookieJar: Sendable {
     private let storage = Mutex<[Cookie]>([])
 
+    /// An empty jar.
     public init() {}
 
     /// Stores the cookies of a response's `Set-Cookie` fields; an expired cookie deletes the stored one.
@@ -26,6 +27,7 @@ public final class CookieJar: Sendable {
         }
     }
 
+    /// Stores `cookie`, replacing one of the same name, domain and path.
     public func set(_ cookie: Cookie) {
         storage.withLock { stored in
             stored.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
@@ -47,8 +49,10 @@ public final class CookieJar: Sendable {
         return cookies.isEmpty ? nil : cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
 
+    /// Every stored cookie; expired ones until the next lookup drops them.
     public var all: [Cookie] { storage.withLock { $0 } }
 
+    /// Forgets every cookie.
     public func removeAll() { storage.withLock { $0.removeAll() } }
 
     /// Removes the cookies called `name` (e.g. to drop an expired SSO ticket).

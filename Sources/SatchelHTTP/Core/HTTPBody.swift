@@ -8,16 +8,20 @@ extension HTTPClient {
     /// is known up front, so files and multipart forms stream from disk in constant memory with a `Content-Length`.
     ///
     /// ```swift
-    /// let upload = HTTPClient.Body.file(URL(fileURLWithPath: "/tmp/big.iso"), contentType: "application/octet-stream")
+    /// let upload = try HTTPClient.Body.file(
+    ///     URL(fileURLWithPath: "/tmp/big.iso"), contentType: "application/octet-stream")
     /// let form = HTTPClient.Body.form([("user", "alice"), ("password", secret)])
     /// let json = try HTTPClient.Body.json(["name": "Notes"])
     /// ```
     public struct Body: Sendable, Hashable {
+        /// One piece of a body.
         public enum Segment: Sendable, Hashable {
+            /// Bytes in memory.
             case data(Data)
             /// `length` bytes of a file from `offset`.
             case file(URL, offset: Int64, length: Int64)
 
+            /// The number of bytes the segment sends.
             public var length: Int64 {
                 switch self {
                 case .data(let data): Int64(data.count)
@@ -26,9 +30,12 @@ extension HTTPClient {
             }
         }
 
+        /// The body's pieces, sent in order.
         public var segments: [Segment]
+        /// The `Content-Type` sent with the body, unless the request sets one.
         public var contentType: String?
 
+        /// A body of `segments`.
         public init(segments: [Segment], contentType: String?) {
             self.segments = segments
             self.contentType = contentType
@@ -47,10 +54,12 @@ extension HTTPClient {
             return result
         }
 
+        /// Bytes in memory, `application/octet-stream` by default.
         public static func data(_ data: Data, contentType: String? = "application/octet-stream") -> HTTPClient.Body {
             HTTPClient.Body(segments: [.data(data)], contentType: contentType)
         }
 
+        /// Text as UTF-8, `text/plain; charset=utf-8` by default.
         public static func text(_ text: String, contentType: String = "text/plain; charset=utf-8") -> HTTPClient.Body {
             HTTPClient.Body(segments: [.data(Data(text.utf8))], contentType: contentType)
         }

@@ -8,21 +8,29 @@ extension HTTPClient {
     /// headers["X-CSRF-Token"] = "Fetch"
     /// ```
     public struct Headers: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+        /// One header field.
         public struct Field: Sendable, Hashable {
+            /// The field name, as given (lookups ignore case).
             public var name: String
+            /// The field value.
             public var value: String
+            /// A field of `name` and `value`.
             public init(name: String, value: String) {
                 self.name = name
                 self.value = value
             }
         }
 
+        /// Every field, in order.
         public private(set) var fields: [Field] = []
 
+        /// No fields.
         public init() {}
+        /// Fields of `pairs` (name, value), in order; repeated names are kept.
         public init(_ pairs: [(String, String)]) {
             fields = pairs.map { Field(name: $0.0, value: $0.1) }
         }
+        /// Fields of a literal, in order.
         public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
 
         /// The first value of the field, or nil. Setting replaces every field of that name; nil removes them.
@@ -50,11 +58,13 @@ extension HTTPClient {
             fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
         }
 
+        /// Whether a field is named `name` (ignoring case).
         public func contains(_ name: String) -> Bool { fields.contains { $0.name.caseInsensitiveEquals(name) } }
 
         /// Adds a field without replacing existing fields of the same name.
         public mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
 
+        /// Removes every field named `name` (ignoring case).
         public mutating func remove(_ name: String) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
 
         /// Sets the field only if it is not already present.
@@ -62,8 +72,10 @@ extension HTTPClient {
             if !contains(name) { add(name, value) }
         }
 
+        /// Iterates the fields in order.
         public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
+        /// One `name: value` line per field, secret values redacted.
         public var description: String {
             fields.map { "\($0.name): \(Redaction.headerValue(name: $0.name, value: $0.value))" }
                 .joined(separator: "\n")

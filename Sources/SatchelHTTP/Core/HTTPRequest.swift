@@ -10,10 +10,13 @@ extension HTTPClient {
     /// let response = try await client.send(request)
     /// ```
     public struct Request: Sendable {
+        /// The method (`GET` by default).
         public var method: HTTPClient.Method
         /// An absolute URL, or one relative to the client's `baseURL`.
         public var url: URL
+        /// The request's own headers; they win over the client's defaults.
         public var headers: HTTPClient.Headers
+        /// The body, sent again as it is on a retry or resend; nil for none.
         public var body: HTTPClient.Body?
         /// How long the request may wait for the server to answer or to send more bytes; `nil` uses the client's.
         public var timeout: Duration?
@@ -25,6 +28,7 @@ extension HTTPClient {
         /// Whether a response outside 2xx throws an ``HTTPTransferError`` (the default) or is returned.
         public var validatesStatus: Bool = true
 
+        /// A request; the status is validated by default.
         public init(
             _ method: HTTPClient.Method = .get,
             url: URL,
@@ -65,8 +69,10 @@ public enum ByteRange: Sendable, Hashable {
     /// The last `n` bytes.
     case suffix(Int64)
 
+    /// Every byte from `start` to the end.
     public static func bytes(from start: Int64) -> ByteRange { .from(start) }
 
+    /// The `Range` header value (`bytes=0-99`, `bytes=100-`, `bytes=-100`).
     public var headerValue: String {
         switch self {
         case .bytes(let range): "bytes=\(range.lowerBound)-\(range.upperBound)"

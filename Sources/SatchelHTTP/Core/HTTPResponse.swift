@@ -4,7 +4,9 @@ public import SatchelJSON
 extension HTTPClient {
     /// A response: status, headers and the body, in memory or in a file.
     public struct Response: Sendable {
+        /// The HTTP status.
         public var status: Int
+        /// The response headers.
         public var headers: HTTPClient.Headers
         /// The URL that answered, after redirects.
         public var url: URL
@@ -13,6 +15,7 @@ extension HTTPClient {
         /// Where the body was written, for downloads.
         public var bodyFile: URL?
 
+        /// A response of the given parts (for transports and tests).
         public init(status: Int, headers: HTTPClient.Headers = [:], url: URL, body: Data = Data(), bodyFile: URL? = nil)
         {
             self.status = status
@@ -22,7 +25,9 @@ extension HTTPClient {
             self.bodyFile = bodyFile
         }
 
+        /// Whether the status is 2xx.
         public var isSuccess: Bool { (200..<300).contains(status) }
+        /// Whether the status is one of the redirects the client follows (301, 302, 303, 307, 308).
         public var isRedirect: Bool { [301, 302, 303, 307, 308].contains(status) }
 
         /// The media type without parameters, lowercased (`application/json`).
@@ -33,6 +38,7 @@ extension HTTPClient {
             return trimmed.isEmpty ? nil : trimmed
         }
 
+        /// The `ETag` header, as sent.
         public var etag: String? { headers["ETag"] }
 
         /// The body as UTF-8 text (invalid bytes replaced).
@@ -76,11 +82,14 @@ extension HTTPClient {
 
 /// A parsed `Content-Range: bytes first-last/complete` header.
 public struct ContentRange: Sendable, Hashable {
+    /// The first byte's offset.
     public var first: Int64
+    /// The last byte's offset (inclusive).
     public var last: Int64
     /// The length of the whole representation, when the server knows it.
     public var completeLength: Int64?
 
+    /// Parses `bytes first-last/complete` (`*` for an unknown length); nil for anything else.
     public init?(headerValue: String) {
         let value = headerValue.trimmingCharacters(in: .whitespaces)
         guard value.hasPrefix("bytes ") else { return nil }

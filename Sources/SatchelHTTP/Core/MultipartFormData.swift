@@ -10,13 +10,16 @@ import SatchelText
 /// let request = HTTPClient.Request(.post, url: endpoint, body: .multipart(form))
 /// ```
 public struct MultipartFormData: Sendable {
+    /// The boundary between parts (`satchel-` and a UUID by default).
     public let boundary: String
     private var segments: [HTTPClient.Body.Segment] = []
 
+    /// An empty form.
     public init(boundary: String = "satchel-" + UUID().uuidString) {
         self.boundary = boundary
     }
 
+    /// Adds a text field.
     public mutating func addField(_ name: String, _ value: String) {
         // A field's part carries no type of its own: nothing here is taken from the caller but the quoted name.
         try! appendHeader(disposition: "form-data; name=\"\(Self.quote(name))\"", contentType: nil)
@@ -52,6 +55,7 @@ public struct MultipartFormData: Sendable {
         segments.append(.data(Data("\r\n".utf8)))
     }
 
+    /// The form as a body, with the closing boundary and its `multipart/form-data` content type.
     public var body: HTTPClient.Body {
         HTTPClient.Body(
             segments: segments + [.data(Data("--\(boundary)--\r\n".utf8))],

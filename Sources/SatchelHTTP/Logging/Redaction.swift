@@ -2,6 +2,7 @@ public import Foundation
 
 /// Removes secrets before anything is logged or put in an error description.
 public enum Redaction {
+    /// What stands in for a secret.
     public static let placeholder = "<redacted>"
 
     /// Header names whose values are always secret.

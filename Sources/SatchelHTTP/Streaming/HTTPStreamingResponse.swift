@@ -13,8 +13,8 @@ public import Foundation
 /// The transport reads ahead at most a small buffer (backpressure): a slow consumer slows the download rather
 /// than growing memory. Stopping early — leaving the loop, cancelling the task, calling ``cancel()`` or dropping
 /// the response — closes the connection. A connection cut before the body is complete makes the loop throw
-/// ``HTTPTransferError`` with code `.connection` (`.timeout` when the server went silent), and going past the size limit
-/// throws `.responseTooLarge`.
+/// ``HTTPTransferError`` with code `.connection` (`.timeout` when the server went silent), and going past the size
+/// limit throws `.responseTooLarge`.
 public struct HTTPStreamingResponse: Sendable {
     /// Status, headers and the URL that answered (after redirects); its `body` is empty.
     public let head: HTTPClient.Response
@@ -26,8 +26,11 @@ public struct HTTPStreamingResponse: Sendable {
         self.body = body
     }
 
+    /// The HTTP status.
     public var status: Int { head.status }
+    /// The response headers.
     public var headers: HTTPClient.Headers { head.headers }
+    /// The URL that answered, after redirects.
     public var url: URL { head.url }
 
     /// Stops the body and closes the connection.
@@ -43,7 +46,9 @@ public struct HTTPStreamingResponse: Sendable {
 
 /// The body of an ``HTTPStreamingResponse``: an `AsyncSequence` of non-empty `Data` chunks.
 public struct HTTPResponseBody: AsyncSequence, Sendable {
+    /// A chunk of the body, never empty.
     public typealias Element = Data
+    /// An `HTTPTransferError` when the body is cut short, too large or cancelled.
     public typealias Failure = any Error
 
     private let handle: Handle
@@ -73,11 +78,14 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
         handle.channel.setInspector(inspect, complete: complete)
     }
 
+    /// An iterator over the chunks; iterate a body once.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(handle: handle) }
 
+    /// Reads the chunks as they arrive.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let handle: Handle
 
+        /// The next chunk, waiting for it; nil at the end of the body.
         public mutating func next() async throws -> Data? { try await handle.channel.next() }
     }
 
@@ -95,8 +103,8 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
 /// for other transports ``HTTPClient/stream(_:maximumBytes:)`` reads the body into memory first.
 public protocol HTTPStreamingTransport: HTTPTransport {
     /// Sends the request and returns the final head (its `body` empty) once it has arrived; then pushes the body
-    /// into `channel` and finishes it, with an ``HTTPTransferError`` if the body is cut short. Cancelling `channel` must
-    /// close the connection.
+    /// into `channel` and finishes it, with an ``HTTPTransferError`` if the body is cut short. Cancelling `channel`
+    /// must close the connection.
     func performStreaming(
         _ request: TransportRequest, into channel: ResponseBodyChannel
     ) async throws

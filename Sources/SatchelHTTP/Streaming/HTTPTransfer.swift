@@ -13,6 +13,7 @@ public import Foundation
 /// The progress sequence keeps only the newest value when the consumer is slower than the transfer, and ends
 /// when the transfer does. Cancelling the task that awaits ``response`` cancels the transfer.
 public struct HTTPTransfer: Sendable {
+    /// The transfer's progress, newest value only when the reader is behind; ends with the transfer.
     public let progress: AsyncStream<TransferProgress>
     private let task: Task<HTTPClient.Response, any Error>
 
@@ -42,6 +43,7 @@ public struct HTTPTransfer: Sendable {
         }
     }
 
+    /// Cancels the transfer; awaiting `response` then throws.
     public func cancel() { task.cancel() }
 }
 

@@ -17,6 +17,8 @@ public import Foundation
 /// }
 /// ```
 public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns the response, its body where `request.destination` says. Follows no redirects and
+    /// returns any status.
     func perform(_ request: TransportRequest) async throws -> TransportResponse
 }
 
@@ -30,16 +32,22 @@ public enum ResponseDestination: Sendable, Hashable {
 
 /// A request as a transport sees it: absolute URL, final headers, the body and where the answer goes.
 public struct TransportRequest: Sendable {
+    /// The method.
     public var method: HTTPClient.Method
+    /// The absolute URL.
     public var url: URL
+    /// Every header to send, cookies and credentials included.
     public var headers: HTTPClient.Headers
+    /// The body; nil for none.
     public var body: HTTPClient.Body?
     /// The longest the transport may wait for the server to answer or to send more bytes.
     public var timeout: Duration
+    /// Where the response body goes.
     public var destination: ResponseDestination
     /// Receives bytes sent and received as they move.
     public var progress: ProgressReporter?
 
+    /// A request of the given parts.
     public init(
         method: HTTPClient.Method,
         url: URL,
@@ -61,13 +69,16 @@ public struct TransportRequest: Sendable {
 
 /// What a transport got back.
 public struct TransportResponse: Sendable {
+    /// The HTTP status.
     public var status: Int
+    /// The response headers.
     public var headers: HTTPClient.Headers
     /// The body, for `.memory` destinations.
     public var body: Data
     /// How many body bytes were received (written to the file for `.file` destinations).
     public var bodyLength: Int64
 
+    /// A response; `bodyLength` defaults to the length of `body`.
     public init(status: Int, headers: HTTPClient.Headers, body: Data = Data(), bodyLength: Int64? = nil) {
         self.status = status
         self.headers = headers

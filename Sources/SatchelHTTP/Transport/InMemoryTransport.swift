@@ -13,16 +13,20 @@ import Foundation
 /// let client = HTTPClient(transport: transport)
 /// ```
 public final class InMemoryTransport: HTTPTransport {
+    /// Answers one request.
     public typealias Handler = @Sendable (TransportRequest) async throws -> TransportResponse
 
     private let handler: Handler
     private let log = Mutex<[TransportRequest]>([])
 
+    /// A transport answering every request with `handler`.
     public init(handler: @escaping Handler) { self.handler = handler }
 
     /// Every request received so far, in order.
     public var requests: [TransportRequest] { log.withLock { $0 } }
 
+    /// Records `request` and answers it with the handler; throws `.responseTooLarge` past a memory destination's limit,
+    /// and writes the body to a file destination.
     public func perform(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
         log.withLock { $0.append(request) }

@@ -5,7 +5,8 @@ import SatchelText
     import FoundationNetworking
 #endif
 
-/// The default transport: Foundation's `URLSession`, on Linux and on Apple platforms.
+/// Foundation's `URLSession`: the default transport on Apple platforms. It works on Linux too, where the default
+/// is `AutomaticTransport`.
 ///
 /// It uses its own ephemeral session that stores no cookies, credentials or cache on disk (the client keeps
 /// cookies in memory), follows no redirects itself, streams request bodies from ``HTTPClient/Body`` segments and
@@ -15,16 +16,21 @@ import SatchelText
 /// let client = HTTPClient(transport: URLSessionTransport(configuration: .init(maximumConnectionsPerHost: 4)))
 /// ```
 public final class URLSessionTransport: HTTPStreamingTransport {
+    /// What the transport's session is made with; transports of one configuration share one session.
     public struct Configuration: Sendable, Hashable {
+        /// The most connections open to one host at once (8 by default).
         public var maximumConnectionsPerHost: Int
+        /// A configuration of the given limit.
         public init(maximumConnectionsPerHost: Int = 8) {
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
         }
     }
 
+    /// What the transport's session is made with.
     public let configuration: Configuration
 
-    /// Creating a transport is free: the shared session is made on the first request (see ``sharedSession(for:)``).
+    /// Creating a transport is free: the shared session is made on the first request (one per configuration, for
+    /// the whole process).
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
@@ -58,6 +64,7 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         }
     }
 
+    /// Runs a data, upload or download task on the shared session; cancelling the calling task cancels it.
     public func perform(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
         let (session, delegate) = Self.sharedSession(for: configuration)

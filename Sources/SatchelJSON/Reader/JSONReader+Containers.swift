@@ -205,6 +205,7 @@ public struct JSONKey: CustomStringConvertible {
         unescaped ?? String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
     }
 
+    /// The key as a `String` (`stringValue`).
     public var description: String { stringValue }
 
     /// Whether the key's UTF-8 equals `bytes`.

@@ -6,7 +6,7 @@ extension JSONReader {
     /// ```
     ///
     /// Nothing is shared with other values: a stream that reads its elements one by one this way pays nothing for
-    /// a table it could not reuse. ``JSONValue/init(parsing:limits:)`` shares keys across the whole document.
+    /// a table it could not reuse. `JSONValue/init(parsing:limits:)` shares keys across the whole document.
     public mutating func readValue() throws -> JSONValue {
         var sharing = JSONValueSharing.none
         return try readValue(sharing: &sharing)
@@ -65,6 +65,7 @@ public struct JSONValueSharing: Sendable {
     /// False for ``none``: keys and lookups are made afresh for every object.
     private let isOn: Bool
 
+    /// Sharing that starts empty; pass the same value to every `JSONReader.readValue(sharing:)` of a document.
     public init() { isOn = true }
 
     private init(isOn: Bool) { self.isOn = isOn }

@@ -7,7 +7,7 @@ public import Foundation
 /// ``readValue()`` or ``skipValue()``. It validates as it goes (grammar, UTF-8, escapes, limits) and
 /// throws a ``JSONError`` with the byte offset and the path of keys on the first problem.
 ///
-/// The reader borrows the bytes: use it inside ``read(_:limits:_:)`` (which also checks that nothing
+/// The reader borrows the bytes: use it inside `read(_:limits:_:)` (which also checks that nothing
 /// but whitespace follows the value), and do not keep it, or a ``JSONKey``, after the closure returns.
 ///
 /// ```swift
@@ -37,7 +37,7 @@ public struct JSONReader {
 
     /// Creates a reader over memory the caller keeps alive and unchanged while the reader is used.
     ///
-    /// Prefer ``read(_:limits:_:)``, which manages the memory for you. A leading UTF-8 byte order mark
+    /// Prefer `read(_:limits:_:)`, which manages the memory for you. A leading UTF-8 byte order mark
     /// is skipped (RFC 8259 allows parsers to ignore it).
     public init(unsafeBytes bytes: UnsafeRawBufferPointer, limits: JSONLimits = .default) throws {
         self.init(bytes: bytes, origin: 0, depth: 0, limits: limits)
@@ -129,7 +129,7 @@ public struct JSONReader {
     /// What kind of value comes next.
     ///
     /// ```swift
-    /// if try reader.peekKind() == .array { … }
+    /// if try reader.peekKind() == .array { /* … */ }
     /// ```
     @inlinable
     public mutating func peekKind() throws -> JSONKind {
@@ -206,8 +206,20 @@ public struct JSONReader {
 
 /// The kind of a JSON value.
 public enum JSONKind: Sendable, Hashable, CustomStringConvertible {
-    case null, bool, number, string, array, object
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool
+    /// A number.
+    case number
+    /// A string.
+    case string
+    /// An array.
+    case array
+    /// An object.
+    case object
 
+    /// The kind with its article, for messages: `a string`, `an object`, `null`.
     public var description: String {
         switch self {
         case .null: return "null"

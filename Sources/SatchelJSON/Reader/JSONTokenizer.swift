@@ -3,11 +3,23 @@
 /// Strings, keys and numbers are spans of the input; turn them into values with the tokenizer's
 /// ``JSONTokenizer/string(_:)`` and ``JSONTokenizer/number(_:)``.
 public enum JSONToken: Sendable, Hashable {
-    case beginObject, endObject, beginArray, endArray
+    /// `{`.
+    case beginObject
+    /// `}`.
+    case endObject
+    /// `[`.
+    case beginArray
+    /// `]`.
+    case endArray
+    /// An object member's key (the `:` after it is consumed with it).
     case key(JSONSpan)
+    /// A string value.
     case string(JSONSpan)
+    /// A number value, its exact text in the span.
     case number(JSONSpan)
+    /// `true` or `false`.
     case bool(Bool)
+    /// `null`.
     case null
 }
 
@@ -20,6 +32,7 @@ public struct JSONSpan: Sendable, Hashable {
     /// Whether the string content contains escapes.
     public var hasEscapes: Bool
 
+    /// A span of `length` bytes at `offset`; `hasEscapes` says whether the text has backslash escapes to decode.
     @inlinable
     public init(offset: Int, length: Int, hasEscapes: Bool) {
         self.offset = offset

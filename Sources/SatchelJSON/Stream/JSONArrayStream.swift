@@ -42,6 +42,7 @@ where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
     /// The document without the streamed elements, once iteration has finished without error.
     public var envelope: JSONValue? { state.value.withLock { $0 } }
 
+    /// An iterator that reads `chunks` from their start; the envelope it finds replaces `envelope`.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
             chunks: chunks.makeAsyncIterator(), parser: JSONArrayStreamParser(path: path, limits: limits),
@@ -59,6 +60,9 @@ where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
         var next = 0
         var done = false
 
+        /// The next element, reading chunks until one is complete; nil after the document ended (`envelope` is
+        /// set then). Throws a `JSONError` for a malformed or cut-off document, and what the chunks or the
+        /// decoding closure throw.
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws -> Element? {
             if next == pending.count {
                 guard let batch = try await readBatch(isolation: actor) else { return nil }
@@ -69,6 +73,7 @@ where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
             return pending[next]
         }
 
+        /// `next(isolation:)` without an actor to stay on.
         public mutating func next() async throws -> Element? { try await next(isolation: nil) }
 
         /// Every element that is complete now (at least one, reading chunks until there is one), or nil at the

@@ -15,14 +15,15 @@
 /// let next = envelope["@odata.nextLink"]?.stringValue
 /// ```
 ///
-/// The whole document is validated as ``JSONValue/init(parsing:limits:)`` would, except that
+/// The whole document is validated as `JSONValue/init(parsing:limits:)` would, except that
 /// ``JSONLimits/maxDocumentSize`` applies to each element rather than to the document.
 public struct JSONArrayStreamParser: Sendable {
     /// Keys of the objects leading to the array; empty for a top-level array.
     public let path: [String]
     /// Limits applied to the document and each element.
     public let limits: JSONLimits
-    /// The document without the streamed array's elements, once ``finish()`` has succeeded.
+    /// The document without the streamed array's elements: set as soon as the document's root value has ended
+    /// (which `skipElements(in:)` may reach early), and checked complete by `finish()`.
     public private(set) var envelope: JSONValue?
     /// Elements handed out so far.
     public private(set) var elementCount = 0

@@ -52,9 +52,13 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible, Expressib
         text = value.description
     }
 
+    /// The number written as an integer literal.
     public init(integerLiteral value: Int64) { self.init(value) }
+    /// The number written as a floating-point literal, in its shortest round-tripping form (`1.5`); a literal too
+    /// large for a `Double` (infinity) traps.
     public init(floatLiteral value: Double) { self.init(value)! }
 
+    /// The number's exact text (`text`).
     public var description: String { text }
 
     /// Whether the text has no fraction and no exponent.

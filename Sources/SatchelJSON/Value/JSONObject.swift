@@ -37,6 +37,7 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
         self.init(keys: members.map(\.key), values: members.map(\.value))
     }
 
+    /// An object with the literal's members, in the order written (duplicate keys are kept).
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(keys: elements.map(\.0), values: elements.map(\.1))
     }
@@ -110,8 +111,11 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
         }
     }
 
+    /// 0: members are indexed by position.
     public var startIndex: Int { 0 }
+    /// The number of members, duplicates included.
     public var endIndex: Int { keys.count }
+    /// The member at `position` (0-based, in document order).
     public subscript(position: Int) -> (key: String, value: JSONValue) { (keys[position], values[position]) }
 
     /// The members as a dictionary (the last of duplicate keys wins; order is lost).
@@ -119,10 +123,12 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
         Dictionary(zip(keys, values), uniquingKeysWith: { _, last in last })
     }
 
+    /// Whether both have the same members in the same order (`{"a":1,"b":2}` and `{"b":2,"a":1}` differ).
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.keys == rhs.keys && lhs.values == rhs.values
     }
 
+    /// Hashes the keys and values in order, consistent with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(keys)
         hasher.combine(values)

@@ -64,12 +64,19 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
+    /// `nil` is `.null`.
     public init(nilLiteral: ()) { self = .null }
+    /// `true` or `false` as `.bool`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An integer literal as `.number`.
     public init(integerLiteral value: Int64) { self = .number(JSONNumber(value)) }
+    /// A floating-point literal as `.number`; a literal too large for a `Double` traps.
     public init(floatLiteral value: Double) { self = .number(JSONNumber(floatLiteral: value)) }
+    /// A string literal as `.string`.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An array literal as `.array`.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// A dictionary literal as `.object`, its members in the order written.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(JSONObject(keys: elements.map(\.0), values: elements.map(\.1)))
     }

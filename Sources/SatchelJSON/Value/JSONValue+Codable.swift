@@ -30,6 +30,8 @@ extension JSONValue: Codable {
         }
     }
 
+    /// Encodes the value with the encoder's containers: objects in keyed containers, arrays
+    /// unkeyed, numbers through `JSONNumber`'s own encoding (as `Int64`, `Decimal` or `Double`).
     public func encode(to encoder: any Encoder) throws {
         switch self {
         case .null:

@@ -10,11 +10,17 @@ public import Foundation
 /// }
 /// ```
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number, with its exact text.
     case number(JSONNumber)
+    /// A string, escapes decoded.
     case string(String)
+    /// An array's elements, in order.
     case array([JSONValue])
+    /// An object's members, in document order.
     case object(JSONObject)
 
     /// Parses one document.

@@ -32,11 +32,14 @@ public struct ODataBatch: Sendable {
 
     /// A top-level part of a batch.
     public enum Entry: Sendable {
+        /// A single request outside any changeset.
         case request(ODataBatchRequest)
         /// Changes applied atomically; an empty changeset is never added.
         case changeset([ODataBatchRequest])
     }
 
+    /// An empty batch in `format` (`nil`: the service's default); `continueOnError` asks a V4 service to go on
+    /// after a failed part.
     public init(format: ODataBatchFormat? = nil, continueOnError: Bool = false) {
         self.format = format
         self.continueOnError = continueOnError
@@ -126,6 +129,7 @@ public struct ODataBatch: Sendable {
 
     /// The changes of one changeset, built inside ``ODataBatch/changeset(_:)``.
     public struct Changeset: Sendable {
+        /// The changes added so far, in order.
         public private(set) var requests: [ODataBatchRequest] = []
         private let firstIndex: Int
         private let number: Int
@@ -135,7 +139,7 @@ public struct ODataBatch: Sendable {
             self.number = number
         }
 
-        /// Creates an entity (deep insert and bindings as in ``ODataService/create(_:_:)``). A later change
+        /// Creates an entity (deep insert and bindings as in `ODataService.create(_:_:headers:)`). A later change
         /// in the batch addresses it through the reference's ``ODataBatchReference/path``.
         @discardableResult
         public mutating func create(
@@ -211,23 +215,36 @@ public struct ODataBatch: Sendable {
 public struct ODataBatchRequest: Sendable {
     /// What the request does.
     public enum Operation: Sendable {
+        /// A GET of a path with query options, and what to read from the answer.
         case read(ODataPath, ODataQuery, Expectation)
+        /// A POST creating an entity in a collection.
         case create(ODataPath, ODataEntity)
+        /// A MERGE/PATCH or PUT of the entity at a path, with an optional `If-Match` ETag.
         case update(ODataPath, ODataEntity, ODataUpdateMethod, ifMatch: String?)
+        /// A DELETE of the entity at a path, with an optional `If-Match` ETag.
         case delete(ODataPath, ifMatch: String?)
+        /// A link from the first path through the named navigation property to the second; `replace` sets a to-one
+        /// link.
         case addLink(ODataPath, String, ODataPath, replace: Bool)
+        /// Removes a link through the named navigation property (to the given target, or the to-one link when `nil`).
         case removeLink(ODataPath, String, ODataPath?)
+        /// An operation call by name, with its parameters in order, optionally bound to a path.
         case call(String, [(String, ODataValue)], boundTo: ODataPath?)
     }
 
     /// What a read returns.
     public enum Expectation: Sendable, Hashable {
+        /// A page of a collection: entities, count and next link.
         case page
+        /// One entity.
         case entity
+        /// A number (`$count`).
         case count
     }
 
+    /// The request's position and `Content-ID`.
     public let reference: ODataBatchReference
+    /// What the request does.
     public let operation: Operation
     /// The changeset's number (1, 2, …) for a change; `nil` for a request outside changesets.
     public let changeset: Int?
@@ -245,6 +262,7 @@ public struct ODataBatchReference: Sendable, Hashable, CustomStringConvertible {
     /// The part's position in the batch, from 0, changeset members counted.
     public let index: Int
 
+    /// The reference to the part at `index` (from 0).
     public init(index: Int) { self.index = index }
 
     /// The part's `Content-ID` (JSON batch: `id`): its position from 1.
@@ -253,6 +271,7 @@ public struct ODataBatchReference: Sendable, Hashable, CustomStringConvertible {
     /// The path that stands for the entity this part created or addressed (`$1`), for later changes.
     public var path: ODataPath { .raw("$" + contentID) }
 
+    /// The reference's path text: `$1` for the first part.
     public var description: String { "$" + contentID }
 }
 

@@ -16,14 +16,18 @@ public struct ODataBatchResponse: Sendable, RandomAccessCollection {
     /// The headers of the outer response.
     public var headers: HTTPClient.Headers
 
+    /// A response with the given results, status and headers.
     public init(results: [ODataBatchResult], status: Int, headers: HTTPClient.Headers = [:]) {
         self.results = results
         self.status = status
         self.headers = headers
     }
 
+    /// The index of the first result: 0.
     public var startIndex: Int { results.startIndex }
+    /// The index after the last result: the number of results.
     public var endIndex: Int { results.endIndex }
+    /// The result at `position` in request order (changeset members counted).
     public subscript(position: Int) -> ODataBatchResult { results[position] }
 
     /// The result of the part `reference` names.
@@ -46,29 +50,37 @@ public struct ODataBatchResult: Sendable {
     public enum Content: Sendable, Hashable {
         /// No body (204, a delete, a link), or a part that failed.
         case none
+        /// An entity read, created, or returned by an update.
         case entity(ODataEntity)
+        /// A page read.
         case page(ODataPage)
+        /// A count read.
         case count(Int64)
         /// An operation's result.
         case value(ODataValue)
     }
 
+    /// The request this result answers.
     public var reference: ODataBatchReference
     /// What the request was for (`create in People`, `read People`).
     public var operation: String
+    /// The request's HTTP method.
     public var method: HTTPClient.Method
     /// The request's URL relative to the service root, as sent (`People?$top=2`, `$1/Friends/$ref`).
     public var url: String
     /// The part's status; `nil` when the service sent no response for it.
     public var status: Int?
+    /// The part's response headers.
     public var headers: HTTPClient.Headers
     /// The part's body as sent by the server.
     public var body: Data
+    /// The body decoded for the request's kind; `.none` when the part failed or sent no body.
     public var content: Content
     /// The part's error: the service's error (read from its body), the changeset's error, a body that could
     /// not be decoded, or ``ODataError/Code/notExecuted``.
     public var error: ODataError?
 
+    /// A result with the given parts.
     public init(
         reference: ODataBatchReference, operation: String, method: HTTPClient.Method, url: String, status: Int? = nil,
         headers: HTTPClient.Headers = [:], body: Data = Data(), content: Content = .none, error: ODataError? = nil

@@ -7,7 +7,7 @@ extension ODataService {
     ///
     /// Only a failure of the outer request throws (transport, auth, a non-2xx `$batch` status, a body that is
     /// not a batch response); a failed part has its ``ODataBatchResult/error`` and the others are kept. The
-    /// CSRF token (``SatchelHTTP/CSRFTokenAuth``) travels on the outer POST only.
+    /// CSRF token (`CSRFTokenAuth`) travels on the outer POST only.
     ///
     /// ```swift
     /// var batch = ODataBatch()

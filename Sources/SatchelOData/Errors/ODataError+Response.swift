@@ -33,7 +33,7 @@ extension ODataError {
         }
     }
 
-    /// Maps an ``HTTPTransferError`` thrown by the client (timeouts, connection failures, refused credentials).
+    /// Maps an `HTTPTransferError` thrown by the client (timeouts, connection failures, refused credentials).
     package init(http error: HTTPTransferError) {
         let code: Code =
             switch error.code {

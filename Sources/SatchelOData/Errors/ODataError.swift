@@ -6,12 +6,12 @@ public import SatchelJSON
 ///
 /// `code` says what kind of failure it is; the server's own error (`code`, `message`, `target`, `details`,
 /// `innererror`, SAP's `errordetails`) travels with it, and so do the HTTP status, method, URL and the
-/// underlying ``HTTPTransferError``. A `412 Precondition Failed` carries the entity's current ETag when the server sent
+/// underlying `HTTPTransferError`. A `412 Precondition Failed` carries the entity's current ETag when the server sent
 /// one.
 ///
 /// ```swift
 /// do {
-///     try await service.update("Products", key: .int(1), with: changes, ifMatch: etag)
+///     try await service.update("Products", key: 1, with: changes, ifMatch: etag)
 /// } catch let error as ODataError where error.code == .preconditionFailed {
 ///     print("changed meanwhile; now", error.currentETag ?? "?")
 /// }
@@ -19,8 +19,10 @@ public import SatchelJSON
 public struct ODataError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is. New codes may be added without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name (`notFound`, `preconditionFailed`), as its static property is called.
         public let name: String
         private init(_ name: String) { self.name = name }
+        /// The code's name.
         public var description: String { name }
 
         /// `$metadata` could not be read (not EDMX, malformed or truncated XML).
@@ -73,11 +75,15 @@ public struct ODataError: Error, Sendable, CustomStringConvertible {
 
     /// One entry of V4 `error.details` or SAP's `innererror.errordetails`.
     public struct Detail: Sendable, Hashable {
+        /// The detail's code, as the service sent it.
         public var code: String?
+        /// The detail's message.
         public var message: String
+        /// What the detail is about (a property, a field).
         public var target: String?
         /// SAP: `error`, `warning`, `info`.
         public var severity: String?
+        /// A detail with the given parts.
         public init(code: String? = nil, message: String, target: String? = nil, severity: String? = nil) {
             self.code = code
             self.message = message
@@ -86,6 +92,7 @@ public struct ODataError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// What kind of failure this is.
     public var code: Code
     /// A message a person can act on: the server's message when it sent one.
     public var message: String
@@ -99,7 +106,9 @@ public struct ODataError: Error, Sendable, CustomStringConvertible {
     public var sapErrorDetails: [Detail]
     /// The whole `innererror` object as sent (SAP: `transactionid`, `timestamp`, `Error_Resolution`, …).
     public var innerError: JSONValue?
+    /// The HTTP status of the response, when there was one.
     public var status: Int?
+    /// The request's HTTP method, when a request was sent.
     public var method: HTTPClient.Method?
     /// The request URL, credentials removed.
     public var url: URL?
@@ -109,9 +118,10 @@ public struct ODataError: Error, Sendable, CustomStringConvertible {
     public var currentETag: String?
     /// Where in a document reading failed (`$metadata` line, a JSON path).
     public var location: String?
-    /// The ``HTTPTransferError``, ``SatchelJSON/JSONError`` or ``SatchelXML/XMLReadError`` underneath.
+    /// The `HTTPTransferError`, `JSONError` or `XMLReadError` underneath.
     public var underlying: (any Error)?
 
+    /// An error with the given parts; everything but the code and the message is optional.
     public init(
         _ code: Code, _ message: String, serviceCode: String? = nil, target: String? = nil, details: [Detail] = [],
         sapErrorDetails: [Detail] = [], innerError: JSONValue? = nil, status: Int? = nil,
@@ -135,9 +145,11 @@ public struct ODataError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    /// The ``HTTPTransferError`` underneath, when the failure came from an exchange.
+    /// The `HTTPTransferError` underneath, when the failure came from an exchange.
     public var httpError: HTTPTransferError? { underlying as? HTTPTransferError }
 
+    /// One line for logs: operation, code, service code, message, target, method and URL with the status, location,
+    /// the other detail messages and the current ETag, each when present.
     public var description: String {
         var text = ""
         if let operation { text += "\(operation): " }

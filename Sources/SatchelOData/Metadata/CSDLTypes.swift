@@ -5,14 +5,20 @@ public struct CSDLTypeReference: Sendable, Hashable, CustomStringConvertible {
     public var name: String { didSet { primitive = EDMPrimitiveType(qualifiedName: name) } }
     /// The primitive type, when the element type is one (read once per name: payload readers ask per value).
     public private(set) var primitive: EDMPrimitiveType?
+    /// Whether this is a collection of the element type (`Collection(…)`).
     public var isCollection: Bool
+    /// `Nullable`: whether the value may be null (true when the attribute is missing).
     public var nullable: Bool
+    /// `MaxLength` as written: a number or `max`.
     public var maxLength: String?
+    /// `Precision`: digits for a decimal, fractional-second digits for a temporal type.
     public var precision: Int?
     /// `Scale` as written: a number, `variable` or `floating`.
     public var scale: String?
+    /// `SRID` of a geo type, as written: a number or `variable`.
     public var srid: String?
 
+    /// A reference to the type named `name` (qualified, alias resolved), with its facets.
     public init(
         name: String, isCollection: Bool = false, nullable: Bool = true, maxLength: String? = nil,
         precision: Int? = nil, scale: String? = nil, srid: String? = nil
@@ -36,18 +42,24 @@ public struct CSDLTypeReference: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `Collection(Name)` or `Name`.
     public var description: String { isCollection ? "Collection(\(name))" : name }
 }
 
 /// A structural property of an entity or complex type.
 public struct CSDLProperty: Sendable, Hashable {
+    /// The property's name as sent.
     public var name: String
+    /// The property's type and facets.
     public var type: CSDLTypeReference
+    /// `DefaultValue` as written.
     public var defaultValue: String?
     /// V2 `ConcurrencyMode="Fixed"`: the property takes part in the ETag.
     public var isConcurrencyToken: Bool
+    /// The property's annotations (V4 `Annotation` elements, V2 attributes such as `sap:label`).
     public var annotations: [CSDLAnnotation]
 
+    /// A property with the given parts.
     public init(
         name: String, type: CSDLTypeReference, defaultValue: String? = nil, isConcurrencyToken: Bool = false,
         annotations: [CSDLAnnotation] = []
@@ -65,14 +77,18 @@ public struct CSDLProperty: Sendable, Hashable {
 public struct CSDLNavigationProperty: Sendable, Hashable {
     /// A dependent property and the principal property it refers to.
     public struct ReferentialConstraint: Sendable, Hashable {
+        /// The dependent property: the property of the navigation property's source.
         public var property: String
+        /// The principal property it refers to, on the target.
         public var referencedProperty: String
+        /// A constraint with the given parts.
         public init(property: String, referencedProperty: String) {
             self.property = property
             self.referencedProperty = referencedProperty
         }
     }
 
+    /// The navigation property's name as sent.
     public var name: String
     /// The target entity type, a collection for to-many navigation. Empty name when a V2 association could not
     /// be resolved (see the diagnostics).
@@ -81,15 +97,20 @@ public struct CSDLNavigationProperty: Sendable, Hashable {
     public var partner: String?
     /// V4 `ContainsTarget`: the targets live inside the source (containment).
     public var containsTarget: Bool
+    /// The dependent properties and the principal properties they refer to (in V2, only on the dependent side).
     public var referentialConstraints: [ReferentialConstraint]
     /// `OnDelete` action (`Cascade`, `None`, `SetNull`, `SetDefault`).
     public var onDelete: String?
     /// V2: the association's qualified name and the roles.
     public var relationship: String?
+    /// V2: the role of the association this navigation property starts from.
     public var fromRole: String?
+    /// V2: the role of the association it leads to.
     public var toRole: String?
+    /// The navigation property's annotations.
     public var annotations: [CSDLAnnotation]
 
+    /// A navigation property with the given parts.
     public init(
         name: String, type: CSDLTypeReference, partner: String? = nil, containsTarget: Bool = false,
         referentialConstraints: [ReferentialConstraint] = [], onDelete: String? = nil, relationship: String? = nil,
@@ -110,22 +131,31 @@ public struct CSDLNavigationProperty: Sendable, Hashable {
 
 /// An entity type: a key, properties, navigation properties.
 public struct CSDLEntityType: Sendable, Hashable {
+    /// The type's name, without its namespace.
     public var name: String
+    /// The namespace of the schema declaring the type.
     public var namespace: String
+    /// The qualified name of the type this one derives from, alias resolved.
     public var baseType: String?
     /// The key property names (V4 property paths; an alias, when given, in `keyAliases`). Inherited keys are
     /// in ``ODataMetadata/key(of:)``.
     public var key: [String]
     /// Key alias → property path, for V4 keys on complex-typed properties.
     public var keyAliases: [String: String]
+    /// The structural properties declared by this type (inherited ones are in `ODataMetadata.allProperties(of:)`).
     public var properties: [CSDLProperty]
+    /// The navigation properties declared by this type.
     public var navigationProperties: [CSDLNavigationProperty]
+    /// `Abstract="true"`: only derived types have instances.
     public var isAbstract: Bool
+    /// `OpenType="true"`: instances may carry properties not declared.
     public var isOpen: Bool
     /// A media entity (`HasStream`, V2 `m:HasStream`).
     public var hasStream: Bool
+    /// The type's annotations.
     public var annotations: [CSDLAnnotation]
 
+    /// An entity type with the given parts.
     public init(
         name: String, namespace: String, baseType: String? = nil, key: [String] = [],
         keyAliases: [String: String] = [:],
@@ -145,8 +175,11 @@ public struct CSDLEntityType: Sendable, Hashable {
         self.annotations = annotations
     }
 
+    /// `Namespace.Name`.
     public var qualifiedName: String { namespace + "." + name }
+    /// The structural property declared here with this name; `nil` when none (inherited ones are not searched).
     public func property(_ name: String) -> CSDLProperty? { properties.first { $0.name == name } }
+    /// The navigation property declared here with this name; `nil` when none (inherited ones are not searched).
     public func navigationProperty(_ name: String) -> CSDLNavigationProperty? {
         navigationProperties.first { $0.name == name }
     }
@@ -154,15 +187,24 @@ public struct CSDLEntityType: Sendable, Hashable {
 
 /// A complex type: a structured value without identity.
 public struct CSDLComplexType: Sendable, Hashable {
+    /// The type's name, without its namespace.
     public var name: String
+    /// The namespace of the schema declaring the type.
     public var namespace: String
+    /// The qualified name of the type this one derives from, alias resolved.
     public var baseType: String?
+    /// The structural properties declared by this type (inherited ones are in `ODataMetadata.allProperties(of:)`).
     public var properties: [CSDLProperty]
+    /// The navigation properties declared by this type (V4).
     public var navigationProperties: [CSDLNavigationProperty]
+    /// `Abstract="true"`: only derived types have instances.
     public var isAbstract: Bool
+    /// `OpenType="true"`: values may carry properties not declared.
     public var isOpen: Bool
+    /// The type's annotations.
     public var annotations: [CSDLAnnotation]
 
+    /// A complex type with the given parts.
     public init(
         name: String, namespace: String, baseType: String? = nil, properties: [CSDLProperty] = [],
         navigationProperties: [CSDLNavigationProperty] = [], isAbstract: Bool = false, isOpen: Bool = false,
@@ -178,16 +220,23 @@ public struct CSDLComplexType: Sendable, Hashable {
         self.annotations = annotations
     }
 
+    /// `Namespace.Name`.
     public var qualifiedName: String { namespace + "." + name }
+    /// The structural property declared here with this name; `nil` when none (inherited ones are not searched).
     public func property(_ name: String) -> CSDLProperty? { properties.first { $0.name == name } }
 }
 
 /// An enumeration type (V4; V2 has none).
 public struct CSDLEnumType: Sendable, Hashable {
+    /// A member of an enumeration type.
     public struct Member: Sendable, Hashable {
+        /// The member's name, as sent in payloads and literals.
         public var name: String
+        /// The member's value: the `Value` attribute, else one more than the previous member's (0 for the first).
         public var value: Int64
+        /// The member's annotations.
         public var annotations: [CSDLAnnotation]
+        /// A member with the given parts.
         public init(name: String, value: Int64, annotations: [CSDLAnnotation] = []) {
             self.name = name
             self.value = value
@@ -195,13 +244,20 @@ public struct CSDLEnumType: Sendable, Hashable {
         }
     }
 
+    /// The type's name, without its namespace.
     public var name: String
+    /// The namespace of the schema declaring the type.
     public var namespace: String
+    /// `UnderlyingType`: the integer type of the values (`Edm.Int32` when not given).
     public var underlyingType: EDMPrimitiveType
+    /// `IsFlags="true"`: a value may combine several members.
     public var isFlags: Bool
+    /// The members in declaration order.
     public var members: [Member]
+    /// The type's annotations.
     public var annotations: [CSDLAnnotation]
 
+    /// An enumeration type with the given parts.
     public init(
         name: String, namespace: String, underlyingType: EDMPrimitiveType = .int32, isFlags: Bool = false,
         members: [Member] = [], annotations: [CSDLAnnotation] = []
@@ -214,17 +270,24 @@ public struct CSDLEnumType: Sendable, Hashable {
         self.annotations = annotations
     }
 
+    /// `Namespace.Name`.
     public var qualifiedName: String { namespace + "." + name }
+    /// The member with this name; `nil` when none.
     public func member(named name: String) -> Member? { members.first { $0.name == name } }
 }
 
 /// A V4 type definition: a named primitive type with facets.
 public struct CSDLTypeDefinition: Sendable, Hashable {
+    /// The type definition's name, without its namespace.
     public var name: String
+    /// The namespace of the schema declaring it.
     public var namespace: String
+    /// The primitive type it stands for, with its facets.
     public var underlyingType: CSDLTypeReference
+    /// The type definition's annotations.
     public var annotations: [CSDLAnnotation]
 
+    /// A type definition with the given parts.
     public init(name: String, namespace: String, underlyingType: CSDLTypeReference, annotations: [CSDLAnnotation] = [])
     {
         self.name = name
@@ -233,5 +296,6 @@ public struct CSDLTypeDefinition: Sendable, Hashable {
         self.annotations = annotations
     }
 
+    /// `Namespace.Name`.
     public var qualifiedName: String { namespace + "." + name }
 }

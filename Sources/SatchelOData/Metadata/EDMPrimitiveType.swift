@@ -8,17 +8,43 @@
 /// EDMPrimitiveType(qualifiedName: "Edm.GeographyPoint")   // .geography("Point")
 /// ```
 public enum EDMPrimitiveType: Sendable, Hashable, CustomStringConvertible {
-    case binary, boolean, byte, sbyte, int16, int32, int64, single, double, decimal, string, guid
+    /// `Edm.Binary`: bytes.
+    case binary
+    /// `Edm.Boolean`.
+    case boolean
+    /// `Edm.Byte`: an unsigned 8-bit integer.
+    case byte
+    /// `Edm.SByte`: a signed 8-bit integer.
+    case sbyte
+    /// `Edm.Int16`.
+    case int16
+    /// `Edm.Int32`.
+    case int32
+    /// `Edm.Int64` (sent as a JSON string in V2).
+    case int64
+    /// `Edm.Single`: a 32-bit floating-point number.
+    case single
+    /// `Edm.Double`: a 64-bit floating-point number.
+    case double
+    /// `Edm.Decimal`: an exact decimal number.
+    case decimal
+    /// `Edm.String`.
+    case string
+    /// `Edm.Guid`.
+    case guid
     /// V4 `Edm.Date` (a calendar date without a time).
     case date
     /// V2 `Edm.DateTime` (a date and time without an offset, sent as `/Date(ms)/`).
     case dateTime
+    /// `Edm.DateTimeOffset`: an instant with its offset from UTC.
     case dateTimeOffset
     /// V2 `Edm.Time` (an ISO 8601 duration such as `PT13H20M`, the V2 way of sending a time of day).
     case time
     /// V4 `Edm.TimeOfDay`.
     case timeOfDay
+    /// V4 `Edm.Duration` (ISO 8601, such as `P1DT2H`).
     case duration
+    /// `Edm.Stream`: media content, read and written through its own URL.
     case stream
     /// V4 `Edm.PrimitiveType` / `Edm.Untyped`: anything.
     case untyped
@@ -90,5 +116,6 @@ public enum EDMPrimitiveType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The qualified name, as `qualifiedName` gives it.
     public var description: String { qualifiedName }
 }

@@ -15,19 +15,24 @@ public struct ODataDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// Something is inconsistent (an unresolvable association, a type that does not exist, a missing key).
         case warning
 
+        /// A note orders before a warning.
         public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs == .note && rhs == .warning }
     }
 
+    /// How much the problem matters.
     public var severity: Severity
+    /// What the problem is.
     public var message: String
     /// Where in the document: `Schema(NS)/EntityType(Name)/Property(P)`.
     public var location: String
 
+    /// A diagnostic of `severity` at `location`.
     public init(_ severity: Severity, _ message: String, at location: String) {
         self.severity = severity
         self.message = message
         self.location = location
     }
 
+    /// `<severity> at <location>: <message>`.
     public var description: String { "\(severity) at \(location): \(message)" }
 }

@@ -10,15 +10,18 @@ import Foundation
 /// print(metadata.version, type?.key ?? [], metadata.diagnostics.count)
 /// ```
 public struct ODataMetadata: Sendable, Hashable {
+    /// The protocol version the document declares.
     public var version: ODataVersion
     /// The version as written (`DataServiceVersion` in V2, `Version` in V4): `"2.0"`, `"4.01"`, …
     public var versionText: String
+    /// The schemas in document order.
     public var schemas: [CSDLSchema]
     /// V4 `edmx:Reference`s.
     public var references: [CSDLReference]
     /// What was skipped or could not be resolved; the model is usable anyway.
     public var diagnostics: [ODataDiagnostic]
 
+    /// Metadata with the given parts; `versionText` defaults to the version's number (`2.0`, `4.0`).
     public init(
         version: ODataVersion, versionText: String? = nil, schemas: [CSDLSchema], references: [CSDLReference] = [],
         diagnostics: [ODataDiagnostic] = []
@@ -32,26 +35,31 @@ public struct ODataMetadata: Sendable, Hashable {
 
     // MARK: Types
 
+    /// The entity type with this qualified name (an alias is resolved); `nil` when none.
     public func entityType(named name: String) -> CSDLEntityType? {
         let name = resolve(name)
         return schemas.lazy.flatMap(\.entityTypes).first { $0.qualifiedName == name }
     }
 
+    /// The complex type with this qualified name (an alias is resolved); `nil` when none.
     public func complexType(named name: String) -> CSDLComplexType? {
         let name = resolve(name)
         return schemas.lazy.flatMap(\.complexTypes).first { $0.qualifiedName == name }
     }
 
+    /// The enumeration type with this qualified name (an alias is resolved); `nil` when none.
     public func enumType(named name: String) -> CSDLEnumType? {
         let name = resolve(name)
         return schemas.lazy.flatMap(\.enumTypes).first { $0.qualifiedName == name }
     }
 
+    /// The type definition with this qualified name (an alias is resolved); `nil` when none.
     public func typeDefinition(named name: String) -> CSDLTypeDefinition? {
         let name = resolve(name)
         return schemas.lazy.flatMap(\.typeDefinitions).first { $0.qualifiedName == name }
     }
 
+    /// The V2 association with this qualified name (an alias is resolved); `nil` when none.
     public func association(named name: String) -> CSDLAssociation? {
         let name = resolve(name)
         return schemas.lazy.flatMap(\.associations).first { $0.qualifiedName == name }
@@ -118,10 +126,12 @@ public struct ODataMetadata: Sendable, Hashable {
     /// All entity sets of all containers.
     public var entitySets: [CSDLEntitySet] { schemas.flatMap(\.entityContainers).flatMap(\.entitySets) }
 
+    /// The entity set with this name, in any container; `nil` when none (singletons are not searched).
     public func entitySet(named name: String) -> CSDLEntitySet? {
         schemas.lazy.flatMap(\.entityContainers).flatMap(\.entitySets).first { $0.name == name }
     }
 
+    /// The V4 singleton with this name, in any container; `nil` when none.
     public func singleton(named name: String) -> CSDLEntitySet? {
         schemas.lazy.flatMap(\.entityContainers).flatMap(\.singletons).first { $0.name == name }
     }

@@ -12,6 +12,7 @@ public import SatchelJSON
 /// new["Visits"] = .entities([ODataEntity(properties: ["VisitNo": 1])])   // deep insert
 /// ```
 public struct ODataEntity: Sendable, Hashable {
+    /// The structural properties, and expanded navigation properties as `.entity`/`.entities` values.
     public var properties: ODataProperties
     /// The entity's qualified type name (`__metadata.type`, `@odata.type` without `#`).
     public var type: String?
@@ -21,11 +22,15 @@ public struct ODataEntity: Sendable, Hashable {
     public var etag: String?
     /// `@odata.editLink` (V2: `__metadata.uri`).
     public var editLink: String?
+    /// `@odata.readLink` (V4), when sent.
     public var readLink: String?
     /// Media entities: where the content is read and edited, its type and ETag.
     public var mediaReadLink: String?
+    /// Where a media entity's content is replaced (`@odata.mediaEditLink`, V2 `__metadata.edit_media`).
     public var mediaEditLink: String?
+    /// The media content's type (`@odata.mediaContentType`, V2 `__metadata.content_type`).
     public var mediaContentType: String?
+    /// The media content's ETag (`@odata.mediaEtag`, V2 `__metadata.media_etag`).
     public var mediaETag: String?
     /// Navigation property → URL of the related entities, when not expanded (V2 `__deferred`,
     /// V4 `@odata.navigationLink`).
@@ -43,10 +48,14 @@ public struct ODataEntity: Sendable, Hashable {
 
     /// Why a delta response lists an entity as removed.
     public struct Removal: Sendable, Hashable {
+        /// `deleted` or `changed` as a V4 service gives it (`@removed`, `$deletedEntity`); `deleted` for V2 removals;
+        /// `nil` when not given.
         public var reason: String?
+        /// A removal with an optional reason.
         public init(reason: String? = nil) { self.reason = reason }
     }
 
+    /// An entity to send: its qualified type name (optional) and its properties; no control information.
     public init(type: String? = nil, properties: ODataProperties = ODataProperties()) {
         self.properties = properties
         self.type = type
@@ -55,8 +64,10 @@ public struct ODataEntity: Sendable, Hashable {
         self.annotations = [:]
     }
 
+    /// An entity to send, without a type name.
     public init(properties: ODataProperties) { self.init(type: nil, properties: properties) }
 
+    /// A property's value; `nil` when the entity has no such property. Setting `nil` removes the property.
     public subscript(name: String) -> ODataValue? {
         get { properties[name] }
         set { properties[name] = newValue }
@@ -74,11 +85,16 @@ public struct ODataEntity: Sendable, Hashable {
 /// A link a V4 delta response reports as added (`$link`) or removed (`$deletedLink`): from the entity with id
 /// `source` through its navigation property `relationship` to the entity with id `target`.
 public struct ODataLinkChange: Sendable, Hashable {
+    /// The id of the entity the link starts from.
     public var source: String
+    /// The navigation property.
     public var relationship: String
+    /// The id of the linked entity.
     public var target: String
+    /// Whether the link was removed (`$deletedLink`) rather than added (`$link`).
     public var removed: Bool
 
+    /// A link change with the given parts.
     public init(source: String, relationship: String, target: String, removed: Bool) {
         self.source = source
         self.relationship = relationship
@@ -89,6 +105,7 @@ public struct ODataLinkChange: Sendable, Hashable {
 
 /// One page of a collection: its entities and the control information around them.
 public struct ODataPage: Sendable, Hashable {
+    /// The entities of the page, in order.
     public var entities: [ODataEntity]
     /// Total count (`$count=true` / `$inlinecount=allpages`), when asked for.
     public var count: Int64?
@@ -103,6 +120,7 @@ public struct ODataPage: Sendable, Hashable {
     /// In a V4 delta response: links added (`$link`) and removed (`$deletedLink`) since the delta link's token.
     public var linkChanges: [ODataLinkChange] = []
 
+    /// A page with the given parts; `byteCount` 0 and no link changes.
     public init(
         entities: [ODataEntity] = [], count: Int64? = nil, nextLink: String? = nil, deltaLink: String? = nil,
         context: String? = nil

@@ -17,6 +17,7 @@ import SatchelJSON
 /// removed).
 public struct ODataEntityStream<Chunks: AsyncSequence & Sendable>: AsyncSequence, Sendable
 where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
+    /// Each element is one entity of the page.
     public typealias Element = ODataEntity
     private let stream: JSONArrayStream<Chunks, ODataEntity?>
     private let reader: ODataPayloadReader
@@ -54,6 +55,7 @@ where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
     /// Count, next link and delta link, once iteration has finished.
     public var page: ODataPage? { stream.envelope.map(reader.envelope) }
 
+    /// An iterator over the page's entities.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(elements: stream.makeAsyncIterator(), stream: self)
     }
@@ -68,11 +70,14 @@ where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
         }
     }
 
+    /// Decodes one entity at a time from the chunks.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var elements: JSONArrayStream<Chunks, ODataEntity?>.AsyncIterator
         let stream: ODataEntityStream
         var trailing: [ODataEntity]?
 
+        /// The next entity, or `nil` after the last one (a V2 delta page's `__deleted` entries come last). Throws when
+        /// the chunks fail or an entity does not decode.
         public mutating func next() async throws -> ODataEntity? {
             if trailing == nil {
                 while let element = try await elements.next() {

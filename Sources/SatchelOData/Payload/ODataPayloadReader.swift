@@ -10,9 +10,12 @@ public import SatchelJSON
 /// print(page.entities.count, page.count ?? -1, page.nextLink ?? "last page")
 /// ```
 public struct ODataPayloadReader: Sendable {
+    /// The version whose JSON shape is read.
     public var version: ODataVersion
+    /// The metadata that types the values; without it values stay JSON (except V2 dates and nested entities).
     public var metadata: ODataMetadata?
 
+    /// A reader for `version`, typed by `metadata` when given.
     public init(version: ODataVersion, metadata: ODataMetadata? = nil) {
         self.version = version
         self.metadata = metadata
@@ -33,6 +36,8 @@ public struct ODataPayloadReader: Sendable {
         try page(from: Self.parse(data), type: type)
     }
 
+    /// A collection response already parsed as JSON, its entities of `type` (or derived from it); untyped when
+    /// `type` is nil. Throws `ODataError` `.invalidPayload`, with the JSON path, when the shape or a value is wrong.
     public func page(from document: JSONValue, type: CSDLEntityType?) throws -> ODataPage {
         var page = envelope(document)
         let elements: [JSONValue]
@@ -82,7 +87,7 @@ public struct ODataPayloadReader: Sendable {
         return page
     }
 
-    /// The control information of a collection response without its entities (what ``JSONArrayStream`` leaves in
+    /// The control information of a collection response without its entities (what `JSONArrayStream` leaves in
     /// its envelope).
     public func envelope(_ document: JSONValue) -> ODataPage {
         var page = ODataPage()

@@ -12,10 +12,12 @@ public import SatchelJSON
 /// let body = try ODataPayloadWriter(version: .v2).data(for: student)
 /// ```
 public struct ODataPayloadWriter: Sendable {
+    /// The version whose JSON shape is written.
     public var version: ODataVersion
     /// The service root, to make V2 binding paths absolute (`__metadata.uri`).
     public var serviceURL: URL?
 
+    /// A writer for `version`; `serviceURL` makes V2 binding paths absolute.
     public init(version: ODataVersion, serviceURL: URL? = nil) {
         self.version = version
         self.serviceURL = serviceURL

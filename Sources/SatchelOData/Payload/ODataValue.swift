@@ -9,7 +9,9 @@ public import SatchelJSON
 /// student["BirthDate"]?.dateValue   // V2 /Date(…)/ or V4 ISO 8601, as a Date
 /// ```
 public indirect enum ODataValue: Sendable, Hashable {
+    /// A null value.
     case null
+    /// Edm.Boolean.
     case bool(Bool)
     /// Byte, SByte, Int16, Int32, Int64.
     case int(Int64)
@@ -17,7 +19,9 @@ public indirect enum ODataValue: Sendable, Hashable {
     case decimal(Decimal)
     /// Edm.Double and Edm.Single.
     case double(Double)
+    /// Edm.String.
     case string(String)
+    /// Edm.Guid.
     case guid(UUID)
     /// V4 Edm.Date, as written (`2026-01-31`).
     case date(String)
@@ -29,12 +33,15 @@ public indirect enum ODataValue: Sendable, Hashable {
     case timeOfDay(String)
     /// Edm.Duration, ISO 8601 as written.
     case duration(String)
+    /// Edm.Binary: the decoded bytes.
     case binary(Data)
     /// A V4 enum value (member name or names).
     case enumMember(String)
     /// A geography or geometry value as GeoJSON.
     case geo(JSONValue)
+    /// A complex value: its properties in payload order.
     case complex(ODataProperties)
+    /// A collection of primitive, enum or complex values.
     case collection([ODataValue])
     /// An expanded to-one navigation property (or a created entity to send in a deep insert).
     case entity(ODataEntity)
@@ -43,8 +50,11 @@ public indirect enum ODataValue: Sendable, Hashable {
     /// A value read without type information (no metadata, an open or untyped property).
     case json(JSONValue)
 
+    /// Whether this is `.null` or JSON `null`.
     public var isNull: Bool { self == .null || self == .json(.null) }
 
+    /// The text of a string, date, time of day, duration or enum value (also of a JSON string); a GUID in lowercase.
+    /// `nil` for other values.
     public var stringValue: String? {
         switch self {
         case .string(let text), .date(let text), .timeOfDay(let text), .duration(let text), .enumMember(let text):
@@ -55,6 +65,7 @@ public indirect enum ODataValue: Sendable, Hashable {
         }
     }
 
+    /// An integer, a decimal with a whole value, or a JSON number or numeric string; `nil` otherwise.
     public var intValue: Int64? {
         switch self {
         case .int(let value): value
@@ -64,6 +75,7 @@ public indirect enum ODataValue: Sendable, Hashable {
         }
     }
 
+    /// A decimal, integer or double as a `Decimal` (also a JSON number or numeric string); `nil` otherwise.
     public var decimalValue: Decimal? {
         switch self {
         case .decimal(let value): value
@@ -74,6 +86,7 @@ public indirect enum ODataValue: Sendable, Hashable {
         }
     }
 
+    /// A double, integer or decimal as a `Double` (also a JSON number); `nil` otherwise.
     public var doubleValue: Double? {
         switch self {
         case .double(let value): value
@@ -84,6 +97,7 @@ public indirect enum ODataValue: Sendable, Hashable {
         }
     }
 
+    /// A boolean (also a JSON boolean); `nil` otherwise.
     public var boolValue: Bool? {
         switch self {
         case .bool(let value): value
@@ -105,11 +119,13 @@ public indirect enum ODataValue: Sendable, Hashable {
         }
     }
 
+    /// The entity of an expanded to-one navigation property; `nil` otherwise.
     public var entityValue: ODataEntity? {
         if case .entity(let entity) = self { return entity }
         return nil
     }
 
+    /// The entities of an expanded to-many navigation property; `nil` otherwise.
     public var entitiesValue: [ODataEntity]? {
         if case .entities(let entities) = self { return entities }
         return nil
@@ -119,23 +135,33 @@ public indirect enum ODataValue: Sendable, Hashable {
 extension ODataValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByFloatLiteral, ExpressibleByNilLiteral
 {
+    /// A string literal is `.string`.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer literal is `.int`.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// A boolean literal is `.bool`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// A floating-point literal is `.double`.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// `nil` is `.null`.
     public init(nilLiteral: ()) { self = .null }
 }
 
 /// Named values in payload order: an entity's or a complex value's properties.
 public struct ODataProperties: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
+    /// The property names in order.
     public private(set) var names: [String] = []
+    /// The values, in the order of `names`.
     public private(set) var values: [ODataValue] = []
 
+    /// No properties.
     public init() {}
+    /// Properties in the order written; a repeated name keeps its first place and takes the last value.
     public init(dictionaryLiteral elements: (String, ODataValue)...) {
         for (name, value) in elements { self[name] = value }
     }
 
+    /// The value of a property; `nil` when absent. Setting a new name appends it, setting `nil` removes it.
     public subscript(name: String) -> ODataValue? {
         get { names.firstIndex(of: name).map { values[$0] } }
         set {
@@ -153,8 +179,11 @@ public struct ODataProperties: Sendable, Hashable, RandomAccessCollection, Expre
         }
     }
 
+    /// The position of the first property: 0.
     public var startIndex: Int { 0 }
+    /// The position after the last property: the number of properties.
     public var endIndex: Int { names.count }
+    /// The property at `position`, with its name.
     public subscript(position: Int) -> (name: String, value: ODataValue) { (names[position], values[position]) }
 }
 

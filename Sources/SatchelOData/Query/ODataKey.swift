@@ -37,7 +37,9 @@ public struct ODataKey: Sendable, Hashable, ExpressibleByStringLiteral, Expressi
 
     private init(storage: [Part]) { self.storage = storage }
 
+    /// A single string key: `"0042"` is `('0042')`.
     public init(stringLiteral value: String) { self = .single(.string(value)) }
+    /// A single integer key: `42` is `(42)`.
     public init(integerLiteral value: Int) { self = .single(.int(value)) }
     /// A composite key in order: `["StudentId": "0042", "VisitNo": 3]`.
     public init(dictionaryLiteral elements: (String, ODataLiteral)...) {

@@ -13,25 +13,35 @@ import SatchelText
 /// ODataLiteral.int64(7).text(for: .v4)            // 7
 /// ```
 public enum ODataLiteral: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// Edm.Int32 (and Byte, SByte, Int16).
     case int(Int)
+    /// Edm.Int64: `7L` in V2, `7` in V4.
     case int64(Int64)
+    /// Edm.Decimal: `1.5M` in V2; in V4 `1.5`, a whole number written with `.0`.
     case decimal(Decimal)
+    /// Edm.Double: `2.5d` in V2, `2.5` in V4; `INF`, `-INF` and `NaN` as OData spells them.
     case double(Double)
+    /// Edm.Single: `2.5f` in V2, `2.5` in V4.
     case single(Float)
+    /// Edm.String: in single quotes, single quotes inside doubled.
     case string(String)
+    /// Edm.Guid, lowercased: `guid'…'` in V2, bare in V4.
     case guid(UUID)
     /// A V2 `Edm.DateTime` (no offset); in V4 written as a DateTimeOffset in UTC.
     case dateTime(Date)
+    /// Edm.DateTimeOffset in UTC: `datetimeoffset'…'` in V2, bare ISO 8601 in V4.
     case dateTimeOffset(Date)
-    /// A calendar date (V4 `Edm.Date`; V2 `datetime'…T00:00'`).
+    /// A calendar date (V4 `Edm.Date`; V2 `datetime'…T00:00:00'`).
     case date(year: Int, month: Int, day: Int)
     /// A time of day (V4 `Edm.TimeOfDay`; V2 `time'PT…'`).
     case timeOfDay(hour: Int, minute: Int, second: Int)
     /// An ISO 8601 duration such as `PT1H30M` (V4 `duration'…'`; V2 `time'…'`).
     case duration(String)
+    /// Edm.Binary: `X'0A1B'` (hex) in V2, `binary'…'` (base64url) in V4.
     case binary(Data)
     /// A V4 enum member: type's qualified name and member name(s, comma separated for flags).
     case enumMember(type: String, member: String)
@@ -94,10 +104,15 @@ public enum ODataLiteral: Sendable, Hashable {
 extension ODataLiteral: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByFloatLiteral, ExpressibleByNilLiteral
 {
+    /// A string literal is `.string`.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer literal is `.int`.
     public init(integerLiteral value: Int) { self = .int(value) }
+    /// A boolean literal is `.bool`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// A floating-point literal is `.double`.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// `nil` is `.null`.
     public init(nilLiteral: ()) { self = .null }
 }
 

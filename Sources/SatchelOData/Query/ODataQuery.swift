@@ -15,8 +15,11 @@
 public struct ODataQuery: Sendable {
     /// One `$orderby` item.
     public struct Order: Sendable, Hashable {
+        /// What to order by, as written (`LastName`, `Address/City`).
         public var expression: String
+        /// Whether the order is descending (`desc`).
         public var descending: Bool
+        /// An item ordering by `expression`, ascending unless `descending`.
         public init(_ expression: String, descending: Bool = false) {
             self.expression = expression
             self.descending = descending
@@ -25,19 +28,28 @@ public struct ODataQuery: Sendable {
 
     /// One `$expand` item: a navigation path and, in V4, options applied to it.
     public struct Expand: Sendable {
+        /// The navigation property path (`Trips`, `School/Address`).
         public var path: String
+        /// Options applied inside the expansion; V2 accepts only `$select` and `$expand` there.
         public var options: ODataQuery?
+        /// An expansion of `path`, with `options` inside it.
         public init(_ path: String, options: ODataQuery? = nil) {
             self.path = path
             self.options = options
         }
     }
 
+    /// `$filter`; `nil` sends none.
     public var filter: ODataExpression?
+    /// `$select`: the properties to return, in order; empty returns all.
     public var select: [String] = []
+    /// `$expand`: the navigation properties returned inline.
     public var expand: [Expand] = []
+    /// `$orderby`, in order of precedence.
     public var orderBy: [Order] = []
+    /// `$top`: at most this many entities.
     public var top: Int?
+    /// `$skip`: entities left out before the first one returned.
     public var skip: Int?
     /// V4 `$count=true`, V2 `$inlinecount=allpages`.
     public var includeCount: Bool = false
@@ -50,11 +62,13 @@ public struct ODataQuery: Sendable {
     /// A query string written as is (already encoded), after everything else.
     public var raw: String?
 
+    /// A query without options.
     public init() {}
 
     /// A query from a raw, already-encoded query string (`$filter=…&$top=10`).
     public init(raw: String) { self.raw = raw.hasPrefix("?") ? String(raw.dropFirst()) : raw }
 
+    /// A copy filtered by `expression`; a filter set already is combined with it by `and`.
     public func filter(_ expression: ODataExpression) -> ODataQuery {
         var copy = self
         if let existing = copy.filter {
@@ -68,8 +82,10 @@ public struct ODataQuery: Sendable {
     /// A filter written in OData syntax already.
     public func filter(raw text: String) -> ODataQuery { filter(.raw(text)) }
 
+    /// A copy that also selects `properties`.
     public func select(_ properties: String...) -> ODataQuery { select(properties) }
 
+    /// A copy that also selects `properties`.
     public func select(_ properties: [String]) -> ODataQuery {
         var copy = self
         copy.select += properties
@@ -83,6 +99,7 @@ public struct ODataQuery: Sendable {
         return copy
     }
 
+    /// A copy that also orders by `expression`, after the orderings set already.
     public func orderBy(_ expression: String, descending: Bool = false) -> ODataQuery {
         var copy = self
         copy.orderBy.append(Order(expression, descending: descending))
@@ -100,12 +117,14 @@ public struct ODataQuery: Sendable {
         return copy
     }
 
+    /// A copy with `$top` set to `count`.
     public func top(_ count: Int) -> ODataQuery {
         var copy = self
         copy.top = count
         return copy
     }
 
+    /// A copy with `$skip` set to `count`.
     public func skip(_ count: Int) -> ODataQuery {
         var copy = self
         copy.skip = count
@@ -119,12 +138,14 @@ public struct ODataQuery: Sendable {
         return copy
     }
 
+    /// A copy with `$search` set to `text` (V4).
     public func search(_ text: String) -> ODataQuery {
         var copy = self
         copy.search = text
         return copy
     }
 
+    /// A copy with a custom query option appended (`name=value`, both percent-encoded when written).
     public func custom(_ name: String, _ value: String) -> ODataQuery {
         var copy = self
         copy.customOptions.append((name, value))

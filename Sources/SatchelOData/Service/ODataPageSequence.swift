@@ -4,13 +4,16 @@ import Foundation
 /// is none. With ``ODataService/Configuration/pageSize`` set and a V2 server that does not page, the client
 /// pages itself with `$top`/`$skip`.
 public struct ODataPageSequence: AsyncSequence, Sendable {
+    /// Each element is one page of the collection.
     public typealias Element = ODataPage
     let service: ODataService
     let path: ODataPath
     let query: ODataQuery
 
+    /// An iterator that sends the first request when first asked for a page.
     public func makeAsyncIterator() -> Iterator { Iterator(sequence: self) }
 
+    /// Fetches the pages one at a time, each only when asked for.
     public struct Iterator: AsyncIteratorProtocol {
         let sequence: ODataPageSequence
         var next: String?
@@ -19,6 +22,9 @@ public struct ODataPageSequence: AsyncSequence, Sendable {
 
         init(sequence: ODataPageSequence) { self.sequence = sequence }
 
+        /// The next page, or `nil` after the last one (no next link; with client paging, a page shorter than
+        /// `pageSize` or an empty one). Throws `ODataError` when a request fails, and `CancellationError` when the
+        /// task is cancelled between pages.
         public mutating func next() async throws -> ODataPage? {
             let service = sequence.service
             let operation = "read \(sequence.path)"
@@ -81,9 +87,11 @@ public struct ODataPageSequence: AsyncSequence, Sendable {
 /// entity and one chunk of the response, not a page. The next page is requested only when the previous one has
 /// been consumed.
 public struct ODataEntitySequence: AsyncSequence, Sendable {
+    /// Each element is one entity of the collection.
     public typealias Element = ODataEntity
     let pages: ODataPageSequence
 
+    /// An iterator that sends the first request when first asked for an entity.
     public func makeAsyncIterator() -> Iterator { Iterator(sequence: pages) }
 
     /// All entities in one array (for small collections).
@@ -93,6 +101,7 @@ public struct ODataEntitySequence: AsyncSequence, Sendable {
         return result
     }
 
+    /// Decodes the entities of one page while it arrives, then requests the next page.
     public struct Iterator: AsyncIteratorProtocol {
         let sequence: ODataPageSequence
         var started = false
@@ -106,6 +115,8 @@ public struct ODataEntitySequence: AsyncSequence, Sendable {
 
         init(sequence: ODataPageSequence) { self.sequence = sequence }
 
+        /// The next entity, or `nil` after the last page. A V2 delta page's `__deleted` entries come after its other
+        /// entities, marked removed. After an error the iterator returns `nil`.
         public mutating func next() async throws -> ODataEntity? {
             guard !finished else { return nil }
             do {

@@ -7,15 +7,20 @@
 public struct ODataPath: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// A part of the path: an entity set or navigation name, a key predicate, or text used as given.
     public enum Segment: Sendable, Hashable {
+        /// An entity set, singleton, navigation property, type cast or operation name; percent-encoded when written.
         case name(String)
+        /// A key predicate, written right after the previous segment (`('0042')`, `(A=1,B='x')`).
         case key(ODataKey)
+        /// Text used as given, not encoded; a `/` is put before it unless it starts with `(`.
         case raw(String)
     }
 
+    /// The segments in order.
     public internal(set) var segments: [Segment]
 
     /// A path starting at an entity set, singleton or operation import.
     public init(_ name: String) { segments = [.name(name)] }
+    /// A path written out already (`"StudentSet('1')/Visits"`), used as given, like `raw(_:)`.
     public init(stringLiteral value: String) { segments = [.raw(value)] }
     /// A path written out already (`StudentSet('1')/Visits`), used as given.
     public static func raw(_ text: String) -> ODataPath { ODataPath(segments: [.raw(text)]) }
@@ -54,5 +59,6 @@ public struct ODataPath: Sendable, Hashable, ExpressibleByStringLiteral, CustomS
         }
     }
 
+    /// The path as written for V4.
     public var description: String { text(for: .v4) }
 }

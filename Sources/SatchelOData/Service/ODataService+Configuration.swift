@@ -35,6 +35,7 @@ extension ODataService {
         /// every V4 service) or the 4.01 JSON batch. V2 batches are always multipart.
         public var batchFormat: ODataBatchFormat = .multipart
 
+        /// A configuration for the service at `serviceURL`; every other setting has the default of its property.
         public init(
             serviceURL: URL, version: ODataVersion? = nil, sapClient: String? = nil, sapLanguage: String? = nil,
             pageSize: Int? = nil, headers: HTTPClient.Headers = [:], http: HTTPClient.Configuration = .init(),

@@ -20,7 +20,7 @@ extension ODataService {
         }
     }
 
-    /// The entities of a collection pulled straight into a ``SatchelJSON/JSONDecodable`` type (what generated
+    /// The entities of a collection pulled straight into a `JSONDecodable` type (what generated
     /// proxies conform to): the fastest path, no intermediate values.
     ///
     /// ```swift

@@ -13,11 +13,11 @@ extension ODataService {
     /// let approved = try await service.call("ApproveStudent", parameters: ["StudentId": "0042"])
     /// let count = try await service.call("CountByState", parameters: ["StateCode": "MS"]).intValue
     /// ```
-    @discardableResult
     ///
     /// `kind` and `httpMethod` say how to call it when the service's `$metadata` is not loaded (generated proxies pass
     /// what the generator read): a V2 function import with `httpMethod: "POST"` goes as POST, a V4 action as an
     /// action. Loaded metadata wins.
+    @discardableResult
     public func call(
         _ name: String, parameters: KeyValuePairs<String, ODataValue> = [:], boundTo path: ODataPath? = nil,
         kind: CSDLOperation.Kind? = nil, httpMethod: String? = nil
@@ -27,7 +27,7 @@ extension ODataService {
             httpMethod: httpMethod)
     }
 
-    /// ``call(_:parameters:boundTo:)`` with parameters built at run time (a command line, a form).
+    /// `call(_:parameters:boundTo:kind:httpMethod:)` with parameters built at run time (a command line, a form).
     @discardableResult
     public func call(
         _ name: String, parameterList parameters: [(String, ODataValue)], boundTo path: ODataPath? = nil,
@@ -71,7 +71,7 @@ extension ODataService {
         var returnType: CSDLTypeReference?
     }
 
-    /// The request parts of a call (shared by ``call(_:parameters:boundTo:)`` and batches).
+    /// The request parts of a call (shared by `call(_:parameters:boundTo:kind:httpMethod:)` and batches).
     func operationCall(
         _ name: String, parameters: [(String, ODataValue)], boundTo path: ODataPath?, version: ODataVersion,
         kind hintedKind: CSDLOperation.Kind? = nil, httpMethod hintedMethod: String? = nil
@@ -168,11 +168,13 @@ extension ODataService {
 
 /// The result of a delta request: what changed, what was removed, and where to ask next time.
 public struct ODataDelta: Sendable, Hashable {
+    /// Entities added or changed since the delta link's token, in the order received.
     public var changed: [ODataEntity] = []
     /// Removed entities: their id (and key properties, when sent) and ``ODataEntity/removed``.
     public var removed: [ODataEntity] = []
     /// The link for the next call to ``ODataService/changes(since:entitySet:)``; `nil` if the service does
     /// not track changes for this collection.
     public var deltaLink: String?
+    /// An empty delta: no changes, no delta link.
     public init() {}
 }

@@ -12,10 +12,13 @@ public enum ODataUpdateMethod: Sendable, Hashable {
 
 /// What a write returned: the entity when the server sent it back, and the new ETag.
 public struct ODataWriteResult: Sendable, Hashable {
+    /// The entity the server sent back; `nil` when it answered without a body (`204 No Content`).
     public var entity: ODataEntity?
+    /// The new ETag: the returned entity's, else the response's `ETag` header; `nil` when neither was sent.
     public var etag: String?
     /// `Location` of a created entity.
     public var location: String?
+    /// A result with the given parts.
     public init(entity: ODataEntity? = nil, etag: String? = nil, location: String? = nil) {
         self.entity = entity
         self.etag = etag

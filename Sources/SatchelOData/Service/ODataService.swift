@@ -16,11 +16,13 @@ import Synchronization
 ///
 /// A service is a value: copies share the HTTP client and the `$metadata` cache.
 public struct ODataService: Sendable {
+    /// How the service is reached: root URL, version, SAP options, page size, headers and auth.
     public let configuration: Configuration
+    /// The HTTP client every request goes through (shared by copies of the service).
     public let client: HTTPClient
     private let cache: MetadataCache
 
-    /// A service with its own ``HTTPClient`` built from `configuration.http` and `configuration.auth`.
+    /// A service with its own `HTTPClient` built from `configuration.http` and `configuration.auth`.
     public init(configuration: Configuration, transport: any HTTPTransport = HTTPClient.defaultTransport()) {
         self.init(
             configuration: configuration,

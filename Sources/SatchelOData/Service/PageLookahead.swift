@@ -14,7 +14,7 @@ struct FetchedPage: Sendable {
 /// requested at once: its head and first bytes then come while the consumer is still decoding this page, instead
 /// of after it.
 ///
-/// The scan only finds where the elements end (``SatchelJSON/JSONArrayStreamParser/skipElements(in:)``); the
+/// The scan only finds where the elements end (`JSONArrayStreamParser.skipElements(in:)`); the
 /// consumer still reads and validates every byte, and uses the early request only if its own next link is the same
 /// URL. A page that is not valid JSON just gets no early request: the consumer reports the error.
 ///

@@ -35,11 +35,17 @@ public struct ODataField<Value>: Sendable {
     /// This field ascending or descending, for ``ODataQuery/orderBy(_:descending:)``.
     public func ordering(descending: Bool = false) -> String { descending ? name + " desc" : name }
 
+    /// `Name eq value`, the value written as the field's literal.
     public static func == (lhs: ODataField, rhs: Value) -> ODataExpression { lhs.compare(.eq, rhs) }
+    /// `Name ne value`.
     public static func != (lhs: ODataField, rhs: Value) -> ODataExpression { lhs.compare(.ne, rhs) }
+    /// `Name gt value`.
     public static func > (lhs: ODataField, rhs: Value) -> ODataExpression { lhs.compare(.gt, rhs) }
+    /// `Name ge value`.
     public static func >= (lhs: ODataField, rhs: Value) -> ODataExpression { lhs.compare(.ge, rhs) }
+    /// `Name lt value`.
     public static func < (lhs: ODataField, rhs: Value) -> ODataExpression { lhs.compare(.lt, rhs) }
+    /// `Name le value`.
     public static func <= (lhs: ODataField, rhs: Value) -> ODataExpression { lhs.compare(.le, rhs) }
 
     private func compare(_ op: ODataOperator, _ value: Value) -> ODataExpression {

@@ -45,20 +45,25 @@ public protocol ODataProvider: Sendable {
 }
 
 extension ODataService: ODataProvider {
+    /// Deletes the entity at `path` with `DELETE`, guarded by `ifMatch` when given.
     public func delete(_ path: ODataPath, ifMatch etag: String?) async throws {
         try await delete(path, ifMatch: etag, headers: [:])
     }
 
+    /// Reads `…/$value` into memory.
     public func mediaContent(_ path: ODataPath) async throws -> Data { try await rawValue(path) }
 
+    /// Adds the link with V4 `$ref` or V2 `$links`: POST, or PUT when `replace`.
     public func addLink(from source: ODataPath, navigation: String, to target: ODataPath, replace: Bool) async throws {
         try await addLink(from: source, navigation: navigation, to: target, replace: replace, headers: [:])
     }
 
+    /// Removes the link with V4 `$ref` or V2 `$links` (`DELETE`).
     public func removeLink(from source: ODataPath, navigation: String, to target: ODataPath?) async throws {
         try await removeLink(from: source, navigation: navigation, to: target, headers: [:])
     }
 
+    /// Reads the entity first for its media ETag (else its ETag), then replaces `…/$value` with `If-Match` set to it.
     public func replaceMediaContent(_ path: ODataPath, with data: Data, contentType: String) async throws {
         let current = try await entity(path)
         try await uploadMedia(path, data: data, contentType: contentType, ifMatch: current.mediaETag ?? current.etag)

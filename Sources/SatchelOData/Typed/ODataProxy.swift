@@ -12,6 +12,7 @@ public protocol ODataStructuredProxy: JSONDecodable, Sendable {
 
 /// A generated entity type with its typed key.
 public protocol ODataEntityProxy: ODataStructuredProxy {
+    /// The generated key type (`Product.Key`).
     associatedtype Key: ODataKeyProxy
 }
 

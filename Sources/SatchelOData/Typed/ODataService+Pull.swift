@@ -3,7 +3,7 @@ import SatchelHTTP
 public import SatchelJSON
 
 extension ODataService {
-    /// One entity pulled straight into a ``SatchelJSON/JSONDecodable`` type (V2 `{"d": …}` unwrapped).
+    /// One entity pulled straight into a `JSONDecodable` type (V2 `{"d": …}` unwrapped).
     ///
     /// ```swift
     /// let partner = try await service.entity(ODataPath("BusinessPartnerSet").key("0100000000"),

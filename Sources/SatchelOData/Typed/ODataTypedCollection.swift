@@ -11,13 +11,16 @@ import Foundation
 public struct ODataTypedCollection<Entity: ODataEntityProxy>: Sendable {
     /// An ``ODataService`` online, an offline store offline.
     public let provider: any ODataProvider
+    /// The collection's path: an entity set, or a navigation path from an entity.
     public let path: ODataPath
 
+    /// The collection at `path`, read and written through `provider`.
     public init(provider: any ODataProvider, path: ODataPath) {
         self.provider = provider
         self.path = path
     }
 
+    /// The collection at `path` of an online service.
     public init(service: ODataService, path: ODataPath) { self.init(provider: service, path: path) }
 
     /// The entities matching `query`, page after page (pull-decoded).
@@ -70,13 +73,16 @@ public struct ODataTypedCollection<Entity: ODataEntityProxy>: Sendable {
 public struct ODataTypedEntity<Entity: ODataEntityProxy>: Sendable {
     /// An ``ODataService`` online, an offline store offline.
     public let provider: any ODataProvider
+    /// The entity's path: keyed, a singleton, or a to-one navigation path.
     public let path: ODataPath
 
+    /// The entity at `path`, read and written through `provider`.
     public init(provider: any ODataProvider, path: ODataPath) {
         self.provider = provider
         self.path = path
     }
 
+    /// The entity at `path` of an online service.
     public init(service: ODataService, path: ODataPath) { self.init(provider: service, path: path) }
 
     /// Reads the entity.

@@ -8,18 +8,25 @@ import SatchelStore
 
 /// A queued request (SAP's `RequestQueue` entity).
 public struct OfflineRequest: Sendable, Hashable {
+    /// The request's place in the queue: ids grow in the order the changes were made.
     public var requestID: Int64
+    /// The entity set of the affected entity.
     public var entitySet: String
     /// The affected entity's id in the store.
     public var entityID: Int64
-    /// POST, PATCH, PUT or DELETE.
+    /// `POST`, `PATCH`, `PUT` or `DELETE`; `LINK` or `UNLINK` for a link added or removed; `PUTMEDIA` or
+    /// `POSTMEDIA` for media content replaced, or a media entity created from its content.
     public var method: String
+    /// The `Repeatability-Request-ID` the request is sent with: a lowercase UUID, the same on every attempt (a
+    /// new one once a refused request is changed, which makes it a new request).
     public var repeatabilityRequestID: String
+    /// The `Repeatability-First-Sent` the request is sent with: an HTTP date, set when the change was queued.
     public var repeatabilityFirstSent: String
     /// Whether it failed and waits in the ErrorArchive.
     public var failed: Bool
     /// Requests of one transaction are uploaded in one changeset.
     public var transactionID: String?
+    /// The upload category the change was made with (`OfflineChangeOptions.uploadCategory`); nil for none.
     public var uploadCategory: String?
     /// Never merged with later changes.
     public var unmodifiable: Bool
@@ -27,18 +34,29 @@ public struct OfflineRequest: Sendable, Hashable {
 
 /// A request the service refused during an upload (SAP's `ErrorArchive` entity).
 public struct OfflineError: Sendable, Hashable {
+    /// The entry's id: what `OfflineStore.revert(errorID:)` takes.
     public var errorID: Int64
+    /// The refused request's id in the queue (`OfflineRequest.requestID`); the request stays queued, marked failed.
     public var requestID: Int64
+    /// The entity set of the affected entity.
     public var entitySet: String
     /// The affected entity's id in the store.
     public var entityID: Int64
+    /// The HTTP status of the refusal (the other requests of a refused transaction carry the one that failed it);
+    /// nil when the answer had none.
     public var httpStatus: Int?
     /// The service's error code.
     public var code: String?
+    /// The service's error message.
     public var message: String
+    /// The service's inner error (SAP Gateway's `innererror`) as compact JSON text, when it sent one.
     public var innerError: String?
+    /// The queued request's method, as in `OfflineRequest.method`.
     public var requestMethod: String
+    /// The URL the refused request went to, or the entity set's name when the error did not say.
     public var requestURL: String
+    /// The queued request's body as stored: the changed properties as a JSON object by property path (for a link,
+    /// the navigation property; for media, the content type); nil for a deletion.
     public var requestBody: String?
     /// On a 412: the entity's current ETag on the server, when it said.
     public var currentETag: String?
@@ -53,6 +71,7 @@ public struct OfflineUploadResult: Sendable, Hashable {
     /// Requests held because an earlier request on the same entity failed.
     public var held: Int
 
+    /// A result with these counts.
     public init(sent: Int, failed: Int, held: Int) {
         self.sent = sent
         self.failed = failed

@@ -8,7 +8,9 @@ extension OfflineStore {
     /// An entity in the store: by its key, or by the store's entity id (``SatchelOData/ODataEntity/offlineEntityID``,
     /// which also names entities created offline, before the server gives them a key).
     public enum EntityReference: Sendable {
+        /// The entity whose key properties have these values.
         case key(ODataKey)
+        /// The entity with this entity id in the store.
         case id(Int64)
     }
 
@@ -18,7 +20,7 @@ extension OfflineStore {
     /// in the same request (deep insert); they have rows of their own at once, and changes to them before the upload
     /// go with the creation.
     ///
-    /// The entity's ``SatchelOData/ODataEntity/bindings`` link it to entities of the store, named by key
+    /// The entity's `SatchelOData/ODataEntity/bindings` link it to entities of the store, named by key
     /// (`Categories(3)`) or, for an entity created offline whose key the server assigns, by its read link
     /// (`Categories(satchel_eid=17)`): the upload sends the server's key once it has it, or the creation's Content-ID
     /// when both go in one changeset. A to-one link with a referential constraint sets the foreign key locally too.

@@ -23,6 +23,7 @@ public struct OfflineChangeOptions: Sendable, Hashable {
     /// A request no later change is merged into and that a deletion does not cancel: it reaches the server as made.
     public var unmodifiable: Bool
 
+    /// Options for a change; the defaults queue a plain change: no transaction, no category, mergeable.
     public init(transactionID: String? = nil, uploadCategory: String? = nil, unmodifiable: Bool = false) {
         self.transactionID = transactionID
         self.uploadCategory = uploadCategory

@@ -8,7 +8,7 @@ import SatchelOData
 /// [endpoint]
 /// url = https://gw.example.com/sap/opu/odata/IWBEP/GWSAMPLE_BASIC
 /// sap_client = 100
-/// store = gw.store          ; relative to the file's folder (default: <section file name>.store)
+/// store = gw.store          ; relative to the file's folder (default: <name>.store, or offline.store)
 /// user = alice              ; password from SATCHEL_PASSWORD
 /// csrf = yes                ; SAP Gateway's CSRF handshake before changes
 /// middle_tier = yes         ; url is Satchel's middle tier (satchel serve --offline): the first open receives a
@@ -29,14 +29,21 @@ import SatchelOData
 /// does not use (a key of the middle tier's file, a misspelling) is kept in ``warnings`` with its line, for the
 /// caller to show, never silently dropped.
 public struct OfflineConfigurationFile: Sendable, Equatable {
+    /// The service's root (`url`): an `http` or `https` address with a host.
     public var serviceURL: URL
+    /// SAP Gateway's client number (`sap_client`); nil when the file gives none.
     public var sapClient: String?
+    /// The store's file (`store`), absolute: a relative path is taken from the configuration file's folder; without
+    /// `store`, `<name>.store` (the `[endpoint]`'s `name`), or `offline.store`.
     public var storePath: String
+    /// The user to sign in as (`user`); nil when the file names none.
     public var user: String?
+    /// Whether SAP Gateway's CSRF token handshake comes before changes (`csrf = yes`); false by default.
     public var csrf: Bool
     /// Whether `url` is an endpoint of Satchel's offline middle tier (`middle_tier = yes`): the first open then
     /// receives a store built on the server (``OfflineStore/Configuration/usesMiddleTier``).
     public var usesMiddleTier: Bool
+    /// The defining queries, one per section other than `[endpoint]`, in the file's order (at least one).
     public var definingQueries: [OfflineDefiningQuery]
     /// Secondary indexes from `indexed_type`: entity type → property paths.
     public var indexes: [String: [String]]
@@ -61,6 +68,8 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
             folder: URL(fileURLWithPath: path).deletingLastPathComponent().path)
     }
 
+    /// Reads a configuration from `text`: a relative `store` is taken from `folder`, and errors and warnings name the
+    /// file `name`.
     public init(text: String, folder: String, name: String = "configuration") throws(OfflineConfigurationError) {
         try self.init(document: try OfflineIniDocument(text: text, name: name), folder: folder)
     }

@@ -15,6 +15,7 @@ public enum OfflineDeltaTracking: String, Sendable, Hashable, CaseIterable {
 /// Data an app needs offline, named: an OData read request relative to the service (`Products`,
 /// `/Sessions?$filter=EventID eq 10000L`, `Events?$filter=…&$expand=Features`).
 public struct OfflineDefiningQuery: Sendable, Hashable {
+    /// The query's name, unique in a store: what `OfflineStore.removeDefiningQuery(named:)` takes.
     public var name: String
     /// The request: an entity set and its query options.
     public var query: String
@@ -24,6 +25,8 @@ public struct OfflineDefiningQuery: Sendable, Hashable {
     /// Whether later downloads ask for the changes only (SAP's `track_deltas`).
     public var deltaTracking: OfflineDeltaTracking
 
+    /// A defining query named `name` that reads `query`; by default without media content and with deltas where
+    /// they work (`auto`). The query is checked against the service's metadata when a store opens or adds it.
     public init(
         name: String, query: String, retrievesStreams: Bool = false, deltaTracking: OfflineDeltaTracking = .auto
     ) {

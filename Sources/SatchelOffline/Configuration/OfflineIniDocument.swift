@@ -10,15 +10,21 @@ import Foundation
 public struct OfflineIniDocument: Sendable, Equatable {
     /// One `key = value` line.
     public struct Entry: Sendable, Equatable {
+        /// The key, lowercased.
         public var key: String
+        /// The value as written, trimmed, its comment removed (except for `verbatimKeys`).
         public var value: String
+        /// The line, counted from 1.
         public var line: Int
     }
 
     /// A `[name]` line and the entries under it.
     public struct Section: Sendable, Equatable {
+        /// The name between the brackets, trimmed, its case kept.
         public var name: String
+        /// The line of `[name]`, counted from 1.
         public var line: Int
+        /// The section's `key = value` lines, in order (a key may repeat).
         public var entries: [Entry]
 
         /// The last value given for `key` (lowercased).
@@ -33,6 +39,7 @@ public struct OfflineIniDocument: Sendable, Equatable {
 
     /// Where the text came from, for messages.
     public var name: String
+    /// The sections, in the file's order.
     public var sections: [Section]
 
     /// Keys whose values are taken whole, comment characters included.
@@ -68,6 +75,8 @@ public struct OfflineIniDocument: Sendable, Equatable {
         public static var all: Set<String> { endpoint.union(query).union(sapOnly.keys) }
     }
 
+    /// Reads the UTF-8 file at `path`; messages name it by its path. Throws when it cannot be read or a line is
+    /// malformed.
     public init(contentsOf path: String) throws(OfflineConfigurationError) {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
@@ -76,6 +85,9 @@ public struct OfflineIniDocument: Sendable, Equatable {
         try self.init(text: text, name: path)
     }
 
+    /// Reads `text`; messages name it `name`. Throws at the first malformed line: a section line without its `]` or
+    /// name, a line that is neither `key = value` nor a comment, a key that is not letters, digits, `_` or `-`, or
+    /// a key before any section.
     public init(text: String, name: String) throws(OfflineConfigurationError) {
         self.name = name
         sections = []
@@ -129,33 +141,42 @@ public struct OfflineIniDocument: Sendable, Equatable {
 
 /// A configuration file that cannot be used, with the file and line that say why.
 public struct OfflineConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file's name or path, as given to the reader.
     public var file: String
     /// The line, counted from 1; nil for the file as a whole.
     public var line: Int?
+    /// What is wrong, for a person.
     public var message: String
 
+    /// An error about `file` at `line` (nil: the file as a whole).
     public init(file: String, line: Int?, _ message: String) {
         self.file = file
         self.line = line
         self.message = message
     }
 
+    /// `<file> line <line>: <message>`, or `<file>: <message>` for the file as a whole.
     public var description: String { "\(file)\(line.map { " line \($0)" } ?? ""): \(message)" }
 }
 
 /// A key the reader found but Satchel does not implement (an SAP key it has no use for, or a misspelling): said at
 /// start with its line, never silently ignored.
 public struct OfflineConfigurationWarning: Sendable, Equatable, CustomStringConvertible {
+    /// The file's name or path, as given to the reader.
     public var file: String
+    /// The key's line, counted from 1.
     public var line: Int
+    /// What the key is and why it is not used, for a person.
     public var message: String
 
+    /// A warning about the key on `line` of `file`.
     public init(file: String, line: Int, _ message: String) {
         self.file = file
         self.line = line
         self.message = message
     }
 
+    /// `<file> line <line>: <message>`.
     public var description: String { "\(file) line \(line): \(message)" }
 }
 

@@ -7,7 +7,10 @@ import Synchronization
 /// Defining queries downloaded into the store: the initial download and full refreshes.
 extension OfflineStore {
 
-    /// Downloads every defining query again (a full refresh in this version; deltas come later).
+    /// Downloads every defining query: the changes since the last download where the query tracks deltas and the
+    /// service gave a delta link (`OfflineDeltaTracking`), every page again otherwise; a full download removes the
+    /// entities no defining query names any more. Entities with local changes not uploaded yet keep them. Throws
+    /// while another download or upload of this store runs.
     public func download() async throws {
         try await download(onlyIncomplete: false)
     }

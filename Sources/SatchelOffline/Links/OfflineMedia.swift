@@ -6,7 +6,9 @@ import SatchelStore
 
 /// A media entity's content as the store holds it.
 public struct OfflineMedia: Sendable, Hashable {
+    /// The content's bytes.
     public var data: Data
+    /// The content's media type, as downloaded or as written offline; nil when the service sent none.
     public var contentType: String?
     /// The server's media ETag for this content (none for content changed offline and not uploaded yet).
     public var etag: String?

@@ -37,12 +37,16 @@ extension OfflineStore {
         }
     }
 
+    /// `ODataProvider`'s link, made offline as `addLink(_:_:navigation:to:options:)` makes it: `source` is an
+    /// entity set and a key. `replace` is not consulted: a to-one link is always replaced, a collection added to.
     public func addLink(from source: ODataPath, navigation: String, to target: ODataPath, replace: Bool) async throws {
         let (set, key) = try Self.address(source)
         guard let key else { throw ODataError(.invalidArgument, "\(source) names no entity (no key)") }
         try await addLink(set, .key(key), navigation: navigation, to: target.description)
     }
 
+    /// `ODataProvider`'s link removal, made offline as `removeLink(_:_:navigation:to:options:)` makes it:
+    /// `source` is an entity set and a key.
     public func removeLink(from source: ODataPath, navigation: String, to target: ODataPath?) async throws {
         let (set, key) = try Self.address(source)
         guard let key else { throw ODataError(.invalidArgument, "\(source) names no entity (no key)") }

@@ -13,10 +13,15 @@ import Synchronization
 ///     service: service, path: folder.appendingPathComponent("alice-shop.store").path,
 ///     definingQueries: [.init(name: "products", query: "Products?$filter=Price gt 10")], key: key))
 /// try await store.open()                       // first time: $metadata and the initial download
-/// let cheap = try await store.entities("Products", query: ODataQuery().filter(.property("Price") lt 20))
+/// let limit: Decimal = 20
+/// let cheap = try await store.entities("Products", query: ODataQuery().filter(.property("Price") < limit))
 /// ```
 public final class OfflineStore: Sendable {
+    /// What a store is made of: the service it syncs with, its file, its defining queries and key, and how it
+    /// indexes and uploads.
     public struct Configuration: Sendable {
+        /// The OData service the store downloads from and uploads to; its configuration holds the URL, the version
+        /// and the auth providers.
         public var service: ODataService
         /// The store's file (one per user and service endpoint).
         public var path: String
@@ -35,6 +40,8 @@ public final class OfflineStore: Sendable {
         /// entity by entity, and goes on as against any service when the server builds none.
         public var usesMiddleTier: Bool
 
+        /// A configuration; by default no secondary indexes, uploads in `$batch` requests of up to 100 requests,
+        /// and no middle tier.
         public init(
             service: ODataService, path: String, definingQueries: [OfflineDefiningQuery], key: StoreKey?,
             indexes: [String: [String]] = [:], upload: OfflineUploadMode = .batch(maximumRequests: 100),
@@ -50,6 +57,7 @@ public final class OfflineStore: Sendable {
         }
     }
 
+    /// What the store was made with.
     public let configuration: Configuration
 
     struct Opened: Sendable {
@@ -93,6 +101,7 @@ public final class OfflineStore: Sendable {
         signals.emit(.finished)
     }
 
+    /// A store for `configuration`; nothing is opened, read or sent until `open(resuming:)`.
     public init(configuration: Configuration) {
         self.configuration = configuration
     }
@@ -108,9 +117,10 @@ public final class OfflineStore: Sendable {
 
     /// Opens the store. The first time: reads `$metadata`, creates the tables and downloads every defining query
     /// (the initial download); through the middle tier (``Configuration/usesMiddleTier``) the store arrives built
-    /// instead, and only defining queries it lacks are downloaded. Later: opens the local database without the network, and downloads only defining
-    /// queries not downloaded completely yet (an interrupted initial download resumes) unless `resuming` is false
-    /// (then nothing is sent once the store has its `$metadata`: reads, local changes and the queue work offline).
+    /// instead, and only defining queries it lacks are downloaded. Later: opens the local database without the
+    /// network, and downloads only defining queries not downloaded completely yet (an interrupted initial download
+    /// resumes) unless `resuming` is false (then nothing is sent once the store has its `$metadata`: reads, local
+    /// changes and the queue work offline).
     /// When the download fails, `open` throws its error and the store stays open with what it has (its initial
     /// download not complete): call `download()` again, or `close()`.
     public func open(resuming: Bool = true) async throws {
@@ -254,7 +264,7 @@ public final class OfflineStore: Sendable {
         String.fromDatabaseValue(values[0]).map { $0.uppercased() }
     }
 
-    /// Closes the local database, on a dispatch thread (``BlockingWork``): closing waits for SQLite to checkpoint
+    /// Closes the local database, on a dispatch thread (`BlockingWork`): closing waits for SQLite to checkpoint
     /// and release its files, which must not hold a thread of the concurrency pool.
     public func close() async throws {
         guard let current = state.withLock({ $0.opened }) else { return }

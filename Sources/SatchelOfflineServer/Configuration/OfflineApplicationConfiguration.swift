@@ -21,7 +21,7 @@ import SatchelRepository
 /// refresh_interval = 15
 /// ```
 ///
-/// A malformed file is refused with its line (``OfflineConfigurationError``); a key the middle tier does not
+/// A malformed file is refused with its line (`OfflineConfigurationError`); a key the middle tier does not
 /// implement is kept in ``warnings`` with its line, for the server to say at start.
 public struct OfflineApplicationConfiguration: Sendable {
     /// An OData service the middle tier stands in front of.
@@ -62,6 +62,7 @@ public struct OfflineApplicationConfiguration: Sendable {
 
     /// A defining query of an endpoint.
     public struct DefiningQuery: Sendable, Equatable {
+        /// The query's name (`name`), unique within its endpoint.
         public var name: String
         /// The OData read (`/ProductSet?$filter=…`); nil when the clients give it (a query that is not shared).
         public var query: String?
@@ -75,6 +76,7 @@ public struct OfflineApplicationConfiguration: Sendable {
         public var deltaTokenLifetime: Duration
         /// Whether media streams are part of the query's data.
         public var retrievesStreams: Bool
+        /// The line of the query's section in the file.
         public var line: Int
     }
 
@@ -90,17 +92,21 @@ public struct OfflineApplicationConfiguration: Sendable {
 
     /// The account that reads shared data.
     public struct ServiceAccount: Sendable {
+        /// The back-end user name (`service_user`).
         public var user: String
+        /// The password, read from the variable `service_password_env` names or the owner-only file
+        /// `service_password_file` names; never written in the configuration file.
         public var password: String
     }
 
     /// Where the file came from.
     public var file: String
+    /// The file's endpoints, in file order; their names are unique.
     public var endpoints: [Endpoint]
     /// Keys found but not implemented, each with its line.
     public var warnings: [OfflineConfigurationWarning]
 
-    /// The `[endpoint]` keys the middle tier reads (``OfflineIniDocument/MiddleTierKeys``).
+    /// The `[endpoint]` keys the middle tier reads (`OfflineIniDocument/MiddleTierKeys`).
     public static let knownEndpointKeys = OfflineIniDocument.MiddleTierKeys.endpoint
     /// The defining-query keys the middle tier reads.
     public static let knownQueryKeys = OfflineIniDocument.MiddleTierKeys.query

@@ -8,19 +8,23 @@ public import SatchelRepository
 /// tracks deltas `AUTO`, otherwise by a full read whose rows are compared with those stored. Either way only the
 /// rows that changed get a new version, so a client's next delta carries only them.
 public struct OfflineRefresher: Sendable {
+    /// The row state the refresher updates.
     public var store: any OfflineTierStore
 
+    /// A refresher of the row state in `store`.
     public init(store: any OfflineTierStore) {
         self.store = store
     }
 
     /// What a refresh did.
     public struct Report: Sendable {
+        /// What the store did: the query's new state and how many rows were added, changed and removed.
         public var refresh: OfflineRefresh
         /// Whether the back-end's delta link was used (false: a full read).
         public var usedBackendDelta: Bool
-        /// Pages and entities read from the back-end.
+        /// The pages read from the back-end.
         public var pages: Int
+        /// The entities read (in a back-end delta, removed ones included).
         public var entities: Int
     }
 

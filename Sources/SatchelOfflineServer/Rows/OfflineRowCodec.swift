@@ -4,7 +4,7 @@ public import SatchelOData
 public import SatchelRepository
 import SatchelJSON
 
-/// Turns entities read from the back-end into the rows of the middle tier's row state (``OfflineTierStore``): the
+/// Turns entities read from the back-end into the rows of the middle tier's row state (`OfflineTierStore`): the
 /// key is the entity's key predicate in the back-end's version (`(ID=7)`, `('HT-1000')`), the body the entity as
 /// the back-end's JSON format writes it (V4 `@odata.etag`, V2 `__metadata`), canonical: members sorted, so the
 /// same entity always gives the same bytes whatever order the back-end wrote it in. The hash is the SHA-256 of the
@@ -16,6 +16,7 @@ public struct OfflineRowCodec: Sendable {
     /// The back-end's version: the JSON format of the bodies and the syntax of the keys.
     public var version: ODataVersion
 
+    /// A codec of an entity type whose key is `keyProperties` (in key order), for a back-end of `version`.
     public init(keyProperties: [String], version: ODataVersion = .v4) {
         self.keyProperties = keyProperties
         self.version = version
@@ -107,7 +108,10 @@ public struct OfflineRowCodec: Sendable {
 
 /// An entity that cannot become a row, and why.
 public struct OfflineRowError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, for a person.
     public var message: String
+    /// An error saying `message`.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

@@ -16,7 +16,8 @@ public import SatchelRepository
 /// let tier = try OfflineTier(applications: [try OfflineApplicationConfiguration(contentsOf: "app.ini")], store: store)
 /// let answer = await tier.handle(
 ///     endpoint: "products",
-///     OfflineTierRequest(method: "GET", path: "Products", user: "ada", password: "…", root: "https://host/offline/products/"))
+///     OfflineTierRequest(
+///         method: "GET", path: "Products", user: "ada", password: "…", root: "https://host/offline/products/"))
 /// ```
 ///
 /// The HTTP server (`satchel serve --offline FILE.ini`) authenticates the caller and passes requests under
@@ -25,9 +26,11 @@ public final class OfflineTier: Sendable {
     /// The store that keeps row state and the upload ledger.
     public typealias Store = OfflineTierStore & OfflineUploadLedger
 
+    /// The application configurations served, in the order given; their endpoint names are unique across them.
     public let applications: [OfflineApplicationConfiguration]
     let endpoints: [String: OfflineEndpoint]
     let store: any Store
+    /// The page size, timeouts and size limits the tier applies.
     public let limits: OfflineTierLimits
     let logger: Logger
     /// The time the middle tier goes by (tests move it to pass a refresh interval).
@@ -146,6 +149,9 @@ public struct OfflineTierLimits: Sendable {
     /// that listens on loopback alone. Otherwise only over HTTPS (directly, or behind a trusted proxy that says so).
     public var allowsPlainTransfer: Bool
 
+    /// Limits whose defaults are: pages of 1,000 entities, back-end requests of 60 seconds, uploads of 64 MiB,
+    /// back-end answers passed through of 256 MiB, as many concurrent builds as half the processors (at least one), a
+    /// wait of 120 seconds for a build, stores of 4 GiB, and no prebuilt store over plain HTTP.
     public init(
         pageSize: Int = 1000, backendTimeout: Duration = .seconds(60), maxUploadBytes: Int = 64 << 20,
         maxPassThroughBytes: Int = 256 << 20,

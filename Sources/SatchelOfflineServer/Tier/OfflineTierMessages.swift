@@ -13,11 +13,15 @@ public struct OfflineTierRequest: Sendable {
     public var path: String
     /// The query text without `?` (empty for none).
     public var query: String
+    /// The request's headers (`Satchel-Defining-Query`, `Prefer`, repeatability headers, `X-HTTP-Method`).
     public var headers: HTTPClient.Headers
+    /// The request body (an entity, a `$batch`); empty for none.
     public var body: Data
     /// Who is calling (authenticated by the server) and, signed in with Basic, their password, which per-user
     /// data and uploads pass on to the back-end.
     public var user: String
+    /// The caller's password when they signed in with Basic. Nil after a cookie or token sign-in: the tier then uses
+    /// the back-end connection the user's last password made, and answers 401 where it needs one and there is none.
     public var password: String?
     /// The endpoint's root as the client sees it (`https://host/offline/products/`), for the links in answers.
     public var root: String
@@ -25,6 +29,8 @@ public struct OfflineTierRequest: Sendable {
     /// client's own connection is then the proxy's, whatever the server's address.
     public var viaProxy: Bool = false
 
+    /// A request as given, normalised: the method upper-cased, a leading `/` dropped from `path`, and a trailing `/`
+    /// added to `root`.
     public init(
         method: String, path: String, query: String = "", headers: HTTPClient.Headers = [:], body: Data = Data(),
         user: String, password: String?, root: String
@@ -67,12 +73,16 @@ public struct OfflineTierRequest: Sendable {
 
 /// The middle tier's answer.
 public struct OfflineTierResponse: Sendable {
+    /// The HTTP status.
     public var status: Int
+    /// The response headers (`Content-Type`, `OData-Version` or `DataServiceVersion`, `ETag`, …).
     public var headers: HTTPClient.Headers
+    /// The response body; empty when `file` is the body.
     public var body: Data
     /// A file that is the body instead of `body` (a prebuilt store): the server sends it and then removes it.
     public var file: URL?
 
+    /// A response of `status`, `headers` and a body.
     public init(status: Int, headers: HTTPClient.Headers = [:], body: Data = Data(), file: URL? = nil) {
         self.status = status
         self.headers = headers

@@ -9,8 +9,10 @@ import Synchronization
 public struct BlobReference: Sendable, Hashable {
     /// Lower-case hex SHA-256.
     public var hash: String
+    /// The blob's length in bytes: every read stops here, even where the file is longer.
     public var length: Int64
 
+    /// The first `length` bytes of the blob named `hash`.
     public init(hash: String, length: Int64) {
         self.hash = hash
         self.length = length
@@ -27,6 +29,7 @@ public struct BlobReference: Sendable, Hashable {
 /// try await repository.createDocument(…, content: ContentInput(blob: lease, mimeType: "text/plain", fileName: nil), …)
 /// ```
 public final class BlobLease: Sendable, Hashable {
+    /// The blob this lease keeps.
     public let reference: BlobReference
     private let claims: BlobClaims
     private let janitor: BlobJanitor
@@ -40,7 +43,9 @@ public final class BlobLease: Sendable, Hashable {
 
     deinit { end() }
 
+    /// The blob's name: lower-case hex SHA-256 of its bytes.
     public var hash: String { reference.hash }
+    /// The blob's length in bytes.
     public var length: Int64 { reference.length }
 
     /// Unpins the blob and removes it if nothing refers to it. Safe to call more than once.
@@ -50,6 +55,8 @@ public final class BlobLease: Sendable, Hashable {
         janitor.settle(reference.hash)
     }
 
+    /// Whether the two are the same lease (identity): two leases on one blob are not equal.
     public static func == (lhs: BlobLease, rhs: BlobLease) -> Bool { lhs === rhs }
+    /// Hashes the lease's identity, in step with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

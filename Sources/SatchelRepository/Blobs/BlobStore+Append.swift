@@ -22,7 +22,7 @@ extension BlobStore {
     /// A crash in the middle leaves extra bytes at the end of `existing`'s file, which no read goes past, and at
     /// worst a complete blob nothing refers to yet.
     ///
-    /// The reads, writes and `fsync` run on a dispatch thread (``BlockingWork``), not the awaiting task's.
+    /// The reads, writes and `fsync` run on a dispatch thread (`BlockingWork`), not the awaiting task's.
     public func append(_ chunk: BlobReference, to existing: BlobReference) async throws(BlobStoreError) -> BlobLease {
         try await BlockingWork.shared.run { [self] () throws(BlobStoreError) -> BlobLease in
             try appendNow(chunk, to: existing)

@@ -65,7 +65,7 @@ public struct BlobStore: Sendable {
         try BlobWriter(store: self, temporaryDirectory: temporaryDirectory, maxBytes: maxBytes)
     }
 
-    /// Stores `data` as a blob (for small content and tests), on a dispatch thread (``BlockingWork``).
+    /// Stores `data` as a blob (for small content and tests), on a dispatch thread (`BlockingWork`).
     public func put(_ data: Data) async throws(BlobStoreError) -> BlobLease {
         try await BlockingWork.shared.run { [self] () throws(BlobStoreError) -> BlobLease in
             let writer = try makeWriter()
@@ -231,12 +231,16 @@ public struct BlobStore: Sendable {
 
 /// A blob store failure: what was being done, on which file, and why.
 public struct BlobStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What was being done: `open`, `create`, `write`, `sync`, `finish`, `store`, `read`, `list`, `append` or `link`.
     public var operation: String
+    /// The file or folder concerned (for a name that is not a blob name, the name itself).
     public var path: String
+    /// Why it failed: the system's error text, or the store's own explanation.
     public var reason: String
     /// True when the content was larger than the writer's limit.
     public var limitExceeded: Bool
 
+    /// An error of `operation` on `path`; `limitExceeded` only for content over a writer's limit.
     public init(operation: String, path: String, reason: String, limitExceeded: Bool = false) {
         self.operation = operation
         self.path = path
@@ -244,6 +248,7 @@ public struct BlobStoreError: Error, Sendable, Hashable, CustomStringConvertible
         self.limitExceeded = limitExceeded
     }
 
+    /// `blob store: <operation> <path>: <reason>`.
     public var description: String { "blob store: \(operation) \(path): \(reason)" }
 }
 

@@ -91,7 +91,7 @@ public final class BlobWriter {
     }
 
     /// Flushes the bytes to disk, moves the blob into place and returns it, pinned until the lease ends. The flush
-    /// and the move run on a dispatch thread (``BlockingWork``): the awaiting task holds no thread of the pool.
+    /// and the move run on a dispatch thread (`BlockingWork`): the awaiting task holds no thread of the pool.
     public func finish() async throws(BlobStoreError) -> BlobLease {
         try await BlockingWork.shared.run(handing: self) { writer throws(BlobStoreError) in try writer.finishNow() }
     }

@@ -2,12 +2,16 @@ import Foundation
 public import SatchelCMISCore
 
 extension CMISRepository {
+    /// The shared repository, then the caller's MyDocuments (created with its root folder on first use).
     public func repositoryInfos(caller: CallerContext) async throws -> [RepositoryInfo] {
         let shared = try await scope(configuration.sharedRepositoryId, caller)
         let personal = try await scope(RepositoryConfiguration.myDocumentsRepositoryId(user: caller.user), caller)
         return [try await info(shared), try await info(personal)]
     }
 
+    /// The shared repository or the caller's own MyDocuments (created on first use). Another user's MyDocuments is
+    /// `objectNotFound`, as a missing repository is. MyDocuments info names its root folder and, when the caller has a
+    /// session, its XSRF token in extensions.
     public func repositoryInfo(repositoryId: String, caller: CallerContext) async throws -> RepositoryInfo {
         try await info(try await scope(repositoryId, caller))
     }
@@ -121,6 +125,8 @@ extension CMISRepository {
         return copy
     }
 
+    /// From the engine's fixed type registry: the same types in every repository. `maxItems` is cut to the configured
+    /// maximum; a negative `maxItems` or `skipCount` is `invalidArgument`, an unknown `typeId` `objectNotFound`.
     public func typeChildren(
         repositoryId: String, typeId: String?, includePropertyDefinitions: Bool, maxItems: Int?, skipCount: Int,
         caller: CallerContext
@@ -137,6 +143,8 @@ extension CMISRepository {
         )
     }
 
+    /// From the engine's fixed type registry. `depth` must be nil, -1 (all levels) or at least 1, else
+    /// `invalidArgument`; an unknown `typeId` is `objectNotFound`.
     public func typeDescendants(
         repositoryId: String, typeId: String?, depth: Int?, includePropertyDefinitions: Bool, caller: CallerContext
     ) async throws -> [TypeTreeNode] {
@@ -157,6 +165,7 @@ extension CMISRepository {
         return nodes(under: typeId ?? "", level: 1)
     }
 
+    /// From the engine's fixed type registry; `objectNotFound` for a type it does not know.
     public func typeDefinition(
         repositoryId: String, typeId: String, caller: CallerContext
     ) async throws

@@ -203,6 +203,8 @@ public final class CMISRepository: CMISService {
         if touchesFolders { folders.invalidate(batch.repositoryId) }
     }
 
+    /// A count this engine raises after every batch it applies to the repository, committed or not (0 before the
+    /// first), when the configuration says it is the store's sole writer (`isSoleWriter`); nil otherwise.
     public func readGeneration(repositoryId: String) -> UInt64? {
         guard configuration.isSoleWriter else { return nil }
         return generations.withLock { $0[repositoryId] ?? 0 }

@@ -11,12 +11,17 @@ public import Foundation
 public struct RepositoryConfiguration: Sendable {
     /// The id of the repository every user shares.
     public var sharedRepositoryId: String
+    /// The shared repository's name, given when the repository is created.
     public var sharedRepositoryName: String
+    /// The shared repository's description, given when the repository is created.
     public var sharedRepositoryDescription: String
     /// The name of each user's MyDocuments repository.
     public var myDocumentsName: String
+    /// The vendor name repository info shows.
     public var vendorName: String
+    /// The product name repository info shows.
     public var productName: String
+    /// The product version repository info shows.
     public var productVersion: String
     /// The page size when a caller gives no `maxItems`.
     public var defaultMaxItems: Int
@@ -45,6 +50,10 @@ public struct RepositoryConfiguration: Sendable {
     /// New object ids: opaque, unique, URL-safe.
     public var idGenerator: @Sendable () -> String
 
+    /// A configuration with the given values; each has a default: the shared repository `shared` (named `Shared`),
+    /// pages of 100 and at most 10,000 items, names of at most 255 characters, strings of at most 65,536, 1,000 values
+    /// per property, trees of at most 100,000 objects, a folder cache kept 5 seconds, no blob removal grace, not a sole
+    /// writer, the system clock and random ids (`randomId()`).
     public init(
         sharedRepositoryId: String = "shared", sharedRepositoryName: String = "Shared",
         sharedRepositoryDescription: String = "Documents every user of this server can reach",

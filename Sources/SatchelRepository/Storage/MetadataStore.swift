@@ -14,11 +14,14 @@ public protocol MetadataStore: Sendable {
 
     // MARK: Repositories
 
+    /// Every repository (the shared ones and every user's MyDocuments), ordered by id.
     func repositories() async throws -> [StoredRepository]
+    /// The repository `id`, or nil when there is none.
     func repository(id: String) async throws -> StoredRepository?
 
     // MARK: Objects
 
+    /// The object `id` of the repository, or nil when there is none.
     func object(repositoryId: String, id: String) async throws -> StoredObject?
     /// The objects that exist among `ids`, in no particular order.
     func objects(repositoryId: String, ids: [String]) async throws -> [StoredObject]
@@ -44,6 +47,7 @@ public protocol MetadataStore: Sendable {
 
     /// Change events after `token` (from the start when nil), oldest first, at most `limit`.
     func changes(repositoryId: String, after token: Int64?, limit: Int) async throws -> [StoredChange]
+    /// The token of the repository's newest change log entry, or nil before its first change.
     func latestChangeToken(repositoryId: String) async throws -> Int64?
 
     // MARK: Blobs
@@ -83,6 +87,7 @@ public struct StoreBatchResult: Sendable, Hashable {
     /// Content no object refers to any more: its blob may be removed (``BlobStore``).
     public var releasedContentHashes: Set<String>
 
+    /// A result that released `releasedContentHashes` (nothing, by default).
     public init(releasedContentHashes: Set<String> = []) {
         self.releasedContentHashes = releasedContentHashes
     }
@@ -90,14 +95,20 @@ public struct StoreBatchResult: Sendable, Hashable {
 
 /// A repository: the shared one, or a user's MyDocuments.
 public struct StoredRepository: Sendable, Hashable {
+    /// The repository id (`shared`, or `mydocs-<user>` for a user's MyDocuments).
     public var id: String
+    /// The repository's name, as repository info shows it.
     public var name: String
+    /// The repository's description, as repository info shows it.
     public var description: String
     /// The user who owns this repository (MyDocuments), or nil for a shared repository.
     public var owner: String?
+    /// The id of the repository's root folder.
     public var rootFolderId: String
+    /// When the repository was created.
     public var createdAt: Date
 
+    /// A repository with these values.
     public init(id: String, name: String, description: String, owner: String?, rootFolderId: String, createdAt: Date) {
         self.id = id
         self.name = name
@@ -111,10 +122,15 @@ public struct StoredRepository: Sendable, Hashable {
 /// One object as the store keeps it. The engine owns its meaning; the store indexes the fields it must search
 /// by and keeps ``properties`` as an opaque, typed bag.
 public struct StoredObject: Sendable, Hashable {
+    /// The repository the object belongs to.
     public var repositoryId: String
+    /// The object id, unique in its repository.
     public var id: String
+    /// The object's base type: document, folder, item, policy or relationship.
     public var baseTypeId: BaseTypeId
+    /// The object's type id (a base type's id, or one of its subtypes').
     public var typeId: String
+    /// The object's `cmis:name`, unique in each folder it is filed in (empty for a relationship without a name).
     public var name: String
     /// The folders this object is filed in: one for a folder (none for the root folder), any number for a
     /// document, item or policy when the repository multi-files, none when unfiled.
@@ -124,18 +140,30 @@ public struct StoredObject: Sendable, Hashable {
     public var properties: Properties
     /// Increases by one with every change; the engine's optimistic-concurrency check.
     public var changeToken: Int64
+    /// The content stream, or nil for none.
     public var content: StoredContent?
+    /// Documents: the version series (the id of the series' first object); nil for other objects.
     public var versionSeriesId: String?
+    /// Whether this is the latest checked-in version of its series (false for a private working copy; true for
+    /// objects that are not versioned).
     public var isLatestVersion: Bool
+    /// Whether this is the private working copy of a checked-out version series.
     public var isPrivateWorkingCopy: Bool
     /// Relationship ends.
     public var sourceId: String?
+    /// The relationship's target object; nil for other objects.
     public var targetId: String?
+    /// The object's own ACEs (what it inherits from folders is worked out by the engine).
     public var acl: [ACE]
+    /// The ids of the policies applied to the object.
     public var policyIds: [String]
+    /// When the object was created.
     public var createdAt: Date
+    /// When the object was last changed.
     public var modifiedAt: Date
 
+    /// An object with these values. Unless given: change token 1, no content, no version series, the latest version,
+    /// not a working copy, no relationship ends, no ACEs and no policies.
     public init(
         repositoryId: String, id: String, baseTypeId: BaseTypeId, typeId: String, name: String, parentIds: [String],
         properties: Properties, changeToken: Int64 = 1, content: StoredContent? = nil, versionSeriesId: String? = nil,
@@ -167,10 +195,14 @@ public struct StoredObject: Sendable, Hashable {
 public struct StoredContent: Sendable, Hashable {
     /// Lower-case hex SHA-256 of the bytes: the blob's name in the blob store.
     public var hash: String
+    /// The content's length in bytes.
     public var length: Int64
+    /// The content's media type.
     public var mimeType: String
+    /// The file name that came with the content, if any.
     public var fileName: String?
 
+    /// A content stream with these values.
     public init(hash: String, length: Int64, mimeType: String, fileName: String?) {
         self.hash = hash
         self.length = length
@@ -184,18 +216,24 @@ public struct StoredChange: Sendable, Hashable {
     /// Assigned by the store when the batch is applied: 1, 2, 3… per repository, so no repository's tokens tell
     /// anything about another's activity; ignored on input.
     public var token: Int64
+    /// The repository the change happened in.
     public var repositoryId: String
+    /// The object that changed.
     public var objectId: String
+    /// What happened: `created`, `updated`, `deleted` or `security` (an ACL or policy change).
     public var changeType: ChangeType
+    /// When it happened.
     public var time: Date
     /// The object's type, kept so a `deleted` event still says what was deleted.
     public var typeId: String
+    /// The object's base type.
     public var baseTypeId: BaseTypeId
     /// For a `deleted` event: the principals who could read the object when it went (`cmis:anyone` included), so
     /// the change log shows the deletion to them and to nobody else. Nil for other events, which are shown to
     /// whoever may read the object now.
     public var readers: [String]?
 
+    /// An entry with these values; `token` is the store's to assign, and `readers` nil unless the object was deleted.
     public init(
         token: Int64 = 0, repositoryId: String, objectId: String, changeType: ChangeType, time: Date, typeId: String,
         baseTypeId: BaseTypeId, readers: [String]? = nil
@@ -213,15 +251,28 @@ public struct StoredChange: Sendable, Hashable {
 
 /// A sort key for ``MetadataStore/children(repositoryId:folderId:order:offset:limit:)``.
 public struct StoreOrder: Sendable, Hashable {
+    /// What children can be sorted by.
     public enum Field: Sendable, Hashable {
-        case name, createdAt, modifiedAt, typeId, baseTypeId
+        /// `cmis:name`.
+        case name
+        /// `cmis:creationDate`.
+        case createdAt
+        /// `cmis:lastModificationDate`.
+        case modifiedAt
+        /// `cmis:objectTypeId`.
+        case typeId
+        /// `cmis:baseTypeId`.
+        case baseTypeId
         /// `cmis:contentStreamLength`
         case contentLength
     }
 
+    /// What to sort by.
     public var field: Field
+    /// Whether smaller values come first.
     public var ascending: Bool
 
+    /// A sort key on `field`, ascending unless told otherwise.
     public init(_ field: Field, ascending: Bool = true) {
         self.field = field
         self.ascending = ascending
@@ -251,9 +302,12 @@ public struct StoreOrder: Sendable, Hashable {
 
 /// One page of children, with the total count.
 public struct StoredPage: Sendable, Hashable {
+    /// The page's objects, in order.
     public var objects: [StoredObject]
+    /// How many objects the folder holds in all.
     public var totalCount: Int
 
+    /// A page of `objects` out of `totalCount`.
     public init(objects: [StoredObject], totalCount: Int) {
         self.objects = objects
         self.totalCount = totalCount
@@ -265,15 +319,20 @@ public struct StoreBatch: Sendable, Hashable {
     /// Objects that must still carry the given change token (they were read, then changed): otherwise the whole
     /// batch fails with ``StoreError/conflict(objectId:)``.
     public var expectedChangeTokens: [String: Int64]
+    /// Repositories to create; `StoreError.duplicateId(_:)` when one exists already.
     public var newRepositories: [StoredRepository]
+    /// Objects to create; `StoreError.duplicateId(_:)` when an id is taken.
     public var inserts: [StoredObject]
     /// Whole-object replacements (matched by repository and id).
     public var updates: [StoredObject]
+    /// The ids of objects to delete.
     public var deletes: [String]
+    /// Change log entries to append, in order; the store assigns their tokens.
     public var changes: [StoredChange]
     /// Repository the object ids above belong to.
     public var repositoryId: String
 
+    /// A batch for the repository `repositoryId`; every part is empty unless given.
     public init(
         repositoryId: String, expectedChangeTokens: [String: Int64] = [:], newRepositories: [StoredRepository] = [],
         inserts: [StoredObject] = [], updates: [StoredObject] = [], deletes: [String] = [],
@@ -294,12 +353,18 @@ public protocol StoreRefusal: Error {}
 
 /// What a metadata store throws.
 public enum StoreError: StoreRefusal, Sendable, Hashable, CustomStringConvertible {
+    /// An object no longer has the change token the batch expected: someone else changed it.
     case conflict(objectId: String)
+    /// The folder already holds an object of that name.
     case nameTaken(folderId: String, name: String)
+    /// An object the batch updates, deletes or expects does not exist.
     case notFound(objectId: String)
+    /// A repository or object with that id exists already.
     case duplicateId(String)
+    /// The database failed (or refused in a way the protocol has no case for); its message.
     case backend(String)
 
+    /// A message a person can act on.
     public var description: String {
         switch self {
         case .conflict(let id): return "object \(id) was changed by someone else"

@@ -23,7 +23,7 @@ public protocol OfflineTierStore: Sendable {
     func offlineRows(_ query: OfflineQueryID, after key: String?, limit: Int) async throws -> [OfflineRow]
     /// What changed after `version`, ordered by the version of each change and then by key, at most `limit`
     /// entries: rows changed or added, and the keys of rows removed. `key` is nil for the first page, else the
-    /// ``OfflineChanges/continuation`` of the page before. Throws ``OfflineTierError/tokenExpired`` when `version` is older than the oldest
+    /// ``OfflineChanges/continuation`` of the page before. Throws `OfflineTierError.tokenExpired` when `version` is older than the oldest
     /// removal still remembered.
     func offlineChanges(
         _ query: OfflineQueryID, since version: Int64, after key: String?, limit: Int
@@ -40,11 +40,14 @@ public protocol OfflineTierStore: Sendable {
 
 /// One defining query as the operator sees it (`satchel serve offline-status`).
 public struct OfflineQueryOverview: Sendable, Hashable {
+    /// The defining query.
     public var query: OfflineQueryID
+    /// Where it stands.
     public var state: OfflineQueryState
     /// The clients given this query, with the version each last received, by client name.
     public var syncPoints: [OfflineSyncPoint]
 
+    /// An overview with these values.
     public init(query: OfflineQueryID, state: OfflineQueryState, syncPoints: [OfflineSyncPoint]) {
         self.query = query
         self.state = state
@@ -64,10 +67,14 @@ extension OfflineQueryOverview {
 
 /// The version of a defining query a client last received, and when.
 public struct OfflineSyncPoint: Sendable, Hashable {
+    /// The client's user name.
     public var client: String
+    /// The version the client was last given.
     public var version: Int64
+    /// When it was given.
     public var at: Date
 
+    /// A sync point with these values.
     public init(client: String, version: Int64, at: Date) {
         self.client = client
         self.version = version
@@ -78,8 +85,11 @@ public struct OfflineSyncPoint: Sendable, Hashable {
 /// A defining query as the middle tier keeps it: the endpoint, the query's name, and whose rows (``shared``, or
 /// ``user(_:)`` of a user's name).
 public struct OfflineQueryID: Sendable, Hashable, CustomStringConvertible {
+    /// The middle tier endpoint the query belongs to.
     public var endpoint: String
+    /// The defining query's name.
     public var query: String
+    /// Whose rows: `shared`, or `user:` and a user's name.
     public var scope: String
 
     /// The scope of shared data. A user's scope is ``user(_:)``, so no user name can be it. (Text only: SQLite
@@ -89,12 +99,14 @@ public struct OfflineQueryID: Sendable, Hashable, CustomStringConvertible {
     /// The scope of `name`'s own data.
     public static func user(_ name: String) -> String { "user:" + name }
 
+    /// The query `query` of `endpoint`, for `scope`.
     public init(endpoint: String, query: String, scope: String) {
         self.endpoint = endpoint
         self.query = query
         self.scope = scope
     }
 
+    /// `endpoint/query (shared)`, or `endpoint/query (user name)` for a user's scope.
     public var description: String {
         "\(endpoint)/\(query) (\(scope == Self.shared ? "shared" : scope.hasPrefix("user:") ? "user \(scope.dropFirst(5))" : scope))"
     }
@@ -102,10 +114,14 @@ public struct OfflineQueryID: Sendable, Hashable, CustomStringConvertible {
 
 /// One row of a defining query: its key (the entity's key predicate), the SHA-256 of its content, the content.
 public struct OfflineRow: Sendable, Hashable {
+    /// The entity's key predicate.
     public var key: String
+    /// The SHA-256 of the content: a row changed when its hash did.
     public var hash: Data
+    /// The row's content.
     public var body: Data
 
+    /// A row with these values.
     public init(key: String, hash: Data, body: Data) {
         self.key = key
         self.hash = hash
@@ -119,13 +135,16 @@ public struct OfflineQueryState: Sendable, Hashable {
     public var version: Int64
     /// Delta tokens older than this cannot be answered (the removals before it are forgotten).
     public var oldestVersion: Int64
+    /// When the query was last refreshed (whole milliseconds in every store).
     public var refreshedAt: Date
     /// The back-end's own delta link, for the next refresh.
     public var backendDeltaLink: String?
     /// Current rows and their bytes.
     public var rows: Int
+    /// The size of the current rows' content, in bytes.
     public var bytes: Int64
 
+    /// A state with these values.
     public init(
         version: Int64, oldestVersion: Int64, refreshedAt: Date, backendDeltaLink: String?, rows: Int, bytes: Int64
     ) {
@@ -140,11 +159,16 @@ public struct OfflineQueryState: Sendable, Hashable {
 
 /// What a refresh changed.
 public struct OfflineRefresh: Sendable, Hashable {
+    /// The query's state after the refresh.
     public var state: OfflineQueryState
+    /// How many rows were new.
     public var added: Int
+    /// How many rows had a new hash.
     public var changed: Int
+    /// How many rows were marked removed.
     public var removed: Int
 
+    /// A refresh with these values.
     public init(state: OfflineQueryState, added: Int, changed: Int, removed: Int) {
         self.state = state
         self.added = added
@@ -164,6 +188,7 @@ public struct OfflineChanges: Sendable, Hashable {
     /// The key to continue after, when the page was full.
     public var continuation: String?
 
+    /// A page of changes with these values.
     public init(rows: [OfflineRow], removedKeys: [String], version: Int64, continuation: String?) {
         self.rows = rows
         self.removedKeys = removedKeys
@@ -179,6 +204,7 @@ public enum OfflineTierError: StoreRefusal, Sendable, Hashable, CustomStringConv
     /// A continuation that no page of changes gave (shown as received, cut to 80 characters).
     case invalidContinuation(String)
 
+    /// A message a person can act on.
     public var description: String {
         switch self {
         case .invalidContinuation(let text): "not a continuation of these changes: \(text)"

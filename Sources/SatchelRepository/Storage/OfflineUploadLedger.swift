@@ -25,28 +25,36 @@ public protocol OfflineUploadLedger: Sendable {
 
 /// Which uploaded request: the endpoint, the user who sent it, its `Repeatability-Request-ID`.
 public struct OfflineLedgerKey: Sendable, Hashable, CustomStringConvertible {
+    /// The middle tier endpoint the request was sent to.
     public var endpoint: String
+    /// The user who sent it.
     public var user: String
+    /// Its `Repeatability-Request-ID`.
     public var requestID: String
 
+    /// The request `requestID` of `user` at `endpoint`.
     public init(endpoint: String, user: String, requestID: String) {
         self.endpoint = endpoint
         self.user = user
         self.requestID = requestID
     }
 
+    /// `endpoint: user's request id`, for messages.
     public var description: String { "\(endpoint): \(user)'s request \(requestID)" }
 }
 
 /// A request as the ledger identifies it: the same id must always come with the same method, URL and body.
 public struct OfflineLedgerRequest: Sendable, Hashable {
+    /// Which request.
     public var key: OfflineLedgerKey
+    /// The HTTP method.
     public var method: String
     /// The request's path and query under the endpoint.
     public var target: String
     /// SHA-256 of the body.
     public var bodyHash: Data
 
+    /// A request with these values.
     public init(key: OfflineLedgerKey, method: String, target: String, bodyHash: Data) {
         self.key = key
         self.method = method
@@ -57,11 +65,14 @@ public struct OfflineLedgerRequest: Sendable, Hashable {
 
 /// What the back-end answered to a request, kept to answer the request's retries.
 public struct OfflineLedgerAnswer: Sendable, Hashable {
+    /// The HTTP status.
     public var status: Int
     /// The headers a client needs again (`ETag`, `Location`, `OData-EntityId`, `Content-Type`), in order.
     public var headers: [String: String]
+    /// The response body.
     public var body: Data
 
+    /// An answer with these values.
     public init(status: Int, headers: [String: String], body: Data) {
         self.status = status
         self.headers = headers
@@ -87,6 +98,7 @@ public struct OfflineLedgerAnswer: Sendable, Hashable {
 
 /// One request in the ledger.
 public struct OfflineLedgerEntry: Sendable, Hashable {
+    /// Where a request stands; the raw value is what the durable stores keep.
     public enum State: String, Sendable, Hashable {
         /// Forwarded (or about to be), its answer not recorded: if the middle tier died meanwhile, *in doubt*.
         case sent
@@ -96,13 +108,18 @@ public struct OfflineLedgerEntry: Sendable, Hashable {
         case failed
     }
 
+    /// The request, as first recorded under its key.
     public var request: OfflineLedgerRequest
+    /// Where it stands.
     public var state: State
     /// How many times the request was claimed for forwarding.
     public var attempts: Int
+    /// The back-end's answer, once recorded.
     public var answer: OfflineLedgerAnswer?
+    /// When the entry last changed (whole milliseconds in the durable stores).
     public var updatedAt: Date
 
+    /// An entry with these values.
     public init(
         request: OfflineLedgerRequest, state: State, attempts: Int, answer: OfflineLedgerAnswer?, updatedAt: Date
     ) {

@@ -58,9 +58,12 @@ public protocol ServerStateStore: Sendable {
 
 /// A document's lock: who holds it, since when.
 public struct DocumentLock: Sendable, Hashable {
+    /// The user who holds the lock.
     public var owner: String
+    /// When the lock was taken (whole milliseconds in the durable stores).
     public var created: Date
 
+    /// A lock held by `owner` since `created`.
     public init(owner: String, created: Date) {
         self.owner = owner
         self.created = created
@@ -77,7 +80,9 @@ public enum LockOutcome: Sendable, Hashable {
 
 /// What ``ServerStateStore/unlock(repositoryId:key:owner:override:)`` did.
 public enum UnlockOutcome: Sendable, Hashable {
+    /// The lock was removed.
     case unlocked
+    /// Nobody held the lock; nothing changed.
     case notLocked
     /// Held by someone else, and no override: nothing changed.
     case lockedByOther(DocumentLock)
@@ -85,13 +90,18 @@ public enum UnlockOutcome: Sendable, Hashable {
 
 /// A document in the trash: where it was filed when last seen, who trashed it, when.
 public struct TrashMark: Sendable, Hashable {
+    /// The repository of the trashed document.
     public var repositoryId: String
     /// A folder's id, or a document's version series.
     public var key: String
+    /// The folder the document was filed in when last seen, if any.
     public var parentId: String?
+    /// The user who put it in the trash.
     public var owner: String
+    /// When it was put in the trash.
     public var created: Date
 
+    /// A mark with these values.
     public init(repositoryId: String, key: String, parentId: String?, owner: String, created: Date) {
         self.repositoryId = repositoryId
         self.key = key
@@ -123,14 +133,20 @@ public enum TrashScope: Sendable, Hashable {
 public struct AccessGrant: Sendable, Hashable {
     /// Lower-case hex SHA-256 of the token.
     public var digest: String
+    /// The user the token signs in.
     public var user: String
+    /// The application the token was issued to.
     public var application: String
+    /// The device the token was issued for: a user holds one grant per application and device.
     public var device: String
+    /// A description of the device for people, if one was given.
     public var deviceDescription: String?
     /// `r` (read only) or `rw`.
     public var permission: String
+    /// When the token was issued.
     public var created: Date
 
+    /// A grant with these values.
     public init(
         digest: String, user: String, application: String, device: String, deviceDescription: String?,
         permission: String, created: Date

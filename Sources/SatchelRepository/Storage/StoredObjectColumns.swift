@@ -22,22 +22,37 @@ import Synchronization
 /// decoded values are kept in ``StoredDecodeCache/shared``. The cache is keyed by the bytes themselves (for a bag,
 /// the object's id plus a byte-for-byte comparison of the stored bag), so it can never hand out a stale value.
 public struct StoredObjectColumns: Sendable {
+    /// `repository`.
     public var repositoryId: String
+    /// `id`.
     public var id: String
+    /// `base_type`: the base type id as text (`cmis:document` …).
     public var baseType: String
+    /// `type_id`.
     public var typeId: String
+    /// `name`.
     public var name: String
     /// The JSON id list of parent folders.
     public var parentIds: String
+    /// `change_token`.
     public var changeToken: Int64
+    /// `content_hash`: nil when the object has no content.
     public var contentHash: String?
+    /// `content_length`.
     public var contentLength: Int64?
+    /// `content_mime`.
     public var contentMimeType: String?
+    /// `content_filename`.
     public var contentFileName: String?
+    /// `version_series`.
     public var versionSeriesId: String?
+    /// `is_latest`.
     public var isLatestVersion: Bool
+    /// `is_pwc`.
     public var isPrivateWorkingCopy: Bool
+    /// `source_id`.
     public var sourceId: String?
+    /// `target_id`.
     public var targetId: String?
     /// The JSON ACL.
     public var acl: String
@@ -48,6 +63,7 @@ public struct StoredObjectColumns: Sendable {
     /// Milliseconds since 1970.
     public var modifiedAt: Int64
 
+    /// The columns of one row, as read.
     public init(
         repositoryId: String, id: String, baseType: String, typeId: String, name: String, parentIds: String,
         changeToken: Int64, contentHash: String?, contentLength: Int64?, contentMimeType: String?,

@@ -43,7 +43,7 @@ public enum StoredPropertyCodec {
         return writer.bytes
     }
 
-    /// Reads a property bag written by ``encode(_:)``.
+    /// Reads a property bag written by `encode(_:)`.
     ///
     /// - Throws: ``StoredCodingError`` when the bytes are not such a bag.
     public static func decodeProperties<Bytes: ContiguousBytes>(_ bytes: Bytes) throws(StoredCodingError) -> Properties
@@ -52,7 +52,7 @@ public enum StoredPropertyCodec {
         return try decodeProperties(bytes, reading: &reading)
     }
 
-    /// Reads a property bag written by ``encode(_:)`` as one of the rows of `reading`: property ids and names
+    /// Reads a property bag written by `encode(_:)` as one of the rows of `reading`: property ids and names
     /// share storage with the rows read before, and so does the id lookup of properties in the same order.
     public static func decodeProperties<Bytes: ContiguousBytes>(
         _ bytes: Bytes, reading: inout StoredBagReading
@@ -266,7 +266,7 @@ public enum StoredPropertyCodec {
         return writer.bytes
     }
 
-    /// Reads an ACL written by ``encode(_:)-(ACE)``.
+    /// Reads an ACL written by `encode(_:)` (the ACL one).
     public static func decodeACL(_ text: String) throws(StoredCodingError) -> [ACE] {
         if text == "[]" { return [] }
         do {
@@ -328,7 +328,7 @@ public enum StoredPropertyCodec {
 /// What the rows of one read share while their property bags are decoded.
 ///
 /// A read of many rows (a page of children, a query scan) creates one and passes it to every row: the property ids
-/// and names the rows repeat are then allocated once (``JSONStringTable``), and rows whose properties come in the
+/// and names the rows repeat are then allocated once (`JSONStringTable`), and rows whose properties come in the
 /// same order share one id lookup table. It also says whether bags decoded now are added to the decode cache.
 ///
 /// ```swift
@@ -341,6 +341,7 @@ public struct StoredBagReading: Sendable {
     var names = JSONStringTable(capacity: 512)
     var previous: Properties?
 
+    /// A reading that adds the bags it decodes to the decode cache when `keepsDecoded` is true.
     public init(keepsDecoded: Bool) {
         self.keepsDecoded = keepsDecoded
     }
@@ -354,10 +355,13 @@ public struct StoredBagReading: Sendable {
 
 /// Stored data that does not read back: a damaged or foreign row.
 public struct StoredCodingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What could not be read, and where (the object's id, when known).
     public var message: String
 
+    /// An error with this message.
     public init(message: String) { self.message = message }
 
+    /// The message.
     public var description: String { message }
 }
 

@@ -19,11 +19,19 @@ import UnixSignals
 /// try await app.run { running in print(running.baseURL) }   // the CLI: until SIGINT/SIGTERM
 /// ```
 public struct SatchelServerApp: Sendable {
+    /// Where to listen, where data lives, who may sign in, which store.
     public var configuration: ServerConfiguration
+    /// The routes mounted besides health, discovery and login: by default the Browser binding, AtomPub and the Nuxeo
+    /// API.
     public var bindings: [any ServerBindingRoutes]
+    /// Makes the local CMIS service over the opened stores (by default the repository engine, bootstrapped). With a
+    /// gateway configuration, the server wraps it in a `GatewayService`.
     public var makeService: ServiceFactory
+    /// The server's own log (`satchel.server`).
     public var logger: Logger
 
+    /// An application for `configuration`; nothing is opened until `start()` or `run(onStarted:)`. Without a `logger`,
+    /// one labelled `satchel.server` at the configuration's log level.
     public init(
         configuration: ServerConfiguration, bindings: [any ServerBindingRoutes] = SatchelServerApp.defaultBindings,
         makeService: ServiceFactory? = nil, logger: Logger? = nil
@@ -272,6 +280,7 @@ public struct SatchelServerApp: Sendable {
 
 /// A server that is listening.
 public final class RunningServer: Sendable {
+    /// The address the server listens on, as configured.
     public let host: String
     /// The port the server listens on (the one the system picked when the configuration said 0).
     public let port: Int

@@ -12,6 +12,8 @@ public import Hummingbird
 /// Authentication has already happened when a binding route runs: `context.caller` is set on every path under
 /// ``MountPoints/protectedPrefixes``.
 public protocol ServerBindingRoutes: Sendable {
+    /// Adds the binding's routes to `router`; `environment` holds the services, the blob store, the limits and the XSRF
+    /// policy the routes use.
     func register(on router: Router<ServerRequestContext>, environment: BindingEnvironment)
 }
 

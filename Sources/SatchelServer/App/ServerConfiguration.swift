@@ -31,8 +31,11 @@ public struct ServerConfiguration: Sendable {
     public var dataDirectory: URL
     /// The users file; nil uses `<data>/users.json`, creating it with a `demo` user when it does not exist.
     public var usersFile: URL?
+    /// Where the metadata lives: by default SQLite in `<data>/satchel.sqlite`.
     public var store: Store
+    /// When a change needs the XSRF token (`.standard` by default).
     public var xsrfPolicy: XSRFPolicy
+    /// Limits on what one request may carry.
     public var limits: RequestLimits
     /// Leave the two CMIS 1.1 new-type capability elements out of AtomPub repository info (cmislib 0.7.0).
     public var omitNewTypeCapabilities: Bool
@@ -55,6 +58,8 @@ public struct ServerConfiguration: Sendable {
     /// The middle tier's page size, timeouts and upload limit.
     public var offlineLimits = OfflineTierLimits()
 
+    /// A configuration listening on 127.0.0.1:8080 by default. A nil `store` is SQLite in
+    /// `<dataDirectory>/satchel.sqlite`; the gateway, TLS and offline applications are off until set.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, usersFile: URL? = nil,
         store: Store? = nil, xsrfPolicy: XSRFPolicy = .standard, limits: RequestLimits = .init(),
@@ -79,7 +84,7 @@ public struct ServerConfiguration: Sendable {
         self.gateway = gateway
     }
 
-    /// How long an unreferenced blob is spared (``RepositoryConfiguration/blobRemovalGrace``): none when this
+    /// How long an unreferenced blob is spared (`RepositoryConfiguration/blobRemovalGrace`): none when this
     /// process alone uses the data folder; ten minutes on PostgreSQL, where several server processes may share it.
     public var blobRemovalGrace: Duration {
         if case .postgres = store { return .seconds(600) }
@@ -105,8 +110,11 @@ public struct ServerConfiguration: Sendable {
 
 /// A server that could not start: what it was doing and why.
 public struct ServerError: Error, Sendable, CustomStringConvertible {
+    /// What the server was doing and why it failed, for a person.
     public var message: String
+    /// An error saying `message`.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }
 
@@ -119,6 +127,7 @@ public struct TLSFiles: Sendable, Hashable {
     /// When set, every client must present a certificate signed by one of these authorities.
     public var clientCertificateAuthorities: URL?
 
+    /// The PEM files; without `clientCertificateAuthorities`, clients need no certificate.
     public init(certificateChain: URL, privateKey: URL, clientCertificateAuthorities: URL? = nil) {
         self.certificateChain = certificateChain
         self.privateKey = privateKey

@@ -117,5 +117,6 @@ enum ServiceRoutes {
 
 /// The server's version, reported by `/health`.
 public enum SatchelServerVersion {
+    /// The version `/health` reports.
     public static let current = "0.1.0"
 }

@@ -9,6 +9,9 @@ public typealias ServiceFactory =
 
 /// Opens the metadata store a configuration asks for: objects, and the server's own state beside them.
 public enum StoreFactory {
+    /// Opens the store `choice` names: a new in-memory store, the SQLite file at its path, or a connection to
+    /// PostgreSQL. Throws `ServerError` when the SQLite file cannot be opened, and PostgreSQL's own error when the
+    /// database cannot be reached. The caller migrates the store (`migrate()`) before using it.
     public static func open(_ choice: ServerConfiguration.Store) async throws -> any MetadataStore & ServerStateStore {
         let store: any MetadataStore & ServerStateStore
         switch choice {

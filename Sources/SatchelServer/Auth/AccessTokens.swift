@@ -6,14 +6,16 @@ import SatchelJSON
 /// Long-lived tokens a user acquires once with a password, for one application on one device (Nuxeo's
 /// `authentication/token`), then sends as `X-Authentication-Token` instead of the password.
 ///
-/// Only each token's SHA-256 is kept, in the metadata store (``ServerStateStore``): whoever reads the database learns
+/// Only each token's SHA-256 is kept, in the metadata store (`ServerStateStore`): whoever reads the database learns
 /// no token, and every server process on one PostgreSQL database accepts the tokens any of them issued. So the
 /// server cannot hand an existing token back: asking again for the same application and device replaces it. A token
 /// is read-only (`permission` `r`/`read`: changes are refused) or read-write.
 public struct AccessTokens: Sendable {
     /// What a token allows.
     public enum Permission: String, Sendable, Hashable {
+        /// Reads only: every change made with the token is refused (`r`, `read`).
         case read = "r"
+        /// Reads and changes, as far as the user's own rights go (`rw`, `readWrite`).
         case readWrite = "rw"
 
         /// Nuxeo's clients say `rw`, `ReadWrite`, `r`, `read`…
@@ -28,11 +30,17 @@ public struct AccessTokens: Sendable {
 
     /// One token's record (never the token itself).
     public struct Grant: Sendable, Hashable {
+        /// The user the token signs in.
         public var user: String
+        /// The application the token was issued to (`applicationName`).
         public var application: String
+        /// The device the token was issued for (`deviceId`).
         public var device: String
+        /// The device's description, when the client gave one.
         public var deviceDescription: String?
+        /// What the token allows.
         public var permission: Permission
+        /// When the token was issued.
         public var created: Date
         /// SHA-256 of the token, hex.
         var digest: String
@@ -51,7 +59,9 @@ public struct AccessTokens: Sendable {
 
     /// Why a token was not issued.
     public struct Refusal: Error, Sendable, Hashable {
+        /// The HTTP status to answer with: 400 for a bad parameter, 403 past the limit per user, 500 for the store.
         public var status: Int
+        /// Why, for a person.
         public var message: String
     }
 
@@ -62,6 +72,7 @@ public struct AccessTokens: Sendable {
     /// Where the grants are kept.
     public let store: any ServerStateStore
 
+    /// Tokens kept in `store`, shared with every server process using it.
     public init(store: any ServerStateStore) {
         self.store = store
     }

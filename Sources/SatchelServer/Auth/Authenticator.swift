@@ -6,7 +6,7 @@ import Synchronization
 /// Checks credentials and keeps sessions: HTTP Basic (with a short cache of verified headers, since PBKDF2 on
 /// every request would cost more than the request) and cookie sessions from form login.
 ///
-/// Passwords are hashed on the ``PasswordHasher``'s own low-priority threads, never on the concurrency pool that
+/// Passwords are hashed on a password hasher's own low-priority threads, never on the concurrency pool that
 /// serves requests; failed attempts are throttled per user name and per source address (``LoginThrottling``); an
 /// unknown user name costs a full hash too, so timing does not tell which names exist.
 ///
@@ -18,9 +18,11 @@ public final class Authenticator: Sendable {
 
     /// A verified caller.
     public struct Caller: Sendable, Hashable {
+        /// The user name, as in the users file.
         public var user: String
         /// The session's XSRF token.
         public var token: String
+        /// Whether the users file marks the user `"admin": true`.
         public var isAdministrator: Bool
 
         /// The engine's view of this caller.
@@ -31,6 +33,7 @@ public final class Authenticator: Sendable {
 
     /// The answer to a credential.
     public enum Outcome: Sendable, Hashable {
+        /// The credential is right: this is the caller.
         case accepted(Caller)
         /// Wrong user name or password (or a malformed header).
         case refused
@@ -75,10 +78,12 @@ public final class Authenticator: Sendable {
     static let maximumVerificationAge: Duration = .seconds(8 * 3600)
 
     /// - Parameters:
+    ///   - users: the users and their password hashes.
     ///   - basicCacheTTL: how long a verified Basic header stays trusted without being used (each use extends it, up
     ///     to eight hours after it was verified).
     ///   - sessionTTL: how long a cookie session lives without use.
     ///   - throttling: how failed logins are slowed down.
+    ///   - tokens: where access tokens are kept; `nil` keeps them in memory, for this process only.
     public init(
         users: UsersFile, basicCacheTTL: Duration = .seconds(60), sessionTTL: Duration = .seconds(8 * 3600),
         throttling: LoginThrottling = LoginThrottling(), tokens: AccessTokens? = nil

@@ -19,6 +19,7 @@ public struct LoginThrottling: Sendable, Hashable {
         /// The longest wait.
         public var maximumDelay: Duration
 
+        /// A rule of the given values.
         public init(freeFailures: Int, firstDelay: Duration, maximumDelay: Duration) {
             self.freeFailures = freeFailures
             self.firstDelay = firstDelay
@@ -41,6 +42,8 @@ public struct LoginThrottling: Sendable, Hashable {
     /// A count with no new failure for this long is forgotten.
     public var forgetAfter: Duration
 
+    /// Rules whose defaults are: 5 free failures per user name, then waits from 1 second up to 60; 10 per source
+    /// address, then waits from 1 second up to 300; counts forgotten after 15 minutes without a failure.
     public init(
         perUser: Rule = Rule(freeFailures: 5, firstDelay: .seconds(1), maximumDelay: .seconds(60)),
         perSource: Rule = Rule(freeFailures: 10, firstDelay: .seconds(1), maximumDelay: .seconds(300)),

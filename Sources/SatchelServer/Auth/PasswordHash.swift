@@ -7,7 +7,7 @@ import _CryptoExtras
 /// ```swift
 /// let hash = try PasswordHash.make(password: "s3cret")
 /// hash.encoded                       // "pbkdf2-sha256$210000$…$…"
-/// try hash.verify(password: "s3cret") // true
+/// hash.verify(password: "s3cret")     // true
 /// ```
 public struct PasswordHash: Sendable, Hashable {
     /// The scheme name at the start of an encoded hash.
@@ -15,10 +15,14 @@ public struct PasswordHash: Sendable, Hashable {
     /// Rounds used for new hashes.
     public static let defaultRounds = 210_000
 
+    /// PBKDF2 iterations.
     public var rounds: Int
+    /// The random salt (16 bytes for hashes `make(password:rounds:)` creates).
     public var salt: [UInt8]
+    /// The derived key (32 bytes for new hashes; at least 16 in a parsed one).
     public var hash: [UInt8]
 
+    /// A hash of the given parts, unchecked.
     public init(rounds: Int, salt: [UInt8], hash: [UInt8]) {
         self.rounds = rounds
         self.salt = salt
@@ -87,7 +91,10 @@ func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
 
 /// A problem with users, passwords or the users file.
 public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, for a person.
     public var message: String
+    /// An error saying `message`.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

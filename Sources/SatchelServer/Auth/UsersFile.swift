@@ -17,6 +17,7 @@ public struct UsersFile: Sendable, Hashable {
     /// The users marked `"admin": true`.
     public var administrators: Set<String>
 
+    /// Users of `entries`; `administrators` keeps only the names that are in `entries`.
     public init(entries: [String: PasswordHash] = [:], administrators: Set<String> = []) {
         self.entries = entries
         self.administrators = administrators.filter { entries[$0] != nil }

@@ -13,6 +13,7 @@ public struct TrustedProxies: Sendable, Hashable {
     /// IP addresses, as `inet_ntop` writes them (`10.0.0.5`, `::1`).
     public var addresses: Set<String>
 
+    /// Trusts `addresses` (none by default: forwarded headers are ignored).
     public init(_ addresses: Set<String> = []) {
         self.addresses = addresses
     }

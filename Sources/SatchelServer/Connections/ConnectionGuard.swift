@@ -21,6 +21,7 @@ public struct ConnectionLimits: Sendable, Hashable {
     /// The most connections one address may have open at once (trusted proxies are not limited).
     public var maximumConnectionsPerAddress: Int
 
+    /// Limits whose defaults are: 30 seconds idle, 30 seconds of pause in a body, 64 connections per address.
     public init(
         idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(30),
         maximumConnectionsPerAddress: Int = 64

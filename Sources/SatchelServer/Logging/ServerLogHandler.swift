@@ -21,8 +21,11 @@ import Synchronization
 /// holds 64 KiB or a line is `warning` or worse. ``LogSink/flush()`` writes everything now (the server calls it
 /// when it stops).
 public struct ServerLogHandler: LogHandler {
+    /// The lowest level written (`.info` by default).
     public var logLevel: Logger.Level = .info
+    /// Metadata written with every line of this handler.
     public var metadata: Logger.Metadata = [:]
+    /// Metadata gathered for each line; an event's own metadata wins over it, and it wins over `metadata`.
     public var metadataProvider: Logger.MetadataProvider?
     private let label: String
     private let sink: LogSink
@@ -33,11 +36,15 @@ public struct ServerLogHandler: LogHandler {
         self.sink = sink
     }
 
+    /// One value of the handler's `metadata`.
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Writes one `logfmt` line: time, level, label, message, the metadata sorted by key, and the error when there is
+    /// one. Values with spaces, quotes, `=` or control characters are quoted. A line of level `warning` or worse is
+    /// written out at once.
     public func log(event: LogEvent) {
         var line = ""
         line.reserveCapacity(160)

@@ -9,6 +9,7 @@ public import SatchelOfflineServer
 /// The authentication middleware (`Auth/`) fills ``caller`` and ``authenticatedByCookie`` before any binding
 /// route runs; a binding route that finds no caller answers 401.
 public struct ServerRequestContext: RequestContext {
+    /// Hummingbird's own per-request storage.
     public var coreContext: CoreRequestContextStorage
     /// The authenticated user and the XSRF token of their session.
     public var caller: CallerContext?
@@ -24,6 +25,7 @@ public struct ServerRequestContext: RequestContext {
     /// session cookies are `Secure`.
     public var isSecure: Bool
 
+    /// A context with no caller yet, the connection's remote address, and no trust or TLS (the middleware sets them).
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         caller = nil
@@ -51,10 +53,15 @@ public struct RequestLimits: Sendable, Hashable {
     public var maxContentBytes: Int64
     /// Largest request body that is not content (forms, Atom entries, JSON).
     public var maxMetadataBytes: Int
+    /// Most properties one AtomPub entry may carry; also most objects a Browser binding bulk update may name.
     public var maxProperties: Int
+    /// Longest property value (in UTF-8 bytes) an AtomPub entry may carry.
     public var maxPropertyValueBytes: Int
+    /// Most fields a Browser binding query string or form may carry; also most objects an AtomPub bulk update may name.
     public var maxFormFields: Int
 
+    /// Limits whose defaults are: content of 8 GiB, other bodies of 4 MiB, 1,000 properties, values of 1 MiB and 4,000
+    /// form fields.
     public init(
         maxContentBytes: Int64 = 8 << 30, maxMetadataBytes: Int = 4 << 20, maxProperties: Int = 1_000,
         maxPropertyValueBytes: Int = 1 << 20, maxFormFields: Int = 4_000
@@ -69,9 +76,13 @@ public struct RequestLimits: Sendable, Hashable {
 
 /// What a binding's routes need: the CMIS services, the blob store for uploads, limits and policies.
 public struct BindingEnvironment: Sendable {
+    /// The CMIS services every binding calls (the local engine, or a gateway).
     public var service: any CMISService
+    /// Where uploaded content is written before the service sees it.
     public var blobs: BlobStore
+    /// Limits on what one request may carry.
     public var limits: RequestLimits
+    /// When a change needs the XSRF token.
     public var xsrfPolicy: XSRFPolicy
     /// Header that carries the XSRF token (the Browser binding also accepts the `token` form field).
     public var xsrfHeader: String
@@ -85,6 +96,8 @@ public struct BindingEnvironment: Sendable {
     /// The offline middle tier, when the server serves offline applications (`--offline`).
     public var offlineTier: OfflineTier?
 
+    /// An environment over `service` and `blobs`; document marks default to ones kept in memory, and there is no
+    /// offline tier until one is set.
     public init(
         service: any CMISService, blobs: BlobStore, limits: RequestLimits = .init(), xsrfPolicy: XSRFPolicy = .standard,
         xsrfHeader: String = "X-CSRF-Token", omitNewTypeCapabilities: Bool = true,

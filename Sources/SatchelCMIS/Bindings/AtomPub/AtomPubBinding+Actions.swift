@@ -6,6 +6,8 @@ import Synchronization
 extension AtomPubBinding {
     static let entryMediaType = "application/atom+xml;type=entry"
 
+    /// POSTs an Atom entry with the properties to the parent folder's children feed; the answer is the new
+    /// folder's entry.
     public func createFolder(repositoryId: String, parentId: String, properties: Properties) async throws -> CMISObject
     {
         try await postEntry(
@@ -14,6 +16,9 @@ extension AtomPubBinding {
         ).object
     }
 
+    /// Content in memory goes inline in the posted entry (base64: one request); a file is streamed afterwards with a
+    /// PUT to the new document's content link, and the document is then read again. `cmis:contentStreamFileName` is
+    /// set from the content's file name when the properties do not set it.
     public func createDocument(
         repositoryId: String, parentId: String, properties: Properties, content: ContentSource?,
         progress: (@Sendable (TransferProgress) -> Void)?
@@ -60,6 +65,8 @@ extension AtomPubBinding {
         }
     }
 
+    /// PUTs an entry with the properties to the object's `edit` link; the change token goes in as
+    /// `cmis:changeToken`.
     public func updateProperties(
         repositoryId: String, objectId: String, properties: Properties, changeToken: String?
     ) async throws -> CMISObject {
@@ -81,6 +88,7 @@ extension AtomPubBinding {
         return entry.object
     }
 
+    /// DELETE on the object's `edit` link, with `allVersions`.
     public func deleteObject(repositoryId: String, objectId: String, allVersions: Bool) async throws {
         let url = try await editURL(repositoryId: repositoryId, objectId: objectId)
         let request = changeRequest(

@@ -121,6 +121,8 @@ extension AtomPubBinding {
         return results
     }
 
+    /// PUTs the content to the document's `edit-media` link (with `overwriteFlag` and the change token), then reads
+    /// the document again: the new version when the repository made one.
     public func setContentStream(
         repositoryId: String, objectId: String, content: ContentSource, overwrite: Bool, changeToken: String?,
         progress: (@Sendable (TransferProgress) -> Void)?
@@ -132,6 +134,8 @@ extension AtomPubBinding {
             operation: "set the content of CMIS document \(objectId)")
     }
 
+    /// PUTs the content to the document's `edit-media` link with `append=true` and `isLastChunk`, then reads the
+    /// document again.
     public func appendContentStream(
         repositoryId: String, objectId: String, content: ContentSource, isLastChunk: Bool,
         progress: (@Sendable (TransferProgress) -> Void)?
@@ -142,6 +146,7 @@ extension AtomPubBinding {
             operation: "append to the content of CMIS document \(objectId)")
     }
 
+    /// DELETE on the document's `edit-media` link, then reads the document again.
     public func deleteContentStream(
         repositoryId: String, objectId: String, changeToken: String?
     ) async throws -> CMISObject {

@@ -6,6 +6,7 @@ import SatchelXML
 extension AtomPubBinding {
     static let treeMediaType = "application/cmistree+xml"
 
+    /// GET on the repository's `types` collection; throws `.notSupported` when it has none.
     public func typeChildren(
         repositoryId: String, typeId: String?, includePropertyDefinitions: Bool, maxItems: Int, skipCount: Int
     ) async throws -> TypeDefinitionList {
@@ -23,6 +24,7 @@ extension AtomPubBinding {
         return try AtomPubParser.typeDefinitionList(body)
     }
 
+    /// GET on the repository's `typedescendants` link, with the nested `cmisra:children` feeds (at most 64 levels).
     public func typeDescendants(
         repositoryId: String, typeId: String?, depth: Int?, includePropertyDefinitions: Bool
     ) async throws -> [TypeDefinitionContainer] {
@@ -54,6 +56,8 @@ extension AtomPubBinding {
         }
     }
 
+    /// GET on the folder's descendants link (its `down` link of the tree type), or its `foldertree` link when
+    /// `foldersOnly`; throws `.invalidArgument` when the object has no such link.
     public func descendants(
         repositoryId: String, folderId: String, depth: Int?, foldersOnly: Bool, context: OperationContext
     ) async throws -> [ContainerNode] {
@@ -77,6 +81,8 @@ extension AtomPubBinding {
         }
     }
 
+    /// Follows the object's `up` link: a folder's is its parent's entry, another object's a feed of its parents
+    /// with relative path segments. An object without one (the root folder) has no parents.
     public func parents(
         repositoryId: String, objectId: String, context: OperationContext
     ) async throws -> [ObjectParent] {
@@ -108,6 +114,8 @@ extension AtomPubBinding {
         }
     }
 
+    /// Follows the folder's `up` link; throws `.invalidArgument` for the root folder or an object that is not a
+    /// folder.
     public func folderParent(
         repositoryId: String, folderId: String, context: OperationContext
     ) async throws -> CMISObject {
@@ -121,6 +129,8 @@ extension AtomPubBinding {
         ).object
     }
 
+    /// GET on the repository's `checkedout` collection (with `folderId` when given); throws `.notSupported` when
+    /// it has none.
     public func checkedOutDocuments(
         repositoryId: String, folderId: String?, context: OperationContext, maxItems: Int, skipCount: Int
     ) async throws -> ObjectList {
@@ -135,6 +145,7 @@ extension AtomPubBinding {
             operation: "get CMIS checked out documents")
     }
 
+    /// GET on the object's `relationships` link; throws `.notSupported` when it has none.
     public func relationships(
         repositoryId: String, objectId: String, direction: RelationshipDirection, typeId: String?,
         includeSubRelationshipTypes: Bool, context: OperationContext, maxItems: Int, skipCount: Int
@@ -155,6 +166,8 @@ extension AtomPubBinding {
             operation: "get the relationships of CMIS object \(objectId)")
     }
 
+    /// GET on the repository's `changes` link. The token to read on from is taken from the feed's `next` (else
+    /// `first`) link.
     public func contentChanges(
         repositoryId: String, changeLogToken: String?, includeProperties: Bool, maxItems: Int
     ) async throws -> ContentChanges {

@@ -4,6 +4,7 @@ import SatchelHTTP
 import Synchronization
 
 extension AtomPubBinding {
+    /// The `typebyid` URI template; cached per repository, so asking twice costs one request.
     public func typeDefinition(repositoryId: String, typeId: String) async throws -> TypeDefinition {
         try await types.definition(repositoryId: repositoryId, typeId: typeId) {
             let url = try await expand(repositoryId, "typebyid", ["id": typeId])
@@ -18,6 +19,7 @@ extension AtomPubBinding {
         state.withLock { $0.childrenLinks.removeAll() }
     }
 
+    /// The `objectbyid` URI template. A folder's children link is remembered for `children`.
     public func object(repositoryId: String, id: String, context: OperationContext) async throws -> CMISObject {
         var values = Self.templateValues(context)
         values["id"] = id
@@ -25,6 +27,7 @@ extension AtomPubBinding {
         return try await entry(repositoryId: repositoryId, url: url, operation: "get CMIS object \(id)").object
     }
 
+    /// The `objectbypath` URI template.
     public func object(repositoryId: String, path: String, context: OperationContext) async throws -> CMISObject {
         var values = Self.templateValues(context)
         values["path"] = path
@@ -32,6 +35,8 @@ extension AtomPubBinding {
         return try await entry(repositoryId: repositoryId, url: url, operation: "get CMIS object at \(path)").object
     }
 
+    /// GET on the folder's children feed: the `root` collection for the root folder, else the folder's `down`
+    /// link (read once, then remembered).
     public func children(
         repositoryId: String, folderId: String, context: OperationContext, maxItems: Int, skipCount: Int
     ) async throws -> ObjectInFolderList {
@@ -43,6 +48,8 @@ extension AtomPubBinding {
         return try await parseTyped(repositoryId: repositoryId) { try AtomPubParser.children(body, typeDefinition: $0) }
     }
 
+    /// POSTs a `cmis:query` document to the repository's `query` collection; throws `.notSupported` when it has
+    /// none.
     public func query(
         repositoryId: String, statement: String, searchAllVersions: Bool, maxItems: Int, skipCount: Int
     ) async throws -> ObjectList {

@@ -6,6 +6,7 @@ import SatchelXML
 extension AtomPubBinding {
     static let aclMediaType = "application/cmisacl+xml"
 
+    /// GET on the object's `acl` link; throws `.notSupported` when it has none.
     public func acl(repositoryId: String, objectId: String, onlyBasicPermissions: Bool) async throws -> ACL {
         let url = try await aclURL(repositoryId: repositoryId, objectId: objectId)
         let request = HTTPClient.Request(
@@ -60,6 +61,7 @@ extension AtomPubBinding {
         }
     }
 
+    /// POSTs an entry naming the policy to the object's `policies` link.
     public func applyPolicy(repositoryId: String, policyId: String, objectId: String) async throws {
         let url = try await policiesURL(repositoryId: repositoryId, objectId: objectId)
         let request = changeRequest(
@@ -69,6 +71,7 @@ extension AtomPubBinding {
         _ = try await send(request)
     }
 
+    /// DELETE on the object's `policies` link, with `policyId`.
     public func removePolicy(repositoryId: String, policyId: String, objectId: String) async throws {
         let url = try await policiesURL(repositoryId: repositoryId, objectId: objectId)
         let request = changeRequest(
@@ -77,6 +80,7 @@ extension AtomPubBinding {
         _ = try await send(request)
     }
 
+    /// GET on the object's `policies` link.
     public func appliedPolicies(
         repositoryId: String, objectId: String, context: OperationContext
     ) async throws -> [CMISObject] {

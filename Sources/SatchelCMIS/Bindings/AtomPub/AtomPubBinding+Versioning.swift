@@ -3,6 +3,8 @@ public import SatchelCMISCore
 public import SatchelHTTP
 
 extension AtomPubBinding {
+    /// POSTs an entry naming the document to the repository's `checkedout` collection; returns the private
+    /// working copy. Throws `.notSupported` when the repository has no such collection.
     public func checkOut(repositoryId: String, objectId: String) async throws -> CMISObject {
         let workspace = try await workspace(repositoryId)
         guard let collection = workspace.collection("checkedout") else {
@@ -15,6 +17,7 @@ extension AtomPubBinding {
         return try await sendForEntry(request, repositoryId: repositoryId).object
     }
 
+    /// DELETE on the private working copy's `edit` link.
     public func cancelCheckOut(repositoryId: String, objectId: String) async throws {
         // DELETE of a private working copy's entry cancels the check-out.
         let url = try await editURL(repositoryId: repositoryId, objectId: objectId)
@@ -24,6 +27,8 @@ extension AtomPubBinding {
         _ = try await send(request)
     }
 
+    /// PUTs an entry to the working copy's `edit` link with `checkin=true`. New content goes inline (base64), so a
+    /// file is read into memory first.
     public func checkIn(
         repositoryId: String, objectId: String, major: Bool, properties: Properties, content: ContentSource?,
         comment: String?, progress: (@Sendable (TransferProgress) -> Void)?
@@ -60,6 +65,7 @@ extension AtomPubBinding {
         return entry.object
     }
 
+    /// GET on the document's `version-history` link; throws `.invalidArgument` when it has none (not a document).
     public func allVersions(
         repositoryId: String, objectId: String, context: OperationContext
     ) async throws -> [CMISObject] {
@@ -73,6 +79,7 @@ extension AtomPubBinding {
         ).objects
     }
 
+    /// The `objectbyid` URI template with `returnVersion` (`latest`, or `latestmajor` when `major`).
     public func objectOfLatestVersion(
         repositoryId: String, objectId: String, major: Bool, context: OperationContext
     ) async throws -> CMISObject {

@@ -4,12 +4,12 @@ public import SatchelHTTP
 import Synchronization
 import SatchelText
 
-/// The CMIS 1.1 AtomPub binding (Atom feeds and entries over HTTP) on top of an ``HTTPClient``.
+/// The CMIS 1.1 AtomPub binding (Atom feeds and entries over HTTP) on top of an `HTTPClient`.
 ///
 /// The service document is read once and cached: its workspaces give each repository's info, collections and
 /// URI templates (`objectbyid`, `objectbypath`, `typebyid`, `query`). Everything else is reached by following
 /// links: a folder's `down` feed, a document's `edit-media`, an entry's `edit`. Creates post Atom entries written
-/// with ``AtomPubWriter`` (content in memory goes inline as base64; a file is streamed with a PUT to the new
+/// with `AtomPubWriter` (content in memory goes inline as base64; a file is streamed with a PUT to the new
 /// document's content afterwards). Changes carry the repository's `token` in `X-CSRF-Token` when its info has one
 /// (SAP Mobile Documents).
 ///
@@ -20,10 +20,11 @@ import SatchelText
 /// let doc = try await binding.object(repositoryId: repositoryId, path: "/Notes/today.txt", context: .init())
 /// ```
 ///
-/// Failures are ``CMISError``s: a refusal carries the server's exception name and message.
+/// Failures are `CMISError`s: a refusal carries the server's exception name and message.
 public final class AtomPubBinding: BindingCore {
     /// The service document's URL.
     public let url: URL
+    /// The HTTP client requests go through (it carries auth and configuration).
     public let client: HTTPClient
     /// The header that carries the repository's XSRF token on changes.
     public let tokenHeader: String
@@ -48,11 +49,14 @@ public final class AtomPubBinding: BindingCore {
         self.tokenHeader = tokenHeader
     }
 
+    /// Reads the service document and keeps its workspaces for later requests.
     public func repositoryInfos() async throws -> [RepositoryInfo] {
         let document = try await serviceDocument(url: url)
         return document.repositoryInfos
     }
 
+    /// Reads the service document again for this repository; throws `.objectNotFound` when it has no workspace
+    /// for it.
     public func repositoryInfo(repositoryId: String) async throws -> RepositoryInfo {
         let document = try await serviceDocument(url: Self.url(url, query: [("repositoryId", repositoryId)]))
         guard let workspace = document.workspace(repositoryId: repositoryId) else {

@@ -3,6 +3,7 @@ public import SatchelCMISCore
 public import SatchelHTTP
 
 extension BrowserBinding {
+    /// `cmisaction=createFolder`, posted to the parent folder.
     public func createFolder(repositoryId: String, parentId: String, properties: Properties) async throws -> CMISObject
     {
         let body = try await post(
@@ -11,6 +12,8 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }
 
+    /// `cmisaction=createDocument`, posted to the parent folder: a multipart form when there is content (a file is
+    /// streamed from disk).
     public func createDocument(
         repositoryId: String, parentId: String, properties: Properties, content: ContentSource?,
         progress: (@Sendable (TransferProgress) -> Void)?
@@ -22,6 +25,7 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }
 
+    /// `cmisaction=update`, with `changeToken` when given.
     public func updateProperties(
         repositoryId: String, objectId: String, properties: Properties, changeToken: String?
     ) async throws -> CMISObject {
@@ -33,6 +37,7 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }
 
+    /// `cmisaction=delete`, with `allVersions`.
     public func deleteObject(repositoryId: String, objectId: String, allVersions: Bool) async throws {
         _ = try await post(
             repositoryId: repositoryId, objectId: objectId, action: "delete",

@@ -25,6 +25,7 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }
 
+    /// `cmisaction=move`, with `sourceFolderId` when given.
     public func moveObject(
         repositoryId: String, objectId: String, targetFolderId: String, sourceFolderId: String?
     ) async throws -> CMISObject {
@@ -50,6 +51,7 @@ extension BrowserBinding {
         return try Self.failedIds(body)
     }
 
+    /// `cmisaction=bulkUpdate`, posted to the repository URL: one request for all the objects.
     public func bulkUpdate(
         repositoryId: String, objects: [(id: String, changeToken: String?)], properties: Properties,
         addSecondaryTypeIds: [String], removeSecondaryTypeIds: [String]
@@ -74,6 +76,8 @@ extension BrowserBinding {
         }
     }
 
+    /// `cmisaction=setContent` with `overwriteFlag` (and `changeToken` when given), the content in a multipart
+    /// form.
     public func setContentStream(
         repositoryId: String, objectId: String, content: ContentSource, overwrite: Bool, changeToken: String?,
         progress: (@Sendable (TransferProgress) -> Void)?
@@ -86,6 +90,7 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }
 
+    /// `cmisaction=appendContent` with `isLastChunk`, the content in a multipart form.
     public func appendContentStream(
         repositoryId: String, objectId: String, content: ContentSource, isLastChunk: Bool,
         progress: (@Sendable (TransferProgress) -> Void)?
@@ -97,6 +102,7 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }
 
+    /// `cmisaction=deleteContent`, with `changeToken` when given.
     public func deleteContentStream(
         repositoryId: String, objectId: String, changeToken: String?
     ) async throws -> CMISObject {
@@ -107,6 +113,7 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }
 
+    /// `cmisaction=addObjectToFolder`.
     public func addObjectToFolder(
         repositoryId: String, objectId: String, folderId: String, allVersions: Bool
     ) async throws -> CMISObject {
@@ -117,6 +124,7 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }
 
+    /// `cmisaction=removeObjectFromFolder` (without `folderId` when it is nil: from every folder).
     public func removeObjectFromFolder(
         repositoryId: String, objectId: String, folderId: String?
     ) async throws -> CMISObject {

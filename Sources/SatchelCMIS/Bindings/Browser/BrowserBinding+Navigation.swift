@@ -23,6 +23,7 @@ extension BrowserBinding {
         return try await send(request).body
     }
 
+    /// `cmisselector=typeChildren` on the repository URL.
     public func typeChildren(
         repositoryId: String, typeId: String?, includePropertyDefinitions: Bool, maxItems: Int, skipCount: Int
     ) async throws -> TypeDefinitionList {
@@ -37,6 +38,7 @@ extension BrowserBinding {
         return try BrowserParser.typeDefinitionList(body)
     }
 
+    /// `cmisselector=typeDescendants` on the repository URL.
     public func typeDescendants(
         repositoryId: String, typeId: String?, depth: Int?, includePropertyDefinitions: Bool
     ) async throws -> [TypeDefinitionContainer] {
@@ -49,6 +51,7 @@ extension BrowserBinding {
         return try BrowserParser.typeDescendants(body)
     }
 
+    /// `cmisselector=descendants` on the folder, or `folderTree` when `foldersOnly`.
     public func descendants(
         repositoryId: String, folderId: String, depth: Int?, foldersOnly: Bool, context: OperationContext
     ) async throws -> [ContainerNode] {
@@ -63,6 +66,7 @@ extension BrowserBinding {
         }
     }
 
+    /// `cmisselector=parents`, with relative path segments.
     public func parents(
         repositoryId: String, objectId: String, context: OperationContext
     ) async throws -> [ObjectParent] {
@@ -73,6 +77,7 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.parents(body, typeDefinition: $0) }
     }
 
+    /// `cmisselector=parent` on the folder.
     public func folderParent(
         repositoryId: String, folderId: String, context: OperationContext
     ) async throws -> CMISObject {
@@ -82,6 +87,7 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }
 
+    /// `cmisselector=checkedout` on the folder, or on the repository URL when `folderId` is nil.
     public func checkedOutDocuments(
         repositoryId: String, folderId: String?, context: OperationContext, maxItems: Int, skipCount: Int
     ) async throws -> ObjectList {
@@ -103,6 +109,7 @@ extension BrowserBinding {
         }
     }
 
+    /// `cmisselector=relationships` on the object.
     public func relationships(
         repositoryId: String, objectId: String, direction: RelationshipDirection, typeId: String?,
         includeSubRelationshipTypes: Bool, context: OperationContext, maxItems: Int, skipCount: Int
@@ -122,6 +129,7 @@ extension BrowserBinding {
         }
     }
 
+    /// `cmisselector=contentChanges` on the repository URL.
     public func contentChanges(
         repositoryId: String, changeLogToken: String?, includeProperties: Bool, maxItems: Int
     ) async throws -> ContentChanges {

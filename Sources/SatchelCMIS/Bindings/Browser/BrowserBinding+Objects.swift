@@ -3,6 +3,8 @@ public import SatchelCMISCore
 import SatchelHTTP
 
 extension BrowserBinding {
+    /// `cmisselector=object` with `objectId` on the root folder URL: succinct properties, typed through the
+    /// cached type definitions.
     public func object(repositoryId: String, id: String, context: OperationContext) async throws -> CMISObject {
         let endpoints = try await self.endpoints(repositoryId)
         let query = [("objectId", id), ("cmisselector", "object")] + Self.objectParameters(context)
@@ -12,6 +14,7 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }
 
+    /// `cmisselector=object` on the root folder URL with the path's segments appended.
     public func object(repositoryId: String, path: String, context: OperationContext) async throws -> CMISObject {
         let endpoints = try await self.endpoints(repositoryId)
         var url = endpoints.rootFolder
@@ -23,6 +26,7 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }
 
+    /// `cmisselector=children` on the folder, with `maxItems`, `skipCount` and the context's `orderBy`.
     public func children(
         repositoryId: String, folderId: String, context: OperationContext, maxItems: Int, skipCount: Int
     ) async throws -> ObjectInFolderList {
@@ -39,6 +43,7 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.children(body, typeDefinition: $0) }
     }
 
+    /// `cmisselector=query` on the repository URL.
     public func query(
         repositoryId: String, statement: String, searchAllVersions: Bool, maxItems: Int, skipCount: Int
     ) async throws -> ObjectList {

@@ -3,6 +3,7 @@ public import SatchelCMISCore
 import SatchelHTTP
 
 extension BrowserBinding {
+    /// `cmisselector=acl` on the object.
     public func acl(repositoryId: String, objectId: String, onlyBasicPermissions: Bool) async throws -> ACL {
         let body = try await getObjectSelector(
             repositoryId: repositoryId, objectId: objectId, selector: "acl",
@@ -11,6 +12,7 @@ extension BrowserBinding {
         return try BrowserParser.acl(body)
     }
 
+    /// `cmisaction=applyACL` with the entries to add and to remove, and the propagation.
     public func applyACL(
         repositoryId: String, objectId: String, add: [ACE], remove: [ACE], propagation: ACLPropagation
     ) async throws -> ACL {
@@ -24,18 +26,21 @@ extension BrowserBinding {
         return try BrowserParser.acl(body)
     }
 
+    /// `cmisaction=applyPolicy`.
     public func applyPolicy(repositoryId: String, policyId: String, objectId: String) async throws {
         _ = try await post(
             repositoryId: repositoryId, objectId: objectId, action: "applyPolicy", fields: [("policyId", policyId)],
             operation: "apply policy \(policyId) to CMIS object \(objectId)")
     }
 
+    /// `cmisaction=removePolicy`.
     public func removePolicy(repositoryId: String, policyId: String, objectId: String) async throws {
         _ = try await post(
             repositoryId: repositoryId, objectId: objectId, action: "removePolicy", fields: [("policyId", policyId)],
             operation: "remove policy \(policyId) from CMIS object \(objectId)")
     }
 
+    /// `cmisselector=policies` on the object.
     public func appliedPolicies(
         repositoryId: String, objectId: String, context: OperationContext
     ) async throws -> [CMISObject] {

@@ -3,6 +3,7 @@ public import SatchelCMISCore
 import SatchelHTTP
 
 extension BrowserBinding {
+    /// `cmisselector=typeDefinition`; cached per repository, so asking twice costs one request.
     public func typeDefinition(repositoryId: String, typeId: String) async throws -> TypeDefinition {
         try await types.definition(repositoryId: repositoryId, typeId: typeId) {
             let endpoints = try await self.endpoints(repositoryId)

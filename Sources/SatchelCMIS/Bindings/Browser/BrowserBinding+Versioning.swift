@@ -3,6 +3,7 @@ public import SatchelCMISCore
 public import SatchelHTTP
 
 extension BrowserBinding {
+    /// `cmisaction=checkOut`; returns the private working copy.
     public func checkOut(repositoryId: String, objectId: String) async throws -> CMISObject {
         let body = try await post(
             repositoryId: repositoryId, objectId: objectId, action: "checkOut", fields: [],
@@ -10,12 +11,14 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }
 
+    /// `cmisaction=cancelCheckOut`.
     public func cancelCheckOut(repositoryId: String, objectId: String) async throws {
         _ = try await post(
             repositoryId: repositoryId, objectId: objectId, action: "cancelCheckOut", fields: [],
             operation: "cancel the check-out of CMIS document \(objectId)")
     }
 
+    /// `cmisaction=checkIn` with `major` and `checkinComment`; a multipart form when there is content.
     public func checkIn(
         repositoryId: String, objectId: String, major: Bool, properties: Properties, content: ContentSource?,
         comment: String?, progress: (@Sendable (TransferProgress) -> Void)?
@@ -28,6 +31,7 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }
 
+    /// `cmisselector=versions` on the document.
     public func allVersions(
         repositoryId: String, objectId: String, context: OperationContext
     ) async throws -> [CMISObject] {
@@ -39,6 +43,7 @@ extension BrowserBinding {
         }.objects
     }
 
+    /// `cmisselector=object` with `returnVersion` (`latest`, or `latestmajor` when `major`).
     public func objectOfLatestVersion(
         repositoryId: String, objectId: String, major: Bool, context: OperationContext
     ) async throws -> CMISObject {

@@ -4,7 +4,7 @@ public import SatchelHTTP
 import Synchronization
 import SatchelText
 
-/// The CMIS 1.1 Browser binding (JSON over HTTP) on top of an ``HTTPClient``.
+/// The CMIS 1.1 Browser binding (JSON over HTTP) on top of an `HTTPClient`.
 ///
 /// Reads ask for succinct objects (`succinct=true`); their properties are typed through type definitions the
 /// binding fetches once per type and caches. Writes are `cmisaction` form posts — multipart when they carry
@@ -19,10 +19,11 @@ import SatchelText
 ///     repositoryId: repositoryId, folderId: "root", context: OperationContext(), maxItems: 50, skipCount: 0)
 /// ```
 ///
-/// Failures are ``CMISError``s: a refusal carries the server's exception name and message.
+/// Failures are `CMISError`s: a refusal carries the server's exception name and message.
 public final class BrowserBinding: BindingCore {
     /// The service URL (the one that answers with the repositories).
     public let url: URL
+    /// The HTTP client requests go through (it carries auth and configuration).
     public let client: HTTPClient
     /// The header that also carries the repository's token on changes (nil: the `token` form field alone).
     public let tokenHeader: String?
@@ -40,6 +41,7 @@ public final class BrowserBinding: BindingCore {
         self.tokenHeader = tokenHeader
     }
 
+    /// GET on the service URL; the infos (with their URLs and tokens) are kept for later requests.
     public func repositoryInfos() async throws -> [RepositoryInfo] {
         let response = try await send(HTTPClient.Request(.get, url: url, operation: "get CMIS repositories"))
         let infos = try BrowserParser.repositoryInfos(response.body)
@@ -49,6 +51,8 @@ public final class BrowserBinding: BindingCore {
         return infos
     }
 
+    /// `cmisselector=repositoryInfo` on the repository URL; URLs the answer leaves out are kept from the service
+    /// document.
     public func repositoryInfo(repositoryId: String) async throws -> RepositoryInfo {
         let endpoints = try await self.endpoints(repositoryId)
         let request = HTTPClient.Request(

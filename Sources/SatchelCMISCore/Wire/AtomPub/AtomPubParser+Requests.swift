@@ -5,21 +5,28 @@ public import SatchelXML
 public struct AtomPubRequestEntry: Sendable, Hashable {
     /// Inline content of the entry: `cmisra:content` (base64) or a non-`src` `atom:content`.
     public struct Content: Sendable, Hashable {
+        /// The content bytes, base64-decoded where the entry carried base64.
         public var data: Data
+        /// The content's media type: `cmisra:mediatype`, or derived from `atom:content`'s `type`; `nil` when
+        /// not given.
         public var mimeType: String?
 
+        /// Content with these bytes and media type.
         public init(data: Data, mimeType: String?) {
             self.data = data
             self.mimeType = mimeType
         }
     }
 
+    /// The entry's `atom:title`, trimmed, when present.
     public var title: String?
+    /// The entry's `atom:summary`, trimmed, when present.
     public var summary: String?
     /// `cmisra:object`'s properties; empty when the entry has no `cmisra:object`.
     public var properties: Properties
     /// `cmis:policyIds` of the object.
     public var policyIds: [String]
+    /// The inline content, when the entry carries some.
     public var content: Content?
     /// The `cmisra:object`, present or not (an entry that only carries content has none).
     public var hasObject: Bool
@@ -28,11 +35,17 @@ public struct AtomPubRequestEntry: Sendable, Hashable {
 
     /// The objects, properties and secondary types of one bulk update.
     public struct BulkUpdate: Sendable, Hashable {
+        /// The objects to update, each with the change token the client sent (if any), in document order.
         public var objects: [(id: String, changeToken: String?)]
+        /// The properties to set on every object; empty when the update sets none.
         public var properties: Properties
+        /// The secondary types to add to every object.
         public var addSecondaryTypeIds: [String]
+        /// The secondary types to remove from every object.
         public var removeSecondaryTypeIds: [String]
 
+        /// Equal when the objects (ids and change tokens, in order), properties and secondary type
+        /// changes are equal.
         public static func == (lhs: BulkUpdate, rhs: BulkUpdate) -> Bool {
             lhs.objects.map(\.id) == rhs.objects.map(\.id)
                 && lhs.objects.map(\.changeToken) == rhs.objects.map(\.changeToken) && lhs.properties == rhs.properties
@@ -40,12 +53,14 @@ public struct AtomPubRequestEntry: Sendable, Hashable {
                 && lhs.removeSecondaryTypeIds == rhs.removeSecondaryTypeIds
         }
 
+        /// Hashes the object ids and the secondary types to add, which `==` compares too.
         public func hash(into hasher: inout Hasher) {
             for object in objects { hasher.combine(object.id) }
             hasher.combine(addSecondaryTypeIds)
         }
     }
 
+    /// An entry with these parts; `hasObject` defaults to `true`, and `bulkUpdate` starts as `nil`.
     public init(
         title: String? = nil, summary: String? = nil, properties: Properties = Properties(), policyIds: [String] = [],
         content: Content? = nil, hasObject: Bool = true
@@ -61,10 +76,15 @@ public struct AtomPubRequestEntry: Sendable, Hashable {
 
 /// A `cmis:query` document.
 public struct AtomPubQueryRequest: Sendable, Hashable {
+    /// The CMIS QL statement (`cmis:statement`), trimmed; the parser rejects an empty one.
     public var statement: String
+    /// Whether to search all versions, not only the latest; `false` when absent.
     public var searchAllVersions: Bool
+    /// Whether results carry their allowable actions; `false` when absent.
     public var includeAllowableActions: Bool
+    /// The most results to return; `nil` when absent.
     public var maxItems: Int?
+    /// How many results to skip; `0` when absent, never negative.
     public var skipCount: Int
 }
 

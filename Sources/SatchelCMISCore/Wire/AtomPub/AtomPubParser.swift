@@ -6,8 +6,10 @@ import SatchelText
 /// Pure functions from AtomPub (CMIS RestAtom 1.1) XML to the binding-neutral model, as `BrowserParser` does
 /// for JSON. Malformed input and missing required parts throw `CMISError` with code `.invalidResponse`.
 public enum AtomPubParser {
+    /// Looks up a type definition by type id; the parsers use it to find the cardinality of properties.
     public typealias TypeLookup = (String) -> TypeDefinition?
 
+    /// The limits every body is read with: `XMLReadLimits.default`.
     public static let limits = XMLReadLimits.default
 
     static let cmis = XNamespace.cmis

@@ -110,6 +110,8 @@ extension BrowserJSONWriter {
         }
     }
 
+    /// One rendition object: `streamId`, then each of `mimeType`, `length`, `kind`, `title`, `height`,
+    /// `width` and `renditionDocumentId` that is set.
     public mutating func rendition(_ rendition: Rendition) {
         jsonObject { writer in
             writer.json.write(key: "streamId", rendition.streamId)

@@ -17,6 +17,7 @@ public struct BrowserJSONWriter: Sendable {
     /// The JSON written so far.
     public var json = JSONWriter(reservingCapacity: 1024)
 
+    /// A writer with nothing written yet that writes succinct or full properties.
     public init(succinct: Bool) {
         self.succinct = succinct
     }

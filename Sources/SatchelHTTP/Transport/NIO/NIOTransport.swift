@@ -47,8 +47,11 @@
             public var certificateChain: URL?
             /// The PEM private key of ``certificateChain``.
             public var privateKey: URL?
+            /// How the server's certificate is checked (`.full` by default).
             public var verification: Verification
 
+            /// Settings of the given files; by default the system's authorities alone, no client certificate, full
+            /// verification.
             public init(
                 trustRoots: URL? = nil, certificateChain: URL? = nil, privateKey: URL? = nil,
                 verification: Verification = .full
@@ -62,8 +65,11 @@
 
         /// An HTTP proxy.
         public struct Proxy: Sendable, Hashable {
+            /// The proxy's host.
             public var host: String
+            /// The proxy's port.
             public var port: Int
+            /// The proxy at `host` and `port`.
             public init(host: String, port: Int) {
                 self.host = host
                 self.port = port
@@ -95,7 +101,9 @@
             }
         }
 
+        /// What a transport is made with.
         public struct Configuration: Sendable, Hashable {
+            /// TLS settings.
             public var tls: TLS
             /// The proxy for every request; nil reads the environment for each request's scheme and host.
             public var proxy: Proxy?
@@ -108,6 +116,8 @@
             /// Decompress gzip and deflate answers (refusing ones that grow more than 100 times).
             public var decompression: Bool
 
+            /// A configuration whose defaults are: the default TLS settings, the environment's proxy, 8 connections per
+            /// host, 10 seconds to connect, decompression on.
             public init(
                 tls: TLS = TLS(), proxy: Proxy? = nil, usesEnvironmentProxy: Bool = true,
                 maximumConnectionsPerHost: Int = 8, connectTimeout: Duration = .seconds(10), decompression: Bool = true
@@ -128,6 +138,7 @@
             try! NIOTransport()
         }()
 
+        /// What the transport was made with.
         public let configuration: Configuration
         private let tlsConfiguration: TLSConfiguration
         /// One async-http-client client per (read timeout, proxy): both are per-client settings there.
@@ -237,6 +248,7 @@
 
         // MARK: Exchanges
 
+        /// Sends `request` over the connection pool and reads the body into memory or a file, with progress.
         public func perform(_ request: TransportRequest) async throws -> TransportResponse {
             let (head, body) = try await send(request)
             switch request.destination {
@@ -261,6 +273,8 @@
             }
         }
 
+        /// Returns once the head has arrived; a task of its own then reads the body into `channel`, waiting while the
+        /// consumer is behind.
         public func performStreaming(
             _ request: TransportRequest, into channel: ResponseBodyChannel
         ) async throws -> TransportResponse {

@@ -11,7 +11,8 @@ public import Foundation
 ///
 /// ```swift
 /// let client = HTTPClient(transport: AutomaticTransport())
-/// try await client.download(HTTPClient.Request(url: URL(string: "http://127.0.0.1:8080/big.iso")!), to: file)  // sockets
+/// // sockets
+/// try await client.download(HTTPClient.Request(url: URL(string: "http://127.0.0.1:8080/big.iso")!), to: file)
 /// try await client.send(HTTPClient.Request(url: URL(string: "https://example.com/api")!))  // NIO (Linux)
 /// ```
 public struct AutomaticTransport: HTTPTransport {
@@ -34,6 +35,7 @@ public struct AutomaticTransport: HTTPTransport {
         url.scheme?.lowercased() == "http" ? plain : secure
     }
 
+    /// Sends `request` through the transport for its URL.
     public func perform(_ request: TransportRequest) async throws -> TransportResponse {
         try await transport(for: request.url).perform(request)
     }

@@ -5,9 +5,9 @@
 /// `sendfile(2)`, and keeps the memory of a transfer to that one buffer (1 MiB by default) whatever its size.
 /// See `docs/transfer-benchmark.md` for the numbers.
 ///
-/// Each exchange runs its blocking I/O on a thread of its own (reused between exchanges, see ``SocketWorkers``),
-/// never on Swift's cooperative pool, and cancelling the calling task shuts the socket down at once (`HTTPTransferError`
-/// code `.cancelled`). `request.timeout` is an idle timeout: the longest the server may stay silent, not a limit
+/// Each exchange runs its blocking I/O on a thread of its own (reused between exchanges), never on Swift's
+/// cooperative pool, and cancelling the calling task shuts the socket down at once (`HTTPTransferError` code
+/// `.cancelled`). `request.timeout` is an idle timeout: the longest the server may stay silent, not a limit
 /// on the whole transfer.
 /// Idempotent requests that meet a kept-alive connection the server had already closed are sent again once, on a
 /// new connection, when nothing of the response had arrived.
@@ -41,6 +41,9 @@ public final class SocketTransport: HTTPTransport {
         /// Whether upload files go to the socket with `sendfile(2)` (Linux) rather than through ``bufferSize`` reads.
         public var usesSendFile: Bool
 
+        /// A configuration whose defaults are: 8 idle connections per host kept for 30 seconds, a 1 MiB buffer, heads
+        /// of 64 KiB and 200 fields, `sendfile`. The buffer is at least 4 KiB, the head limits at least 1 KiB and 1
+        /// field.
         public init(
             maximumIdleConnectionsPerHost: Int = 8,
             maximumIdleTime: Duration = .seconds(30),
@@ -58,9 +61,11 @@ public final class SocketTransport: HTTPTransport {
         }
     }
 
+    /// What the transport was made with.
     public let configuration: Configuration
     let pool: SocketConnectionPool
 
+    /// A transport with its own pool of keep-alive connections.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         pool = SocketConnectionPool(
@@ -69,6 +74,8 @@ public final class SocketTransport: HTTPTransport {
         )
     }
 
+    /// Runs the exchange on a worker thread, the body into memory or straight to the file; cancelling the task shuts
+    /// the socket down.
     public func perform(_ request: TransportRequest) async throws -> TransportResponse {
         if Task.isCancelled { throw SocketExchange.cancelledError }
         let exchange = try SocketExchange(request: request, configuration: configuration, pool: pool)

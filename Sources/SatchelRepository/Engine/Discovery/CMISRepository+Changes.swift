@@ -4,7 +4,7 @@ public import SatchelCMISCore
 extension CMISRepository {
     /// Pages through the change log: `changeLogToken` is the last token the caller saw (nil: from the start);
     /// the answer's token is the last one read, to pass to the next call. Tokens count per repository; entries
-    /// about objects the caller may not read are left out (``maySee(_:_:)``).
+    /// about objects the caller may not read are left out (`maySee(_:_:)`).
     public func contentChanges(
         repositoryId: String, changeLogToken: String?, includeProperties: Bool, includePolicyIds: Bool,
         includeACL: Bool, maxItems: Int?, caller: CallerContext

@@ -86,6 +86,10 @@ private struct QueryNeeds {
 }
 
 extension CMISRepository {
+    /// Joins are `notSupported`; a statement that does not parse, or names an unknown type or property, is
+    /// `invalidArgument`. Only objects the caller may read match. While the repository is unchanged (the read
+    /// generation holds), later pages of the same statement come from the first page's matches. `renditionFilter` is
+    /// not used.
     public func query(
         repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
         includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
@@ -97,8 +101,9 @@ extension CMISRepository {
             maxItems: maxItems, skipCount: skipCount, trash: nil, in: nil, caller: caller)
     }
 
-    /// The trash is left out (or kept to) by the store's own query when the store keeps the marks
-    /// (``ServerStateStore``); nil when it keeps none.
+    /// The trash is left out (or kept to) by the store's own scan when the store keeps the marks
+    /// (``ServerStateStore``), or, for a query held to one folder by `IN_FOLDER`, by one read of the marks of that
+    /// folder's objects; nil when the store keeps no marks.
     public func query(
         repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
         includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,

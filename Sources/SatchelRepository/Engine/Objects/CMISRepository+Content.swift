@@ -22,6 +22,8 @@ extension CMISRepository {
         return (object, type)
     }
 
+    /// A folder target needs `cmis:write` and a `name` not yet taken in it (compared in normalization form C); a
+    /// document target needs `cmis:write` and must not be an old version; any other object is `constraint`.
     public func checkContentUpload(
         repositoryId: String, targetId: String, name: String?, caller: CallerContext
     ) async throws {
@@ -45,6 +47,9 @@ extension CMISRepository {
         }
     }
 
+    /// The blob's file, with the content's hash as its entity tag; the file name falls back to the object's name. Needs
+    /// `cmis:read`. A `streamId` other than nil or empty is `invalidArgument` (the engine makes no renditions); a
+    /// document without content is `constraint`, a blob missing from the blob store `storage`.
     public func contentStream(
         repositoryId: String, objectId: String, streamId: String?, caller: CallerContext
     ) async throws -> ContentOutput {
@@ -65,6 +70,9 @@ extension CMISRepository {
             fileName: content.fileName ?? object.name, hash: content.hash)
     }
 
+    /// Needs `cmis:write` on a document that is its series' latest version or its working copy (`versioning` for an old
+    /// version). The content's blob must already be in the blob store (`storage` otherwise); a type that allows no
+    /// content is `streamNotSupported`.
     public func setContentStream(
         repositoryId: String, objectId: String, overwrite: Bool, changeToken: String?, content: ContentInput,
         caller: CallerContext
@@ -80,6 +88,8 @@ extension CMISRepository {
         return try await update(scope, from: object, to: touched(changed, scope, now: configuration.clock()))
     }
 
+    /// Appends in the blob store (`BlobStore.append(_:to:)`), keeping the existing media type and file name;
+    /// `isLastChunk` changes nothing here. Checked as `setContentStream` is; a failed append is `storage`.
     public func appendContentStream(
         repositoryId: String, objectId: String, isLastChunk: Bool, changeToken: String?, content: ContentInput,
         caller: CallerContext
@@ -107,6 +117,8 @@ extension CMISRepository {
         return try await update(scope, from: object, to: touched(changed, scope, now: configuration.clock()))
     }
 
+    /// A document without content is returned unchanged; a type that requires content is `constraint`. Checked as
+    /// `setContentStream` is.
     public func deleteContentStream(
         repositoryId: String, objectId: String, changeToken: String?, caller: CallerContext
     ) async throws -> CMISObject {
@@ -121,6 +133,7 @@ extension CMISRepository {
         return try await update(scope, from: object, to: touched(changed, scope, now: configuration.clock()))
     }
 
+    /// Always empty: the engine makes no renditions. Needs `cmis:read`.
     public func renditions(
         repositoryId: String, objectId: String, filter: String?, caller: CallerContext
     ) async throws -> [Rendition] {

@@ -140,6 +140,9 @@ extension CMISRepository {
 
     // MARK: Create
 
+    /// Needs `cmis:write` on the parent. `cmis:name` is required (`constraint`), stored in Unicode normalization form
+    /// C, and must be free in the parent (`nameConstraintViolation`). In the shared repository the creator holds
+    /// `cmis:all` on the new folder (when its type's ACL is controllable) before the call's ACEs are applied.
     public func createFolder(
         repositoryId: String, parentId: String, properties: Properties, policies: [String], addACEs: [ACE],
         removeACEs: [ACE], caller: CallerContext
@@ -158,6 +161,11 @@ extension CMISRepository {
         return try await insert(scope, folder)
     }
 
+    /// Needs `cmis:write` on the parent; an unfiled document needs what creating in the root folder needs. The name
+    /// defaults to the content's file name. `versioningState` nil or `none` makes version `1.0`, `minor` version
+    /// `0.1`, `checkedout` a private working copy; a type that is not versionable refuses all but nil and `none`
+    /// (`constraint`). The content's blob must already be in the blob store (`storage` otherwise). The ACL is set up
+    /// as `createFolder` sets it.
     public func createDocument(
         repositoryId: String, parentId: String?, properties: Properties, content: ContentInput?,
         versioningState: VersioningState?, policies: [String], addACEs: [ACE], removeACEs: [ACE],
@@ -214,6 +222,9 @@ extension CMISRepository {
         return document
     }
 
+    /// Needs `cmis:read` on the source. The copy takes the source's updatable properties, then `properties`, and shares
+    /// the source's content blob; it has no policies, and its ACL is a new document's. The source must not change
+    /// meanwhile (`updateConflict`).
     public func createDocumentFromSource(
         repositoryId: String, sourceId: String, parentId: String?, properties: Properties,
         versioningState: VersioningState?, caller: CallerContext
@@ -258,6 +269,8 @@ extension CMISRepository {
         return try inputType(properties, fallback: fallback, expected: expected)
     }
 
+    /// Items and policies are filed as documents are. A relationship takes no folder (`constraint`) and needs
+    /// `cmis:sourceId` and `cmis:targetId` naming objects the caller may read, neither of them a relationship.
     public func createObject(
         repositoryId: String, parentId: String?, properties: Properties, policies: [String], addACEs: [ACE],
         removeACEs: [ACE], caller: CallerContext

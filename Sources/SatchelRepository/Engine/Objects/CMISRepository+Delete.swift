@@ -111,6 +111,10 @@ extension CMISRepository {
                 deletes: plan.deletes.map(\.id), changes: changes), in: scope)
     }
 
+    /// Needs `cmis:write`. A folder must be empty and a policy applied to nothing (`constraint`); an old version goes
+    /// only with `allVersions` (`constraint`); the root folder cannot be deleted. Deleting the latest version promotes
+    /// the previous one, deleting a working copy cancels its check-out, and relationships that start or end at a
+    /// deleted object go with it: one batch in all.
     public func deleteObject(
         repositoryId: String, objectId: String, allVersions: Bool, caller: CallerContext
     )
@@ -150,6 +154,11 @@ extension CMISRepository {
         try await execute(scope, plan)
     }
 
+    /// Needs `cmis:write` on the folder. The folder, every folder below it, and what they hold go in one batch; an
+    /// object also filed outside the tree is deleted or only unfiled from it as `unfileObjects` says (deleted only when
+    /// the caller may write it). Documents go with all their versions. All or nothing: the answer is always empty, and
+    /// `allVersions` and `continueOnFailure` are not used. More than the configured `maximumTreeSize` objects is
+    /// `constraint`.
     public func deleteTree(
         repositoryId: String, folderId: String, allVersions: Bool, unfileObjects: UnfileObjects,
         continueOnFailure: Bool, caller: CallerContext

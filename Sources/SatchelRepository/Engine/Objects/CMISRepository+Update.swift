@@ -49,6 +49,8 @@ extension CMISRepository {
         return try await render(scope, new, OperationContext(), filter: .all)
     }
 
+    /// Needs `cmis:write`; an old version is `versioning`, renaming the root folder `constraint`. A nil or empty
+    /// `changeToken` is not checked. New names are checked as a new object's are.
     public func updateProperties(
         repositoryId: String, objectId: String, changeToken: String?, properties: Properties, caller: CallerContext
     ) async throws -> CMISObject {
@@ -89,6 +91,9 @@ extension CMISRepository {
         return touched(renamed, scope, values: values, now: now)
     }
 
+    /// Each object is updated on its own, as `updateProperties` would; objects that cannot be (missing, not permitted,
+    /// changed since, invalid values) are left out of the answer, while `runtime` and `storage` errors end the call. At
+    /// most the configured `maximumMaxItems` objects; `newId` is always nil.
     public func bulkUpdateProperties(
         repositoryId: String, objects: [(id: String, changeToken: String?)], properties: Properties,
         addSecondaryTypeIds: [String], removeSecondaryTypeIds: [String], caller: CallerContext
@@ -125,6 +130,9 @@ extension CMISRepository {
 
     // MARK: Move
 
+    /// Needs `cmis:write` on the object and on both folders. Moving to the folder it is in returns the object
+    /// unchanged; a folder cannot move into itself or below itself, and the root folder, unfiled objects and old
+    /// versions cannot move (`constraint`).
     public func moveObject(
         repositoryId: String, objectId: String, targetFolderId: String, sourceFolderId: String?,
         caller: CallerContext
@@ -190,6 +198,9 @@ extension CMISRepository {
         return object
     }
 
+    /// Needs `cmis:read` on the object and `cmis:write` on the folder. A document is filed through its latest version
+    /// (other versions are `constraint`), and `allVersions` is not used: versions are filed together. A folder is
+    /// `constraint`. Filing where it is filed already changes nothing.
     public func addObjectToFolder(
         repositoryId: String, objectId: String, folderId: String, allVersions: Bool, caller: CallerContext
     ) async throws -> CMISObject {
@@ -205,6 +216,8 @@ extension CMISRepository {
         return try await update(scope, from: object, to: touched(filed, scope, now: configuration.clock()))
     }
 
+    /// Needs `cmis:write` on the folder left (every folder, when `folderId` is nil). Removing the object's first
+    /// filing, which decides what it inherits, needs `cmis:write` on the object too. The object may end up unfiled.
     public func removeObjectFromFolder(
         repositoryId: String, objectId: String, folderId: String?, caller: CallerContext
     ) async throws -> CMISObject {

@@ -2,6 +2,9 @@ import Foundation
 public import SatchelCMISCore
 
 extension CMISRepository {
+    /// The object's own ACEs and those it inherits from the folders above (in MyDocuments, the owner's `cmis:all`),
+    /// as exact. Needs `cmis:read`. `onlyBasicPermissions` changes nothing: the engine knows only the basic
+    /// permissions.
     public func acl(
         repositoryId: String, objectId: String, onlyBasicPermissions: Bool, caller: CallerContext
     )
@@ -57,6 +60,8 @@ extension CMISRepository {
 
     // MARK: Policies
 
+    /// Needs `cmis:read` on the policy and `cmis:write` on the object, whose type must allow policies (`constraint`).
+    /// Applying a policy twice changes nothing.
     public func applyPolicy(
         repositoryId: String, policyId: String, objectId: String, caller: CallerContext
     )
@@ -77,6 +82,7 @@ extension CMISRepository {
                 changes: [change(changed, .security, changed.modifiedAt)]), in: scope)
     }
 
+    /// Needs `cmis:write` on the object; `invalidArgument` when the policy is not applied to it.
     public func removePolicy(
         repositoryId: String, policyId: String, objectId: String, caller: CallerContext
     )
@@ -97,6 +103,7 @@ extension CMISRepository {
                 changes: [change(changed, .security, changed.modifiedAt)]), in: scope)
     }
 
+    /// Needs `cmis:read` on the object; policies the caller may not read are left out.
     public func appliedPolicies(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [CMISObject] {
@@ -114,6 +121,8 @@ extension CMISRepository {
 
     // MARK: Relationships
 
+    /// Needs `cmis:read` on the object; relationships the caller may not read are left out. `typeId` must name a
+    /// relationship type (`invalidArgument`).
     public func objectRelationships(
         repositoryId: String, objectId: String, includeSubRelationshipTypes: Bool,
         direction: RelationshipDirection, typeId: String?, context: OperationContext, maxItems: Int?,

@@ -9,6 +9,9 @@ extension CMISRepository {
         return sortedVersions(versions.isEmpty ? [document] : versions)
     }
 
+    /// Needs `cmis:write` on the latest version of a versionable document (`constraint` otherwise); a series checked
+    /// out already, or an old version, is `versioning`. The working copy is unfiled (it is filed through its series),
+    /// and every version is marked checked out, in one batch.
     public func checkOut(repositoryId: String, objectId: String, caller: CallerContext) async throws -> CMISObject {
         let scope = try await scope(repositoryId, caller)
         let document = try await load(scope, objectId)
@@ -70,6 +73,8 @@ extension CMISRepository {
         return copy
     }
 
+    /// `objectId` may name the working copy or any version of the checked-out series (`versioning` when it is not
+    /// checked out). Needs `cmis:write` on the working copy; deletes it and clears the series' checked-out properties.
     public func cancelCheckOut(repositoryId: String, objectId: String, caller: CallerContext) async throws {
         let scope = try await scope(repositoryId, caller)
         let copy = try await workingCopy(scope, objectId)
@@ -79,6 +84,9 @@ extension CMISRepository {
         try await execute(scope, plan)
     }
 
+    /// `objectId` must name the working copy (`versioning` otherwise); needs `cmis:write` on it. The new version's
+    /// label follows the previous one's: the next major (`2.0`) or minor (`1.2`) number. It takes over the series'
+    /// folders; the older versions lose theirs.
     public func checkIn(
         repositoryId: String, objectId: String, major: Bool, properties: Properties, content: ContentInput?,
         comment: String?, policies: [String], addACEs: [ACE], removeACEs: [ACE], caller: CallerContext
@@ -134,6 +142,8 @@ extension CMISRepository {
         return try await render(scope, version, OperationContext(), filter: .all)
     }
 
+    /// For an object other than a document, the object itself. `objectNotFound` when the series has no checked-in
+    /// version (no major version, when `major` is true).
     public func objectOfLatestVersion(
         repositoryId: String, objectId: String, major: Bool, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject {
@@ -154,6 +164,7 @@ extension CMISRepository {
         return try await render(scope, latest, context, filter: filter)
     }
 
+    /// The working copy first, then by version label; `invalidArgument` for an object other than a document.
     public func allVersions(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [CMISObject] {

@@ -17,28 +17,33 @@ struct MemoryOfflineQuery: Sendable {
 
 /// ``OfflineTierStore`` in memory, for tests and `--memory` servers: the same rules as the SQLite store's.
 extension MemoryMetadataStore: OfflineTierStore {
+    /// The query's state, nil before its first refresh.
     public func offlineState(_ query: OfflineQueryID) async throws -> OfflineQueryState? {
         offline.withLock { $0[query]?.state }
     }
 
+    /// Under the store's lock; the time is kept to whole milliseconds, as the SQLite store keeps it.
     public func applyFullRead(
         _ query: OfflineQueryID, rows: [OfflineRow], at time: Date, backendDeltaLink: String?
     ) async throws -> OfflineRefresh {
         apply(query, rows: rows, removedKeys: [], fullRead: true, time, backendDeltaLink)
     }
 
+    /// Under the store's lock; the time is kept to whole milliseconds, as the SQLite store keeps it.
     public func applyDelta(
         _ query: OfflineQueryID, upserts: [OfflineRow], removedKeys: [String], at time: Date, backendDeltaLink: String?
     ) async throws -> OfflineRefresh {
         apply(query, rows: upserts, removedKeys: removedKeys, fullRead: false, time, backendDeltaLink)
     }
 
+    /// Records nothing for a query that was never refreshed.
     public func recordSyncPoint(_ query: OfflineQueryID, client: String, version: Int64, at time: Date) async throws {
         offline.withLock {
             $0[query]?.syncPoints[client] = OfflineSyncPoint(client: client, version: version, at: time)
         }
     }
 
+    /// Each query's sync points ordered by client.
     public func offlineOverview() async throws -> [OfflineQueryOverview] {
         offline.withLock { queries in
             queries.map { id, stored in
@@ -53,6 +58,7 @@ extension MemoryMetadataStore: OfflineTierStore {
         }
     }
 
+    /// None for a query that was never refreshed.
     public func offlineRows(_ query: OfflineQueryID, after key: String?, limit: Int) async throws -> [OfflineRow] {
         offline.withLock { queries in
             guard let stored = queries[query] else { return [] }
@@ -62,6 +68,8 @@ extension MemoryMetadataStore: OfflineTierStore {
         }
     }
 
+    /// Nothing (at version 0) for a query that was never refreshed; `invalidContinuation` for a continuation that is
+    /// not one this store made, or that is older than `version`.
     public func offlineChanges(
         _ query: OfflineQueryID, since version: Int64, after continuation: String?, limit: Int
     ) async throws -> OfflineChanges {
@@ -91,6 +99,7 @@ extension MemoryMetadataStore: OfflineTierStore {
         }
     }
 
+    /// Raises the query's oldest version to the newest removal forgotten.
     public func forgetRemovals(_ query: OfflineQueryID, before time: Date) async throws -> Int {
         offline.withLock { queries in
             guard var stored = queries[query] else { return 0 }

@@ -30,32 +30,40 @@ public final class MemoryMetadataStore: MetadataStore {
     /// The offline middle tier's upload ledger (``OfflineUploadLedger``).
     let ledger = Mutex(MemoryUploadLedger())
 
+    /// An empty store.
     public init() {}
 
+    /// Does nothing: memory has no schema.
     public func migrate() async throws {}
 
+    /// Every repository, ordered by id.
     public func repositories() async throws -> [StoredRepository] {
         state.withLock { $0.repositories.values.sorted { $0.id < $1.id } }
     }
 
+    /// A dictionary lookup.
     public func repository(id: String) async throws -> StoredRepository? {
         state.withLock { $0.repositories[id] }
     }
 
+    /// A dictionary lookup.
     public func object(repositoryId: String, id: String) async throws -> StoredObject? {
         state.withLock { $0.objects[repositoryId]?[id] }
     }
 
+    /// The objects found, in the order of `ids`.
     public func objects(repositoryId: String, ids: [String]) async throws -> [StoredObject] {
         state.withLock { state in ids.compactMap { state.objects[repositoryId]?[$0] } }
     }
 
+    /// A search of the repository's objects.
     public func child(repositoryId: String, folderId: String, name: String) async throws -> StoredObject? {
         state.withLock { state in
             state.objects[repositoryId]?.values.first { $0.name == name && $0.parentIds.contains(folderId) }
         }
     }
 
+    /// Filters and sorts the repository's objects on every call (ties broken by id).
     public func children(
         repositoryId: String, folderId: String, order: [StoreOrder], offset: Int, limit: Int?
     ) async throws -> StoredPage {
@@ -68,6 +76,7 @@ public final class MemoryMetadataStore: MetadataStore {
         return StoredPage(objects: Array(sorted[start..<end]), totalCount: sorted.count)
     }
 
+    /// Ordered by id; the trash scope is decided by this store's own marks.
     public func scan(
         repositoryId: String, baseTypes: Set<BaseTypeId>?, typeIds: Set<String>?, latestOnly: Bool,
         trash: TrashScope?
@@ -85,6 +94,7 @@ public final class MemoryMetadataStore: MetadataStore {
         }
     }
 
+    /// Ordered by creation time, then change token, then id, newest first.
     public func versions(repositoryId: String, versionSeriesId: String) async throws -> [StoredObject] {
         state.withLock { state in
             (state.objects[repositoryId] ?? [:]).values.filter { $0.versionSeriesId == versionSeriesId }
@@ -92,6 +102,7 @@ public final class MemoryMetadataStore: MetadataStore {
         }
     }
 
+    /// Ordered by id.
     public func relationships(repositoryId: String, objectId: String) async throws -> [StoredObject] {
         state.withLock { state in
             (state.objects[repositoryId] ?? [:]).values.filter {
@@ -100,6 +111,7 @@ public final class MemoryMetadataStore: MetadataStore {
         }
     }
 
+    /// Read from the one change list of every repository; none when `limit` is 0 or less.
     public func changes(repositoryId: String, after token: Int64?, limit: Int) async throws -> [StoredChange] {
         state.withLock { state in
             Array(
@@ -108,20 +120,25 @@ public final class MemoryMetadataStore: MetadataStore {
         }
     }
 
+    /// The last token this store assigned in the repository.
     public func latestChangeToken(repositoryId: String) async throws -> Int64? {
         state.withLock { state in state.lastChangeTokens[repositoryId] }
     }
 
+    /// Collected from every object of every repository.
     public func referencedContentHashes() async throws -> Set<String> {
         state.withLock { state in
             Set(state.objects.values.flatMap { $0.values.compactMap(\.content?.hash) })
         }
     }
 
+    /// A search of every object of every repository.
     public func isContentReferenced(_ hash: String) async throws -> Bool {
         state.withLock { state in state.objects.values.contains { $0.values.contains { $0.content?.hash == hash } } }
     }
 
+    /// Works on a copy of the state under the store's lock and keeps it only when every check passed: preconditions,
+    /// deletes, updates, inserts, then the names of every object written.
     @discardableResult
     public func apply(_ batch: StoreBatch) async throws -> StoreBatchResult {
         try state.withLock { (state: inout State) throws(StoreError) -> StoreBatchResult in
@@ -210,6 +227,7 @@ public final class MemoryMetadataStore: MetadataStore {
 }
 
 extension MemoryMetadataStore: ServerStateStore {
+    /// Under the store's lock: nothing changes between the look and the change.
     public func lock(repositoryId: String, key: String, owner: String, at time: Date) async throws -> LockOutcome {
         state.withLock { state in
             let mark = MarkKey(repository: repositoryId, key: key)
@@ -220,6 +238,7 @@ extension MemoryMetadataStore: ServerStateStore {
         }
     }
 
+    /// Under the store's lock.
     public func unlock(repositoryId: String, key: String, owner: String, override: Bool) async throws -> UnlockOutcome {
         state.withLock { state in
             let mark = MarkKey(repository: repositoryId, key: key)
@@ -230,6 +249,7 @@ extension MemoryMetadataStore: ServerStateStore {
         }
     }
 
+    /// The keys that are locked, with their locks.
     public func locks(repositoryId: String, keys: [String]) async throws -> [String: DocumentLock] {
         state.withLock { state in
             var result: [String: DocumentLock] = [:]
@@ -238,6 +258,7 @@ extension MemoryMetadataStore: ServerStateStore {
         }
     }
 
+    /// The first `limit` locks held by others, in key order.
     public func locks(repositoryId: String, notOwnedBy owner: String, limit: Int) async throws -> [String: DocumentLock]
     {
         state.withLock { state in
@@ -250,6 +271,7 @@ extension MemoryMetadataStore: ServerStateStore {
         }
     }
 
+    /// Counts a change of the trash generation when the mark is new.
     public func trash(_ mark: TrashMark) async throws -> Bool {
         state.withLock { state in
             let key = MarkKey(repository: mark.repositoryId, key: mark.key)
@@ -260,6 +282,7 @@ extension MemoryMetadataStore: ServerStateStore {
         }
     }
 
+    /// Counts a change of the trash generation when there was a mark.
     public func untrash(repositoryId: String, key: String) async throws -> Bool {
         state.withLock { state in
             guard state.trash.removeValue(forKey: MarkKey(repository: repositoryId, key: key)) != nil else {
@@ -270,6 +293,7 @@ extension MemoryMetadataStore: ServerStateStore {
         }
     }
 
+    /// The keys that are in the trash, with their marks.
     public func trashMarks(repositoryId: String, keys: [String]) async throws -> [String: TrashMark] {
         state.withLock { state in
             var result: [String: TrashMark] = [:]
@@ -278,24 +302,28 @@ extension MemoryMetadataStore: ServerStateStore {
         }
     }
 
+    /// Sorted; none when `limit` is 0 or less.
     public func trashKeys(repositoryId: String, limit: Int) async throws -> [String] {
         state.withLock { state in
             Array(state.trash.keys.filter { $0.repository == repositoryId }.map(\.key).sorted().prefix(max(limit, 0)))
         }
     }
 
+    /// A search of every trash mark.
     public func holdsTrash(repositoryId: String, folderId: String) async throws -> Bool {
         state.withLock { state in
             state.trash.values.contains { $0.repositoryId == repositoryId && $0.parentId == folderId }
         }
     }
 
+    /// Does nothing when `key` is not in the trash.
     public func moveTrashMark(repositoryId: String, key: String, to folderId: String) async throws {
         state.withLock { state in
             state.trash[MarkKey(repository: repositoryId, key: key)]?.parentId = folderId
         }
     }
 
+    /// Counts a change of the trash generation for each mark removed.
     public func forgetMarks(repositoryId: String, keys: [String]) async throws {
         state.withLock { state in
             for key in keys {
@@ -306,8 +334,10 @@ extension MemoryMetadataStore: ServerStateStore {
         }
     }
 
+    /// Counts this store's changes of trash marks, the marks its batches forgot included.
     public var trashGeneration: UInt64 { state.withLock { $0.trashGeneration } }
 
+    /// Under the store's lock: the count and the change are one step.
     public func issue(_ grant: AccessGrant, maximumPerUser: Int) async throws -> Bool {
         state.withLock { state in
             var grants = state.grants.filter {
@@ -321,6 +351,7 @@ extension MemoryMetadataStore: ServerStateStore {
         }
     }
 
+    /// Removes every grant of that user, application and device.
     public func revokeGrant(user: String, application: String, device: String) async throws -> Bool {
         state.withLock { state in
             let before = state.grants.count
@@ -331,10 +362,12 @@ extension MemoryMetadataStore: ServerStateStore {
         }
     }
 
+    /// A dictionary lookup.
     public func grant(digest: String) async throws -> AccessGrant? {
         state.withLock { $0.grants[digest] }
     }
 
+    /// Ordered by creation time, then digest.
     public func grants(user: String) async throws -> [AccessGrant] {
         state.withLock { $0.grants.values.filter { $0.user == user } }.sorted {
             ($0.created, $0.digest) < ($1.created, $1.digest)

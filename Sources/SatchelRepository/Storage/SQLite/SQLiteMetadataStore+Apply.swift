@@ -4,6 +4,8 @@ import Synchronization
 import SatchelCMISCore
 
 extension SQLiteMetadataStore {
+    /// One write transaction. A batch that deletes anything also counts as a change of the trash generation, since it
+    /// may forget marks.
     @discardableResult
     public func apply(_ batch: StoreBatch) async throws -> StoreBatchResult {
         // A delete may forget trash marks (``forgetOrphanedMarks(of:in:)``): searches that left them out are stale.

@@ -3,6 +3,7 @@ import GRDB
 
 /// ``OfflineUploadLedger`` in the same SQLite file as the objects (``SQLiteSchema/offlineLedgerTable``).
 extension SQLiteMetadataStore: OfflineUploadLedger {
+    /// One write transaction: two claims of one request never both get `new`.
     public func claimUpload(_ request: OfflineLedgerRequest, at time: Date) async throws -> OfflineLedgerClaim {
         try await stateWrite { db in
             guard let found = try Self.ledgerEntry(request.key, db) else {
@@ -30,6 +31,7 @@ extension SQLiteMetadataStore: OfflineUploadLedger {
         }
     }
 
+    /// One UPDATE; nothing changes for a key that was never claimed.
     public func finishUpload(
         _ key: OfflineLedgerKey, state: OfflineLedgerEntry.State, answer: OfflineLedgerAnswer?, at time: Date
     ) async throws {
@@ -46,10 +48,12 @@ extension SQLiteMetadataStore: OfflineUploadLedger {
         }
     }
 
+    /// One SELECT by key.
     public func uploadEntry(_ key: OfflineLedgerKey) async throws -> OfflineLedgerEntry? {
         try await longRead { db in try Self.ledgerEntry(key, db) }
     }
 
+    /// One DELETE; entries still `sent` are kept, however old.
     public func forgetUploads(endpoint: String, finishedBefore time: Date) async throws -> Int {
         try await stateWrite { db in
             try db.execute(

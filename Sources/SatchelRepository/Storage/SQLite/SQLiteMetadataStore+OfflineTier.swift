@@ -3,10 +3,12 @@ import GRDB
 
 /// ``OfflineTierStore`` in the same SQLite file as the objects (tables in ``SQLiteSchema/offlineTierTables``).
 extension SQLiteMetadataStore: OfflineTierStore {
+    /// One SELECT by the query's key.
     public func offlineState(_ query: OfflineQueryID) async throws -> OfflineQueryState? {
         try quickRead { db in try Self.offlineState(query, db) }
     }
 
+    /// One write transaction; the time is kept to whole milliseconds.
     public func applyFullRead(
         _ query: OfflineQueryID, rows: [OfflineRow], at time: Date, backendDeltaLink: String?
     ) async throws -> OfflineRefresh {
@@ -15,6 +17,7 @@ extension SQLiteMetadataStore: OfflineTierStore {
         }
     }
 
+    /// One write transaction; the time is kept to whole milliseconds.
     public func applyDelta(
         _ query: OfflineQueryID, upserts: [OfflineRow], removedKeys: [String], at time: Date, backendDeltaLink: String?
     ) async throws -> OfflineRefresh {
@@ -23,6 +26,7 @@ extension SQLiteMetadataStore: OfflineTierStore {
         }
     }
 
+    /// One SELECT in key order, read on a reader queue.
     public func offlineRows(_ query: OfflineQueryID, after key: String?, limit: Int) async throws -> [OfflineRow] {
         try await longRead { db in
             try Row.fetchAll(
@@ -37,6 +41,8 @@ extension SQLiteMetadataStore: OfflineTierStore {
         }
     }
 
+    /// One read of the state and the rows. Nothing (at version 0) for a query that was never refreshed;
+    /// `invalidContinuation` for a continuation this store did not make, or one older than `version`.
     public func offlineChanges(
         _ query: OfflineQueryID, since version: Int64, after continuation: String?, limit: Int
     ) async throws -> OfflineChanges {
@@ -76,6 +82,7 @@ extension SQLiteMetadataStore: OfflineTierStore {
         }
     }
 
+    /// One write transaction that also raises the query's oldest version to the newest removal forgotten.
     public func forgetRemovals(_ query: OfflineQueryID, before time: Date) async throws -> Int {
         try await stateWrite { db in
             let arguments: StatementArguments = [
@@ -99,6 +106,7 @@ extension SQLiteMetadataStore: OfflineTierStore {
         }
     }
 
+    /// One upsert: the client's sync point replaces the one before.
     public func recordSyncPoint(_ query: OfflineQueryID, client: String, version: Int64, at time: Date) async throws {
         try await stateWrite { db in
             try db.cachedStatement(
@@ -113,6 +121,7 @@ extension SQLiteMetadataStore: OfflineTierStore {
         }
     }
 
+    /// Each query's sync points ordered by client.
     public func offlineOverview() async throws -> [OfflineQueryOverview] {
         try await longRead { db in
             let points = try Row.fetchAll(

@@ -6,6 +6,7 @@ import Synchronization
 extension SQLiteMetadataStore: ServerStateStore {
     // MARK: Locks
 
+    /// One write transaction. The time is kept to whole milliseconds.
     public func lock(repositoryId: String, key: String, owner: String, at time: Date) async throws -> LockOutcome {
         try await write { db in
             // One write transaction: nothing changes between the look and the insert.
@@ -18,6 +19,7 @@ extension SQLiteMetadataStore: ServerStateStore {
         }
     }
 
+    /// One write transaction.
     public func unlock(repositoryId: String, key: String, owner: String, override: Bool) async throws -> UnlockOutcome {
         try await write { db in
             guard let existing = try Self.lock(repositoryId, key, db) else { return .notLocked }
@@ -28,6 +30,7 @@ extension SQLiteMetadataStore: ServerStateStore {
         }
     }
 
+    /// The keys that are locked, with their locks: 500 keys to a statement.
     public func locks(repositoryId: String, keys: [String]) async throws -> [String: DocumentLock] {
         try readByKeys(
             keys, sql: "SELECT object, owner, created_at FROM document_locks WHERE repository = ? AND object IN",
@@ -37,6 +40,7 @@ extension SQLiteMetadataStore: ServerStateStore {
         }
     }
 
+    /// The first `limit` locks held by others, in key order.
     public func locks(repositoryId: String, notOwnedBy owner: String, limit: Int) async throws -> [String: DocumentLock]
     {
         try quickRead { db in
@@ -63,6 +67,7 @@ extension SQLiteMetadataStore: ServerStateStore {
 
     // MARK: Trash
 
+    /// One INSERT that keeps an existing mark; counts a change of the trash generation when the mark is new.
     public func trash(_ mark: TrashMark) async throws -> Bool {
         let added = try await write { db in
             try db.cachedStatement(
@@ -79,6 +84,7 @@ extension SQLiteMetadataStore: ServerStateStore {
         return added
     }
 
+    /// One DELETE; counts a change of the trash generation when there was a mark.
     public func untrash(repositoryId: String, key: String) async throws -> Bool {
         let removed = try await write { db in
             try db.cachedStatement(sql: "DELETE FROM document_trash WHERE repository = ? AND object = ?")
@@ -89,6 +95,7 @@ extension SQLiteMetadataStore: ServerStateStore {
         return removed
     }
 
+    /// The keys that are in the trash, with their marks: 500 keys to a statement.
     public func trashMarks(repositoryId: String, keys: [String]) async throws -> [String: TrashMark] {
         try readByKeys(
             keys,
@@ -101,6 +108,7 @@ extension SQLiteMetadataStore: ServerStateStore {
         }
     }
 
+    /// In key order; none when `limit` is 0 or less.
     public func trashKeys(repositoryId: String, limit: Int) async throws -> [String] {
         try quickRead(isolated: false) { db in
             try String.fetchAll(
@@ -110,6 +118,7 @@ extension SQLiteMetadataStore: ServerStateStore {
         }
     }
 
+    /// One EXISTS query.
     public func holdsTrash(repositoryId: String, folderId: String) async throws -> Bool {
         try quickRead(isolated: false) { db in
             try Bool.fetchOne(
@@ -119,6 +128,7 @@ extension SQLiteMetadataStore: ServerStateStore {
         }
     }
 
+    /// One UPDATE; nothing changes when `key` is not in the trash.
     public func moveTrashMark(repositoryId: String, key: String, to folderId: String) async throws {
         try await write { db in
             try db.cachedStatement(sql: "UPDATE document_trash SET parent = ? WHERE repository = ? AND object = ?")
@@ -126,6 +136,7 @@ extension SQLiteMetadataStore: ServerStateStore {
         }
     }
 
+    /// One write transaction; counts a change of the trash generation.
     public func forgetMarks(repositoryId: String, keys: [String]) async throws {
         guard !keys.isEmpty else { return }
         try await write { db in
@@ -139,10 +150,12 @@ extension SQLiteMetadataStore: ServerStateStore {
         trashChanges.add(1, ordering: .relaxed)
     }
 
+    /// Counts this store object's changes of trash marks, and its batches that deleted objects.
     public var trashGeneration: UInt64 { trashChanges.load(ordering: .relaxed) }
 
     // MARK: Access tokens
 
+    /// One write transaction: a grant over the user's quota rolls back the replacement too.
     public func issue(_ grant: AccessGrant, maximumPerUser: Int) async throws -> Bool {
         do {
             return try await issueOrRefuse(grant, maximumPerUser: maximumPerUser)
@@ -176,6 +189,7 @@ extension SQLiteMetadataStore: ServerStateStore {
         }
     }
 
+    /// One DELETE.
     public func revokeGrant(user: String, application: String, device: String) async throws -> Bool {
         try await write { db in
             try db.cachedStatement(
@@ -185,6 +199,7 @@ extension SQLiteMetadataStore: ServerStateStore {
         }
     }
 
+    /// One SELECT by primary key.
     public func grant(digest: String) async throws -> AccessGrant? {
         try quickRead(isolated: false) { db in
             try Row.fetchOne(
@@ -194,6 +209,7 @@ extension SQLiteMetadataStore: ServerStateStore {
         }
     }
 
+    /// Ordered by creation time, then digest.
     public func grants(user: String) async throws -> [AccessGrant] {
         try quickRead(isolated: false) { db in
             try Row.fetchAll(

@@ -87,6 +87,7 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    /// Applies the migrations the file lacks (opening the store has applied them already).
     public func migrate() async throws {
         try Self.migrate(database)
     }
@@ -143,6 +144,7 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    /// One cached statement, ordered by id.
     public func repositories() async throws -> [StoredRepository] {
         try quickRead { db in
             let statement = try db.cachedStatement(
@@ -151,6 +153,7 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    /// One SELECT by primary key.
     public func repository(id: String) async throws -> StoredRepository? {
         try quickRead { db in
             let statement = try db.cachedStatement(
@@ -159,6 +162,7 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    /// One SELECT by primary key, through a cached prepared statement.
     public func object(repositoryId: String, id: String) async throws -> StoredObject? {
         try quickRead(isolated: false) { db in
             let statement = try db.cachedStatement(
@@ -167,6 +171,7 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    /// Each id once, 500 to a statement, read on one of GRDB's reader queues.
     public func objects(repositoryId: String, ids: [String]) async throws -> [StoredObject] {
         if ids.isEmpty { return [] }
         let unique = Array(Set(ids))
@@ -192,6 +197,7 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    /// One lookup in the filings table's primary key (repository, folder, name).
     public func child(repositoryId: String, folderId: String, name: String) async throws -> StoredObject? {
         try quickRead(isolated: false) { db in
             let statement = try db.cachedStatement(
@@ -204,6 +210,8 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    /// A count of the folder's filings, then one page sorted as `StoreOrder.childrenOrderTerms(_:)` says. A page of up
+    /// to 1,000 is read in place; a larger or unbounded one on a reader queue.
     public func children(
         repositoryId: String, folderId: String, order: [StoreOrder], offset: Int, limit: Int?
     ) async throws -> StoredPage {
@@ -238,6 +246,8 @@ public final class SQLiteMetadataStore: MetadataStore {
             """
     }
 
+    /// One SELECT ordered by id, the trash condition part of it, read on a reader queue. An empty set of base types or
+    /// type ids matches nothing.
     public func scan(
         repositoryId: String, baseTypes: Set<BaseTypeId>?, typeIds: Set<String>?, latestOnly: Bool,
         trash: TrashScope?
@@ -265,6 +275,7 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    /// Ordered by creation time, then change token, then id, newest first.
     public func versions(repositoryId: String, versionSeriesId: String) async throws -> [StoredObject] {
         try quickRead { db in
             let statement = try db.cachedStatement(
@@ -277,6 +288,7 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    /// Ordered by id.
     public func relationships(repositoryId: String, objectId: String) async throws -> [StoredObject] {
         try quickRead { db in
             let statement = try db.cachedStatement(
@@ -289,6 +301,7 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    /// Read on a reader queue; none when `limit` is 0 or less.
     public func changes(repositoryId: String, after token: Int64?, limit: Int) async throws -> [StoredChange] {
         if limit <= 0 { return [] }
         return try await longRead { db in
@@ -312,6 +325,7 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    /// The largest token in the repository's change log.
     public func latestChangeToken(repositoryId: String) async throws -> Int64? {
         try quickRead { db in
             try Int64.fetchOne(
@@ -320,6 +334,7 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    /// Every distinct content hash of every repository, read on a reader queue.
     public func referencedContentHashes() async throws -> Set<String> {
         try await longRead { db in
             try Set(
@@ -328,6 +343,7 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    /// One EXISTS query over the content hash index.
     public func isContentReferenced(_ hash: String) async throws -> Bool {
         try quickRead(isolated: false) { db in
             try Bool.fetchOne(

@@ -18,8 +18,10 @@ import SatchelRepository
 /// routes.register(on: router, mountPath: "/mcm/b/atom")
 /// ```
 public struct AtomPubRoutes: Sendable {
+    /// The services, blob store, limits and XSRF policy the routes use.
     public let environment: BindingEnvironment
 
+    /// The binding over `environment`; `register(on:mountPath:)` adds its routes.
     public init(environment: BindingEnvironment) {
         self.environment = environment
     }

@@ -11,12 +11,15 @@ import SatchelText
 /// `{base}/{repositoryId}/root[/path…]` with `objectId=` or a path (object services). GETs pick a service with
 /// `cmisselector`; POSTs with the `cmisaction` form field (urlencoded or multipart).
 public struct BrowserBindingRoutes: ServerBindingRoutes {
+    /// The paths the binding is mounted at (`/mcm/b/json`, `/cmis/browser`).
     public var mountPoints: [String]
 
+    /// The binding at `mountPoints`.
     public init(mountPoints: [String] = MountPoints.browser) {
         self.mountPoints = mountPoints
     }
 
+    /// Adds GET and POST routes at each mount point and every path under it.
     public func register(on router: Router<ServerRequestContext>, environment: BindingEnvironment) {
         for base in mountPoints {
             let handler = BrowserHandler(environment: environment, mountPoint: base)
