@@ -26,11 +26,13 @@ public enum NuxeoEntity: Sendable, Hashable {
     case acls(NuxeoACP)
     /// `entity-type: exception`: the server's refusal, as an error (code `.server`).
     case exception(NuxeoError)
-    /// An entity type this client does not model; its JSON as sent.
+    /// An entity of a type the app registered (`NuxeoEntityRegistry`, the session's `Configuration.entityTypes`).
+    case registered(NuxeoRegisteredEntity)
+    /// An entity type this client does not model and the app did not register; its JSON as sent.
     case other(type: String, JSONValue)
 
-    /// Reads an answer's body.
-    public init(json data: Data) throws(NuxeoError) {
+    /// Reads an answer's body; an entity of a type in `registry` is read by that type.
+    public init(json data: Data, registry: NuxeoEntityRegistry = NuxeoEntityRegistry()) throws(NuxeoError) {
         let value: JSONValue
         do {
             value = try JSONValue(parsing: data)
@@ -42,11 +44,11 @@ public enum NuxeoEntity: Sendable, Hashable {
                     ? "the server answered with a page, not JSON (a login page or a proxy?): \(start)"
                     : "the server's answer is not JSON: \(error)")
         }
-        try self.init(value: value)
+        try self.init(value: value, registry: registry)
     }
 
-    /// Reads an entity already parsed.
-    public init(value: JSONValue) throws(NuxeoError) {
+    /// Reads an entity already parsed; an entity of a type in `registry` is read by that type.
+    public init(value: JSONValue, registry: NuxeoEntityRegistry = NuxeoEntityRegistry()) throws(NuxeoError) {
         guard case .object = value, let type = value["entity-type"]?.stringValue else {
             throw NuxeoError(.invalidResponse, "the answer has no entity-type")
         }
@@ -58,7 +60,12 @@ public enum NuxeoEntity: Sendable, Hashable {
         case "group": self = .group(NuxeoGroup(json: value))
         case "acls": self = .acls(NuxeoACP(json: value))
         case "exception": self = .exception(NuxeoError(exception: value))
-        default: self = .other(type: type, value)
+        default:
+            if let registered = try registry.read(value, entityType: type) {
+                self = .registered(NuxeoRegisteredEntity(value: registered, json: value))
+            } else {
+                self = .other(type: type, value)
+            }
         }
     }
 }

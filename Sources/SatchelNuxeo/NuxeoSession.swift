@@ -35,6 +35,8 @@ public final class NuxeoSession: Sendable {
         /// Check every Automation call against the server's operation registry (read once) before sending it: an
         /// unknown operation, a missing required parameter or an unknown one is refused without a request.
         public var checksOperations = false
+        /// The app's own entity types: answers of these `entity-type`s are read by them (`.registered`).
+        public var entityTypes = NuxeoEntityRegistry()
 
         /// A configuration for `serverURL`; by default the `api/v1` prefix, the server's default repository, the
         /// `dublincore` and `file` schemas, no extra headers and no authentication.
@@ -107,18 +109,70 @@ public final class NuxeoSession: Sendable {
         return response
     }
 
-    /// A request's answer as an entity.
+    /// A request's answer as an entity (one of a type in `Configuration.entityTypes` read by that type).
     public func entity(_ request: NuxeoRequest, body: HTTPClient.Body? = nil) async throws -> NuxeoEntity {
-        try Self.entity(try await send(request, body: body), request: request)
+        try entity(try await send(request, body: body), request: request)
     }
 
-    /// A response's entity; one that is not JSON names the request.
-    static func entity(_ response: HTTPClient.Response, request: NuxeoRequest) throws(NuxeoError) -> NuxeoEntity {
+    /// Sends `entity` as the request's body (its `nuxeoEntityJSON`) and reads the answer.
+    public func entity(_ request: NuxeoRequest, sending entity: some NuxeoEntityType) async throws -> NuxeoEntity {
+        try await self.entity(request, body: .json(entity.nuxeoEntityJSON))
+    }
+
+    /// A request's answer read as the app's entity type `type`, registered or not; an answer of another
+    /// `entity-type` is a `NuxeoError` (`.invalidResponse`) naming both.
+    public func entity<T: NuxeoEntityType>(_ request: NuxeoRequest, as type: T.Type) async throws -> T {
+        try await entity(request, body: nil, as: type)
+    }
+
+    /// Sends `entity` as the request's body and reads the answer as the app's entity type `type`.
+    public func entity<T: NuxeoEntityType>(
+        _ request: NuxeoRequest, sending entity: some NuxeoEntityType, as type: T.Type
+    ) async throws -> T {
+        try await self.entity(request, body: .json(entity.nuxeoEntityJSON), as: type)
+    }
+
+    private func entity<T: NuxeoEntityType>(
+        _ request: NuxeoRequest, body: HTTPClient.Body?, as type: T.Type
+    ) async throws -> T {
+        let response = try await send(request, body: body)
         do {
-            return try NuxeoEntity(json: response.body)
+            return try T.read(try Self.json(response.body))
         } catch var error {
-            error.operation = "\(request.method) \(request.segments.joined(separator: "/"))"
+            error.operation = Self.operation(of: request)
             throw error
+        }
+    }
+
+    /// A response's entity, read with the app's entity types; one that is not JSON names the request.
+    func entity(_ response: HTTPClient.Response, request: NuxeoRequest) throws(NuxeoError) -> NuxeoEntity {
+        try Self.entity(response, request: request, registry: configuration.entityTypes)
+    }
+
+    /// A response's entity, read with `registry`; one that is not JSON names the request.
+    static func entity(
+        _ response: HTTPClient.Response, request: NuxeoRequest, registry: NuxeoEntityRegistry
+    ) throws(NuxeoError) -> NuxeoEntity {
+        do {
+            return try NuxeoEntity(json: response.body, registry: registry)
+        } catch var error {
+            error.operation = Self.operation(of: request)
+            throw error
+        }
+    }
+
+    /// `GET path/segments`: how an error names the request it answers.
+    static func operation(of request: NuxeoRequest) -> String {
+        "\(request.method) \(request.segments.joined(separator: "/"))"
+    }
+
+    /// A body's JSON, or the error `NuxeoEntity(json:)` gives for one that is not JSON.
+    static func json(_ body: Data) throws(NuxeoError) -> JSONValue {
+        do {
+            return try JSONValue(parsing: body)
+        } catch {
+            _ = try NuxeoEntity(json: body)  // throws the error that says what the body is
+            throw NuxeoError(.invalidResponse, "the server's answer is not JSON: \(error)")
         }
     }
 
@@ -254,7 +308,7 @@ public final class NuxeoSession: Sendable {
         }
         let response = try await send(NuxeoRequest.resource("automation", operationID).method(.post), body: body)
         guard response.status != 204, !response.body.isEmpty else { return nil }
-        return try NuxeoEntity(json: response.body)
+        return try NuxeoEntity(json: response.body, registry: configuration.entityTypes)
     }
 
     /// A line break or another control character: never in a header value.
@@ -371,7 +425,8 @@ public final class NuxeoSession: Sendable {
     private static func documentPage(
         _ response: HTTPClient.Response, request: NuxeoRequest
     ) throws(NuxeoError) -> NuxeoDocumentPage {
-        guard case .documents(let documents) = try entity(response, request: request) else {
+        guard case .documents(let documents) = try entity(response, request: request, registry: NuxeoEntityRegistry())
+        else {
             throw NuxeoError(.invalidResponse, "a page of documents was expected")
         }
         return documents
