@@ -26,7 +26,7 @@ extension PostgresMetadataStore {
                         \(repository.rootFolderId), \(StoredTime.milliseconds(repository.createdAt)))
                     """, on: connection)
             } catch  where Self.sqlState(error) == "23505" {
-                throw StoreError.duplicateId(repository.id)
+                throw MetadataStoreError.duplicateId(repository.id)
             }
         }
         if !batch.expectedChangeTokens.isEmpty {
@@ -44,8 +44,8 @@ extension PostgresMetadataStore {
                 current[id] = token
             }
             for id in ids {
-                guard let token = current[id] else { throw StoreError.notFound(objectId: id) }
-                guard token == batch.expectedChangeTokens[id] else { throw StoreError.conflict(objectId: id) }
+                guard let token = current[id] else { throw MetadataStoreError.notFound(objectId: id) }
+                guard token == batch.expectedChangeTokens[id] else { throw MetadataStoreError.conflict(objectId: id) }
             }
         }
         // The content of every object the batch deletes or changes: candidates for release.
@@ -68,7 +68,7 @@ extension PostgresMetadataStore {
                 DELETE FROM objects WHERE repository = \(repositoryId) AND id = \(id)
                 RETURNING coalesce(content_hash, ''), coalesce(version_series, '')
                 """, on: connection)
-            guard let row = deleted.first else { throw StoreError.notFound(objectId: id) }
+            guard let row = deleted.first else { throw MetadataStoreError.notFound(objectId: id) }
             let (hash, series) = try row.decode((String, String).self)
             if !hash.isEmpty { dropped.insert(hash) }
             markKeys.insert(id)
@@ -94,7 +94,7 @@ extension PostgresMetadataStore {
         }
         for object in batch.updates {
             let updated = try await rows(Self.updateQuery(object, repositoryId: repositoryId), on: connection)
-            guard !updated.isEmpty else { throw StoreError.notFound(objectId: object.id) }
+            guard !updated.isEmpty else { throw MetadataStoreError.notFound(objectId: object.id) }
             try await run(
                 "DELETE FROM filings WHERE repository = \(repositoryId) AND object = \(object.id)", on: connection)
         }
@@ -102,7 +102,7 @@ extension PostgresMetadataStore {
             do {
                 try await run(Self.insertQuery(object, repositoryId: repositoryId), on: connection)
             } catch  where Self.sqlState(error) == "23505" {
-                throw StoreError.duplicateId(object.id)
+                throw MetadataStoreError.duplicateId(object.id)
             }
         }
         var filed: [String: StoredObject] = [:]
@@ -121,7 +121,7 @@ extension PostgresMetadataStore {
                         VALUES (\(repositoryId), \(folder), \(object.name), \(object.id))
                         """, on: connection)
                 } catch  where Self.sqlState(error) == "23505" {
-                    throw StoreError.nameTaken(folderId: folder, name: object.name)
+                    throw MetadataStoreError.nameTaken(folderId: folder, name: object.name)
                 }
             }
         }

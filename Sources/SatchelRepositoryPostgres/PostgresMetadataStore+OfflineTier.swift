@@ -265,7 +265,7 @@ extension PostgresMetadataStore: OfflineTierStore {
             WHERE endpoint = \(query.endpoint) AND query = \(query.query) AND scope = \(query.scope)
                 AND removed_at IS NULL
             """, on: connection)
-        guard let total = totals.first else { throw StoreError.backend("no totals of \(query)") }
+        guard let total = totals.first else { throw MetadataStoreError.backend("no totals of \(query)") }
         let (count, bytes) = try decoding { try total.decode((Int64, Int64).self) }
         let state = OfflineQueryState(
             version: version, oldestVersion: previous?.oldestVersion ?? 0,
@@ -314,7 +314,8 @@ extension PostgresMetadataStore: OfflineUploadLedger {
                 """, on: connection)
             if !inserted.isEmpty { return .new }
             guard let found = try await self.ledgerEntry(key, lock: true, on: connection) else {
-                throw StoreError.backend("the upload ledger's entry \(key.requestID) vanished while it was claimed")
+                throw MetadataStoreError.backend(
+                    "the upload ledger's entry \(key.requestID) vanished while it was claimed")
             }
             guard found.state != .done, found.matches(request) else { return .known(found) }
             // As the other stores answer: the entry as it was, with this attempt counted.

@@ -131,7 +131,7 @@ extension PostgresMetadataStore {
                 let (token, repository, objectId, changeType, time, typeId, baseType, readers) = try row.decode(
                     (Int64, String, String, String, Int64, String, String, String?).self)
                 guard let baseTypeId = BaseTypeId(rawValue: baseType) else {
-                    throw StoreError.backend("change \(token): unknown base type '\(baseType)'")
+                    throw MetadataStoreError.backend("change \(token): unknown base type '\(baseType)'")
                 }
                 return StoredChange(
                     token: token, repositoryId: repository, objectId: objectId,

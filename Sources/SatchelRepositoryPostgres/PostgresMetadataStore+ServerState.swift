@@ -9,7 +9,7 @@ extension PostgresMetadataStore: ServerStateStore {
     // MARK: Locks
 
     /// An INSERT that keeps an existing lock, then a look at its holder; when the holder unlocked in between, up to
-    /// five tries before `StoreError.backend(_:)`. The time is kept to whole milliseconds.
+    /// five tries before `MetadataStoreError.backend(_:)`. The time is kept to whole milliseconds.
     public func lock(repositoryId: String, key: String, owner: String, at time: Date) async throws -> LockOutcome {
         let created = StoredTime.milliseconds(time)
         // The insert and the look at who holds it are two statements: when the holder unlocks between them, try
@@ -26,7 +26,7 @@ extension PostgresMetadataStore: ServerStateStore {
             }
             if let existing = try await lock(repositoryId, key) { return .alreadyLocked(existing) }
         }
-        throw StoreError.backend("the lock of \(key) kept changing hands: try again")
+        throw MetadataStoreError.backend("the lock of \(key) kept changing hands: try again")
     }
 
     /// One DELETE of the owner's lock (any lock, with `override`), then a look at the holder when nothing was deleted.

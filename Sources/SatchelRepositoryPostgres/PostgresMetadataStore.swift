@@ -36,7 +36,7 @@ public final class PostgresMetadataStore: MetadataStore {
     /// `url` is `postgres://user:password@host:port/database`; `?host=/run/postgresql` connects through the unix
     /// socket in that folder instead, and `?sslmode=require` asks for TLS.
     ///
-    /// - Throws: ``StoreError/backend(_:)`` for a malformed URL, or when the database cannot be reached or
+    /// - Throws: ``MetadataStoreError/backend(_:)`` for a malformed URL, or when the database cannot be reached or
     ///   migrated within `timeout`.
     public static func connect(
         url: String, logger: Logger? = nil, timeout: Duration = .seconds(30)
@@ -60,7 +60,7 @@ public final class PostgresMetadataStore: MetadataStore {
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    throw StoreError.backend("PostgreSQL at \(redacted(url)) did not answer within \(timeout)")
+                    throw MetadataStoreError.backend("PostgreSQL at \(redacted(url)) did not answer within \(timeout)")
                 }
                 defer { group.cancelAll() }
                 try await group.next()
@@ -83,7 +83,7 @@ public final class PostgresMetadataStore: MetadataStore {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
             scheme == "postgres" || scheme == "postgresql"
         else {
-            throw StoreError.backend("not a postgres:// URL: \(redacted(url))")
+            throw MetadataStoreError.backend("not a postgres:// URL: \(redacted(url))")
         }
         let user = components.user ?? "postgres"
         let password = components.password
@@ -207,15 +207,15 @@ public final class PostgresMetadataStore: MetadataStore {
 
     static func storeError(_ error: any Error) -> any Error {
         switch error {
-        case let error as StoreError: return error
+        case let error as MetadataStoreError: return error
         // A refusal the store's protocol names (an expired delta token) is the caller's to see as it is.
         case let error as any StoreRefusal: return error
-        case let error as StoredCodingError: return StoreError.backend(error.message)
+        case let error as StoredCodingError: return MetadataStoreError.backend(error.message)
         case is CancellationError: return error
         case let error as PSQLError:
             let message = error.serverInfo?[.message] ?? "\(error.code)"
-            return StoreError.backend("PostgreSQL: \(message)")
-        default: return StoreError.backend("PostgreSQL: \(String(reflecting: error))")
+            return MetadataStoreError.backend("PostgreSQL: \(message)")
+        default: return MetadataStoreError.backend("PostgreSQL: \(String(reflecting: error))")
         }
     }
 }

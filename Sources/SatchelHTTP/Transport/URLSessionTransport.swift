@@ -80,14 +80,7 @@ public final class URLSessionTransport: HTTPStreamingTransport {
             case (.file, _): session.downloadTask(with: urlRequest)
             }
         let state = URLSessionTransportDelegate.TaskState(request: request)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                delegate.register(task, state: state, continuation: continuation)
-                task.resume()
-            }
-        } onCancel: {
-            task.cancel()
-        }
+        return try await run(task, state: state, delegate: delegate)
     }
 
     /// Returns once the head has arrived; the body then goes into `channel`, the task suspended while the
@@ -101,7 +94,14 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         channel.setOnDemand { task.resume() }
         channel.setOnCancel { task.cancel() }
         let state = URLSessionTransportDelegate.TaskState(request: request, channel: channel)
-        return try await withTaskCancellationHandler {
+        return try await run(task, state: state, delegate: delegate)
+    }
+
+    /// Starts `task` and waits for its delegate to finish it; cancelling the waiting task cancels `task`.
+    private func run(
+        _ task: URLSessionTask, state: URLSessionTransportDelegate.TaskState, delegate: URLSessionTransportDelegate
+    ) async throws -> TransportResponse {
+        try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 delegate.register(task, state: state, continuation: continuation)
                 task.resume()

@@ -66,15 +66,7 @@ extension JSONReader {
     @usableFromInline
     func kind(at position: Int) -> JSONKind? {
         guard position < end else { return nil }
-        switch base[position] {
-        case UInt8(ascii: "{"): return .object
-        case UInt8(ascii: "["): return .array
-        case UInt8(ascii: "\""): return .string
-        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
-        case UInt8(ascii: "n"): return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
-        default: return nil
-        }
+        return JSONKind.starting(with: base[position])
     }
 
     /// A value of another kind than `expected` starts at `position` (or no value at all: a syntax error).

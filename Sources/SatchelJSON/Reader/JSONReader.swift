@@ -133,15 +133,10 @@ public struct JSONReader {
     /// ```
     @inlinable
     public mutating func peekKind() throws -> JSONKind {
-        switch peekByte() {
-        case UInt8(ascii: "{"): return .object
-        case UInt8(ascii: "["): return .array
-        case UInt8(ascii: "\""): return .string
-        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
-        case UInt8(ascii: "n"): return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
-        default: throw syntaxError(expected: "a value", at: index)
+        guard let kind = JSONKind.starting(with: peekByte()) else {
+            throw syntaxError(expected: "a value", at: index)
         }
+        return kind
     }
 
     @inlinable @inline(__always)
@@ -218,6 +213,20 @@ public enum JSONKind: Sendable, Hashable, CustomStringConvertible {
     case array
     /// An object.
     case object
+
+    /// The kind of the value that starts with `byte`, or nil when no value starts with it.
+    @inlinable
+    static func starting(with byte: UInt8) -> JSONKind? {
+        switch byte {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        default: return nil
+        }
+    }
 
     /// The kind with its article, for messages: `a string`, `an object`, `null`.
     public var description: String {

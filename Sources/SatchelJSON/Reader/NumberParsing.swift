@@ -48,23 +48,27 @@ enum NumberParsing {
                 i += 1
             }
         }
-        if i < count {  // exponent
-            i += 1
-            var negativeExponent = false
-            if text[i] == UInt8(ascii: "-") || text[i] == UInt8(ascii: "+") {
-                negativeExponent = text[i] == UInt8(ascii: "-")
-                i += 1
-            }
-            var value = 0
-            while i < count {
-                // Clamp: anything past a million is out of range for every type anyway.
-                if value < 1_000_000 { value = value * 10 + Int(text[i] - 0x30) }
-                i += 1
-            }
-            parts.exponent += negativeExponent ? -value : value
-        }
+        if i < count { parts.exponent += Self.exponent(text, from: i) }
         if parts.significand == 0 { parts.exponent = 0 }
         return parts
+    }
+
+    /// The exponent of a number already checked by the tokenizer, whose `e` or `E` is at `start`: its sign and
+    /// digits, clamped at a million (past that every type is out of range anyway).
+    @inline(__always)
+    static func exponent(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var i = start + 1
+        var negative = false
+        if i < text.count, text[i] == UInt8(ascii: "-") || text[i] == UInt8(ascii: "+") {
+            negative = text[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        var value = 0
+        while i < text.count {
+            if value < 1_000_000 { value = value * 10 + Int(text[i] &- 0x30) }
+            i += 1
+        }
+        return negative ? -value : value
     }
 
     /// The common case: at most 19 significant digits, so the significand fits a UInt64.
@@ -98,20 +102,7 @@ enum NumberParsing {
             }
         }
         if digits > 19 { return nil }
-        if i < count {
-            i += 1
-            var negativeExponent = false
-            if text[i] == UInt8(ascii: "-") || text[i] == UInt8(ascii: "+") {
-                negativeExponent = text[i] == UInt8(ascii: "-")
-                i += 1
-            }
-            var value = 0
-            while i < count {
-                if value < 1_000_000 { value = value * 10 + Int(text[i] &- 0x30) }
-                i += 1
-            }
-            exponent += negativeExponent ? -value : value
-        }
+        if i < count { exponent += Self.exponent(text, from: i) }
         return (negative, significand, significand == 0 ? 0 : exponent)
     }
 

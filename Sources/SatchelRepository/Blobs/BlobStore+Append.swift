@@ -139,8 +139,7 @@ extension BlobStore {
         defer { buffer.deallocate() }
         var remaining = length ?? .max
         while remaining > 0 {
-            let count = systemRead(source, buffer.baseAddress!, Int(min(Int64(buffer.count), remaining)))
-            if count < 0 && errno == EINTR { continue }
+            let count = SystemCalls.read(source, buffer.baseAddress!, Int(min(Int64(buffer.count), remaining)))
             if count < 0 {
                 throw BlobStoreError(operation: "read", path: file.path, reason: String(cString: strerror(errno)))
             }

@@ -50,9 +50,8 @@ public final class BlobWriter {
         hasher.update(bufferPointer: bytes)
         var offset = 0
         while offset < bytes.count {
-            let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            let written = SystemCalls.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
-                if errno == EINTR { continue }
                 let reason = String(cString: strerror(errno))
                 cancel()
                 throw BlobStoreError(operation: "write", path: path, reason: reason)
@@ -117,26 +116,4 @@ public final class BlobWriter {
         descriptor = -1
         unlink(path)
     }
-}
-
-/// `read(2)`, called where a method of the same name shadows it.
-func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    #if canImport(Darwin)
-        return Darwin.read(descriptor, buffer, count)
-    #elseif canImport(Musl)
-        return Musl.read(descriptor, buffer, count)
-    #else
-        return Glibc.read(descriptor, buffer, count)
-    #endif
-}
-
-/// `write(2)`, called where the method of the same name shadows it.
-func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Darwin)
-        return Darwin.write(descriptor, buffer, count)
-    #elseif canImport(Musl)
-        return Musl.write(descriptor, buffer, count)
-    #else
-        return Glibc.write(descriptor, buffer, count)
-    #endif
 }

@@ -107,7 +107,7 @@ public final class CMISRepository: CMISService {
         do {
             return try await createRepository(
                 id: id, name: configuration.myDocumentsName, description: "\(user)'s personal documents", owner: user)
-        } catch StoreError.duplicateId {
+        } catch MetadataStoreError.duplicateId {
             // Two first requests raced; the other one created it.
             guard let existing = try await store.repository(id: id) else { throw Self.noRepository(id) }
             return existing
@@ -139,6 +139,19 @@ public final class CMISRepository: CMISService {
     }
 
     // MARK: Store access
+
+    /// What a read of one object starts with: the caller's scope in the repository, the context's filter checked
+    /// against the types, the object (or `objectNotFound`), and the caller's permission on it, which must allow
+    /// reading (or `permissionDenied`).
+    func readableObject(
+        _ repositoryId: String, _ objectId: String, context: OperationContext, caller: CallerContext
+    ) async throws -> (scope: Scope, filter: PropertyFilter, object: StoredObject, permission: Permission) {
+        let scope = try await scope(repositoryId, caller)
+        let filter = try PropertyFilter(context.filter, types: types)
+        let object = try await load(scope, objectId)
+        let granted = try await require(.read, scope, on: object, to: "read")
+        return (scope, filter, object, granted)
+    }
 
     /// The object, or `objectNotFound`.
     func load(_ scope: Scope, _ id: String) async throws -> StoredObject {
@@ -178,7 +191,7 @@ public final class CMISRepository: CMISService {
         do {
             let result = try await store.apply(batch)
             blobs.release(result.releasedContentHashes, since: ticket)
-        } catch let error as StoreError {
+        } catch let error as MetadataStoreError {
             blobs.discard(ticket)
             if touchesFolders { folders.invalidate(batch.repositoryId) }
             switch error {

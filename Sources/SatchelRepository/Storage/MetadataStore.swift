@@ -63,9 +63,9 @@ public protocol MetadataStore: Sendable {
     /// forgets, in the same transaction, the locks and trash marks of the keys (ids and version series) whose last
     /// object the batch deletes.
     ///
-    /// - Throws: ``StoreError/conflict(objectId:)`` when a precondition fails, ``StoreError/nameTaken(folderId:name:)``
-    ///   when two objects would share a name in one folder, ``StoreError/notFound(objectId:)`` when an update or
-    ///   delete names an object that does not exist, ``StoreError/backend(_:)`` for anything else.
+    /// - Throws: ``MetadataStoreError/conflict(objectId:)`` when a precondition fails, ``MetadataStoreError/nameTaken(folderId:name:)``
+    ///   when two objects would share a name in one folder, ``MetadataStoreError/notFound(objectId:)`` when an update or
+    ///   delete names an object that does not exist, ``MetadataStoreError/backend(_:)`` for anything else.
     /// - Returns: what the batch released: the content hashes that deleted or changed objects referred to and that
     ///   no object refers to once it is committed (decided inside the transaction).
     @discardableResult
@@ -317,11 +317,11 @@ public struct StoredPage: Sendable, Hashable {
 /// Everything one CMIS operation changes, applied atomically by ``MetadataStore/apply(_:)``.
 public struct StoreBatch: Sendable, Hashable {
     /// Objects that must still carry the given change token (they were read, then changed): otherwise the whole
-    /// batch fails with ``StoreError/conflict(objectId:)``.
+    /// batch fails with ``MetadataStoreError/conflict(objectId:)``.
     public var expectedChangeTokens: [String: Int64]
-    /// Repositories to create; `StoreError.duplicateId(_:)` when one exists already.
+    /// Repositories to create; `MetadataStoreError.duplicateId(_:)` when one exists already.
     public var newRepositories: [StoredRepository]
-    /// Objects to create; `StoreError.duplicateId(_:)` when an id is taken.
+    /// Objects to create; `MetadataStoreError.duplicateId(_:)` when an id is taken.
     public var inserts: [StoredObject]
     /// Whole-object replacements (matched by repository and id).
     public var updates: [StoredObject]
@@ -352,7 +352,7 @@ public struct StoreBatch: Sendable, Hashable {
 public protocol StoreRefusal: Error {}
 
 /// What a metadata store throws.
-public enum StoreError: StoreRefusal, Sendable, Hashable, CustomStringConvertible {
+public enum MetadataStoreError: StoreRefusal, Sendable, Hashable, CustomStringConvertible {
     /// An object no longer has the change token the batch expected: someone else changed it.
     case conflict(objectId: String)
     /// The folder already holds an object of that name.

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import SatchelText
 import Synchronization
 
 #if canImport(Glibc)
@@ -155,11 +156,9 @@ public final class LogSink: Sendable {
                 guard var pointer = raw.baseAddress else { return }
                 var remaining = raw.count
                 while remaining > 0 {
-                    let written = systemWrite(fileDescriptor, pointer, remaining)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return  // nowhere left to report a failing log descriptor
-                    }
+                    let written = SystemCalls.write(fileDescriptor, pointer, remaining)
+                    // Nowhere left to report a failing log descriptor.
+                    if written < 0 { return }
                     remaining -= written
                     pointer += written
                 }
@@ -197,9 +196,4 @@ public final class LogSink: Sendable {
     }
 
     private static let timestampCache = Mutex<(second: time_t, text: String)>((0, ""))
-}
-
-/// `write(2)`, named apart from ``LogSink/write(_:urgent:)``.
-private func systemWrite(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, pointer, count)
 }

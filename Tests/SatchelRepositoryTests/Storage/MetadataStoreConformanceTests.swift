@@ -19,7 +19,7 @@ struct MetadataStoreConformanceTests {
             #expect(try await store.repositories().map(\.id) == ["alpha", "mydocs-bob"])
             #expect(try await store.repository(id: "mydocs-bob") == makeRepository("mydocs-bob", owner: "bob"))
             #expect(try await store.repository(id: "nope") == nil)
-            await #expect(throws: StoreError.duplicateId("alpha")) {
+            await #expect(throws: MetadataStoreError.duplicateId("alpha")) {
                 try await store.apply(StoreBatch(repositoryId: "alpha", newRepositories: [makeRepository("alpha")]))
             }
         }
@@ -47,10 +47,10 @@ struct MetadataStoreConformanceTests {
             #expect(try await store.child(repositoryId: repo, folderId: rootId, name: "renamed") == changed)
             #expect(try await store.child(repositoryId: repo, folderId: rootId, name: "d1") == nil)
 
-            await #expect(throws: StoreError.duplicateId("d1")) {
+            await #expect(throws: MetadataStoreError.duplicateId("d1")) {
                 try await store.apply(StoreBatch(repositoryId: repo, inserts: [document("d1", name: "other")]))
             }
-            await #expect(throws: StoreError.notFound(objectId: "ghost")) {
+            await #expect(throws: MetadataStoreError.notFound(objectId: "ghost")) {
                 try await store.apply(StoreBatch(repositoryId: repo, updates: [document("ghost")]))
             }
             try await store.apply(StoreBatch(repositoryId: repo, deletes: ["d1"]))
@@ -58,7 +58,7 @@ struct MetadataStoreConformanceTests {
             #expect(
                 try await store.children(repositoryId: repo, folderId: rootId, order: [], offset: 0, limit: nil)
                     .totalCount == 0)
-            await #expect(throws: StoreError.notFound(objectId: "d1")) {
+            await #expect(throws: MetadataStoreError.notFound(objectId: "d1")) {
                 try await store.apply(StoreBatch(repositoryId: repo, deletes: ["d1"]))
             }
             // The id and the name are free again.
@@ -140,7 +140,7 @@ struct MetadataStoreConformanceTests {
                         document("y", name: "report", in: ["a"]),
                     ]))
             // The same name in another folder is fine; in the same folder it is not, and nothing of the batch stays.
-            await #expect(throws: StoreError.nameTaken(folderId: rootId, name: "report")) {
+            await #expect(throws: MetadataStoreError.nameTaken(folderId: rootId, name: "report")) {
                 try await store.apply(
                     StoreBatch(
                         repositoryId: repo,
@@ -155,7 +155,7 @@ struct MetadataStoreConformanceTests {
             try await store.apply(StoreBatch(repositoryId: repo, inserts: [shared]))
             #expect(try await store.child(repositoryId: repo, folderId: "a", name: "both") == shared)
             #expect(try await store.child(repositoryId: repo, folderId: "b", name: "both") == shared)
-            await #expect(throws: StoreError.nameTaken(folderId: "b", name: "both")) {
+            await #expect(throws: MetadataStoreError.nameTaken(folderId: "b", name: "both")) {
                 try await store.apply(StoreBatch(repositoryId: repo, inserts: [document("n", name: "both", in: ["b"])]))
             }
             // Renaming into a taken name fails; swapping two names in one batch works.
@@ -163,7 +163,7 @@ struct MetadataStoreConformanceTests {
             var other = document("o", name: "other")
             try await store.apply(StoreBatch(repositoryId: repo, inserts: [other]))
             x.name = "other"
-            await #expect(throws: StoreError.nameTaken(folderId: rootId, name: "other")) {
+            await #expect(throws: MetadataStoreError.nameTaken(folderId: rootId, name: "other")) {
                 try await store.apply(StoreBatch(repositoryId: repo, updates: [x]))
             }
             other.name = "report"
@@ -192,16 +192,16 @@ struct MetadataStoreConformanceTests {
             let sideEffects = StoreBatch(
                 repositoryId: repo, expectedChangeTokens: ["d": 5], inserts: [document("e")], updates: [changed],
                 deletes: [], changes: [created(document("e"))])
-            await #expect(throws: StoreError.conflict(objectId: "d")) { try await store.apply(sideEffects) }
+            await #expect(throws: MetadataStoreError.conflict(objectId: "d")) { try await store.apply(sideEffects) }
             var missing = sideEffects
             missing.expectedChangeTokens = ["ghost": 1]
-            await #expect(throws: StoreError.notFound(objectId: "ghost")) { try await store.apply(missing) }
+            await #expect(throws: MetadataStoreError.notFound(objectId: "ghost")) { try await store.apply(missing) }
             // A failure late in the batch (a duplicate id) undoes the earlier deletes and updates too.
             var late = sideEffects
             late.expectedChangeTokens = ["d": 1]
             late.deletes = [rootId]
             late.inserts = [document("e"), document("e", name: "again")]
-            await #expect(throws: StoreError.duplicateId("e")) { try await store.apply(late) }
+            await #expect(throws: MetadataStoreError.duplicateId("e")) { try await store.apply(late) }
 
             #expect(try await store.object(repositoryId: repo, id: "d") == document("d"))
             #expect(try await store.object(repositoryId: repo, id: "e") == nil)
@@ -393,7 +393,7 @@ struct MetadataStoreConformanceTests {
                                     repositoryId: repo, expectedChangeTokens: [target.id: target.changeToken],
                                     updates: [updated]))
                             return "ok"
-                        } catch StoreError.conflict(let id) where id == target.id {
+                        } catch MetadataStoreError.conflict(let id) where id == target.id {
                             return "conflict"
                         }
                     }

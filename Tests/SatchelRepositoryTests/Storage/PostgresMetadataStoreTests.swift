@@ -11,7 +11,7 @@ import SatchelCMISCore
 struct PostgresMetadataStoreTests {
     @Test(arguments: ["http://example.com/db", "not a url at all", "mysql://u@h/db"])
     func rejectsOtherURLs(url: String) async {
-        await #expect(throws: StoreError.self) { _ = try await PostgresMetadataStore.connect(url: url) }
+        await #expect(throws: MetadataStoreError.self) { _ = try await PostgresMetadataStore.connect(url: url) }
     }
 
     @Test func passwordsNeverAppearInMessages() {
@@ -22,7 +22,7 @@ struct PostgresMetadataStoreTests {
         let clock = ContinuousClock()
         let start = clock.now
         // Port 1 on the loopback: nothing listens there.
-        await #expect(throws: StoreError.self) {
+        await #expect(throws: MetadataStoreError.self) {
             _ = try await PostgresMetadataStore.connect(url: "postgres://u@127.0.0.1:1/db", timeout: .seconds(2))
         }
         #expect(clock.now - start < .seconds(20))

@@ -78,7 +78,7 @@ struct SQLiteMetadataStoreTests {
     }
 
     @Test func unusableLocationIsABackendError() async throws {
-        #expect(throws: StoreError.self) { try SQLiteMetadataStore(path: "/proc/satchel/metadata.sqlite") }
+        #expect(throws: MetadataStoreError.self) { try SQLiteMetadataStore(path: "/proc/satchel/metadata.sqlite") }
     }
 
     @Test func childrenByNameUseTheFilingsIndex() {

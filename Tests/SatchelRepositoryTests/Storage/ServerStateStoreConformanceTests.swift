@@ -147,7 +147,7 @@ struct ServerStateStoreConformanceTests {
             #expect(state.trashGeneration != generation)
             // A batch that fails forgets nothing.
             _ = try await state.lock(repositoryId: repo, key: rootId, owner: "alice", at: time(1))
-            await #expect(throws: StoreError.self) {
+            await #expect(throws: MetadataStoreError.self) {
                 try await store.apply(StoreBatch(repositoryId: repo, deletes: [rootId, "ghost"]))
             }
             #expect(try await state.locks(repositoryId: repo, keys: [rootId]).count == 1)

@@ -9,6 +9,8 @@
     import Darwin
 #endif
 
+import SatchelText
+
 enum SocketPlatform {
     #if canImport(Darwin)
         static let streamType = SOCK_STREAM
@@ -177,17 +179,7 @@ enum SocketPlatform {
 
     /// One `write`, retried on EINTR.
     static func write(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-        while true {
-            #if canImport(Darwin)
-                let result = Darwin.write(fd, bytes, count)
-            #elseif canImport(Glibc)
-                let result = Glibc.write(fd, bytes, count)
-            #else
-                let result = Musl.write(fd, bytes, count)
-            #endif
-            if result < 0, errno == EINTR { continue }
-            return result
-        }
+        SystemCalls.write(fd, bytes, count)
     }
 
     static func openForReading(_ path: String) -> Int32 { open(path, O_RDONLY | O_CLOEXEC) }
@@ -196,15 +188,7 @@ enum SocketPlatform {
         open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     }
 
-    static func close(_ fd: Int32) {
-        #if canImport(Darwin)
-            _ = Darwin.close(fd)
-        #elseif canImport(Glibc)
-            _ = Glibc.close(fd)
-        #else
-            _ = Musl.close(fd)
-        #endif
-    }
+    static func close(_ fd: Int32) { SystemCalls.close(fd) }
 
     static func shutdownBoth(_ fd: Int32) {
         #if canImport(Darwin)
@@ -216,15 +200,7 @@ enum SocketPlatform {
         #endif
     }
 
-    static func unlink(_ path: String) {
-        #if canImport(Darwin)
-            _ = Darwin.unlink(path)
-        #elseif canImport(Glibc)
-            _ = Glibc.unlink(path)
-        #else
-            _ = Musl.unlink(path)
-        #endif
-    }
+    static func unlink(_ path: String) { SystemCalls.unlink(path) }
 
     /// A peer that closes while we write raises SIGPIPE, which would end the process; `MSG_NOSIGNAL` covers
     /// `send`, but not `sendfile`. Blocking the signal on our own I/O thread turns it into EPIPE; the signal stays

@@ -9,10 +9,8 @@ extension CMISRepository {
     public func object(
         repositoryId: String, id: String, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject {
-        let scope = try await scope(repositoryId, caller)
-        let filter = try PropertyFilter(context.filter, types: types)
-        let object = try await load(scope, id)
-        let granted = try await require(.read, scope, on: object, to: "read")
+        let (scope, filter, object, granted) = try await readableObject(
+            repositoryId, id, context: context, caller: caller)
         return try await render(scope, object, context, filter: filter, permission: granted)
     }
 
@@ -278,10 +276,8 @@ extension CMISRepository {
     public func objectParents(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [ObjectParent] {
-        let scope = try await scope(repositoryId, caller)
-        let filter = try PropertyFilter(context.filter, types: types)
-        let object = try await load(scope, objectId)
-        try await require(.read, scope, on: object, to: "read")
+        let (scope, filter, object, _) = try await readableObject(
+            repositoryId, objectId, context: context, caller: caller)
         guard object.baseTypeId != .folder else {
             throw CMISError(.invalidArgument, "'\(objectId)' is a folder: ask for its folder parent instead.")
         }

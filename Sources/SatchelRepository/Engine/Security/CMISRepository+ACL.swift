@@ -48,14 +48,24 @@ extension CMISRepository {
         }
         let acl = try changedACL(object.acl, add: addACEs, remove: removeACEs)
         guard acl != object.acl else { return ACL(aces: try await aclEntries(scope, of: object), isExact: true) }
+        let changed = try await saveSecurityChange(of: object, in: scope) { $0.acl = acl }
+        return ACL(aces: try await aclEntries(scope, of: changed), isExact: true)
+    }
+
+    /// Stores a change to an object's security (its ACL or its policies), guarded by the change token it was read
+    /// with and logged as a `security` change; returns the object as stored.
+    @discardableResult
+    func saveSecurityChange(
+        of object: StoredObject, in scope: Scope, _ edit: (inout StoredObject) -> Void
+    ) async throws -> StoredObject {
         var changed = object
-        changed.acl = acl
+        edit(&changed)
         changed = touched(changed, scope, now: configuration.clock())
         try await apply(
             StoreBatch(
                 repositoryId: scope.id, expectedChangeTokens: [object.id: object.changeToken], updates: [changed],
                 changes: [change(changed, .security, changed.modifiedAt)]), in: scope)
-        return ACL(aces: try await aclEntries(scope, of: changed), isExact: true)
+        return changed
     }
 
     // MARK: Policies
@@ -73,13 +83,7 @@ extension CMISRepository {
         let ids = try await checkPolicies(scope, [policyId], for: type)
         try await require(.write, scope, on: object, to: "apply a policy to")
         guard !object.policyIds.contains(policyId) else { return }
-        var changed = object
-        changed.policyIds += ids
-        changed = touched(changed, scope, now: configuration.clock())
-        try await apply(
-            StoreBatch(
-                repositoryId: scope.id, expectedChangeTokens: [object.id: object.changeToken], updates: [changed],
-                changes: [change(changed, .security, changed.modifiedAt)]), in: scope)
+        try await saveSecurityChange(of: object, in: scope) { $0.policyIds += ids }
     }
 
     /// Needs `cmis:write` on the object; `invalidArgument` when the policy is not applied to it.
@@ -94,23 +98,15 @@ extension CMISRepository {
         guard object.policyIds.contains(policyId) else {
             throw CMISError(.invalidArgument, "Policy '\(policyId)' is not applied to '\(object.name)'.")
         }
-        var changed = object
-        changed.policyIds.removeAll { $0 == policyId }
-        changed = touched(changed, scope, now: configuration.clock())
-        try await apply(
-            StoreBatch(
-                repositoryId: scope.id, expectedChangeTokens: [object.id: object.changeToken], updates: [changed],
-                changes: [change(changed, .security, changed.modifiedAt)]), in: scope)
+        try await saveSecurityChange(of: object, in: scope) { stored in stored.policyIds.removeAll { $0 == policyId } }
     }
 
     /// Needs `cmis:read` on the object; policies the caller may not read are left out.
     public func appliedPolicies(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [CMISObject] {
-        let scope = try await scope(repositoryId, caller)
-        let filter = try PropertyFilter(context.filter, types: types)
-        let object = try await load(scope, objectId)
-        try await require(.read, scope, on: object, to: "read")
+        let (scope, filter, object, _) = try await readableObject(
+            repositoryId, objectId, context: context, caller: caller)
         var result: [CMISObject] = []
         for policy in try await store.objects(repositoryId: scope.id, ids: object.policyIds) {
             guard try await permission(scope, on: policy) >= .read else { continue }

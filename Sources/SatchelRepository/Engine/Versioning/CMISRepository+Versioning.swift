@@ -147,10 +147,8 @@ extension CMISRepository {
     public func objectOfLatestVersion(
         repositoryId: String, objectId: String, major: Bool, context: OperationContext, caller: CallerContext
     ) async throws -> CMISObject {
-        let scope = try await scope(repositoryId, caller)
-        let filter = try PropertyFilter(context.filter, types: types)
-        let object = try await load(scope, objectId)
-        try await require(.read, scope, on: object, to: "read")
+        let (scope, filter, object, _) = try await readableObject(
+            repositoryId, objectId, context: context, caller: caller)
         guard object.baseTypeId == .document else {
             return try await render(scope, object, context, filter: filter)
         }
@@ -168,10 +166,8 @@ extension CMISRepository {
     public func allVersions(
         repositoryId: String, objectId: String, context: OperationContext, caller: CallerContext
     ) async throws -> [CMISObject] {
-        let scope = try await scope(repositoryId, caller)
-        let filter = try PropertyFilter(context.filter, types: types)
-        let object = try await load(scope, objectId)
-        let granted = try await require(.read, scope, on: object, to: "read")
+        let (scope, filter, object, granted) = try await readableObject(
+            repositoryId, objectId, context: context, caller: caller)
         guard object.baseTypeId == .document else {
             throw CMISError(.invalidArgument, "'\(object.name)' is a \(object.baseTypeId.rawValue), not a document.")
         }

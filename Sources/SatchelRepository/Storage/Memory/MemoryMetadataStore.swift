@@ -141,7 +141,7 @@ public final class MemoryMetadataStore: MetadataStore {
     /// deletes, updates, inserts, then the names of every object written.
     @discardableResult
     public func apply(_ batch: StoreBatch) async throws -> StoreBatchResult {
-        try state.withLock { (state: inout State) throws(StoreError) -> StoreBatchResult in
+        try state.withLock { (state: inout State) throws(MetadataStoreError) -> StoreBatchResult in
             var next = state
             var dropped: Set<String> = []
             for repository in batch.newRepositories {

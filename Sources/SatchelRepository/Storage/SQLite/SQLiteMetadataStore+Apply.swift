@@ -12,10 +12,10 @@ extension SQLiteMetadataStore {
         if !batch.deletes.isEmpty { trashChanges.add(1, ordering: .relaxed) }
         do {
             return try await database.write { db in try Self.apply(batch, in: db) }
-        } catch let error as StoreError {
+        } catch let error as MetadataStoreError {
             throw error
         } catch {
-            throw StoreError.backend("SQLite write failed: \(error)")
+            throw MetadataStoreError.backend("SQLite write failed: \(error)")
         }
     }
 
@@ -40,9 +40,9 @@ extension SQLiteMetadataStore {
             sql: "SELECT change_token FROM objects WHERE repository = ? AND id = ?")
         for (id, expected) in batch.expectedChangeTokens.sorted(by: { $0.key < $1.key }) {
             guard let current = try Int64.fetchOne(tokenStatement, arguments: [repositoryId, id]) else {
-                throw StoreError.notFound(objectId: id)
+                throw MetadataStoreError.notFound(objectId: id)
             }
-            guard current == expected else { throw StoreError.conflict(objectId: id) }
+            guard current == expected else { throw MetadataStoreError.conflict(objectId: id) }
         }
         let deleteFilings = try db.cachedStatement(sql: "DELETE FROM filings WHERE repository = ? AND object = ?")
         let deleteObject = try db.cachedStatement(sql: "DELETE FROM objects WHERE repository = ? AND id = ?")
@@ -55,7 +55,7 @@ extension SQLiteMetadataStore {
                 markKeys.insert(series)
             }
             try deleteObject.execute(arguments: [repositoryId, id])
-            guard db.changesCount > 0 else { throw StoreError.notFound(objectId: id) }
+            guard db.changesCount > 0 else { throw MetadataStoreError.notFound(objectId: id) }
             try deleteFilings.execute(arguments: [repositoryId, id])
         }
         try forgetOrphanedMarks(of: markKeys, in: repositoryId, db)
@@ -69,7 +69,7 @@ extension SQLiteMetadataStore {
                 """)
         for object in batch.updates {
             try update.execute(arguments: arguments(object, repositoryId: repositoryId))
-            guard db.changesCount > 0 else { throw StoreError.notFound(objectId: object.id) }
+            guard db.changesCount > 0 else { throw MetadataStoreError.notFound(objectId: object.id) }
             try deleteFilings.execute(arguments: [repositoryId, object.id])
         }
         let insert = try db.cachedStatement(
@@ -81,7 +81,7 @@ extension SQLiteMetadataStore {
             do {
                 try insert.execute(arguments: arguments(object, repositoryId: repositoryId))
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                throw StoreError.duplicateId(object.id)
+                throw MetadataStoreError.duplicateId(object.id)
             }
         }
         // Each object's last state in the batch is filed.
@@ -99,7 +99,7 @@ extension SQLiteMetadataStore {
                 do {
                     try insertFiling.execute(arguments: [repositoryId, folder, object.name, object.id])
                 } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                    throw StoreError.nameTaken(folderId: folder, name: object.name)
+                    throw MetadataStoreError.nameTaken(folderId: folder, name: object.name)
                 }
             }
         }
@@ -157,7 +157,7 @@ extension SQLiteMetadataStore {
                 repository.rootFolderId, StoredTime.milliseconds(repository.createdAt),
             ])
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            throw StoreError.duplicateId(repository.id)
+            throw MetadataStoreError.duplicateId(repository.id)
         }
     }
 

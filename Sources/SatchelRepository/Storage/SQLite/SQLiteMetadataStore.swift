@@ -25,7 +25,7 @@ public final class SQLiteMetadataStore: MetadataStore {
     /// Opens (creating it and its folder on first use) the database file at `path` and brings its schema up to
     /// date. A folder it creates and the database's files are readable by their owner only.
     ///
-    /// - Throws: ``StoreError/backend(_:)`` when the folder cannot be created or the file cannot be opened.
+    /// - Throws: ``MetadataStoreError/backend(_:)`` when the folder cannot be created or the file cannot be opened.
     public init(path: String) throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
@@ -35,12 +35,12 @@ public final class SQLiteMetadataStore: MetadataStore {
             }
             PrivateFiles.prepareFile(path)
         } catch {
-            throw StoreError.backend("cannot create the folder \(folder.path) for \(path): \(error)")
+            throw MetadataStoreError.backend("cannot create the folder \(folder.path) for \(path): \(error)")
         }
         do {
             database = try DatabasePool(path: path, configuration: Self.configuration())
         } catch {
-            throw StoreError.backend("cannot open the SQLite database \(path): \(error)")
+            throw MetadataStoreError.backend("cannot open the SQLite database \(path): \(error)")
         }
         self.path = path
         try Self.migrate(database)
@@ -56,10 +56,10 @@ public final class SQLiteMetadataStore: MetadataStore {
     public static func inMemory() throws -> SQLiteMetadataStore {
         do {
             return try SQLiteMetadataStore(inMemory: DatabaseQueue(configuration: configuration()))
-        } catch let error as StoreError {
+        } catch let error as MetadataStoreError {
             throw error
         } catch {
-            throw StoreError.backend("cannot open an in-memory SQLite database: \(error)")
+            throw MetadataStoreError.backend("cannot open an in-memory SQLite database: \(error)")
         }
     }
 
@@ -83,7 +83,7 @@ public final class SQLiteMetadataStore: MetadataStore {
         do {
             try SQLiteSchema.migrator.migrate(database)
         } catch {
-            throw StoreError.backend("cannot migrate the SQLite schema: \(error)")
+            throw MetadataStoreError.backend("cannot migrate the SQLite schema: \(error)")
         }
     }
 
@@ -127,20 +127,20 @@ public final class SQLiteMetadataStore: MetadataStore {
     private static func storeError(_ error: any Error) -> any Error {
         switch error {
         case let error as any StoreRefusal: return error
-        case let error as StoredCodingError: return StoreError.backend(error.message)
-        default: return StoreError.backend("SQLite read failed: \(error)")
+        case let error as StoredCodingError: return MetadataStoreError.backend(error.message)
+        default: return MetadataStoreError.backend("SQLite read failed: \(error)")
         }
     }
 
     /// One write transaction (the state tables'); the store's own refusals pass through, any other failure is
-    /// ``StoreError/backend(_:)``.
+    /// ``MetadataStoreError/backend(_:)``.
     func stateWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await database.write(body)
         } catch let error as any StoreRefusal {
             throw error
         } catch {
-            throw StoreError.backend("SQLite write failed: \(error)")
+            throw MetadataStoreError.backend("SQLite write failed: \(error)")
         }
     }
 
