@@ -42,6 +42,8 @@ let package = Package(
         .library(name: "SatchelOfflineServer", targets: ["SatchelOfflineServer"]),
         .library(name: "SatchelNuxeo", targets: ["SatchelNuxeo"]),
         .library(name: "SatchelCache", targets: ["SatchelCache"]),
+        .library(name: "SatchelCacheNuxeo", targets: ["SatchelCacheNuxeo"]),
+        .library(name: "SatchelCacheCMIS", targets: ["SatchelCacheCMIS"]),
         .executable(name: "satchel", targets: ["satchel"]),
         .executable(name: "satchel-odata-gen", targets: ["satchel-odata-gen"]),
         .plugin(name: "SatchelODataGenPlugin", targets: ["SatchelODataGenPlugin"]),
@@ -148,10 +150,21 @@ let package = Package(
         .target(
             name: "SatchelCache",
             dependencies: [
-                "SatchelText", "SatchelStore", "SatchelNuxeo", "SatchelCMIS", "SatchelCMISCore", "SatchelJSON",
+                "SatchelText", "SatchelStore", "SatchelJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // Where a cached tree comes from, one protocol each: an app links only the client it caches from.
+        .target(
+            name: "SatchelCacheNuxeo",
+            dependencies: ["SatchelCache", "SatchelNuxeo", "SatchelJSON", "SatchelText"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SatchelCacheCMIS",
+            dependencies: ["SatchelCache", "SatchelCMIS", "SatchelCMISCore"],
             swiftSettings: swiftSettings
         ),
 
@@ -173,6 +186,9 @@ let package = Package(
         .target(
             name: "SatchelCMISQL", dependencies: ["SatchelText", "SatchelCMISCore", "SatchelJSON"],
             swiftSettings: swiftSettings),
+        // NXQL translated into CMIS QL: the server's Nuxeo searches (and the nxql fuzz target) only, so no client
+        // product carries it.
+        .target(name: "SatchelNXQL", dependencies: ["SatchelText", "SatchelCMISCore"], swiftSettings: swiftSettings),
         // The repository engine: CMIS semantics over a metadata store and a content-addressed blob store.
         .target(
             name: "SatchelRepository",
@@ -208,8 +224,8 @@ let package = Package(
             name: "SatchelServer",
             dependencies: [
                 "SatchelText",
-                "SatchelRepository", "SatchelRepositoryPostgres", "SatchelCMISCore", "SatchelCMISQL", "SatchelJSON",
-                "SatchelXML",
+                "SatchelRepository", "SatchelRepositoryPostgres", "SatchelCMISCore", "SatchelCMISQL", "SatchelNXQL",
+                "SatchelJSON", "SatchelXML",
                 "SatchelGateway",
                 "SatchelOfflineServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -245,7 +261,7 @@ let package = Package(
                 "SatchelODataGen",
                 "SatchelOffline",
                 "SatchelNuxeo",
-                "SatchelCache",
+                "SatchelCache", "SatchelCacheNuxeo", "SatchelCacheCMIS",
                 "SatchelStore",
                 "SatchelRepository",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -259,7 +275,7 @@ let package = Package(
             name: "SatchelFuzzing",
             dependencies: [
                 "SatchelJSON", "SatchelXML", "SatchelCMISQL", "SatchelOData", "SatchelHTTP", "SatchelCMISCore",
-                "SatchelNuxeo", "SatchelStore", .product(name: "GRDB", package: "GRDB.swift"),
+                "SatchelNuxeo", "SatchelStore", "SatchelNXQL", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings),
         .target(name: "CSatchelFuzzer"),
@@ -318,7 +334,8 @@ let package = Package(
             dependencies: [
                 "SatchelText", "SatchelJSON", "SatchelXML", "SatchelHTTP", "SatchelCMISCore", "SatchelCMIS",
                 "SatchelCMISQL", "SatchelOData", "SatchelODataGen", "SatchelStore", "SatchelOffline", "SatchelNuxeo",
-                "SatchelCache", "SatchelRepository", "SatchelGateway", "SatchelServer", "SatchelOfflineServer",
+                "SatchelCache", "SatchelCacheNuxeo", "SatchelCacheCMIS", "SatchelRepository", "SatchelGateway",
+                "SatchelServer", "SatchelOfflineServer",
                 "SatchelTestSupport", "SatchelServerTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -339,6 +356,33 @@ let package = Package(
             dependencies: ["SatchelXML"],
             swiftSettings: swiftSettings
         ),
+        // The CMIS vocabulary on its own: the model, errors, query statements, the Browser JSON and AtomPub codecs
+        // against the reference server's captured answers (Fixtures/cmis-opencmis).
+        .testTarget(
+            name: "SatchelCMISCoreTests",
+            dependencies: ["SatchelCMISCore", "SatchelXML"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        // Back-end repositories mounted through the gateway: a second satchel serve as the back-end.
+        .testTarget(
+            name: "SatchelGatewayTests",
+            dependencies: [
+                "SatchelGateway", "SatchelCMIS", "SatchelCMISCore", "SatchelHTTP", "SatchelJSON",
+                "SatchelServerTestSupport", "SatchelTestSupport",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Content browsable offline: hierarchies from satchel serve's Nuxeo API and CMIS, the blob cache.
+        .testTarget(
+            name: "SatchelCacheTests",
+            dependencies: [
+                "SatchelCache", "SatchelCMIS", "SatchelCMISCore", "SatchelHTTP", "SatchelNuxeo", "SatchelStore",
+                "SatchelCacheNuxeo", "SatchelCacheCMIS",
+                "SatchelServerTestSupport", "SatchelTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SatchelCMISTests",
             dependencies: [
@@ -347,7 +391,6 @@ let package = Package(
                 "SatchelServerTestSupport", "SatchelCMISCore", "SatchelCMIS", "SatchelTestSupport", "SatchelGateway",
                 "SatchelRepository", "SatchelJSON",
             ],
-            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -379,7 +422,7 @@ let package = Package(
             name: "SatchelFuzzingTests", dependencies: ["SatchelFuzzing"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SatchelCMISQLTests",
-            dependencies: ["SatchelCMISCore", "SatchelCMISQL"],
+            dependencies: ["SatchelCMISCore", "SatchelCMISQL", "SatchelNXQL"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -394,7 +437,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SatchelNuxeoTests",
-            dependencies: ["SatchelHTTP", "SatchelText", "SatchelNuxeo", "SatchelJSON"],
+            dependencies: [
+                "SatchelHTTP", "SatchelText", "SatchelNuxeo", "SatchelJSON", "SatchelTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
@@ -487,6 +533,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkSupport",
                 "SatchelCMISCore", "SatchelCache", "SatchelCMIS", "SatchelNuxeo", "SatchelHTTP", "SatchelStore",
+                "SatchelCacheNuxeo", "SatchelCacheCMIS",
             ],
             path: "Benchmarks/CacheBenchmark",
             exclude: ["nuxeo_tree_bench.py"],

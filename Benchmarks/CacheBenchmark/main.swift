@@ -13,6 +13,8 @@ import Foundation
 import SatchelCMIS
 import SatchelCMISCore
 import SatchelCache
+import SatchelCacheCMIS
+import SatchelCacheNuxeo
 import SatchelHTTP
 import SatchelNuxeo
 import SatchelStore

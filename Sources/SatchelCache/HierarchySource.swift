@@ -1,7 +1,7 @@
 public import Foundation
 
-/// Where a hierarchy comes from: a Nuxeo query (``NuxeoHierarchySource``), a CMIS folder tree
-/// (``CMISHierarchySource``), or an app's own.
+/// Where a hierarchy comes from: a Nuxeo query (`NuxeoHierarchySource` in SatchelCacheNuxeo), a CMIS folder tree
+/// (`CMISHierarchySource` in SatchelCacheCMIS), or an app's own.
 public protocol HierarchySource: Sendable {
     /// What the source is, for status lines (`nuxeo https://host/nuxeo /ws`).
     var description: String { get }

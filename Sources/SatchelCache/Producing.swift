@@ -1,7 +1,7 @@
 extension AsyncThrowingStream where Failure == any Error {
     /// A stream fed by `produce` in a task of its own: finished when `produce` returns, with its error when it throws,
     /// and the task cancelled when the consumer stops listening.
-    static func producing(
+    package static func producing(
         _ produce: @escaping @Sendable (Continuation) async throws -> Void
     ) -> AsyncThrowingStream where Element: Sendable {
         let (stream, continuation) = makeStream(of: Element.self)

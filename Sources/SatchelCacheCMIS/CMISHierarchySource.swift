@@ -1,5 +1,6 @@
 public import Foundation
 public import SatchelCMIS
+public import SatchelCache
 import SatchelCMISCore
 
 /// A hierarchy from a CMIS repository: the folder at `rootPath` and its tree, folder by folder, each folder's

@@ -1,5 +1,6 @@
 public import Foundation
 import SatchelJSON
+public import SatchelCache
 public import SatchelNuxeo
 import SatchelText
 

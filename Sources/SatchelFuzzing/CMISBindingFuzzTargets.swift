@@ -70,7 +70,7 @@ extension CMISBindingFuzzing {
 enum BrowserFuzzTarget {
     static let target = FuzzTarget(
         name: "browser", summary: "CMIS Browser binding answers: BrowserParser (first byte picks the answer)",
-        seedFolders: ["Tests/SatchelCMISTests/Fixtures/cmis-opencmis"], seedExtensions: ["json"],
+        seedFolders: ["Tests/SatchelCMISCoreTests/Fixtures/cmis-opencmis"], seedExtensions: ["json"],
         seedForms: CMISBindingFuzzing.seedForms(readers: readers.count),
         check: { bytes throws(FuzzViolation) in
             try CMISBindingFuzzing.check(bytes, target: "browser", readers: readers)
@@ -121,7 +121,7 @@ enum BrowserFuzzTarget {
 enum AtomPubFuzzTarget {
     static let target = FuzzTarget(
         name: "atompub", summary: "CMIS AtomPub binding answers: AtomPubParser (first byte picks the answer)",
-        seedFolders: ["Tests/SatchelCMISTests/Fixtures/cmis-opencmis"], seedExtensions: ["xml"],
+        seedFolders: ["Tests/SatchelCMISCoreTests/Fixtures/cmis-opencmis"], seedExtensions: ["xml"],
         seedForms: CMISBindingFuzzing.seedForms(readers: readers.count),
         check: { bytes throws(FuzzViolation) in
             try CMISBindingFuzzing.check(bytes, target: "atompub", readers: readers)

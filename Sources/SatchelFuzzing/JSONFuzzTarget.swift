@@ -13,7 +13,7 @@ enum JSONFuzzTarget {
         name: "json", summary: "JSON: JSONValue(parsing:), SatchelJSONDecoder, JSONArrayStreamParser, JSONWriter",
         seedFolders: [
             "Tests/SatchelODataTests/Fixtures", "Tests/SatchelNuxeoTests/Fixtures",
-            "Tests/SatchelCMISTests/Fixtures/cmis-opencmis", "Tests/SatchelODataGenTests/Fixtures",
+            "Tests/SatchelCMISCoreTests/Fixtures/cmis-opencmis", "Tests/SatchelODataGenTests/Fixtures",
         ],
         seedExtensions: ["json"], check: check)
 

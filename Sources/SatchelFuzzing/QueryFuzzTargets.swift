@@ -1,5 +1,6 @@
 import SatchelCMISCore
 import SatchelCMISQL
+import SatchelNXQL
 import SatchelOData
 
 /// CMIS QL statements (`CMISQL.parse`), as `satchel serve` reads them from any client.
@@ -73,7 +74,10 @@ enum NXQLFuzzTarget {
             } catch {
                 throw violation("translated to \(statement.debugDescription), which CMIS QL refuses: \(error)")
             }
-            guard query.from.joins.isEmpty, ["cmis:document", "cmis:folder"].contains(query.from.primary.queryName)
+            // A base type, or one of the Nuxeo document types the repositories define below them.
+            let tables = Set(["cmis:document", "cmis:folder"]).union(NXQLTranslator.documentSubtypes)
+                .union(NXQLTranslator.folderSubtypes)
+            guard query.from.joins.isEmpty, tables.contains(query.from.primary.queryName)
             else { throw violation("translated to \(statement.debugDescription): another table") }
             let terms: [QueryExpression]
             switch query.whereClause {

@@ -12,7 +12,7 @@ enum XMLFuzzTarget {
     static let target = FuzzTarget(
         name: "xml", summary: "XML: XDocument.parse and XMLWriter",
         seedFolders: [
-            "Tests/SatchelCMISTests/Fixtures/cmis-opencmis", "Tests/SatchelODataTests/Fixtures",
+            "Tests/SatchelCMISCoreTests/Fixtures/cmis-opencmis", "Tests/SatchelODataTests/Fixtures",
             "Tests/SatchelODataGenTests/Fixtures", "Tests/Peers",
         ],
         seedExtensions: ["xml", "atom", "edmx"], check: check)

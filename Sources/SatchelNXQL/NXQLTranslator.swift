@@ -232,7 +232,7 @@ package struct NXQLTranslator {
                     }
                     var value = literal
                     if mapped.hasSuffix("Date"), literal.hasPrefix("'") {
-                        guard Timestamp.parse(bare) != nil else {
+                        guard ISO8601Timestamp.date(from: bare, .partial) != nil else {
                             throw CMISError(.invalidArgument, "NXQL \(property) compared with \(literal), not a date")
                         }
                         value = "TIMESTAMP " + literal

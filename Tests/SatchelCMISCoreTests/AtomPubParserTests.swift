@@ -1,5 +1,4 @@
 import Foundation
-import SatchelCMIS
 import SatchelCMISCore
 import Testing
 

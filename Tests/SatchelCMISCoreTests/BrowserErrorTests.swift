@@ -1,7 +1,5 @@
 import Foundation
-import SatchelCMIS
 import SatchelCMISCore
-import SatchelHTTP
 import Testing
 
 @Suite("Browser binding: error bodies and hostile input")
@@ -32,17 +30,8 @@ struct BrowserErrorTests {
             (404, .objectNotFound), (405, .notSupported), (409, .constraint), (500, .runtime), (503, .runtime),
         ])
     func statusFallback(status: Int, code: CMISError.Code) {
-        let httpError = HTTPTransferError(.server, "HTTP \(status)", status: status)
-        let error = CMISError.browser(status: status, body: Data("<html>oops</html>".utf8), httpError: httpError)
-        #expect(error.code == code)
-        #expect(error.httpError?.status == status)
+        #expect(CMISError.browser(status: status, body: Data("<html>oops</html>".utf8)).code == code)
         #expect(CMISError.browser(status: status, body: Data(#"{"exception":"somethingNew"}"#.utf8)).code == code)
-    }
-
-    @Test("a transport failure without a status is a connection error")
-    func transport() {
-        #expect(CMISError.transport(HTTPTransferError(.connection, "refused")).code == .connection)
-        #expect(CMISError.transport(HTTPTransferError(.unauthorized, "no", status: 401)).code == .unauthorized)
     }
 
     @Test("a truncated fixture fails with the byte offset")

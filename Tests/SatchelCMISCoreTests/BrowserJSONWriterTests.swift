@@ -1,8 +1,5 @@
 import Foundation
-import SatchelCMIS
 import SatchelCMISCore
-import SatchelRepository
-import SatchelServer
 import Testing
 
 /// Writer output read back by the client's parser gives the values written.

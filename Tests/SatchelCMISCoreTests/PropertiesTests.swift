@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import SatchelCMIS
 import SatchelCMISCore
 
 @Suite struct PropertiesTests {

@@ -1,5 +1,6 @@
 import SatchelCMISCore
 import SatchelCMISQL
+import SatchelNXQL
 import Testing
 
 /// NXQL into CMIS QL, as `satchel serve`'s Nuxeo routes translate a search (the `nxql` fuzz target checks the same

@@ -1,5 +1,6 @@
 import SatchelCMISCore
 import SatchelCMISQL
+import SatchelNXQL
 import Testing
 
 /// CMIS QL and NXQL are read by Unicode scalars, as Satchel's escapers write them. Read by `Character`, `'` followed by

@@ -3,6 +3,7 @@ import SatchelCMIS
 import SatchelCMISCore
 import SatchelHTTP
 import SatchelServerTestSupport
+import SatchelTestSupport
 import Testing
 
 /// The Notes library against `satchel serve`: alice's MyDocuments, over the Browser binding.
@@ -42,14 +43,17 @@ struct MobileDocumentsNotesTests {
     @Test("a repository without MyDocuments keeps its notes in the root folder")
     func withoutMyDocuments() async throws {
         let server = try await LiveServer.start(users: ["alice"])
-        defer { Task { await server.stop() } }
-        let session = try await CMISSession.connect(
-            SessionParameters(
-                url: server.baseURL.appendingPathComponent("cmis/browser"), repositoryId: "shared",
-                auth: [BasicAuth(user: "alice", password: "pw-alice")]))
-        let notes = MobileDocumentsNotes(session: session)
-        #expect(!notes.isMyDocuments && notes.folderId == session.repositoryInfo.rootFolderId)
-        _ = try await notes.create(named: "N", text: Data("t".utf8))
-        #expect(try await notes.notes().compactMap(\.name) == ["N"])
+        try await withCleanup { () async throws in
+            let session = try await CMISSession.connect(
+                SessionParameters(
+                    url: server.baseURL.appendingPathComponent("cmis/browser"), repositoryId: "shared",
+                    auth: [BasicAuth(user: "alice", password: "pw-alice")]))
+            let notes = MobileDocumentsNotes(session: session)
+            #expect(!notes.isMyDocuments && notes.folderId == session.repositoryInfo.rootFolderId)
+            _ = try await notes.create(named: "N", text: Data("t".utf8))
+            #expect(try await notes.notes().compactMap(\.name) == ["N"])
+        } cleanup: {
+            await server.stop()
+        }
     }
 }

@@ -45,23 +45,30 @@ import Testing
         func trusted() async throws {
             let certificates = try await Self.certificates.value
             let server = try await Self.server(certificates.server)
-            defer { Task { await server.stop() } }
-            #expect(server.baseURL.scheme == "https")
-            let transport = try NIOTransport(configuration: .init(tls: .init(trustRoots: certificates.authority)))
-            defer { Task { try? await transport.shutdown() } }
-            for binding in SessionParameters.Binding.allCases {
-                let session = try await CMISSession.connect(
-                    SessionParameters(
-                        binding: binding,
-                        url: server.baseURL.appendingPathComponent(binding == .browser ? "cmis/browser" : "cmis/atom"),
-                        repositoryId: "shared", auth: [BasicAuth(user: "alice", password: "pw-alice")],
-                        transport: transport))
-                let folder = try await session.createFolder(
-                    named: "over-tls-\(binding)", in: session.repositoryInfo.rootFolderId)
-                let document = try await session.createDocument(
-                    named: "secret.txt", in: try #require(folder.id),
-                    content: .data(Data("over TLS".utf8), filename: "secret.txt"))
-                #expect(try await session.content(of: try #require(document.id)) == Data("over TLS".utf8))
+            try await withCleanup { () async throws in
+                #expect(server.baseURL.scheme == "https")
+                let transport = try NIOTransport(configuration: .init(tls: .init(trustRoots: certificates.authority)))
+                try await withCleanup { () async throws in
+                    for binding in SessionParameters.Binding.allCases {
+                        let session = try await CMISSession.connect(
+                            SessionParameters(
+                                binding: binding,
+                                url: server.baseURL.appendingPathComponent(
+                                    binding == .browser ? "cmis/browser" : "cmis/atom"),
+                                repositoryId: "shared", auth: [BasicAuth(user: "alice", password: "pw-alice")],
+                                transport: transport))
+                        let folder = try await session.createFolder(
+                            named: "over-tls-\(binding)", in: session.repositoryInfo.rootFolderId)
+                        let document = try await session.createDocument(
+                            named: "secret.txt", in: try #require(folder.id),
+                            content: .data(Data("over TLS".utf8), filename: "secret.txt"))
+                        #expect(try await session.content(of: try #require(document.id)) == Data("over TLS".utf8))
+                    }
+                } cleanup: {
+                    try? await transport.shutdown()
+                }
+            } cleanup: {
+                await server.stop()
             }
         }
 
@@ -77,35 +84,43 @@ import Testing
                 default: certificates.expired
                 }
             let server = try await Self.server(pair)
-            defer { Task { await server.stop() } }
-            let error = await #expect(throws: HTTPTransferError.self) {
-                _ = try await Self.health(server, tls: .init(trustRoots: certificates.authority))
-            }
-            #expect(error?.code == .tls, "\(String(describing: error))")
-            let expected =
-                switch kind {
-                case "unknown authority": "not signed by a trusted authority"
-                case "another host": "does not name this host"
-                default: "expired"
+            try await withCleanup { () async throws in
+                let error = await #expect(throws: HTTPTransferError.self) {
+                    _ = try await Self.health(server, tls: .init(trustRoots: certificates.authority))
                 }
-            #expect(error?.message.contains(expected) == true, "\(kind): \(error?.message ?? "")")
-            // The loudly named switch accepts it anyway.
-            #expect(try await Self.health(server, tls: .init(verification: .insecureNoVerification)) == 200)
+                #expect(error?.code == .tls, "\(String(describing: error))")
+                let expected =
+                    switch kind {
+                    case "unknown authority": "not signed by a trusted authority"
+                    case "another host": "does not name this host"
+                    default: "expired"
+                    }
+                #expect(error?.message.contains(expected) == true, "\(kind): \(error?.message ?? "")")
+                // The loudly named switch accepts it anyway.
+                let status = try await Self.health(server, tls: .init(verification: .insecureNoVerification))
+                #expect(status == 200)
+            } cleanup: {
+                await server.stop()
+            }
         }
 
         @Test("a required client certificate: the handshake fails without one and succeeds with it")
         func clientCertificate() async throws {
             let certificates = try await Self.certificates.value
             let server = try await Self.server(certificates.server, clientAuthorities: certificates.authority)
-            defer { Task { await server.stop() } }
-            let error = await #expect(throws: HTTPTransferError.self) {
-                _ = try await Self.health(server, tls: .init(trustRoots: certificates.authority))
+            try await withCleanup { () async throws in
+                let error = await #expect(throws: HTTPTransferError.self) {
+                    _ = try await Self.health(server, tls: .init(trustRoots: certificates.authority))
+                }
+                #expect(error?.code == .tls || error?.code == .connection, "\(String(describing: error))")
+                let presented = NIOTransport.TLS(
+                    trustRoots: certificates.authority, certificateChain: certificates.client.certificate,
+                    privateKey: certificates.client.key)
+                let status = try await Self.health(server, tls: presented)
+                #expect(status == 200)
+            } cleanup: {
+                await server.stop()
             }
-            #expect(error?.code == .tls || error?.code == .connection, "\(String(describing: error))")
-            let presented = NIOTransport.TLS(
-                trustRoots: certificates.authority, certificateChain: certificates.client.certificate,
-                privateKey: certificates.client.key)
-            #expect(try await Self.health(server, tls: presented) == 200)
         }
 
         @Test("satchel serve refuses a TLS key others can read, and a certificate that is not PEM")
@@ -139,29 +154,35 @@ import Testing
         func cipherSuites(cipher: String, accepted: Bool) async throws {
             let certificates = try await Self.certificates.value
             let server = try await Self.server(certificates.server)
-            defer { Task { await server.stop() } }
-            let outcome = try await ChildProcess.run(
-                URL(fileURLWithPath: "/usr/bin/openssl"),
-                [
-                    "s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1_2", "-cipher", cipher,
-                    "-CAfile", certificates.authority.path, "-servername", "localhost",
-                ],
-                timeout: .seconds(20), mergingErrors: true, input: Data("Q\n".utf8))
-            let text = outcome.output
-            if accepted {
-                #expect(text.contains("Cipher is \(cipher)"), "\(cipher): \(text.suffix(600))")
-            } else {
-                #expect(!text.contains("Cipher is \(cipher)"), "\(cipher): \(text.suffix(600))")
-                #expect(text.contains("alert") || text.contains("no cipher"), "\(cipher): \(text.suffix(600))")
+            try await withCleanup { () async throws in
+                let outcome = try await ChildProcess.run(
+                    URL(fileURLWithPath: "/usr/bin/openssl"),
+                    [
+                        "s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1_2", "-cipher", cipher,
+                        "-CAfile", certificates.authority.path, "-servername", "localhost",
+                    ],
+                    timeout: .seconds(20), mergingErrors: true, input: Data("Q\n".utf8))
+                let text = outcome.output
+                if accepted {
+                    #expect(text.contains("Cipher is \(cipher)"), "\(cipher): \(text.suffix(600))")
+                } else {
+                    #expect(!text.contains("Cipher is \(cipher)"), "\(cipher): \(text.suffix(600))")
+                    #expect(text.contains("alert") || text.contains("no cipher"), "\(cipher): \(text.suffix(600))")
+                }
+                let transport = try NIOTransport(configuration: .init(tls: .init(trustRoots: certificates.authority)))
+                try await withCleanup { () async throws in
+                    let client = HTTPClient(configuration: .init(retry: .never), transport: transport)
+                    var request = HTTPClient.Request(url: server.baseURL.appendingPathComponent("cmis/browser"))
+                    request.validatesStatus = false
+                    let answer = try await client.send(request)
+                    #expect(answer.status == 401)
+                    #expect(answer.headers["Strict-Transport-Security"] == "max-age=31536000")
+                } cleanup: {
+                    try? await transport.shutdown()
+                }
+            } cleanup: {
+                await server.stop()
             }
-            let transport = try NIOTransport(configuration: .init(tls: .init(trustRoots: certificates.authority)))
-            defer { Task { try? await transport.shutdown() } }
-            let client = HTTPClient(configuration: .init(retry: .never), transport: transport)
-            var request = HTTPClient.Request(url: server.baseURL.appendingPathComponent("cmis/browser"))
-            request.validatesStatus = false
-            let answer = try await client.send(request)
-            #expect(answer.status == 401)
-            #expect(answer.headers["Strict-Transport-Security"] == "max-age=31536000")
         }
     }
 #endif

@@ -2,9 +2,13 @@ import Foundation
 import SatchelCMIS
 import SatchelCMISCore
 import SatchelCache
+import SatchelCacheCMIS
+import SatchelCacheNuxeo
 import SatchelHTTP
 import SatchelNuxeo
+import SatchelServerTestSupport
 import SatchelStore
+import SatchelTestSupport
 import Synchronization
 import Testing
 import GRDB
@@ -23,7 +27,7 @@ struct ContentCacheTests {
     }
 
     /// `/Offline` with `Docs` (a.txt, b.txt), `Docs/Deep` (c.txt), `Empty`, and `top.txt`.
-    static func makeTree(_ harness: ServerHarness) async throws -> [String: Data] {
+    static func makeTree(_ harness: LiveServer) async throws -> [String: Data] {
         let cmis = try await CMISSession.connect(
             SessionParameters(
                 url: harness.url("/cmis/browser"), repositoryId: "shared",
@@ -45,7 +49,7 @@ struct ContentCacheTests {
         return contents
     }
 
-    static func sources(_ harness: ServerHarness) async throws -> [(String, any HierarchySource)] {
+    static func sources(_ harness: LiveServer) async throws -> [(String, any HierarchySource)] {
         let nuxeo = NuxeoSession(
             configuration: .init(
                 serverURL: harness.url("/nuxeo"), repository: "default", http: HTTPClient.Configuration(retry: .never),
@@ -80,7 +84,7 @@ struct ContentCacheTests {
     @Test("loaded over Nuxeo REST and over CMIS, browsed and opened with the server stopped")
     func browseOffline() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let harness = try await ServerHarness.start()
+        let harness = try await LiveServer.start(users: ["alice", "bob", "admin"], administrators: ["admin"])
         let contents = try await Self.makeTree(harness)
         let sources = try await Self.sources(harness)
         let key = StoreKey.random()
@@ -233,30 +237,33 @@ struct ContentCacheTests {
     @Test("a Nuxeo sync with a condition keeps every folder, fetches within the limits, each blob once")
     func nuxeoCondition() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let harness = try await ServerHarness.start()
-        defer { Task { await harness.stop() } }
-        _ = try await Self.makeTree(harness)
-        let nuxeo = NuxeoSession(
-            configuration: .init(
-                serverURL: harness.url("/nuxeo"), http: HTTPClient.Configuration(retry: .never),
-                auth: [BasicAuth(user: "alice", password: "pw-alice")]))
-        let source = NuxeoHierarchySource(
-            session: nuxeo, rootPath: "/Offline", condition: "dc:title LIKE 'c%' OR dc:title = 'x'", pageSize: 2)
-        let cache = try await ContentCache.open(
-            at: folder, key: .random(), blobLimits: BlobCache.Limits(maximumCount: 1))
-        // OR is not served by this facade: refused, never widened.
-        await #expect(throws: NuxeoError.self) { try await cache.load("q", from: source) }
-        let narrowed = NuxeoHierarchySource(
-            session: nuxeo, rootPath: "/Offline", condition: "(dc:title LIKE 'c%')", pageSize: 2)
-        let summary = try await cache.load("q", from: narrowed)
-        #expect(summary.folders == 4 && summary.documents == 1, "every folder, only c.txt: \(summary)")
-        #expect(try await cache.hierarchy("q").children(ofPath: "/Offline/Docs/Deep").map(\.name) == ["c.txt"])
-        let everything = NuxeoHierarchySource(session: nuxeo, rootPath: "/Offline")
-        let all = try await cache.load("all", from: everything)
-        #expect(all.documents == 4)
-        let fetched = try await cache.fetchContent(of: "all", from: everything)
-        #expect(fetched.fetched == 1 && fetched.overLimits == 3, "\(fetched)")
-        try await cache.close()
+        let harness = try await LiveServer.start(users: ["alice", "bob", "admin"], administrators: ["admin"])
+        try await withCleanup { () async throws in
+            _ = try await Self.makeTree(harness)
+            let nuxeo = NuxeoSession(
+                configuration: .init(
+                    serverURL: harness.url("/nuxeo"), http: HTTPClient.Configuration(retry: .never),
+                    auth: [BasicAuth(user: "alice", password: "pw-alice")]))
+            let source = NuxeoHierarchySource(
+                session: nuxeo, rootPath: "/Offline", condition: "dc:title LIKE 'c%' OR dc:title = 'x'", pageSize: 2)
+            let cache = try await ContentCache.open(
+                at: folder, key: .random(), blobLimits: BlobCache.Limits(maximumCount: 1))
+            // OR is not served by this facade: refused, never widened.
+            await #expect(throws: NuxeoError.self) { try await cache.load("q", from: source) }
+            let narrowed = NuxeoHierarchySource(
+                session: nuxeo, rootPath: "/Offline", condition: "(dc:title LIKE 'c%')", pageSize: 2)
+            let summary = try await cache.load("q", from: narrowed)
+            #expect(summary.folders == 4 && summary.documents == 1, "every folder, only c.txt: \(summary)")
+            #expect(try await cache.hierarchy("q").children(ofPath: "/Offline/Docs/Deep").map(\.name) == ["c.txt"])
+            let everything = NuxeoHierarchySource(session: nuxeo, rootPath: "/Offline")
+            let all = try await cache.load("all", from: everything)
+            #expect(all.documents == 4)
+            let fetched = try await cache.fetchContent(of: "all", from: everything)
+            #expect(fetched.fetched == 1 && fetched.overLimits == 3, "\(fetched)")
+            try await cache.close()
+        } cleanup: {
+            await harness.stop()
+        }
     }
 
     @Test("blobs: digests checked, least recently used evicted, order kept across a reopen, tampering refused")
@@ -426,4 +433,9 @@ final class ProgressLog: Sendable {
     private let box = Mutex<[Int]>([])
     func record(_ value: Int) { box.withLock { $0.append(value) } }
     var values: [Int] { box.withLock { $0 } }
+}
+
+extension LiveServer {
+    /// `pathAndQuery` on this server.
+    func url(_ pathAndQuery: String) -> URL { URL(string: baseURL.absoluteString + pathAndQuery)! }
 }

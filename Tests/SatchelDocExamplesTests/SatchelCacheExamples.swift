@@ -1,6 +1,8 @@
 import Foundation
 import SatchelCMIS
 import SatchelCache
+import SatchelCacheCMIS
+import SatchelCacheNuxeo
 import SatchelNuxeo
 import SatchelStore
 

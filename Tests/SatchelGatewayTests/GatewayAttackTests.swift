@@ -35,27 +35,31 @@ struct GatewayAttackTests {
         arguments: ["docs", "shared"])
     func mediaTypeHeaderInjection(repository: String) async throws {
         let pair = try await GatewayTests.start(backendBinding: .browser)
-        defer { Task { await pair.stop() } }
-        let session = try await pair.session("alice", repository: repository)
-        let root = session.repositoryInfo.rootFolderId
-        let client = HTTPClient(
-            configuration: HTTPClient.Configuration(retry: .never),
-            auth: [BasicAuth(user: "alice", password: "pw-alice")])
-        var request = HTTPClient.Request(
-            .post,
-            url: URL(
-                string: pair.gateway.baseURL.absoluteString
-                    + "/cmis/atom/\(repository)/children?id=\(root.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? root)"
-            )!,
-            body: .data(Self.injectedEntry(name: "injected"), contentType: "application/atom+xml;type=entry"))
-        request.validatesStatus = false
-        let response = try await client.send(request)
-        let body = String(decoding: response.body, as: UTF8.self)
-        #expect(response.status == 400, "\(body)")
-        #expect(body.contains("media type"), "\(body)")
-        // Nothing was made, neither a document nor the folder the injected part asked for.
-        let children = try await session.childrenPage(of: root, maxItems: 1000)
-        #expect(!children.objects.contains { $0.object.name == "injected" })
+        try await withCleanup { () async throws in
+            let session = try await pair.session("alice", repository: repository)
+            let root = session.repositoryInfo.rootFolderId
+            let client = HTTPClient(
+                configuration: HTTPClient.Configuration(retry: .never),
+                auth: [BasicAuth(user: "alice", password: "pw-alice")])
+            var request = HTTPClient.Request(
+                .post,
+                url: URL(
+                    string: pair.gateway.baseURL.absoluteString
+                        + "/cmis/atom/\(repository)/children?id="
+                        + "\(root.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? root)"
+                )!,
+                body: .data(Self.injectedEntry(name: "injected"), contentType: "application/atom+xml;type=entry"))
+            request.validatesStatus = false
+            let response = try await client.send(request)
+            let body = String(decoding: response.body, as: UTF8.self)
+            #expect(response.status == 400, "\(body)")
+            #expect(body.contains("media type"), "\(body)")
+            // Nothing was made, neither a document nor the folder the injected part asked for.
+            let children = try await session.childrenPage(of: root, maxItems: 1000)
+            #expect(!children.objects.contains { $0.object.name == "injected" })
+        } cleanup: {
+            await pair.stop()
+        }
     }
 
     @Test("a back-end's redirect is not followed: the gateway answers 502 and fetches nothing elsewhere")
@@ -90,14 +94,17 @@ struct GatewayAttackTests {
     @Test("a back-end that is down is named by its mount id: its address is logged, never shown")
     func backendAddressIsNotShown() async throws {
         let pair = try await GatewayTests.start(backendBinding: .browser)
-        defer { Task { await pair.stop() } }
-        let port = pair.backend.port
-        await pair.backend.stop()
-        let response = try await pair.get("/cmis/browser/docs/root?cmisselector=children", user: "alice")
-        let body = String(decoding: response.body, as: UTF8.self)
-        #expect(response.status == 503, "\(body)")
-        #expect(body.contains("back-end docs unreachable"), "\(body)")
-        #expect(!body.contains("127.0.0.1") && !body.contains("\(port)"), "\(body)")
+        try await withCleanup { () async throws in
+            let port = pair.backend.port
+            await pair.backend.stop()
+            let response = try await pair.get("/cmis/browser/docs/root?cmisselector=children", user: "alice")
+            let body = String(decoding: response.body, as: UTF8.self)
+            #expect(response.status == 503, "\(body)")
+            #expect(body.contains("back-end docs unreachable"), "\(body)")
+            #expect(!body.contains("127.0.0.1") && !body.contains("\(port)"), "\(body)")
+        } cleanup: {
+            await pair.stop()
+        }
     }
 
     /// A gateway file with one mount; `url`, `id` and `users` vary.

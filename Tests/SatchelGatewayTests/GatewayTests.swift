@@ -101,106 +101,115 @@ struct GatewayTests {
         ])
     func operations(client: SessionParameters.Binding, backend: SessionParameters.Binding) async throws {
         let pair = try await Self.start(backendBinding: backend)
-        defer { Task { await pair.stop() } }
-        let session = try await pair.session("alice", binding: client)
-        #expect(session.repositoryInfo.id == "docs")
-        #expect(session.repositoryInfo.name == "Back-end documents")
-        let root = session.repositoryInfo.rootFolderId
+        try await withCleanup { () async throws in
+            let session = try await pair.session("alice", binding: client)
+            #expect(session.repositoryInfo.id == "docs")
+            #expect(session.repositoryInfo.name == "Back-end documents")
+            let root = session.repositoryInfo.rootFolderId
 
-        let folder = try await session.createFolder(named: "Reports-\(client)", in: root)
-        let folderId = try #require(folder.id)
-        var bytes = [UInt8](repeating: 0, count: 3 * 1024 * 1024 + 17)
-        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 9) }
-        let document = try await session.createDocument(
-            named: "big.bin", in: folderId, content: .data(Data(bytes), filename: "big.bin"))
-        let documentId = try #require(document.id)
-        for index in 0..<5 {
-            _ = try await session.createDocument(
-                named: "note-\(index).txt", in: folderId, content: .data(Data("n\(index)".utf8), filename: "n.txt"))
+            let folder = try await session.createFolder(named: "Reports-\(client)", in: root)
+            let folderId = try #require(folder.id)
+            var bytes = [UInt8](repeating: 0, count: 3 * 1024 * 1024 + 17)
+            for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 9) }
+            let document = try await session.createDocument(
+                named: "big.bin", in: folderId, content: .data(Data(bytes), filename: "big.bin"))
+            let documentId = try #require(document.id)
+            for index in 0..<5 {
+                _ = try await session.createDocument(
+                    named: "note-\(index).txt", in: folderId, content: .data(Data("n\(index)".utf8), filename: "n.txt"))
+            }
+
+            // What the back-end holds is what went through the gateway.
+            let direct = try await CMISSession.connect(
+                SessionParameters(
+                    url: pair.backend.baseURL.appendingPathComponent("cmis/browser"), repositoryId: "shared",
+                    auth: [BasicAuth(user: "svc", password: "pw-svc")]))
+            #expect(try await direct.content(of: documentId) == Data(bytes))
+            #expect(try await direct.object(id: folderId).name == "Reports-\(client)")
+
+            // Content back through the gateway, whole and in part.
+            #expect(try await session.content(of: documentId) == Data(bytes))
+            let part = try await session.content(of: documentId, range: .bytes(1_000_000...1_000_099))
+            #expect(part == Data(bytes[1_000_000...1_000_099]))
+
+            // Paging passes through.
+            let page = try await session.childrenPage(of: folderId, skipCount: 2, maxItems: 3)
+            #expect(page.objects.count == 3)
+            #expect(page.hasMoreItems)
+            #expect(page.numItems == 6)
+
+            let found = try await session.query(
+                "SELECT cmis:objectId FROM cmis:document WHERE cmis:name = 'note-3.txt'")
+            #expect(found.objects.count == 1)
+
+            // A stale change token is refused by the back-end, with its own exception.
+            let fresh = try await session.object(id: documentId, useCache: false)
+            _ = try await session.rename(documentId, to: "renamed.bin")
+            let conflict = await Self.error {
+                _ = try await session.updateProperties(
+                    of: documentId, [CMISProperty(id: "cmis:name", type: .string, values: [.string("again.bin")])],
+                    changeToken: fresh.changeToken)
+            }
+            #expect(conflict?.code == .updateConflict)
+
+            // The back-end's not-found, with its message.
+            let missing = await Self.error { _ = try await session.object(id: "no-such-object", useCache: false) }
+            #expect(missing?.code == .objectNotFound)
+            #expect(missing?.status == 404)
+
+            _ = try await session.deleteTree(folderId)
+            let gone = await Self.error { _ = try await direct.object(id: folderId, useCache: false) }
+            #expect(gone?.code == .objectNotFound)
+
+            // The local repositories are still there beside the mount.
+            let infos = try await CMISSession.repositories(
+                SessionParameters(
+                    binding: client, url: pair.gateway.baseURL.appendingPathComponent(Self.path(client)),
+                    auth: [BasicAuth(user: "alice", password: "pw-alice")]))
+            #expect(Set(infos.map(\.id)) == ["shared", "mydocs-alice", "docs"])
+        } cleanup: {
+            await pair.stop()
         }
-
-        // What the back-end holds is what went through the gateway.
-        let direct = try await CMISSession.connect(
-            SessionParameters(
-                url: pair.backend.baseURL.appendingPathComponent("cmis/browser"), repositoryId: "shared",
-                auth: [BasicAuth(user: "svc", password: "pw-svc")]))
-        #expect(try await direct.content(of: documentId) == Data(bytes))
-        #expect(try await direct.object(id: folderId).name == "Reports-\(client)")
-
-        // Content back through the gateway, whole and in part.
-        #expect(try await session.content(of: documentId) == Data(bytes))
-        let part = try await session.content(of: documentId, range: .bytes(1_000_000...1_000_099))
-        #expect(part == Data(bytes[1_000_000...1_000_099]))
-
-        // Paging passes through.
-        let page = try await session.childrenPage(of: folderId, skipCount: 2, maxItems: 3)
-        #expect(page.objects.count == 3)
-        #expect(page.hasMoreItems)
-        #expect(page.numItems == 6)
-
-        let found = try await session.query(
-            "SELECT cmis:objectId FROM cmis:document WHERE cmis:name = 'note-3.txt'")
-        #expect(found.objects.count == 1)
-
-        // A stale change token is refused by the back-end, with its own exception.
-        let fresh = try await session.object(id: documentId, useCache: false)
-        _ = try await session.rename(documentId, to: "renamed.bin")
-        let conflict = await Self.error {
-            _ = try await session.updateProperties(
-                of: documentId, [CMISProperty(id: "cmis:name", type: .string, values: [.string("again.bin")])],
-                changeToken: fresh.changeToken)
-        }
-        #expect(conflict?.code == .updateConflict)
-
-        // The back-end's not-found, with its message.
-        let missing = await Self.error { _ = try await session.object(id: "no-such-object", useCache: false) }
-        #expect(missing?.code == .objectNotFound)
-        #expect(missing?.status == 404)
-
-        _ = try await session.deleteTree(folderId)
-        let gone = await Self.error { _ = try await direct.object(id: folderId, useCache: false) }
-        #expect(gone?.code == .objectNotFound)
-
-        // The local repositories are still there beside the mount.
-        let infos = try await CMISSession.repositories(
-            SessionParameters(
-                binding: client, url: pair.gateway.baseURL.appendingPathComponent(Self.path(client)),
-                auth: [BasicAuth(user: "alice", password: "pw-alice")]))
-        #expect(Set(infos.map(\.id)) == ["shared", "mydocs-alice", "docs"])
     }
 
     @Test("a back-end that is down answers each request with 503 naming it; the gateway and its local store carry on")
     func backendDown() async throws {
         let pair = try await Self.start(backendBinding: .browser)
-        defer { Task { await pair.stop() } }
-        let session = try await pair.session("alice")
-        await pair.backend.stop()
+        try await withCleanup { () async throws in
+            let session = try await pair.session("alice")
+            await pair.backend.stop()
 
-        let failure = await Self.error { _ = try await session.object(id: session.repositoryInfo.rootFolderId) }
-        #expect(failure?.status == 503)
-        #expect(failure?.message.contains("back-end docs unreachable") == true, "\(String(describing: failure))")
+            let failure = await Self.error { _ = try await session.object(id: session.repositoryInfo.rootFolderId) }
+            #expect(failure?.status == 503)
+            #expect(failure?.message.contains("back-end docs unreachable") == true, "\(String(describing: failure))")
 
-        let local = try await pair.session("alice", repository: "shared")
-        let folder = try await local.createFolder(named: "still-here", in: local.repositoryInfo.rootFolderId)
-        #expect(folder.name == "still-here")
-        let infos = try await CMISSession.repositories(
-            SessionParameters(
-                url: pair.gateway.baseURL.appendingPathComponent("cmis/browser"),
-                auth: [BasicAuth(user: "alice", password: "pw-alice")]))
-        #expect(Set(infos.map(\.id)) == ["shared", "mydocs-alice"])
+            let local = try await pair.session("alice", repository: "shared")
+            let folder = try await local.createFolder(named: "still-here", in: local.repositoryInfo.rootFolderId)
+            #expect(folder.name == "still-here")
+            let infos = try await CMISSession.repositories(
+                SessionParameters(
+                    url: pair.gateway.baseURL.appendingPathComponent("cmis/browser"),
+                    auth: [BasicAuth(user: "alice", password: "pw-alice")]))
+            #expect(Set(infos.map(\.id)) == ["shared", "mydocs-alice"])
+        } cleanup: {
+            await pair.stop()
+        }
     }
 
     @Test("a back-end that refuses the service account gives permissionDenied naming the account, not a 401")
     func refusedServiceAccount() async throws {
         let pair = try await Self.start(
             backendBinding: .browser, users: .serviceAccount(user: "svc", password: "wrong"))
-        defer { Task { await pair.stop() } }
-        let response = try await pair.get("/cmis/browser/docs?cmisselector=repositoryInfo", user: "alice")
-        let body = String(decoding: response.body, as: UTF8.self)
-        #expect(response.status == 403, "\(body)")
-        #expect(body.contains("permissionDenied") && body.contains("refused the service account svc"), "\(body)")
-        // alice herself is signed in: her own repositories answer.
-        #expect(try await pair.get("/cmis/browser/shared?cmisselector=repositoryInfo", user: "alice").status == 200)
+        try await withCleanup { () async throws in
+            let response = try await pair.get("/cmis/browser/docs?cmisselector=repositoryInfo", user: "alice")
+            let body = String(decoding: response.body, as: UTF8.self)
+            #expect(response.status == 403, "\(body)")
+            #expect(body.contains("permissionDenied") && body.contains("refused the service account svc"), "\(body)")
+            // alice herself is signed in: her own repositories answer.
+            #expect(try await pair.get("/cmis/browser/shared?cmisselector=repositoryInfo", user: "alice").status == 200)
+        } cleanup: {
+            await pair.stop()
+        }
     }
 
     @Test("a back-end slower than the mount's timeout gives a clear error in bounded time")
@@ -234,48 +243,53 @@ struct GatewayTests {
         let pair = try await Self.start(
             backendBinding: .atomPub, users: .passThrough, myDocuments: "/Users",
             provisioner: GatewayConfiguration.Account(user: "svc", password: "pw-svc"))
-        defer { Task { await pair.stop() } }
-        // The back-end's administrator closes its root (whose ACEs reach everything below it) and makes /Users.
-        let admin = try await CMISSession.connect(
-            SessionParameters(
-                url: pair.backend.baseURL.appendingPathComponent("cmis/browser"), repositoryId: "shared",
-                auth: [BasicAuth(user: "svc", password: "pw-svc")]))
-        let root = admin.repositoryInfo.rootFolderId
-        _ = try await admin.applyACL(
-            to: root, removing: [ACE(principalId: "cmis:anyone", permissions: ["cmis:write"])])
-        let users = try await admin.createFolder(named: "Users", in: root)
-        // Someone made alice's folder before her first use, and gave bob a right on it: her first use takes it back.
-        let early = try await admin.createFolder(named: "alice", in: try #require(users.id))
-        _ = try await admin.applyACL(
-            to: try #require(early.id), adding: [ACE(principalId: "bob", permissions: ["cmis:write"])])
+        try await withCleanup { () async throws in
+            // The back-end's administrator closes its root (whose ACEs reach everything below it) and makes /Users.
+            let admin = try await CMISSession.connect(
+                SessionParameters(
+                    url: pair.backend.baseURL.appendingPathComponent("cmis/browser"), repositoryId: "shared",
+                    auth: [BasicAuth(user: "svc", password: "pw-svc")]))
+            let root = admin.repositoryInfo.rootFolderId
+            _ = try await admin.applyACL(
+                to: root, removing: [ACE(principalId: "cmis:anyone", permissions: ["cmis:write"])])
+            let users = try await admin.createFolder(named: "Users", in: root)
+            // Someone made alice's folder before her first use, and gave bob a right on it: her first use takes it
+            // back.
+            let early = try await admin.createFolder(named: "alice", in: try #require(users.id))
+            _ = try await admin.applyACL(
+                to: try #require(early.id), adding: [ACE(principalId: "bob", permissions: ["cmis:write"])])
 
-        let info = try await pair.get("/cmis/browser/docs?cmisselector=repositoryInfo", user: "alice")
-        #expect(info.status == 200, "\(String(decoding: info.body, as: UTF8.self))")
-        let alice = try await pair.session("alice")
-        let aliceFolder = try #require(alice.myDocumentsFolderId)
-        #expect(aliceFolder == early.id)
-        let locked = try await admin.acl(of: aliceFolder)
-        #expect(!locked.aces.contains { $0.isDirect && $0.principalId == "bob" }, "\(locked)")
-        #expect(locked.aces.contains { $0.isDirect && $0.principalId == "alice" && $0.permissions == ["cmis:all"] })
-        #expect(alice.xsrfToken != nil)
+            let info = try await pair.get("/cmis/browser/docs?cmisselector=repositoryInfo", user: "alice")
+            #expect(info.status == 200, "\(String(decoding: info.body, as: UTF8.self))")
+            let alice = try await pair.session("alice")
+            let aliceFolder = try #require(alice.myDocumentsFolderId)
+            #expect(aliceFolder == early.id)
+            let locked = try await admin.acl(of: aliceFolder)
+            #expect(!locked.aces.contains { $0.isDirect && $0.principalId == "bob" }, "\(locked)")
+            #expect(locked.aces.contains { $0.isDirect && $0.principalId == "alice" && $0.permissions == ["cmis:all"] })
+            #expect(alice.xsrfToken != nil)
 
-        // Notes (the Mobile Documents sample) keep to alice's folder.
-        let notes = MobileDocumentsNotes(session: alice)
-        #expect(notes.folderId == aliceFolder)
-        let note = try await notes.create(named: "todo.txt", text: Data("milk".utf8))
-        #expect(try await notes.text(of: note) == Data("milk".utf8))
-        // Created on the back-end by alice herself.
-        #expect(try await admin.object(id: try #require(note.id)).createdBy == "alice")
+            // Notes (the Mobile Documents sample) keep to alice's folder.
+            let notes = MobileDocumentsNotes(session: alice)
+            #expect(notes.folderId == aliceFolder)
+            let note = try await notes.create(named: "todo.txt", text: Data("milk".utf8))
+            #expect(try await notes.text(of: note) == Data("milk".utf8))
+            // Created on the back-end by alice herself.
+            #expect(try await admin.object(id: try #require(note.id)).createdBy == "alice")
 
-        let bob = try await pair.session("bob")
-        let bobFolder = try #require(bob.myDocumentsFolderId)
-        #expect(bobFolder != aliceFolder)
-        let denied = await Self.error { _ = try await bob.object(id: try #require(note.id), useCache: false) }
-        #expect(denied?.code == .permissionDenied || denied?.code == .objectNotFound, "\(String(describing: denied))")
+            let bob = try await pair.session("bob")
+            let bobFolder = try #require(bob.myDocumentsFolderId)
+            #expect(bobFolder != aliceFolder)
+            let denied = await Self.error { _ = try await bob.object(id: try #require(note.id), useCache: false) }
+            #expect(
+                denied?.code == .permissionDenied || denied?.code == .objectNotFound, "\(String(describing: denied))")
 
-        // A wrong password at Satchel never reaches the back-end; the back-end refusing a right one is explained.
-        let wrong = await Self.error { _ = try await pair.session("bob", password: "nope") }
-        #expect(wrong?.code == .unauthorized)
+            // A wrong password at Satchel never reaches the back-end; the back-end refusing a right one is explained.
+            let wrong = await Self.error { _ = try await pair.session("bob", password: "nope") }
+            #expect(wrong?.code == .unauthorized)
+        } cleanup: {
+            await pair.stop()
+        }
     }
 
     @Test("a gateway file: checked, no passwords in it, secrets from the environment or a private file")
@@ -384,22 +398,25 @@ struct GatewayTests {
     @Test("the Nuxeo API over a mount: paths and parents of documents come from the back-end")
     func nuxeoOverAMount() async throws {
         let pair = try await Self.start(backendBinding: .browser)
-        defer { Task { await pair.stop() } }
-        let session = try await pair.session("alice")
-        let folder = try await session.createFolder(named: "placed", in: session.repositoryInfo.rootFolderId)
-        let folderId = try #require(folder.id)
-        let document = try await session.createDocument(
-            named: "a.txt", in: folderId, content: .data(Data("alpha".utf8), filename: "a.txt"))
-        let documentId = try #require(document.id)
-        let read = try await pair.get("/nuxeo/api/v1/repo/docs/id/\(documentId)", user: "alice")
-        #expect(read.status == 200, "\(String(decoding: read.body, as: UTF8.self))")
-        let entity = try read.json()
-        #expect(entity["path"]?.stringValue == "/placed/a.txt")
-        #expect(entity["parentRef"]?.stringValue == folderId)
-        let children = try await pair.get("/nuxeo/api/v1/repo/docs/path/placed/@children", user: "alice")
-        #expect(children.status == 200, "\(String(decoding: children.body, as: UTF8.self))")
-        let entries = try children.json()["entries"]?.arrayValue ?? []
-        #expect(entries.map { $0["path"]?.stringValue } == ["/placed/a.txt"])
-        #expect(entries.first?["properties"]?["file:content"]?["length"]?.stringValue == "5")
+        try await withCleanup { () async throws in
+            let session = try await pair.session("alice")
+            let folder = try await session.createFolder(named: "placed", in: session.repositoryInfo.rootFolderId)
+            let folderId = try #require(folder.id)
+            let document = try await session.createDocument(
+                named: "a.txt", in: folderId, content: .data(Data("alpha".utf8), filename: "a.txt"))
+            let documentId = try #require(document.id)
+            let read = try await pair.get("/nuxeo/api/v1/repo/docs/id/\(documentId)", user: "alice")
+            #expect(read.status == 200, "\(String(decoding: read.body, as: UTF8.self))")
+            let entity = try read.json()
+            #expect(entity["path"]?.stringValue == "/placed/a.txt")
+            #expect(entity["parentRef"]?.stringValue == folderId)
+            let children = try await pair.get("/nuxeo/api/v1/repo/docs/path/placed/@children", user: "alice")
+            #expect(children.status == 200, "\(String(decoding: children.body, as: UTF8.self))")
+            let entries = try children.json()["entries"]?.arrayValue ?? []
+            #expect(entries.map { $0["path"]?.stringValue } == ["/placed/a.txt"])
+            #expect(entries.first?["properties"]?["file:content"]?["length"]?.stringValue == "5")
+        } cleanup: {
+            await pair.stop()
+        }
     }
 }

@@ -264,8 +264,13 @@ struct StreamingResponseTests {
             channel.finish()
         }
         thread.start()
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(pushed.value == 3)
+        // 100, 200, then 300 bytes go in; the fourth push finds 300 >= 250 and blocks until something is read. Wait
+        // for the three (polling, for at most 5 s) rather than for a fixed time.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while pushed.value < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        // Exactly 3, not at least 3: nothing has been read, so the fourth push must still be blocked. A channel that
+        // did not block would let the thread run on to 10 without pausing.
+        #expect(pushed.value == 3, "\(pushed.value) pushes before anything was read")
         var total = 0
         while let chunk = try await channel.next() { total += chunk.count }
         #expect(total == 1000)

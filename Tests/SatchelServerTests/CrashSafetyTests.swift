@@ -65,26 +65,29 @@ struct CrashSafetyTests {
 
         // The same data folder, a new process.
         server = try await sandbox.start()
-        defer { Task { [server] in await server.stop() } }
-        let restartedBase = server.url.appendingPathComponent("cmis/browser/shared/root")
-        var children = HTTPClient.Request(
-            .get,
-            url: ServerProcess.url(
-                restartedBase, objectId: folderId, extra: [("cmisselector", "children"), ("succinct", "true")]))
-        children.headers["Authorization"] = ServerProcess.basic
-        let listing = try await client.send(children).json()
-        let names = (listing["objects"]?.arrayValue ?? []).compactMap {
-            $0["object"]?["succinctProperties"]?["cmis:name"]?.stringValue
+        try await withCleanup { () async throws in
+            let restartedBase = server.url.appendingPathComponent("cmis/browser/shared/root")
+            var children = HTTPClient.Request(
+                .get,
+                url: ServerProcess.url(
+                    restartedBase, objectId: folderId, extra: [("cmisselector", "children"), ("succinct", "true")]))
+            children.headers["Authorization"] = ServerProcess.basic
+            let listing = try await client.send(children).json()
+            let names = (listing["objects"]?.arrayValue ?? []).compactMap {
+                $0["object"]?["succinctProperties"]?["cmis:name"]?.stringValue
+            }
+            #expect(names.sorted() == ["doc-0.bin", "doc-1.bin", "doc-2.bin"])
+            for (id, bytes) in kept {
+                var content = HTTPClient.Request(
+                    .get, url: ServerProcess.url(restartedBase, objectId: id, extra: [("cmisselector", "content")]))
+                content.headers["Authorization"] = ServerProcess.basic
+                #expect(try await client.send(content).body == bytes)
+            }
+            let leftovers = try FileManager.default.contentsOfDirectory(
+                atPath: data.appendingPathComponent("blobs/tmp").path)
+            #expect(leftovers.isEmpty, "temporary upload files left: \(leftovers)")
+        } cleanup: {
+            await server.stop()
         }
-        #expect(names.sorted() == ["doc-0.bin", "doc-1.bin", "doc-2.bin"])
-        for (id, bytes) in kept {
-            var content = HTTPClient.Request(
-                .get, url: ServerProcess.url(restartedBase, objectId: id, extra: [("cmisselector", "content")]))
-            content.headers["Authorization"] = ServerProcess.basic
-            #expect(try await client.send(content).body == bytes)
-        }
-        let leftovers = try FileManager.default.contentsOfDirectory(
-            atPath: data.appendingPathComponent("blobs/tmp").path)
-        #expect(leftovers.isEmpty, "temporary upload files left: \(leftovers)")
     }
 }

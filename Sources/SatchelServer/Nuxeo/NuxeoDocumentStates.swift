@@ -1,6 +1,7 @@
 import Foundation
 import SatchelCMISCore
 import SatchelCMISQL
+import SatchelNXQL
 import SatchelJSON
 import SatchelRepository
 

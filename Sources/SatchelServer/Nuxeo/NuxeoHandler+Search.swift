@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import SatchelCMISCore
 import SatchelCMISQL
+import SatchelNXQL
 import SatchelJSON
 import SatchelRepository
 import NIOFoundationEssentialsCompat

@@ -3,6 +3,7 @@ import Foundation
 import SatchelCMIS
 import SatchelCMISCore
 import SatchelCache
+import SatchelCacheCMIS
 
 struct CMISSyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

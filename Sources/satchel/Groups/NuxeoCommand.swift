@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SatchelHTTP
 import SatchelCache
+import SatchelCacheNuxeo
 import SatchelJSON
 import SatchelNuxeo
 

@@ -32,51 +32,58 @@ import Testing
         func trusted() async throws {
             let (_, certificates) = try await Self.peer.value
             let (service, transport) = try await Self.shop(trusting: certificates.authority)
-            defer { Task { try? await transport.shutdown() } }
+            try await withCleanup { () async throws in
+                #expect(try await service.metadata().entityType(ofSet: "Products") != nil)
+                var pages: [ODataPage] = []
+                for try await page in service.pages("Products", query: ODataQuery().select("ID")) { pages.append(page) }
+                let total = try await service.count("Products")
+                #expect(Int64(pages.flatMap(\.entities).count) == total)
+                #expect(pages.count > 1)
+                #expect(pages.dropLast().allSatisfy { $0.nextLink?.hasPrefix("https://") == true })
 
-            #expect(try await service.metadata().entityType(ofSet: "Products") != nil)
-            var pages: [ODataPage] = []
-            for try await page in service.pages("Products", query: ODataQuery().select("ID")) { pages.append(page) }
-            let total = try await service.count("Products")
-            #expect(Int64(pages.flatMap(\.entities).count) == total)
-            #expect(pages.count > 1)
-            #expect(pages.dropLast().allSatisfy { $0.nextLink?.hasPrefix("https://") == true })
+                let id = Int64.random(in: 10_000...99_999)
+                let created = try await service.create(
+                    "Products",
+                    ODataEntity(properties: [
+                        "ID": .int(id), "Name": "Sealed Kettle", "Price": .decimal(Decimal(string: "9.99")!),
+                        "Stock": 3, "Status": .enumMember("Active"), "CategoryID": 1,
+                    ]))
+                let path = ODataPath("Products").key(.single(.int64(id)))
+                try await service.update(
+                    path, with: ODataEntity(properties: ["Name": "Sealed Kettle II"]), ifMatch: created.etag)
+                #expect(try await service.entity(path)["Name"] == "Sealed Kettle II")
 
-            let id = Int64.random(in: 10_000...99_999)
-            let created = try await service.create(
-                "Products",
-                ODataEntity(properties: [
-                    "ID": .int(id), "Name": "Sealed Kettle", "Price": .decimal(Decimal(string: "9.99")!),
-                    "Stock": 3, "Status": .enumMember("Active"), "CategoryID": 1,
-                ]))
-            let path = ODataPath("Products").key(.single(.int64(id)))
-            try await service.update(
-                path, with: ODataEntity(properties: ["Name": "Sealed Kettle II"]), ifMatch: created.etag)
-            #expect(try await service.entity(path)["Name"] == "Sealed Kettle II")
-
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-odata-tls-\(UUID())")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let source = folder.appendingPathComponent("upload.bin")
-            let bytes = Data((0..<2_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-            try bytes.write(to: source)
-            let media = try await service.createMedia(
-                "Documents", from: source, contentType: "application/octet-stream")
-            let mediaID = try #require(media.entity?["ID"]?.intValue)
-            let copy = folder.appendingPathComponent("copy.bin")
-            try await service.downloadMedia(ODataPath("Documents").key(.single(.int64(Int64(mediaID)))), to: copy)
-            #expect(try Data(contentsOf: copy) == bytes)
+                let folder = FileManager.default.temporaryDirectory
+                    .appendingPathComponent("satchel-odata-tls-\(UUID())")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let source = folder.appendingPathComponent("upload.bin")
+                let bytes = Data((0..<2_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+                try bytes.write(to: source)
+                let media = try await service.createMedia(
+                    "Documents", from: source, contentType: "application/octet-stream")
+                let mediaID = try #require(media.entity?["ID"]?.intValue)
+                let copy = folder.appendingPathComponent("copy.bin")
+                try await service.downloadMedia(ODataPath("Documents").key(.single(.int64(Int64(mediaID)))), to: copy)
+                #expect(try Data(contentsOf: copy) == bytes)
+            } cleanup: {
+                try? await transport.shutdown()
+            }
         }
 
         @Test("without the test authority the service is refused, and the error says why")
         func untrusted() async throws {
             let (service, transport) = try await Self.shop(trusting: nil)
-            defer { Task { try? await transport.shutdown() } }
-            let error = await LivePeers.odataError { _ = try await service.metadata() }
-            #expect(error?.code == .connection)
-            #expect(error?.httpError?.code == .tls)
-            #expect(
-                error?.message.contains("not signed by a trusted authority") == true, "\(String(describing: error))")
+            try await withCleanup { () async throws in
+                let error = await LivePeers.odataError { _ = try await service.metadata() }
+                #expect(error?.code == .connection)
+                #expect(error?.httpError?.code == .tls)
+                #expect(
+                    error?.message.contains("not signed by a trusted authority") == true,
+                    "\(String(describing: error))")
+            } cleanup: {
+                try? await transport.shutdown()
+            }
         }
     }
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import SatchelHTTP
+import SatchelTestSupport
 import Testing
 
 @testable import SatchelServer
@@ -28,11 +29,14 @@ extension Attacks {
 
         @Test func fromAnyClientTheyAreIgnored() async throws {
             let harness = try await ServerHarness.start()
-            defer { Task { await harness.stop() } }
-            let own = "http://127.0.0.1:\(harness.running.port)/"
-            for body in try await Self.links(harness, Self.hostile) {
-                #expect(!body.contains("evil.example") && !body.contains("javascript"))
-                #expect(body.contains(own) || body.contains(own.replacingOccurrences(of: "/", with: "\\/")))
+            try await withCleanup { () async throws in
+                let own = "http://127.0.0.1:\(harness.running.port)/"
+                for body in try await Self.links(harness, Self.hostile) {
+                    #expect(!body.contains("evil.example") && !body.contains("javascript"))
+                    #expect(body.contains(own) || body.contains(own.replacingOccurrences(of: "/", with: "\\/")))
+                }
+            } cleanup: {
+                await harness.stop()
             }
         }
 
@@ -40,27 +44,34 @@ extension Attacks {
             let harness = try await ServerHarness.start(configure: {
                 $0.trustedProxies = TrustedProxies(["127.0.0.1"])
             })
-            defer { Task { await harness.stop() } }
-            for body in try await Self.links(harness, Self.hostile) {
-                #expect(!body.contains("javascript"))
-                #expect(body.contains("http://evil.example/") || body.contains(#"http:\/\/evil.example\/"#))
-            }
-            let proxied = [("X-Forwarded-Host", "docs.example.com"), ("X-Forwarded-Proto", "https")]
-            for body in try await Self.links(harness, proxied) {
-                #expect(body.contains("https://docs.example.com/") || body.contains(#"https:\/\/docs.example.com\/"#))
-            }
-            let markup = [("X-Forwarded-Host", "a.example/\"><script>x</script>"), ("X-Forwarded-Proto", "https")]
-            for body in try await Self.links(harness, markup) {
-                #expect(!body.contains("<script>") && !body.contains("a.example"))
-            }
-            // Brackets or colons out of place make no URL: never a host (a link made of one crashed a force-unwrap).
-            for broken in ["[", "a:b", "[::1", "a]", "host:", "host:123456", "[zz::1]", "a.example:80:90", "[::1]x"] {
-                let answer = try await harness.send(
-                    .get, "/cmis-endpoints.json", headers: [("X-Forwarded-Host", broken)])
-                #expect(answer.status == 200, "\(broken)")
-                // The links keep the server's own host.
-                let text = String(decoding: answer.body, as: UTF8.self)
-                #expect(text.contains(#""url":"http://127.0.0.1:"#), "\(broken) made links: \(text.prefix(200))")
+            try await withCleanup { () async throws in
+                for body in try await Self.links(harness, Self.hostile) {
+                    #expect(!body.contains("javascript"))
+                    #expect(body.contains("http://evil.example/") || body.contains(#"http:\/\/evil.example\/"#))
+                }
+                let proxied = [("X-Forwarded-Host", "docs.example.com"), ("X-Forwarded-Proto", "https")]
+                for body in try await Self.links(harness, proxied) {
+                    #expect(
+                        body.contains("https://docs.example.com/") || body.contains(#"https:\/\/docs.example.com\/"#))
+                }
+                let markup = [("X-Forwarded-Host", "a.example/\"><script>x</script>"), ("X-Forwarded-Proto", "https")]
+                for body in try await Self.links(harness, markup) {
+                    #expect(!body.contains("<script>") && !body.contains("a.example"))
+                }
+                // Brackets or colons out of place make no URL: never a host (a link made of one crashed a
+                // force-unwrap).
+                for broken in [
+                    "[", "a:b", "[::1", "a]", "host:", "host:123456", "[zz::1]", "a.example:80:90", "[::1]x",
+                ] {
+                    let answer = try await harness.send(
+                        .get, "/cmis-endpoints.json", headers: [("X-Forwarded-Host", broken)])
+                    #expect(answer.status == 200, "\(broken)")
+                    // The links keep the server's own host.
+                    let text = String(decoding: answer.body, as: UTF8.self)
+                    #expect(text.contains(#""url":"http://127.0.0.1:"#), "\(broken) made links: \(text.prefix(200))")
+                }
+            } cleanup: {
+                await harness.stop()
             }
         }
 

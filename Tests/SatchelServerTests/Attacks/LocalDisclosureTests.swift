@@ -1,6 +1,7 @@
 import Foundation
 import SatchelHTTP
 import SatchelServer
+import SatchelTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -25,41 +26,45 @@ extension Attacks {
             let server = try await ServerProcess.start(
                 binary, arguments: ["--data", data.path], launcher: ["/bin/sh", "-c", "umask 022; exec \"$0\" \"$@\""],
                 standardError: log)
-            defer { Task { await server.stop() } }
+            try await withCleanup { () async throws in
+                let passwordFile = data.appendingPathComponent("demo-password")
+                let password = try String(contentsOf: passwordFile, encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                #expect(password.count == 20)
+                // The password works, and writes a document (so blobs and the SQLite WAL exist).
+                var form = MultipartFormData()
+                let fields = ServerProcess.fields(action: "createDocument", name: "a.txt", type: "cmis:document")
+                for (name, value) in fields {
+                    form.addField(name, value)
+                }
+                try form.addData("content", data: Data("secret".utf8), filename: "a.txt", contentType: "text/plain")
+                var request = HTTPClient.Request(
+                    .post, url: server.url.appendingPathComponent("cmis/browser/shared/root"), body: .multipart(form))
+                request.headers["Authorization"] = "Basic " + Data("demo:\(password)".utf8).base64EncodedString()
+                #expect(try await HTTPClient().send(request).status == 201)
+                _ = try await HTTPClient().send(
+                    HTTPClient.Request(.get, url: server.url.appendingPathComponent("health")))
 
-            let passwordFile = data.appendingPathComponent("demo-password")
-            let password = try String(contentsOf: passwordFile, encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-            #expect(password.count == 20)
-            // The password works, and writes a document (so blobs and the SQLite WAL exist).
-            var form = MultipartFormData()
-            for (name, value) in ServerProcess.fields(action: "createDocument", name: "a.txt", type: "cmis:document") {
-                form.addField(name, value)
-            }
-            try form.addData("content", data: Data("secret".utf8), filename: "a.txt", contentType: "text/plain")
-            var request = HTTPClient.Request(
-                .post, url: server.url.appendingPathComponent("cmis/browser/shared/root"), body: .multipart(form))
-            request.headers["Authorization"] = "Basic " + Data("demo:\(password)".utf8).base64EncodedString()
-            #expect(try await HTTPClient().send(request).status == 201)
-            _ = try await HTTPClient().send(HTTPClient.Request(.get, url: server.url.appendingPathComponent("health")))
+                let stderr = try String(contentsOf: log, encoding: .utf8)
+                #expect(stderr.contains("Created user demo"))
+                #expect(stderr.contains(passwordFile.path))
+                #expect(!stderr.contains(password), "the demo password is in the server's standard error")
 
-            let stderr = try String(contentsOf: log, encoding: .utf8)
-            #expect(stderr.contains("Created user demo"))
-            #expect(stderr.contains(passwordFile.path))
-            #expect(!stderr.contains(password), "the demo password is in the server's standard error")
-
-            var modes: [String: mode_t] = [:]
-            let enumerator = FileManager.default.enumerator(atPath: data.path)
-            while let relative = enumerator?.nextObject() as? String { modes[relative] = Self.mode(data, relative) }
-            modes["."] = Self.mode(data, ".")
-            #expect(modes.keys.contains("satchel.sqlite") && modes.keys.contains("satchel.sqlite-wal"))
-            #expect(modes.keys.contains { $0.hasPrefix("blobs/objects/") && $0.split(separator: "/").count == 4 })
-            for (path, mode) in modes {
-                var isFolder: ObjCBool = false
-                _ = FileManager.default.fileExists(
-                    atPath: data.appendingPathComponent(path).path, isDirectory: &isFolder)
-                #expect(mode & 0o077 == 0, "\(path) has mode \(String(mode, radix: 8))")
-                #expect(mode == (isFolder.boolValue ? 0o700 : 0o600), "\(path) has mode \(String(mode, radix: 8))")
+                var modes: [String: mode_t] = [:]
+                let enumerator = FileManager.default.enumerator(atPath: data.path)
+                while let relative = enumerator?.nextObject() as? String { modes[relative] = Self.mode(data, relative) }
+                modes["."] = Self.mode(data, ".")
+                #expect(modes.keys.contains("satchel.sqlite") && modes.keys.contains("satchel.sqlite-wal"))
+                #expect(modes.keys.contains { $0.hasPrefix("blobs/objects/") && $0.split(separator: "/").count == 4 })
+                for (path, mode) in modes {
+                    var isFolder: ObjCBool = false
+                    _ = FileManager.default.fileExists(
+                        atPath: data.appendingPathComponent(path).path, isDirectory: &isFolder)
+                    #expect(mode & 0o077 == 0, "\(path) has mode \(String(mode, radix: 8))")
+                    #expect(mode == (isFolder.boolValue ? 0o700 : 0o600), "\(path) has mode \(String(mode, radix: 8))")
+                }
+            } cleanup: {
+                await server.stop()
             }
         }
 

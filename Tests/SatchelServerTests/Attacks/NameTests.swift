@@ -3,6 +3,7 @@ import SatchelCMIS
 import SatchelCMISCore
 import SatchelHTTP
 import SatchelServer
+import SatchelTestSupport
 import Testing
 
 extension Attacks {
@@ -14,39 +15,42 @@ extension Attacks {
         @Test(arguments: SessionParameters.Binding.allCases)
         func hugeAndDoubleSpelledNamesAreRefused(binding: SessionParameters.Binding) async throws {
             let harness = try await ServerHarness.start()
-            defer { Task { await harness.stop() } }
-            let alice = try await harness.session("alice", binding: binding)
-            let root = alice.repositoryInfo.rootFolderId
-            let folder = try #require(try await alice.createFolder(named: "names-\(binding)", in: root).id)
+            try await withCleanup { () async throws in
+                let alice = try await harness.session("alice", binding: binding)
+                let root = alice.repositoryInfo.rootFolderId
+                let folder = try #require(try await alice.createFolder(named: "names-\(binding)", in: root).id)
 
-            let monster = "e" + String(repeating: "\u{301}", count: 200_000)
-            #expect(monster.count == 1)
-            let huge = await failure { _ = try await alice.createDocument(named: monster, in: folder) }
-            #expect(huge?.code == .nameConstraintViolation && huge?.status == 409)
-            let atLimit = String(repeating: "ä", count: 127) + "a"  // 255 bytes
-            #expect(try await alice.createDocument(named: atLimit, in: folder).name == atLimit)
-            let overLimit = await failure { _ = try await alice.createDocument(named: atLimit + "b", in: folder) }
-            #expect(overLimit?.code == .nameConstraintViolation)
+                let monster = "e" + String(repeating: "\u{301}", count: 200_000)
+                #expect(monster.count == 1)
+                let huge = await failure { _ = try await alice.createDocument(named: monster, in: folder) }
+                #expect(huge?.code == .nameConstraintViolation && huge?.status == 409)
+                let atLimit = String(repeating: "ä", count: 127) + "a"  // 255 bytes
+                #expect(try await alice.createDocument(named: atLimit, in: folder).name == atLimit)
+                let overLimit = await failure { _ = try await alice.createDocument(named: atLimit + "b", in: folder) }
+                #expect(overLimit?.code == .nameConstraintViolation)
 
-            let composed = "caf\u{E9}.txt"
-            let decomposed = "cafe\u{301}.txt"
-            #expect(composed.unicodeScalars.count != decomposed.unicodeScalars.count)
-            let first = try await alice.createDocument(named: decomposed, in: folder)
-            #expect(first.name?.unicodeScalars.elementsEqual(composed.unicodeScalars) == true)
-            let twice = await failure { _ = try await alice.createDocument(named: composed, in: folder) }
-            #expect(twice?.code == .nameConstraintViolation && twice?.status == 409)
-            let renamed = await failure {
-                let other = try await alice.createDocument(named: "other.txt", in: folder)
-                _ = try await alice.rename(try #require(other.id), to: decomposed)
+                let composed = "caf\u{E9}.txt"
+                let decomposed = "cafe\u{301}.txt"
+                #expect(composed.unicodeScalars.count != decomposed.unicodeScalars.count)
+                let first = try await alice.createDocument(named: decomposed, in: folder)
+                #expect(first.name?.unicodeScalars.elementsEqual(composed.unicodeScalars) == true)
+                let twice = await failure { _ = try await alice.createDocument(named: composed, in: folder) }
+                #expect(twice?.code == .nameConstraintViolation && twice?.status == 409)
+                let renamed = await failure {
+                    let other = try await alice.createDocument(named: "other.txt", in: folder)
+                    _ = try await alice.rename(try #require(other.id), to: decomposed)
+                }
+                #expect(renamed?.code == .nameConstraintViolation)
+                // Either spelling finds it by path.
+                let path = try await alice.object(id: folder).path ?? ""
+                #expect(try await alice.object(at: path + "/" + decomposed).id == first.id)
+                #expect(try await alice.object(at: path + "/" + composed).id == first.id)
+                var children: [String] = []
+                for try await child in alice.children(of: folder) { children.append(child.object.name ?? "") }
+                #expect(children.count == 3)
+            } cleanup: {
+                await harness.stop()
             }
-            #expect(renamed?.code == .nameConstraintViolation)
-            // Either spelling finds it by path.
-            let path = try await alice.object(id: folder).path ?? ""
-            #expect(try await alice.object(at: path + "/" + decomposed).id == first.id)
-            #expect(try await alice.object(at: path + "/" + composed).id == first.id)
-            var children: [String] = []
-            for try await child in alice.children(of: folder) { children.append(child.object.name ?? "") }
-            #expect(children.count == 3)
         }
     }
 }

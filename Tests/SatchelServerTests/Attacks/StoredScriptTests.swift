@@ -3,6 +3,7 @@ import SatchelCMIS
 import SatchelCMISCore
 import SatchelHTTP
 import SatchelServer
+import SatchelTestSupport
 import Testing
 
 extension Attacks {
@@ -17,46 +18,55 @@ extension Attacks {
         @Test(arguments: SessionParameters.Binding.allCases)
         func htmlIsNeverServedAsAPageOfTheServer(binding: SessionParameters.Binding) async throws {
             let harness = try await ServerHarness.start()
-            defer { Task { await harness.stop() } }
-            let alice = try await harness.session("alice", binding: .browser)
-            let root = alice.repositoryInfo.rootFolderId
-            let html = try #require(
-                try await alice.createDocument(
-                    named: "page.html", in: root,
-                    content: .data(Self.page, filename: "page.html", mimeType: "text/html")
-                ).id)
-            let text = try #require(
-                try await alice.createDocument(
-                    named: "notes.txt", in: root,
-                    content: .data(Data("plain".utf8), filename: "notes.txt", mimeType: "text/plain")
-                ).id)
-            func get(_ id: String) async throws -> HTTPClient.Response {
-                let path =
-                    binding == .browser
-                    ? "/cmis/browser/shared/root?objectId=\(id)&cmisselector=content&download=inline"
-                    : "/cmis/atom/shared/content?id=\(id)"
-                return try await harness.send(.get, path, user: "bob")
+            try await withCleanup { () async throws in
+                let alice = try await harness.session("alice", binding: .browser)
+                let root = alice.repositoryInfo.rootFolderId
+                let html = try #require(
+                    try await alice.createDocument(
+                        named: "page.html", in: root,
+                        content: .data(Self.page, filename: "page.html", mimeType: "text/html")
+                    ).id)
+                let text = try #require(
+                    try await alice.createDocument(
+                        named: "notes.txt", in: root,
+                        content: .data(Data("plain".utf8), filename: "notes.txt", mimeType: "text/plain")
+                    ).id)
+                func get(_ id: String) async throws -> HTTPClient.Response {
+                    let path =
+                        binding == .browser
+                        ? "/cmis/browser/shared/root?objectId=\(id)&cmisselector=content&download=inline"
+                        : "/cmis/atom/shared/content?id=\(id)"
+                    return try await harness.send(.get, path, user: "bob")
+                }
+                let page = try await get(html)
+                #expect(page.status == 200 && page.body == Self.page)
+                #expect(page.headers["Content-Disposition"]?.hasPrefix("attachment") == true)
+                #expect(page.headers["Content-Security-Policy"]?.hasPrefix("sandbox") == true)
+                #expect(page.headers["X-Content-Type-Options"] == "nosniff")
+                let plain = try await get(text)
+                #expect(
+                    plain.headers["Content-Disposition"]?.hasPrefix(binding == .browser ? "inline" : "attachment")
+                        == true)
+                #expect(plain.headers["Content-Security-Policy"]?.hasPrefix("sandbox") == true)
+                #expect(plain.headers["X-Content-Type-Options"] == "nosniff")
+            } cleanup: {
+                await harness.stop()
             }
-            let page = try await get(html)
-            #expect(page.status == 200 && page.body == Self.page)
-            #expect(page.headers["Content-Disposition"]?.hasPrefix("attachment") == true)
-            #expect(page.headers["Content-Security-Policy"]?.hasPrefix("sandbox") == true)
-            #expect(page.headers["X-Content-Type-Options"] == "nosniff")
-            let plain = try await get(text)
-            #expect(
-                plain.headers["Content-Disposition"]?.hasPrefix(binding == .browser ? "inline" : "attachment") == true)
-            #expect(plain.headers["Content-Security-Policy"]?.hasPrefix("sandbox") == true)
-            #expect(plain.headers["X-Content-Type-Options"] == "nosniff")
         }
 
         @Test func everyResponseSaysNoSniff() async throws {
             let harness = try await ServerHarness.start()
-            defer { Task { await harness.stop() } }
-            for path in ["/health", "/cmis/browser", "/cmis/atom", "/nowhere", "/cmis-endpoints.json"] {
-                #expect(try await harness.send(.get, path).headers["X-Content-Type-Options"] == "nosniff", "\(path)")
+            try await withCleanup { () async throws in
+                for path in ["/health", "/cmis/browser", "/cmis/atom", "/nowhere", "/cmis-endpoints.json"] {
+                    #expect(
+                        try await harness.send(.get, path).headers["X-Content-Type-Options"] == "nosniff", "\(path)")
+                }
+                #expect(
+                    try await harness.send(.get, "/cmis/browser", user: nil).headers["X-Content-Type-Options"]
+                        == "nosniff")
+            } cleanup: {
+                await harness.stop()
             }
-            #expect(
-                try await harness.send(.get, "/cmis/browser", user: nil).headers["X-Content-Type-Options"] == "nosniff")
         }
     }
 }

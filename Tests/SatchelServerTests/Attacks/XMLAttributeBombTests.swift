@@ -3,6 +3,7 @@ import SatchelCMIS
 import SatchelCMISCore
 import SatchelHTTP
 import SatchelServer
+import SatchelTestSupport
 import Testing
 
 extension Attacks {
@@ -26,26 +27,29 @@ extension Attacks {
 
         @Test func attributeBombsAndOversizedMetadataAreRefused() async throws {
             let harness = try await ServerHarness.start()
-            defer { Task { await harness.stop() } }
-            let session = try await harness.session("alice", binding: .atomPub)
-            let root = session.repositoryInfo.rootFolderId
-            func post(_ body: Data) async throws -> HTTPClient.Response {
-                try await harness.send(
-                    .post, "/cmis/atom/shared/children?id=\(root)",
-                    body: .data(body, contentType: "application/atom+xml;type=entry"))
+            try await withCleanup { () async throws in
+                let session = try await harness.session("alice", binding: .atomPub)
+                let root = session.repositoryInfo.rootFolderId
+                func post(_ body: Data) async throws -> HTTPClient.Response {
+                    try await harness.send(
+                        .post, "/cmis/atom/shared/children?id=\(root)",
+                        body: .data(body, contentType: "application/atom+xml;type=entry"))
+                }
+                let bomb = try await post(Self.entry(attributes: 100_000))
+                let text = String(decoding: bomb.body, as: UTF8.self)
+                #expect(bomb.status == 400, "\(text.prefix(300))")
+                #expect(text.contains("attributes"), "\(text.prefix(300))")
+                // Metadata past the limit (4 MiB by default) is refused whole, though the entry limit leaves room for
+                // inline content.
+                let large = try await post(Self.entry(padding: 5 << 20))
+                #expect(large.status == 413)
+                // Neither made a folder; an ordinary entry still does.
+                #expect(try await post(Self.entry()).status == 201)
+                let children = try await session.childrenPage(of: root, maxItems: 100)
+                #expect(children.objects.filter { $0.object.name == "bomb" }.count == 1)
+            } cleanup: {
+                await harness.stop()
             }
-            let bomb = try await post(Self.entry(attributes: 100_000))
-            let text = String(decoding: bomb.body, as: UTF8.self)
-            #expect(bomb.status == 400, "\(text.prefix(300))")
-            #expect(text.contains("attributes"), "\(text.prefix(300))")
-            // Metadata past the limit (4 MiB by default) is refused whole, though the entry limit leaves room for
-            // inline content.
-            let large = try await post(Self.entry(padding: 5 << 20))
-            #expect(large.status == 413)
-            // Neither made a folder; an ordinary entry still does.
-            #expect(try await post(Self.entry()).status == 201)
-            let children = try await session.childrenPage(of: root, maxItems: 100)
-            #expect(children.objects.filter { $0.object.name == "bomb" }.count == 1)
         }
     }
 }

@@ -95,16 +95,19 @@ struct PeerInteropTests {
         let script = Peers.packageRoot.appendingPathComponent("Tests/Peers/cmislib_check.py")
         // Through the gateway, the back-end is reached over the other binding.
         let target = try await Target.start(setup, backendBinding: binding == "browser" ? .atomPub : .browser)
-        defer { Task { await target.stop() } }
-        let url = target.server.url(binding == "browser" ? "/cmis/browser" : "/cmis/atom").absoluteString
-        #expect(url.hasPrefix(setup == .https ? "https://" : "http://"))
-        let result = try await Peers.run(
-            python, [script.path, url, "alice", "pw-alice", binding, target.repository],
-            environment: target.pythonEnvironment)
-        #expect(result.status == 0, "cmislib over \(binding):\n\(result.output)")
-        #expect(result.output.contains("ok create document"), "\(result.output)")
-        try await target.expectBackendChanged()
-        #expect(result.output.contains("0 failed"), "\(result.output)")
+        try await withCleanup { () async throws in
+            let url = target.server.url(binding == "browser" ? "/cmis/browser" : "/cmis/atom").absoluteString
+            #expect(url.hasPrefix(setup == .https ? "https://" : "http://"))
+            let result = try await Peers.run(
+                python, [script.path, url, "alice", "pw-alice", binding, target.repository],
+                environment: target.pythonEnvironment)
+            #expect(result.status == 0, "cmislib over \(binding):\n\(result.output)")
+            #expect(result.output.contains("ok create document"), "\(result.output)")
+            try await target.expectBackendChanged()
+            #expect(result.output.contains("0 failed"), "\(result.output)")
+        } cleanup: {
+            await target.stop()
+        }
     }
 
     @Test(
@@ -114,36 +117,42 @@ struct PeerInteropTests {
         let python = try Peers.python()
         let script = Peers.packageRoot.appendingPathComponent("Tests/Peers/nuxeo_check.py")
         let server = try await ServerHarness.start(sqlite: true)
-        defer { Task { await server.stop() } }
-        let result = try await Peers.run(
-            python, [script.path, server.url("/nuxeo/").absoluteString, "admin", "pw-admin"])
-        #expect(result.status == 0, "nuxeo (Python):\n\(result.output)")
-        #expect(result.output.contains("ok query with paging"), "\(result.output)")
-        #expect(result.output.contains("ok automation"), "\(result.output)")
-        #expect(result.output.contains("ok upload, plain and chunked"), "\(result.output)")
-        #expect(result.output.contains("ok token authentication"), "\(result.output)")
-        for step in [
-            "current user and server info", "permissions", "move", "lock and unlock", "trash and untrash",
-            "has permission",
-        ] {
-            #expect(result.output.contains("ok \(step)"), "\(result.output)")
+        try await withCleanup { () async throws in
+            let result = try await Peers.run(
+                python, [script.path, server.url("/nuxeo/").absoluteString, "admin", "pw-admin"])
+            #expect(result.status == 0, "nuxeo (Python):\n\(result.output)")
+            #expect(result.output.contains("ok query with paging"), "\(result.output)")
+            #expect(result.output.contains("ok automation"), "\(result.output)")
+            #expect(result.output.contains("ok upload, plain and chunked"), "\(result.output)")
+            #expect(result.output.contains("ok token authentication"), "\(result.output)")
+            for step in [
+                "current user and server info", "permissions", "move", "lock and unlock", "trash and untrash",
+                "has permission",
+            ] {
+                #expect(result.output.contains("ok \(step)"), "\(result.output)")
+            }
+            #expect(result.output.contains("0 failed"), "\(result.output)")
+        } cleanup: {
+            await server.stop()
         }
-        #expect(result.output.contains("0 failed"), "\(result.output)")
     }
 
     @Test("cmissh's cmis-tck passes every suite over AtomPub", arguments: Setup.allCases)
     func cmisTCK(setup: Setup) async throws {
         let tck = try Peers.venvTool("cmis-tck")
         let target = try await Target.start(setup)
-        defer { Task { await target.stop() } }
-        // The TCK takes the first repository listed: a gateway lists its mounts first.
-        let result = try await Peers.run(
-            tck, ["-u", "alice", "-p", "pw-alice", target.server.url("/cmis/atom").absoluteString],
-            environment: target.pythonEnvironment)
-        #expect(result.status == 0, "cmis-tck:\n\(result.output)")
-        #expect(result.output.contains("Failed:  0"), "\(result.output)")
-        #expect(!result.output.contains("Passed:  0"), "\(result.output)")
-        try await target.expectBackendChanged()
+        try await withCleanup { () async throws in
+            // The TCK takes the first repository listed: a gateway lists its mounts first.
+            let result = try await Peers.run(
+                tck, ["-u", "alice", "-p", "pw-alice", target.server.url("/cmis/atom").absoluteString],
+                environment: target.pythonEnvironment)
+            #expect(result.status == 0, "cmis-tck:\n\(result.output)")
+            #expect(result.output.contains("Failed:  0"), "\(result.output)")
+            #expect(!result.output.contains("Passed:  0"), "\(result.output)")
+            try await target.expectBackendChanged()
+        } cleanup: {
+            await target.stop()
+        }
     }
 
     @Test(
@@ -153,59 +162,65 @@ struct PeerInteropTests {
         let client = try Peers.systemTool("cmis-client", package: "cmis-client")
         let target = try await Target.start(setup)
         let server = target.server
-        defer { Task { await target.stop() } }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("libcmis-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
-        let base = [
-            "--url", server.url("/cmis/atom").absoluteString, "-u", "alice", "-p", "pw-alice", "-r", target.repository,
-        ]
-        func run(_ arguments: [String], checkingCertificate: Bool = false) async throws -> ChildProcess.Outcome {
-            // libcurl, under libcmis, trusts only the system's authorities and takes none from the environment:
-            // over HTTPS it is told not to check, after the check below shows that it would refuse the test one.
-            let trust = setup == .https && !checkingCertificate ? ["--no-ssl-check"] : []
-            return try await Peers.run(client, trust + base + arguments, in: work, timeout: .seconds(60))
+        try await withCleanup { () async throws in
+            let work = FileManager.default.temporaryDirectory.appendingPathComponent("libcmis-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: work) }
+            let base = [
+                "--url", server.url("/cmis/atom").absoluteString, "-u", "alice", "-p", "pw-alice", "-r",
+                target.repository,
+            ]
+            func run(_ arguments: [String], checkingCertificate: Bool = false) async throws -> ChildProcess.Outcome {
+                // libcurl, under libcmis, trusts only the system's authorities and takes none from the environment:
+                // over HTTPS it is told not to check, after the check below shows that it would refuse the test one.
+                let trust = setup == .https && !checkingCertificate ? ["--no-ssl-check"] : []
+                return try await Peers.run(client, trust + base + arguments, in: work, timeout: .seconds(60))
+            }
+
+            if setup == .https {
+                let refused = try await run(["list-repos"], checkingCertificate: true)
+                #expect(refused.status != 0, "\(refused.output)")
+                #expect(refused.output.contains("Invalid SSL certificate"), "\(refused.output)")
+            }
+
+            let repositories = try await run(["list-repos"])
+            #expect(repositories.status == 0, "\(repositories.output)")
+            #expect(repositories.output.contains(target.repository), "\(repositories.output)")
+
+            let root = try await run(["show-by-path", "/"])
+            #expect(root.status == 0, "\(root.output)")
+            let rootId = try #require(Self.value(of: "Id", in: root.output), "no Id in:\n\(root.output)")
+
+            let folder = try await run(["create-folder", rootId, "libcmis-folder"])
+            #expect(folder.status == 0, "\(folder.output)")
+            let folderId = try #require(Self.value(of: "Id", in: folder.output), "no Id in:\n\(folder.output)")
+            try await target.expectBackendChanged()
+
+            let text = "hello from libcmis\n"
+            let input = work.appendingPathComponent("input.txt")
+            try Data(text.utf8).write(to: input)
+            let document = try await run([
+                "--input-file", input.path, "--input-type", "text/plain", "--input-name", "hello.txt",
+                "create-document", folderId, "hello.txt",
+            ])
+            #expect(document.status == 0, "\(document.output)")
+            let documentId = try #require(Self.value(of: "Id", in: document.output), "no Id in:\n\(document.output)")
+
+            let content = try await run(["get-content", documentId])
+            #expect(content.status == 0, "\(content.output)")
+            let saved = try FileManager.default.contentsOfDirectory(atPath: work.path).filter { $0 != "input.txt" }
+            let downloaded = saved.compactMap {
+                try? String(contentsOf: work.appendingPathComponent($0), encoding: .utf8)
+            }
+            #expect(downloaded.contains(text), "saved files: \(saved)\n\(content.output)")
+
+            let deleted = try await run(["delete", documentId, folderId])
+            #expect(deleted.status == 0, "\(deleted.output)")
+            let gone = try await run(["show-by-id", folderId])
+            #expect(gone.status != 0 || gone.output.localizedCaseInsensitiveContains("not found"), "\(gone.output)")
+        } cleanup: {
+            await target.stop()
         }
-
-        if setup == .https {
-            let refused = try await run(["list-repos"], checkingCertificate: true)
-            #expect(refused.status != 0, "\(refused.output)")
-            #expect(refused.output.contains("Invalid SSL certificate"), "\(refused.output)")
-        }
-
-        let repositories = try await run(["list-repos"])
-        #expect(repositories.status == 0, "\(repositories.output)")
-        #expect(repositories.output.contains(target.repository), "\(repositories.output)")
-
-        let root = try await run(["show-by-path", "/"])
-        #expect(root.status == 0, "\(root.output)")
-        let rootId = try #require(Self.value(of: "Id", in: root.output), "no Id in:\n\(root.output)")
-
-        let folder = try await run(["create-folder", rootId, "libcmis-folder"])
-        #expect(folder.status == 0, "\(folder.output)")
-        let folderId = try #require(Self.value(of: "Id", in: folder.output), "no Id in:\n\(folder.output)")
-        try await target.expectBackendChanged()
-
-        let text = "hello from libcmis\n"
-        let input = work.appendingPathComponent("input.txt")
-        try Data(text.utf8).write(to: input)
-        let document = try await run([
-            "--input-file", input.path, "--input-type", "text/plain", "--input-name", "hello.txt",
-            "create-document", folderId, "hello.txt",
-        ])
-        #expect(document.status == 0, "\(document.output)")
-        let documentId = try #require(Self.value(of: "Id", in: document.output), "no Id in:\n\(document.output)")
-
-        let content = try await run(["get-content", documentId])
-        #expect(content.status == 0, "\(content.output)")
-        let saved = try FileManager.default.contentsOfDirectory(atPath: work.path).filter { $0 != "input.txt" }
-        let downloaded = saved.compactMap { try? String(contentsOf: work.appendingPathComponent($0), encoding: .utf8) }
-        #expect(downloaded.contains(text), "saved files: \(saved)\n\(content.output)")
-
-        let deleted = try await run(["delete", documentId, folderId])
-        #expect(deleted.status == 0, "\(deleted.output)")
-        let gone = try await run(["show-by-id", folderId])
-        #expect(gone.status != 0 || gone.output.localizedCaseInsensitiveContains("not found"), "\(gone.output)")
     }
 
     /// `Id: 42` (cmis-client prints `Key: value` lines).
