@@ -49,6 +49,13 @@ let package = Package(
         .plugin(name: "SatchelODataGenPlugin", targets: ["SatchelODataGenPlugin"]),
         .plugin(name: "SatchelODataGenCommand", targets: ["SatchelODataGenCommand"]),
     ],
+    traits: [
+        // `satchel serve --postgres`: the server keeps its metadata in PostgreSQL, through PostgresNIO. On by
+        // default; an app that embeds SatchelServer without PostgreSQL turns it off (`traits: []` on its
+        // `.package` line) and links no PostgresNIO.
+        .trait(name: "PostgreSQL", description: "SatchelServer can keep its metadata in PostgreSQL (links PostgresNIO)"),
+        .default(enabledTraits: ["PostgreSQL"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -224,7 +231,8 @@ let package = Package(
             name: "SatchelServer",
             dependencies: [
                 "SatchelText",
-                "SatchelRepository", "SatchelRepositoryPostgres", "SatchelCMISCore", "SatchelCMISQL", "SatchelNXQL",
+                "SatchelRepository", "SatchelCMISCore", "SatchelCMISQL", "SatchelNXQL",
+                .target(name: "SatchelRepositoryPostgres", condition: .when(traits: ["PostgreSQL"])),
                 "SatchelJSON", "SatchelXML",
                 "SatchelGateway",
                 "SatchelOfflineServer",

@@ -1,6 +1,9 @@
 import Foundation
 public import SatchelRepository
-import SatchelRepositoryPostgres
+
+#if PostgreSQL
+    import SatchelRepositoryPostgres
+#endif
 
 /// Builds the CMIS services over a metadata store and a blob store.
 public typealias ServiceFactory =
@@ -24,14 +27,23 @@ public enum StoreFactory {
                 throw ServerError("cannot open the SQLite store \(path): \(error)")
             }
         case .postgres(let url):
-            store = try await PostgresMetadataStore.connect(url: url)
+            #if PostgreSQL
+                store = try await PostgresMetadataStore.connect(url: url)
+            #else
+                _ = url
+                throw ServerError(
+                    "this build of Satchel has no PostgreSQL support: the package's PostgreSQL trait is off "
+                        + "(it is on by default)")
+            #endif
         }
         return store
     }
 
     /// Releases what ``open(_:)`` holds (PostgreSQL connections); call it once the server has stopped.
     public static func close(_ store: any MetadataStore) async {
-        if let postgres = store as? PostgresMetadataStore { await postgres.shutdown() }
+        #if PostgreSQL
+            if let postgres = store as? PostgresMetadataStore { await postgres.shutdown() }
+        #endif
     }
 }
 
