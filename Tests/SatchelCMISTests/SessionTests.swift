@@ -62,6 +62,21 @@ struct SessionTests {
         }
     }
 
+    @Test("names and file names beyond ASCII survive a multipart upload: parts say UTF-8, the file name is RFC 5987's")
+    func nonASCIIUpload() async throws {
+        try await withCMISSession { _, _, session in
+            let root = session.repositoryInfo.rootFolderId
+            let name = "Schriftstück – Ærø 1.txt"
+            let document = try await session.createDocument(
+                named: name, in: root,
+                content: .data(Data("Grüße".utf8), filename: name, mimeType: "text/plain; charset=utf-8"))
+            let read = try await session.object(id: try #require(document.id), useCache: false)
+            #expect(read.name == name)
+            #expect(read.contentStreamFileName == name)
+            #expect(try await session.content(of: try #require(document.id)) == Data("Grüße".utf8))
+        }
+    }
+
     @Test("children page lazily through the AsyncSequence and explicitly with hasMoreItems/numItems")
     func childrenPaging() async throws {
         try await withCMISSession(pageSize: 10) { _, recorder, session in

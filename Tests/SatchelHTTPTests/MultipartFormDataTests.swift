@@ -21,9 +21,31 @@ struct MultipartFormDataTests {
             lines == [
                 "--b\r",
                 "Content-Disposition: form-data; name=\"f%22\u{301}; name=%22evil\";"
-                    + " filename=\"a%0D%0AX-Injected: 1%0D%0A%0D%0A%22\u{301}.txt\"\r",
+                    + " filename=\"a%0D%0AX-Injected: 1%0D%0A%0D%0A%22_.txt\";"
+                    + " filename*=UTF-8''a%0D%0AX-Injected%3A%201%0D%0A%0D%0A%22%CC%81.txt\r",
                 "Content-Type: text/plain\r", "\r", "x\r", "--b--\r",
             ], "\(text.debugDescription)")
+    }
+
+    @Test("text beyond ASCII says it is UTF-8: a field's part its charset, a file name RFC 5987's filename*")
+    func charsets() throws {
+        var form = MultipartFormData(boundary: "b")
+        form.addField("cmisaction", "createDocument")
+        form.addField("propertyValue[0]", "Schriftstück")
+        try form.addData("content", data: Data("x".utf8), filename: "Schriftstück 1.txt", contentType: "text/plain")
+        var bytes = Data()
+        for segment in form.body.segments {
+            guard case .data(let data) = segment else { continue }
+            bytes.append(data)
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(
+            text == "--b\r\nContent-Disposition: form-data; name=\"cmisaction\"\r\n\r\ncreateDocument\r\n"
+                + "--b\r\nContent-Disposition: form-data; name=\"propertyValue[0]\"\r\n"
+                + "Content-Type: text/plain; charset=utf-8\r\n\r\nSchriftstück\r\n"
+                + "--b\r\nContent-Disposition: form-data; name=\"content\"; filename=\"Schriftst_ck 1.txt\"; "
+                + "filename*=UTF-8''Schriftst%C3%BCck%201.txt\r\nContent-Type: text/plain\r\n\r\nx\r\n--b--\r\n",
+            "\(text.debugDescription)")
     }
 
     @Test(

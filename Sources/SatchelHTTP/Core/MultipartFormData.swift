@@ -19,10 +19,14 @@ public struct MultipartFormData: Sendable {
         self.boundary = boundary
     }
 
-    /// Adds a text field.
+    /// Adds a text field, as UTF-8. A value beyond ASCII says so in its part (`Content-Type: text/plain;
+    /// charset=utf-8`): a server that assumes ISO-8859-1 for untyped parts (RFC 7578 leaves the default to it)
+    /// would otherwise read `Schriftstück` as `SchriftstÃ¼ck`. A form can also name its charset for every field at
+    /// once with a `_charset_` field (RFC 7578, 4.6), as the CMIS Browser binding does.
     public mutating func addField(_ name: String, _ value: String) {
-        // A field's part carries no type of its own: nothing here is taken from the caller but the quoted name.
-        try! appendHeader(disposition: "form-data; name=\"\(Self.quote(name))\"", contentType: nil)
+        // Nothing in the part's header is taken from the caller but the quoted name.
+        let type = value.unicodeScalars.allSatisfy(\.isASCII) ? nil : "text/plain; charset=utf-8"
+        try! appendHeader(disposition: "form-data; name=\"\(Self.quote(name))\"", contentType: type)
         segments.append(.data(Data(value.utf8)))
         segments.append(.data(Data("\r\n".utf8)))
     }
@@ -30,10 +34,7 @@ public struct MultipartFormData: Sendable {
     /// Adds a file part from memory. Throws ``HTTPTransferError/Code/invalidRequest`` when `contentType` holds a
     /// control character (which would end the part's header and start another).
     public mutating func addData(_ name: String, data: Data, filename: String, contentType: String) throws {
-        try appendHeader(
-            disposition: "form-data; name=\"\(Self.quote(name))\"; filename=\"\(Self.quote(filename))\"",
-            contentType: contentType
-        )
+        try appendHeader(disposition: Self.fileDisposition(name: name, filename: filename), contentType: contentType)
         segments.append(.data(data))
         segments.append(.data(Data("\r\n".utf8)))
     }
@@ -47,10 +48,7 @@ public struct MultipartFormData: Sendable {
     ) throws {
         let length = try FileInfo.size(of: fileURL)
         let filename = filename ?? fileURL.lastPathComponent
-        try appendHeader(
-            disposition: "form-data; name=\"\(Self.quote(name))\"; filename=\"\(Self.quote(filename))\"",
-            contentType: contentType
-        )
+        try appendHeader(disposition: Self.fileDisposition(name: name, filename: filename), contentType: contentType)
         segments.append(.file(fileURL, offset: 0, length: length))
         segments.append(.data(Data("\r\n".utf8)))
     }
@@ -71,6 +69,35 @@ public struct MultipartFormData: Sendable {
         }
         header += "\r\n"
         segments.append(.data(Data(header.utf8)))
+    }
+
+    /// A file part's disposition: a file name beyond ASCII goes as RFC 5987's `filename*=UTF-8''…`, after an ASCII
+    /// `filename` for servers that read only that (each character beyond ASCII an underscore).
+    static func fileDisposition(name: String, filename: String) -> String {
+        let disposition = "form-data; name=\"\(quote(name))\""
+        guard !filename.unicodeScalars.allSatisfy(\.isASCII) else {
+            return disposition + "; filename=\"\(quote(filename))\""
+        }
+        let fallback = String(String.UnicodeScalarView(filename.unicodeScalars.map { $0.isASCII ? $0 : "_" }))
+        return disposition + "; filename=\"\(quote(fallback))\"; filename*=UTF-8''\(extendedValue(filename))"
+    }
+
+    /// RFC 5987's `value-chars`: UTF-8 bytes, each one outside `attr-char` percent-encoded.
+    static func extendedValue(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF")
+        var result = ""
+        for byte in text.utf8 {
+            let scalar = Unicode.Scalar(byte)
+            let isAttributeChar =
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || "!#$&+-.^_`|~".unicodeScalars.contains(scalar)
+            if isAttributeChar {
+                result.unicodeScalars.append(scalar)
+            } else {
+                result += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0x0F)])
+            }
+        }
+        return result
     }
 
     /// Quotes a name for a header parameter: `"` and control characters (CR and LF above all) are percent-encoded,

@@ -52,7 +52,8 @@ extension BrowserBinding {
         content: ContentSource? = nil, progress: (@Sendable (TransferProgress) -> Void)? = nil, operation: String
     ) async throws -> Data {
         let endpoints = try await self.endpoints(repositoryId)
-        var all = [("cmisaction", action)] + fields + [("succinct", "true")]
+        // `_charset_` (the CMIS 1.1 Browser binding; RFC 7578, 4.6): every field is UTF-8, whatever the server assumes.
+        var all = [("cmisaction", action)] + fields + [("succinct", "true"), ("_charset_", "UTF-8")]
         if let token = endpoints.token { all.append(("token", token)) }
         let body: HTTPClient.Body
         if let content {
