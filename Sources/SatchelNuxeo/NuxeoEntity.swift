@@ -33,9 +33,13 @@ public enum NuxeoEntity: Sendable, Hashable {
 
     /// Reads an answer's body; an entity of a type in `registry` is read by that type.
     public init(json data: Data, registry: NuxeoEntityRegistry = NuxeoEntityRegistry()) throws(NuxeoError) {
-        let value: JSONValue
+        try self.init(value: try Self.parse(data), registry: registry)
+    }
+
+    /// An answer's body as JSON; one that is not says what it looks like instead (a login page, a proxy's).
+    static func parse(_ data: Data) throws(NuxeoError) -> JSONValue {
         do {
-            value = try JSONValue(parsing: data)
+            return try JSONValue(parsing: data)
         } catch {
             let start = String(decoding: data.prefix(60), as: UTF8.self)
             throw NuxeoError(
@@ -44,7 +48,6 @@ public enum NuxeoEntity: Sendable, Hashable {
                     ? "the server answered with a page, not JSON (a login page or a proxy?): \(start)"
                     : "the server's answer is not JSON: \(error)")
         }
-        try self.init(value: value, registry: registry)
     }
 
     /// Reads an entity already parsed; an entity of a type in `registry` is read by that type.

@@ -137,7 +137,7 @@ public final class NuxeoSession: Sendable {
     ) async throws -> T {
         let response = try await send(request, body: body)
         do {
-            return try T.read(try Self.json(response.body))
+            return try T.read(try NuxeoEntity.parse(response.body))
         } catch var error {
             error.operation = Self.operation(of: request)
             throw error
@@ -164,16 +164,6 @@ public final class NuxeoSession: Sendable {
     /// `GET path/segments`: how an error names the request it answers.
     static func operation(of request: NuxeoRequest) -> String {
         "\(request.method) \(request.segments.joined(separator: "/"))"
-    }
-
-    /// A body's JSON, or the error `NuxeoEntity(json:)` gives for one that is not JSON.
-    static func json(_ body: Data) throws(NuxeoError) -> JSONValue {
-        do {
-            return try JSONValue(parsing: body)
-        } catch {
-            _ = try NuxeoEntity(json: body)  // throws the error that says what the body is
-            throw NuxeoError(.invalidResponse, "the server's answer is not JSON: \(error)")
-        }
     }
 
     /// A document by path.

@@ -71,7 +71,8 @@ public struct MultipartFormData: Sendable {
         segments.append(.data(Data(header.utf8)))
     }
 
-    /// A file part's disposition: a file name beyond ASCII goes as RFC 5987's `filename*=UTF-8''…`, after an ASCII
+    /// A file part's disposition: a file name beyond ASCII goes as RFC 5987's `filename*=UTF-8''…` (its UTF-8
+    /// percent-encoded but for RFC 3986's unreserved characters, all of them RFC 5987 `attr-char`s), after an ASCII
     /// `filename` for servers that read only that (each character beyond ASCII an underscore).
     static func fileDisposition(name: String, filename: String) -> String {
         let disposition = "form-data; name=\"\(quote(name))\""
@@ -79,25 +80,7 @@ public struct MultipartFormData: Sendable {
             return disposition + "; filename=\"\(quote(filename))\""
         }
         let fallback = String(String.UnicodeScalarView(filename.unicodeScalars.map { $0.isASCII ? $0 : "_" }))
-        return disposition + "; filename=\"\(quote(fallback))\"; filename*=UTF-8''\(extendedValue(filename))"
-    }
-
-    /// RFC 5987's `value-chars`: UTF-8 bytes, each one outside `attr-char` percent-encoded.
-    static func extendedValue(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF")
-        var result = ""
-        for byte in text.utf8 {
-            let scalar = Unicode.Scalar(byte)
-            let isAttributeChar =
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || "!#$&+-.^_`|~".unicodeScalars.contains(scalar)
-            if isAttributeChar {
-                result.unicodeScalars.append(scalar)
-            } else {
-                result += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0x0F)])
-            }
-        }
-        return result
+        return disposition + "; filename=\"\(quote(fallback))\"; filename*=UTF-8''\(PercentEncoding.encode(filename))"
     }
 
     /// Quotes a name for a header parameter: `"` and control characters (CR and LF above all) are percent-encoded,
