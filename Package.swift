@@ -378,6 +378,9 @@ let package = Package(
             dependencies: [
                 "SatchelGateway", "SatchelCMIS", "SatchelCMISCore", "SatchelHTTP", "SatchelJSON",
                 "SatchelServerTestSupport", "SatchelTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -3,6 +3,7 @@ import SatchelCMIS
 public import SatchelCMISCore
 import SatchelHTTP
 public import SatchelRepository
+import Synchronization
 
 /// The page size asked of the back-end when the caller gives none (the local engine's default).
 private let defaultPage = 100
@@ -47,6 +48,31 @@ extension RemoteRepository {
     ) async throws -> TypeDefinition {
         try await call(caller, "get type \(typeId)") { binding, backend in
             try await binding.typeDefinition(repositoryId: backend, typeId: typeId)
+        }
+    }
+
+    /// Creates the type on the back-end.
+    public func createType(
+        repositoryId: String, type: TypeDefinition, caller: CallerContext
+    ) async throws -> TypeDefinition {
+        try await call(caller, "create type \(type.id)") { binding, backend in
+            try await binding.createType(repositoryId: backend, type: type)
+        }
+    }
+
+    /// Changes the type on the back-end.
+    public func updateType(
+        repositoryId: String, type: TypeDefinition, caller: CallerContext
+    ) async throws -> TypeDefinition {
+        try await call(caller, "update type \(type.id)") { binding, backend in
+            try await binding.updateType(repositoryId: backend, type: type)
+        }
+    }
+
+    /// Deletes the type on the back-end.
+    public func deleteType(repositoryId: String, typeId: String, caller: CallerContext) async throws {
+        try await call(caller, "delete type \(typeId)") { binding, backend in
+            try await binding.deleteType(repositoryId: backend, typeId: typeId)
         }
     }
 
@@ -334,15 +360,15 @@ extension RemoteRepository {
 
     // MARK: Content
 
-    /// The back-end document's content, streamed as it is sent. Reads the object's content properties first: throws
-    /// `constraint` when it has no content, and `notSupported` for a rendition (`streamId`). A range asked of the
-    /// gateway is asked of the back-end, and cut here when the back-end sends more. The entity tag is made of the
-    /// object's id and change token (or modification date); nil when the back-end gives neither.
+    /// The back-end document's content, or the rendition stream `streamId` names, streamed as it is sent. Reads the
+    /// object's content properties first: throws `constraint` when it has no content. A range asked of the gateway
+    /// is asked of the back-end, and cut here when the back-end sends more. The entity tag is made of the object's
+    /// id and change token (or modification date); nil when the back-end gives neither.
     public func contentStream(
         repositoryId: String, objectId: String, streamId: String?, caller: CallerContext
     ) async throws -> ContentOutput {
         if let streamId, !streamId.isEmpty {
-            throw CMISError(.notSupported, "renditions are not served through the gateway mount \(mount.id)")
+            return try await renditionStream(objectId: objectId, streamId: streamId, caller: caller)
         }
         let object = try await self.object(
             repositoryId: repositoryId, id: objectId,
@@ -377,6 +403,73 @@ extension RemoteRepository {
             stream: streamer, length: length,
             mimeType: object.contentStreamMimeType ?? "application/octet-stream",
             fileName: object.contentStreamFileName ?? object.name, entityTag: tag)
+    }
+
+    /// The most of a rendition stream of unknown length that is read into memory to learn its length.
+    static let unknownLengthRenditionLimit = 16 * 1024 * 1024
+
+    /// A rendition's stream. Its length is known only from the back-end's answer (renditions often list none, or
+    /// -1), so the stream is asked for now: with a `Content-Length`, its body is passed on as it arrives (a range
+    /// is taken by skipping forward, since renditions are small); without one, up to 16 MiB is read into memory
+    /// and anything longer is refused with a clear error, never cut short.
+    func renditionStream(objectId: String, streamId: String, caller: CallerContext) async throws -> ContentOutput {
+        let operation = "read rendition \(streamId)"
+        let response = try await call(caller, operation) { binding, backend in
+            try await binding.streamContentStream(
+                repositoryId: backend, objectId: objectId, streamId: streamId, range: nil)
+        }
+        guard response.status == 200 else {
+            response.cancel()
+            throw CMISError(
+                .invalidResponse, "back-end \(mount.id) answered \(operation) with status \(response.status)")
+        }
+        let mimeType = response.headers["Content-Type"] ?? "application/octet-stream"
+        let mount = mount.id
+        if let header = response.headers["Content-Length"], let length = Int64(header), length >= 0 {
+            let first = Mutex<HTTPStreamingResponse?>(response)
+            let streamer = ContentStreamer { [self] range in
+                if let opened = first.withLock({ value -> HTTPStreamingResponse? in
+                    defer { value = nil }
+                    return value
+                }) {
+                    return Self.chunks(opened.body, skipping: range?.lowerBound ?? 0, mount: mount)
+                }
+                let again = try await call(caller, operation) { binding, backend in
+                    try await binding.streamContentStream(
+                        repositoryId: backend, objectId: objectId, streamId: streamId, range: range.map { .bytes($0) })
+                }
+                let skip = try Self.bytesToSkip(
+                    asked: range, status: again.status, contentRange: again.headers["Content-Range"], mount: mount)
+                return Self.chunks(again.body, skipping: skip, mount: mount)
+            }
+            return ContentOutput(stream: streamer, length: length, mimeType: mimeType, fileName: nil, entityTag: nil)
+        }
+        var bytes: [UInt8] = []
+        do {
+            for try await chunk in response.body {
+                guard bytes.count + chunk.count <= Self.unknownLengthRenditionLimit else {
+                    response.cancel()
+                    throw CMISError(
+                        .invalidResponse,
+                        "back-end \(mount) sent rendition \(streamId) of \(objectId) without a length, and it is "
+                            + "longer than the \(Self.unknownLengthRenditionLimit / 1024 / 1024) MiB a gateway reads "
+                            + "to learn one")
+                }
+                bytes += chunk
+            }
+        } catch let error as HTTPTransferError {
+            throw CMISError(.connection, "back-end \(mount) stopped sending rendition \(streamId): \(error.message)")
+        }
+        let whole = bytes
+        let streamer = ContentStreamer { range in
+            let part = range.map { Array(whole[Int($0.lowerBound)...Int($0.upperBound)]) } ?? whole
+            return AsyncThrowingStream { continuation in
+                continuation.yield(part)
+                continuation.finish()
+            }
+        }
+        return ContentOutput(
+            stream: streamer, length: Int64(whole.count), mimeType: mimeType, fileName: nil, entityTag: nil)
     }
 
     /// How many bytes of the back-end's answer come before the range asked: all of the start when it answered the
@@ -429,8 +522,8 @@ extension RemoteRepository {
         }
     }
 
-    /// Appends to the back-end document's content, streamed from the blob the binding wrote. `changeToken` is not
-    /// passed on: the client's binding has no such argument.
+    /// Appends to the back-end document's content, streamed from the blob the binding wrote, passing `changeToken`
+    /// on.
     public func appendContentStream(
         repositoryId: String, objectId: String, isLastChunk: Bool, changeToken: String?, content: ContentInput,
         caller: CallerContext
@@ -438,7 +531,8 @@ extension RemoteRepository {
         let source = upload(content, properties: Properties())
         return try await call(caller, "append content") { binding, backend in
             try await binding.appendContentStream(
-                repositoryId: backend, objectId: objectId, content: source, isLastChunk: isLastChunk, progress: nil)
+                repositoryId: backend, objectId: objectId, content: source, isLastChunk: isLastChunk,
+                changeToken: changeToken, progress: nil)
         }
     }
 
@@ -451,7 +545,7 @@ extension RemoteRepository {
         }
     }
 
-    /// The renditions the back-end lists with the object, for `filter` (`*` when nil). Their streams are not served.
+    /// The renditions the back-end lists with the object, for `filter` (`*` when nil).
     public func renditions(
         repositoryId: String, objectId: String, filter: String?, caller: CallerContext
     ) async throws -> [Rendition] {
@@ -492,8 +586,8 @@ extension RemoteRepository {
 
     // MARK: Discovery
 
-    /// Runs the query on the back-end. A nil `maxItems` asks the back-end for pages of 100. `includeAllowableActions`,
-    /// `includeRelationships` and `renditionFilter` are not passed on: the results hold the query's properties.
+    /// Runs the query on the back-end, with its allowable actions, relationships and rendition filter. A nil
+    /// `maxItems` asks the back-end for pages of 100.
     public func query(
         repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
         includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int?,
@@ -502,12 +596,13 @@ extension RemoteRepository {
         try await call(caller, "query") { binding, backend in
             try await binding.query(
                 repositoryId: backend, statement: statement, searchAllVersions: searchAllVersions,
-                maxItems: maxItems ?? defaultPage, skipCount: skipCount)
+                includeAllowableActions: includeAllowableActions, includeRelationships: includeRelationships,
+                renditionFilter: renditionFilter, maxItems: maxItems ?? defaultPage, skipCount: skipCount)
         }
     }
 
-    /// A page of the back-end's change log from `changeLogToken`. A nil `maxItems` asks the back-end for pages of 100.
-    /// `includePolicyIds` and `includeACL` are not passed on.
+    /// A page of the back-end's change log from `changeLogToken`, with policy ids and ACLs when asked. A nil
+    /// `maxItems` asks the back-end for pages of 100.
     public func contentChanges(
         repositoryId: String, changeLogToken: String?, includeProperties: Bool, includePolicyIds: Bool,
         includeACL: Bool, maxItems: Int?, caller: CallerContext
@@ -515,7 +610,7 @@ extension RemoteRepository {
         try await call(caller, "get content changes") { binding, backend in
             try await binding.contentChanges(
                 repositoryId: backend, changeLogToken: changeLogToken, includeProperties: includeProperties,
-                maxItems: maxItems ?? defaultPage)
+                includePolicyIds: includePolicyIds, includeACL: includeACL, maxItems: maxItems ?? defaultPage)
         }
     }
 

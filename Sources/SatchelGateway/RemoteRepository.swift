@@ -26,15 +26,23 @@ public final class RemoteRepository: CMISService {
     private let preparing = Mutex<[String: Task<String, any Error>]>([:])
     /// Where the back-end's address and the transport's own words go: never to the user, who sees the mount's id.
     let logger: Logger
+    /// How long the repository list keeps this mount's answer, and leaves it out after the back-end could not be
+    /// reached, before asking the back-end again.
+    public let listMemory: Duration
+    /// What the repository list remembers of this mount.
+    private let listing = Mutex(ListMemory())
 
-    /// `transport`: the HTTP transport to the back-end (the platform's default when nil).
+    /// `transport`: the HTTP transport to the back-end; by default `HTTPClient.eventLoopTransport()`, whose requests
+    /// run on the event loops the server already has. `listMemory`: how long the repository list keeps what the
+    /// mount answered, or that its back-end could not be reached (30 seconds by default).
     public init(
         mount: GatewayConfiguration.Mount, blobs: BlobStore, transport: (any HTTPTransport)? = nil,
-        logger: Logger = Logger(label: "satchel.gateway")
+        listMemory: Duration = .seconds(30), logger: Logger = Logger(label: "satchel.gateway")
     ) {
         self.mount = mount
         self.blobs = blobs
         self.logger = logger
+        self.listMemory = listMemory
         bindings = BackendBindings(mount: mount, transport: transport)
     }
 
@@ -57,6 +65,8 @@ public final class RemoteRepository: CMISService {
     func translate(_ error: CMISError, operation: String, caller: CallerContext) -> CMISError {
         switch error.code {
         case .connection:
+            // Lists leave the mount out for a while instead of waiting for it again.
+            listing.withLock { $0.markDown(until: .now + listMemory) }
             logger.warning(
                 "back-end \(mount.id) unreachable",
                 metadata: [
@@ -121,6 +131,22 @@ public final class RemoteRepository: CMISService {
             info.extensions.append(
                 CMISExtension(namespace: MobileDocuments.namespace, name: MobileDocuments.tokenExtension, value: token))
         }
+        return info
+    }
+
+    /// The repository info the repository list shows: what the mount answered this user's session within
+    /// ``listMemory``, else the back-end's answer now. Nil, without asking the back-end, while the back-end is
+    /// remembered as unreachable (it could not be reached within ``listMemory``): one back-end that is down costs
+    /// one list its timeout, not every list. Requests addressed to the mount always ask the back-end.
+    public func listedInfo(caller: CallerContext) async throws -> RepositoryInfo? {
+        let key = ListMemory.Key(user: caller.user, session: caller.sessionToken)
+        switch listing.withLock({ $0.answer(for: key, now: .now) }) {
+        case .info(let info): return info
+        case .down: return nil
+        case .unknown: break
+        }
+        let info = try await repositoryInfo(repositoryId: mount.id, caller: caller)
+        listing.withLock { $0.remember(info, for: key, until: .now + listMemory) }
         return info
     }
 
@@ -242,7 +268,7 @@ public final class RemoteRepository: CMISService {
 /// with its own cookies, so users' back-end sessions never mix).
 final class BackendBindings: Sendable {
     let mount: GatewayConfiguration.Mount
-    let transport: (any HTTPTransport)?
+    let transport: any HTTPTransport
     private let shared: (any CMISBinding)?
     /// The provisioner's binding, for MyDocuments folders.
     let provisioner: (any CMISBinding)?
@@ -250,6 +276,7 @@ final class BackendBindings: Sendable {
 
     init(mount: GatewayConfiguration.Mount, transport: (any HTTPTransport)?) {
         self.mount = mount
+        let transport = transport ?? HTTPClient.eventLoopTransport()
         self.transport = transport
         if case .serviceAccount(let user, let password) = mount.users {
             shared = Self.binding(mount, user: user, password: password, transport: transport)
@@ -262,7 +289,7 @@ final class BackendBindings: Sendable {
     }
 
     static func binding(
-        _ mount: GatewayConfiguration.Mount, user: String, password: String, transport: (any HTTPTransport)?
+        _ mount: GatewayConfiguration.Mount, user: String, password: String, transport: any HTTPTransport
     ) -> any CMISBinding {
         // No retries here: the user's own client decides whether to try again, and a back-end that is down is
         // reported at once.
@@ -298,5 +325,45 @@ final class BackendBindings: Sendable {
             .permissionDenied,
             "back-end \(mount.id) takes each user's own password: sign in with a user name and password (Basic)"
                 + " once before using a session or token")
+    }
+}
+
+/// What the repository list remembers of one mount: its last answer per user and session, and that its back-end
+/// could not be reached, each until a deadline.
+struct ListMemory {
+    struct Key: Hashable {
+        var user: String
+        var session: String?
+    }
+
+    enum Answer {
+        case info(RepositoryInfo)
+        case down
+        case unknown
+    }
+
+    private var infos: [Key: (info: RepositoryInfo, until: ContinuousClock.Instant)] = [:]
+    private var downUntil: ContinuousClock.Instant?
+
+    func answer(for key: Key, now: ContinuousClock.Instant) -> Answer {
+        if let downUntil, now < downUntil { return .down }
+        if let known = infos[key], now < known.until { return .info(known.info) }
+        return .unknown
+    }
+
+    mutating func remember(_ info: RepositoryInfo, for key: Key, until: ContinuousClock.Instant) {
+        downUntil = nil
+        // Expired answers go as new ones come: the table holds about one per user and session seen lately.
+        if infos.count >= 4_096 {
+            let now = ContinuousClock.now
+            infos = infos.filter { $0.value.until > now }
+            if infos.count >= 4_096 { infos.removeAll() }
+        }
+        infos[key] = (info, until)
+    }
+
+    mutating func markDown(until: ContinuousClock.Instant) {
+        downUntil = until
+        infos.removeAll()
     }
 }

@@ -38,7 +38,9 @@ public final class LiveServer: Sendable {
         var configuration = ServerConfiguration(
             port: 0, dataDirectory: data, usersFile: usersFile,
             store: sqlite ? .sqlite(path: data.appendingPathComponent("satchel.sqlite").path) : .memory,
-            xsrfPolicy: xsrf, logLevel: .critical, gateway: gateway)
+            xsrfPolicy: xsrf,
+            logLevel: ProcessInfo.processInfo.environment["SATCHEL_TEST_LOG"] != nil ? .debug : .critical,
+            gateway: gateway)
         configuration.tls = tls
         let running = try await SatchelServerApp(configuration: configuration).start()
         configuration.port = running.port

@@ -196,4 +196,23 @@ struct AtomPubParserTests {
         let template = AtomPubURITemplate(type: "objectbyid", template: "{id}")
         #expect(template.expand(["id": "ddpkfewxulfbcpd3wqnyyzs6yf"]) == "ddpkfewxulfbcpd3wqnyyzs6yf")
     }
+
+    @Test("a change log feed's token in a vendor element of its own (the reference server's chemistry:changeLogToken)")
+    func vendorChangeLogToken() throws {
+        let feed = try AtomPubParser.feed(Fixture.data("atompub-content-changes.xml"))
+        #expect(feed.changeLogToken == "token-4")
+        #expect(feed.entries.count == 5)
+        // A feed without one has none.
+        #expect(try AtomPubParser.feed(Fixture.data("atompub-children-feed.xml")).changeLogToken == nil)
+    }
+
+    @Test("a filtered entry keeps every link the reference server writes, whatever properties the filter left")
+    func filteredEntryLinks() throws {
+        let entry = try AtomPubParser.entry(Fixture.data("atompub-folder-entry-filtered.xml"))
+        #expect(entry.object.properties.ids == ["cmis:objectId"])
+        #expect(entry.links.describedBy != nil)
+        #expect(entry.links.down.count == 2)
+        #expect(entry.links.cmis("foldertree") != nil)
+        #expect(entry.links.alternates.first?.attributes["cmisra:renditionKind"] == "cmis:thumbnail")
+    }
 }

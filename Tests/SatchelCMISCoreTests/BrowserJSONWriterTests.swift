@@ -196,4 +196,28 @@ struct BrowserJSONWriterTests {
         #expect(parsed.latestChangeLogToken == "17")
         #expect(parsed.productName == "Satchel")
     }
+
+    @Test("query results are keyed by query name in both forms, the property id and type kept in the full one")
+    func queryResultsByQueryName() throws {
+        let full = try BrowserParser.queryResults(Fixture.data("browser-query-aliases.json"))
+        let row = try #require(full.objects.first)
+        #expect(row.properties.property(queryName: "oid")?.id == "cmis:objectId")
+        #expect(row.properties.property(queryName: "oid")?.type == .id)
+        for succinct in [false, true] {
+            let written = Self.written(succinct: succinct) { $0.queryResults(full) }
+            let json = try JSONSerialization.jsonObject(with: written) as? [String: Any]
+            let first = (json?["results"] as? [Any])?.first as? [String: Any]
+            if succinct {
+                let values = first?["succinctProperties"] as? [String: Any]
+                #expect(values?["oid"] as? String == "139")
+                #expect(values?["n"] as? String == "Schriftstück.txt")
+                #expect(values?["cmis:objectId"] == nil)
+            } else {
+                let oid = (first?["properties"] as? [String: Any])?["oid"] as? [String: Any]
+                #expect(oid?["id"] as? String == "cmis:objectId")
+                #expect(oid?["queryName"] as? String == "oid")
+                #expect(oid?["type"] as? String == "id")
+            }
+        }
+    }
 }

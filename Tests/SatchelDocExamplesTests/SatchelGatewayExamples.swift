@@ -55,9 +55,10 @@ enum SatchelGatewayExamples {
     static func repositoryIds(
         local: any CMISService, gateway: GatewayConfiguration, blobs: BlobStore, password: String
     ) async throws -> [String] {
-        let service = GatewayService(local: local, configuration: gateway, blobs: blobs)
+        let repositories = GatewayRepositories(local: local, configuration: gateway, blobs: blobs)
         let caller = CallerContext(user: "alice", password: CallerPassword(password))  // passed through
-        let infos = try await service.repositoryInfos(caller: caller)  // the mounts first, then the local ones
-        return infos.map(\.id)
+        let infos = try await repositories.repositoryInfos(caller: caller)  // the mounts first, then the local ones
+        let team = try await repositories.service(for: "team").repositoryInfo(repositoryId: "team", caller: caller)
+        return infos.map(\.id) + [team.rootFolderId]
     }
 }

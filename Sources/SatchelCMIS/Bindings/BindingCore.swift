@@ -6,15 +6,17 @@ import Synchronization
 
 /// What the two client bindings share: sending a request with failures read as the binding's CMIS errors, URLs
 /// with query items, the content stream (into memory or a file), and the type cache. A binding supplies its error
-/// format (``map(_:)``) and how it finds a document's content (``contentRequest(repositoryId:objectId:range:)``).
+/// format (``map(_:)``) and how it finds a document's content (``contentRequest(repositoryId:objectId:streamId:range:)``).
 protocol BindingCore: CMISBinding {
     var client: HTTPClient { get }
     var types: TypeCache { get }
     /// A refused request or a transport failure as a ``CMISError`` (the server's exception and message when the
     /// body has them).
     static func map(_ error: HTTPTransferError) -> CMISError
-    /// The GET of a document's content.
-    func contentRequest(repositoryId: String, objectId: String, range: ByteRange?) async throws -> HTTPClient.Request
+    /// The GET of a document's content, or of the rendition stream `streamId` names.
+    func contentRequest(
+        repositoryId: String, objectId: String, streamId: String?, range: ByteRange?
+    ) async throws -> HTTPClient.Request
 }
 
 extension BindingCore {
@@ -42,15 +44,19 @@ extension BindingCore {
         return components.url ?? base
     }
 
-    public func contentStream(repositoryId: String, objectId: String, range: ByteRange?) async throws -> Data {
-        try await send(contentRequest(repositoryId: repositoryId, objectId: objectId, range: range)).body
+    public func contentStream(
+        repositoryId: String, objectId: String, streamId: String?, range: ByteRange?
+    ) async throws -> Data {
+        try await send(contentRequest(repositoryId: repositoryId, objectId: objectId, streamId: streamId, range: range))
+            .body
     }
 
     public func downloadContentStream(
-        repositoryId: String, objectId: String, range: ByteRange?, to file: URL,
+        repositoryId: String, objectId: String, streamId: String?, range: ByteRange?, to file: URL,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws {
-        let request = try await contentRequest(repositoryId: repositoryId, objectId: objectId, range: range)
+        let request = try await contentRequest(
+            repositoryId: repositoryId, objectId: objectId, streamId: streamId, range: range)
         do {
             try await client.download(request, to: file, progress: progress)
         } catch let error as HTTPTransferError {
@@ -59,9 +65,10 @@ extension BindingCore {
     }
 
     public func streamContentStream(
-        repositoryId: String, objectId: String, range: ByteRange?
+        repositoryId: String, objectId: String, streamId: String?, range: ByteRange?
     ) async throws -> HTTPStreamingResponse {
-        let request = try await contentRequest(repositoryId: repositoryId, objectId: objectId, range: range)
+        let request = try await contentRequest(
+            repositoryId: repositoryId, objectId: objectId, streamId: streamId, range: range)
         do {
             return try await client.stream(request)
         } catch let error as HTTPTransferError {
@@ -134,5 +141,13 @@ final class TypeCache: Sendable {
 
     func clear() {
         state.withLock { $0 = Tables() }
+    }
+
+    /// Drops what is known of one type (it was created, changed or deleted).
+    func forget(_ repositoryId: String, _ typeId: String) {
+        state.withLock { tables in
+            tables.types[repositoryId]?[typeId] = nil
+            tables.unknown[repositoryId]?.remove(typeId)
+        }
     }
 }

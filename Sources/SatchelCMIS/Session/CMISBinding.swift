@@ -45,26 +45,43 @@ public protocol CMISBinding: Sendable {
     /// Deletes an object (every version of a document when `allVersions`).
     func deleteObject(repositoryId: String, objectId: String, allVersions: Bool) async throws
 
-    /// A document's content (or a byte range of it) in memory.
-    func contentStream(repositoryId: String, objectId: String, range: ByteRange?) async throws -> Data
-    /// A document's content (or a byte range of it) streamed into `file`.
+    /// A document's content (or a byte range of it) in memory; `streamId` names a rendition's stream instead.
+    func contentStream(
+        repositoryId: String, objectId: String, streamId: String?, range: ByteRange?
+    ) async throws -> Data
+    /// A document's content (or a byte range of it) streamed into `file`; `streamId` names a rendition's stream
+    /// instead.
     func downloadContentStream(
-        repositoryId: String, objectId: String, range: ByteRange?, to file: URL,
+        repositoryId: String, objectId: String, streamId: String?, range: ByteRange?, to file: URL,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws
 
     /// A document's content (or a byte range of it) as it arrives: the response's head (a `206` when the range
-    /// was honoured) and its body's chunks, read in constant memory.
+    /// was honoured) and its body's chunks, read in constant memory. `streamId` names a rendition's stream instead
+    /// (`cmis:thumbnail`s and the like, listed in `CMISObject.renditions`).
     func streamContentStream(
-        repositoryId: String, objectId: String, range: ByteRange?
+        repositoryId: String, objectId: String, streamId: String?, range: ByteRange?
     ) async throws -> HTTPStreamingResponse
 
-    /// One page of a CMIS QL query's results.
+    /// One page of a CMIS QL query's results, each with its allowable actions, relationships and renditions as
+    /// asked.
     func query(
-        repositoryId: String, statement: String, searchAllVersions: Bool, maxItems: Int, skipCount: Int
+        repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
+        includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int,
+        skipCount: Int
     ) async throws -> ObjectList
 
     // MARK: Types and navigation
+
+    /// Creates a type (createType) from `type` (its id, base type, parent, attributes and property definitions)
+    /// and returns it as the repository defined it. Repositories that allow it say so in their types'
+    /// `typeMutability`.
+    func createType(repositoryId: String, type: TypeDefinition) async throws -> TypeDefinition
+    /// Changes a type (updateType): its attributes, and property definitions added or changed as the repository
+    /// allows; returns the type as it is now.
+    func updateType(repositoryId: String, type: TypeDefinition) async throws -> TypeDefinition
+    /// Deletes a type no object uses (deleteType).
+    func deleteType(repositoryId: String, typeId: String) async throws
 
     /// A page of the subtypes of `typeId` (of the base types when nil).
     func typeChildren(
@@ -91,9 +108,11 @@ public protocol CMISBinding: Sendable {
         repositoryId: String, objectId: String, direction: RelationshipDirection, typeId: String?,
         includeSubRelationshipTypes: Bool, context: OperationContext, maxItems: Int, skipCount: Int
     ) async throws -> ObjectList
-    /// A page of the change log after `changeLogToken` (from the start when nil).
+    /// A page of the change log after `changeLogToken` (from the start when nil), each change with the object's
+    /// policy ids and ACL when asked.
     func contentChanges(
-        repositoryId: String, changeLogToken: String?, includeProperties: Bool, maxItems: Int
+        repositoryId: String, changeLogToken: String?, includeProperties: Bool, includePolicyIds: Bool,
+        includeACL: Bool, maxItems: Int
     ) async throws -> ContentChanges
 
     // MARK: Object changes
@@ -123,9 +142,10 @@ public protocol CMISBinding: Sendable {
         repositoryId: String, objectId: String, content: ContentSource, overwrite: Bool, changeToken: String?,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> CMISObject
-    /// Appends to a document's content; `isLastChunk` says this is the last piece.
+    /// Appends to a document's content; `isLastChunk` says this is the last piece, and `changeToken` makes the
+    /// repository refuse it if the document changed.
     func appendContentStream(
-        repositoryId: String, objectId: String, content: ContentSource, isLastChunk: Bool,
+        repositoryId: String, objectId: String, content: ContentSource, isLastChunk: Bool, changeToken: String?,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> CMISObject
     /// Removes a document's content; `changeToken` makes the repository refuse it if the document changed.
@@ -169,4 +189,56 @@ public protocol CMISBinding: Sendable {
     func removePolicy(repositoryId: String, policyId: String, objectId: String) async throws
     /// The policies applied to an object.
     func appliedPolicies(repositoryId: String, objectId: String, context: OperationContext) async throws -> [CMISObject]
+}
+
+extension CMISBinding {
+    /// The document's own content (or a byte range of it) in memory.
+    public func contentStream(repositoryId: String, objectId: String, range: ByteRange?) async throws -> Data {
+        try await contentStream(repositoryId: repositoryId, objectId: objectId, streamId: nil, range: range)
+    }
+
+    /// The document's own content (or a byte range of it) streamed into `file`.
+    public func downloadContentStream(
+        repositoryId: String, objectId: String, range: ByteRange?, to file: URL,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws {
+        try await downloadContentStream(
+            repositoryId: repositoryId, objectId: objectId, streamId: nil, range: range, to: file, progress: progress)
+    }
+
+    /// The document's own content (or a byte range of it) as it arrives.
+    public func streamContentStream(
+        repositoryId: String, objectId: String, range: ByteRange?
+    ) async throws -> HTTPStreamingResponse {
+        try await streamContentStream(repositoryId: repositoryId, objectId: objectId, streamId: nil, range: range)
+    }
+
+    /// One page of a query's results with the query's properties alone.
+    public func query(
+        repositoryId: String, statement: String, searchAllVersions: Bool, maxItems: Int, skipCount: Int
+    ) async throws -> ObjectList {
+        try await query(
+            repositoryId: repositoryId, statement: statement, searchAllVersions: searchAllVersions,
+            includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil, maxItems: maxItems,
+            skipCount: skipCount)
+    }
+
+    /// One page of the change log, without policy ids and ACLs.
+    public func contentChanges(
+        repositoryId: String, changeLogToken: String?, includeProperties: Bool, maxItems: Int
+    ) async throws -> ContentChanges {
+        try await contentChanges(
+            repositoryId: repositoryId, changeLogToken: changeLogToken, includeProperties: includeProperties,
+            includePolicyIds: false, includeACL: false, maxItems: maxItems)
+    }
+
+    /// Appends to a document's content whatever changed meanwhile.
+    public func appendContentStream(
+        repositoryId: String, objectId: String, content: ContentSource, isLastChunk: Bool,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> CMISObject {
+        try await appendContentStream(
+            repositoryId: repositoryId, objectId: objectId, content: content, isLastChunk: isLastChunk,
+            changeToken: nil, progress: progress)
+    }
 }

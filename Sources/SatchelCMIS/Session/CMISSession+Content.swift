@@ -12,6 +12,20 @@ extension CMISSession {
         try await binding.contentStream(repositoryId: repositoryId, objectId: objectId, range: range)
     }
 
+    /// A rendition's stream in memory: `streamId` is one of the object's `CMISObject.renditions` (read with a
+    /// `renditionFilter`, `*` for all).
+    ///
+    /// ```swift
+    /// let folder = try await session.object(id: id, context: OperationContext(renditionFilter: "cmis:thumbnail"))
+    /// if let thumbnail = folder.renditions.first {
+    ///     let png = try await session.renditionContent(of: id, streamId: thumbnail.streamId)
+    /// }
+    /// ```
+    public func renditionContent(of objectId: String, streamId: String, range: ByteRange? = nil) async throws -> Data {
+        try await binding.contentStream(
+            repositoryId: repositoryId, objectId: objectId, streamId: streamId, range: range)
+    }
+
     /// A document's content streamed into `file` (replaced only when the download succeeds).
     public func downloadContent(
         of objectId: String, to file: URL, range: ByteRange? = nil,

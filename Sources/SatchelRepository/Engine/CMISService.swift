@@ -166,6 +166,13 @@ public protocol CMISService: Sendable {
     /// The definition of the type `typeId` (getTypeDefinition); `objectNotFound` for a type the repository does not
     /// have.
     func typeDefinition(repositoryId: String, typeId: String, caller: CallerContext) async throws -> TypeDefinition
+    /// Creates a type (createType) and returns it as the repository defined it. By default `notSupported`: a
+    /// repository whose types are fixed says so in each type's `typeMutability`.
+    func createType(repositoryId: String, type: TypeDefinition, caller: CallerContext) async throws -> TypeDefinition
+    /// Changes a type (updateType) and returns it as it is now; by default `notSupported`.
+    func updateType(repositoryId: String, type: TypeDefinition, caller: CallerContext) async throws -> TypeDefinition
+    /// Deletes a type no object uses (deleteType); by default `notSupported`.
+    func deleteType(repositoryId: String, typeId: String, caller: CallerContext) async throws
 
     // MARK: Navigation services
     /// One page of the objects filed in `folderId`, shaped by `context` and sorted by its `orderBy` (getChildren).
@@ -389,6 +396,32 @@ public protocol CMISService: Sendable {
 }
 
 extension CMISService {
+    /// `notSupported`: the repository's types are fixed (every type's `typeMutability` is false).
+    public func createType(
+        repositoryId: String, type: TypeDefinition, caller: CallerContext
+    ) async throws -> TypeDefinition {
+        throw fixedTypes(repositoryId, "createType")
+    }
+
+    /// `notSupported`: the repository's types are fixed.
+    public func updateType(
+        repositoryId: String, type: TypeDefinition, caller: CallerContext
+    ) async throws -> TypeDefinition {
+        throw fixedTypes(repositoryId, "updateType")
+    }
+
+    /// `notSupported`: the repository's types are fixed.
+    public func deleteType(repositoryId: String, typeId: String, caller: CallerContext) async throws {
+        throw fixedTypes(repositoryId, "deleteType")
+    }
+
+    private func fixedTypes(_ repositoryId: String, _ operation: String) -> CMISError {
+        CMISError(
+            .notSupported,
+            "repository \(repositoryId) has a fixed set of types (typeMutability is false on every type): "
+                + "\(operation) is not supported")
+    }
+
     /// The local engine's naming rule: a `mydocs-` id (`RepositoryConfiguration.isMyDocumentsRepositoryId(_:)`).
     public func isPersonal(repositoryId: String) -> Bool {
         RepositoryConfiguration.isMyDocumentsRepositoryId(repositoryId)

@@ -25,7 +25,7 @@ public struct SatchelServerApp: Sendable {
     /// API.
     public var bindings: [any ServerBindingRoutes]
     /// Makes the local CMIS service over the opened stores (by default the repository engine, bootstrapped). With a
-    /// gateway configuration, the server wraps it in a `GatewayService`.
+    /// gateway configuration, the server serves it beside the mounts (`GatewayRepositories`).
     public var makeService: ServiceFactory
     /// The server's own log (`satchel.server`).
     public var logger: Logger
@@ -153,7 +153,7 @@ public struct SatchelServerApp: Sendable {
             throw ServerError("cannot open the blob store: \(error)")
         }
         let store = try await StoreFactory.open(configuration.store)
-        let service: any CMISService
+        let repositories: any CMISServiceResolver
         // Access tokens, and Nuxeo's locks and trash: in the metadata store, shared by every process using it.
         let tokens = AccessTokens(store: store)
         let marks = DocumentMarks(store: store)
@@ -176,16 +176,17 @@ public struct SatchelServerApp: Sendable {
                 olderThan: grace > .zero ? Date().addingTimeInterval(-Double(grace.components.seconds)) : nil)
             let local = try await makeService(store, blobs, configuration)
             if let gateway = configuration.gateway {
-                service = GatewayService(local: local, configuration: gateway, blobs: blobs, logger: logger)
+                repositories = GatewayRepositories(local: local, configuration: gateway, blobs: blobs, logger: logger)
             } else {
-                service = local
+                repositories = SingleServiceResolver(local)
             }
         } catch {
             await StoreFactory.close(store)
             throw error
         }
         var environment = BindingEnvironment(
-            service: service, blobs: blobs, limits: configuration.limits, xsrfPolicy: configuration.xsrfPolicy,
+            repositories: repositories, blobs: blobs, limits: configuration.limits,
+            xsrfPolicy: configuration.xsrfPolicy,
             omitNewTypeCapabilities: configuration.omitNewTypeCapabilities, documentMarks: marks)
         if !configuration.offline.isEmpty {
             do {

@@ -208,7 +208,7 @@ extension NuxeoHandler {
                     caller: caller))
         case "Blob.Get":
             guard let id = try object().id else { throw CMISError(.objectNotFound, "no such document") }
-            let content = try await service.contentStream(
+            let content = try await service(repository).contentStream(
                 repositoryId: repository, objectId: id, streamId: nil, caller: caller)
             return .response(try await ContentResponse(content: content).response(to: request, context: context))
         case "FileManager.Import", "Blob.AttachOnDocument":
@@ -235,7 +235,7 @@ extension NuxeoHandler {
         var skip = 0
         var more = false
         while entries.count < Self.maximumChildren {
-            let list = try await service.children(
+            let list = try await service(repository).children(
                 repositoryId: repository, folderId: id, context: OperationContext(includePathSegment: true),
                 maxItems: min(1000, Self.maximumChildren - entries.count), skipCount: skip, caller: caller)
             let trashed = try await marks.trashMarks(
@@ -274,26 +274,26 @@ extension NuxeoHandler {
             guard object.baseType == .document else {
                 throw CMISError(.notSupported, "Document.Copy copies documents here, not folders")
             }
-            return try await service.createDocumentFromSource(
+            return try await service(repository).createDocumentFromSource(
                 repositoryId: repository, sourceId: id, parentId: targetID,
                 properties: name.map(named) ?? Properties(), versioningState: nil, caller: caller)
         }
         try await checkUnlocked(object, repository: repository, caller: caller)
-        let parents = try await service.objectParents(
+        let parents = try await service(repository).objectParents(
             repositoryId: repository, objectId: id, context: OperationContext(), caller: caller)
         let oldName = object.name
         if let name, name != oldName {
-            _ = try await service.updateProperties(
+            _ = try await service(repository).updateProperties(
                 repositoryId: repository, objectId: id, changeToken: nil, properties: named(name), caller: caller)
         }
         let result: CMISObject
         do {
-            result = try await service.moveObject(
+            result = try await service(repository).moveObject(
                 repositoryId: repository, objectId: id, targetFolderId: targetID,
                 sourceFolderId: object.parentId ?? parents.first?.object.id, caller: caller)
         } catch {
             if let name, name != oldName, let oldName {
-                _ = try? await service.updateProperties(
+                _ = try? await service(repository).updateProperties(
                     repositoryId: repository, objectId: id, changeToken: nil, properties: named(oldName),
                     caller: caller)
             }
@@ -313,7 +313,7 @@ extension NuxeoHandler {
         if text.hasPrefix("doc:") { text.removeFirst(4) }
         guard !text.isEmpty else { throw CMISError(.invalidArgument, "a document reference is empty") }
         if text.hasPrefix("/") {
-            return try await service.object(
+            return try await service(repository).object(
                 repositoryId: repository, path: text, context: OperationContext(), caller: caller)
         }
         return try await object(uid: text, repository: repository, caller: caller)

@@ -39,11 +39,11 @@ extension NuxeoHandler {
             properties.append(CMISProperty(id: "cmis:description", type: .string, values: [.string(description)]))
         }
         if Self.folderTypes.contains(type) {
-            return try await service.createFolder(
+            return try await service(repository).createFolder(
                 repositoryId: repository, parentId: parentID, properties: Properties(properties), policies: [],
                 addACEs: [], removeACEs: [], caller: caller)
         }
-        return try await service.createDocument(
+        return try await service(repository).createDocument(
             repositoryId: repository, parentId: parentID, properties: Properties(properties), content: nil,
             versioningState: nil, policies: [], addACEs: [], removeACEs: [], caller: caller)
     }
@@ -52,7 +52,7 @@ extension NuxeoHandler {
     /// not).
     func knowsType(_ type: String, repository: String, caller: CallerContext) async throws -> Bool {
         do {
-            _ = try await service.typeDefinition(repositoryId: repository, typeId: type, caller: caller)
+            _ = try await service(repository).typeDefinition(repositoryId: repository, typeId: type, caller: caller)
             return true
         } catch let error as CMISError where error.code == .objectNotFound {
             return false
@@ -84,7 +84,7 @@ extension NuxeoHandler {
                     id: "cmis:description", type: .string, values: description.stringValue.map { [.string($0)] } ?? []))
         }
         guard !properties.isEmpty else { return object }
-        return try await service.updateProperties(
+        return try await service(repository).updateProperties(
             repositoryId: repository, objectId: id, changeToken: changeToken, properties: Properties(properties),
             caller: caller)
     }
@@ -94,11 +94,12 @@ extension NuxeoHandler {
         guard let id = object.id else { throw CMISError(.objectNotFound, "no such document") }
         try await checkTreeUnlocked(object, repository: repository, caller: caller)
         if object.baseType == .folder {
-            _ = try await service.deleteTree(
+            _ = try await service(repository).deleteTree(
                 repositoryId: repository, folderId: id, allVersions: true, unfileObjects: .delete,
                 continueOnFailure: false, caller: caller)
         } else {
-            try await service.deleteObject(repositoryId: repository, objectId: id, allVersions: true, caller: caller)
+            try await service(repository).deleteObject(
+                repositoryId: repository, objectId: id, allVersions: true, caller: caller)
         }
         // The repository's own store forgot them with the document; a mount's back-end cannot.
         try await marks.forget([Self.markKey(of: object)], in: repository)

@@ -15,13 +15,13 @@ extension NuxeoHandler {
 
     /// The object a Nuxeo uid names: the latest version of a document whose series it names.
     func object(uid: String, repository: String, caller: CallerContext) async throws -> CMISObject {
-        let object = try await service.object(
+        let object = try await service(repository).object(
             repositoryId: repository, id: uid, context: OperationContext(includePathSegment: true), caller: caller)
         // A working copy (a document created checked out over CMIS) has no checked-in version to go to.
         guard object.baseType == .document, object.isLatestVersion == false, object.versionSeriesId == uid,
             object.properties["cmis:isPrivateWorkingCopy"]?.values.first?.boolValue != true
         else { return object }
-        return try await service.objectOfLatestVersion(
+        return try await service(repository).objectOfLatestVersion(
             repositoryId: repository, objectId: uid, major: false, context: OperationContext(includePathSegment: true),
             caller: caller)
     }
@@ -57,7 +57,9 @@ extension NuxeoHandler {
         var mayOverride = caller.isAdministrator
         if lock.owner != caller.user, !mayOverride {
             mayOverride =
-                try await service.allowableActions(repositoryId: repository, objectId: object.id ?? id, caller: caller)
+                try await service(repository).allowableActions(
+                    repositoryId: repository, objectId: object.id ?? id, caller: caller
+                )
                 .canApplyACL
         }
         try await marks.unlock(id, in: repository, by: caller.user, mayOverride: mayOverride)
@@ -127,7 +129,7 @@ extension NuxeoHandler {
         _ action: String, _ purpose: String
     ) async throws {
         let id = Self.uid(of: object)
-        let actions = try await service.allowableActions(
+        let actions = try await service(repository).allowableActions(
             repositoryId: repository, objectId: object.id ?? id, caller: caller)
         guard allowed(actions) else {
             throw CMISError(
@@ -141,7 +143,7 @@ extension NuxeoHandler {
         of folderID: String, skip: Int, max: Int, repository: String, caller: CallerContext
     ) async throws -> (children: [ObjectInFolder], more: Bool, total: Int64?) {
         let context = OperationContext(includePathSegment: true)
-        let list = try await service.children(
+        let list = try await service(repository).children(
             repositoryId: repository, folderId: folderID, context: context, maxItems: max, skipCount: skip,
             caller: caller)
         let trashed = try await marks.trashMarks(of: list.objects.map { Self.markKey(of: $0.object) }, in: repository)
@@ -163,7 +165,7 @@ extension NuxeoHandler {
                     "the folder holds more than \(Self.maximumChildren) children, some of them trashed: page through"
                         + " it with NXQL (ecm:parentId = '\(folderID)' AND ecm:isTrashed = 0)")
             }
-            let chunk = try await service.children(
+            let chunk = try await service(repository).children(
                 repositoryId: repository, folderId: folderID, context: context, maxItems: 1000, skipCount: offset,
                 caller: caller)
             let inChunk = try await marks.trashMarks(
@@ -210,14 +212,14 @@ extension NuxeoHandler {
         guard let option = try Self.versioningOption(option) else { return object }
         try await checkVersionable(object, repository: repository, caller: caller)
         guard let id = object.id else { throw CMISError(.objectNotFound, "no such document") }
-        let workingCopy = try await service.checkOut(repositoryId: repository, objectId: id, caller: caller)
+        let workingCopy = try await service(repository).checkOut(repositoryId: repository, objectId: id, caller: caller)
         guard let copy = workingCopy.id else { throw CMISError(.runtime, "the working copy has no id") }
         do {
-            return try await service.checkIn(
+            return try await service(repository).checkIn(
                 repositoryId: repository, objectId: copy, major: option == "MAJOR", properties: Properties(),
                 content: nil, comment: comment, policies: [], addACEs: [], removeACEs: [], caller: caller)
         } catch {
-            try? await service.cancelCheckOut(repositoryId: repository, objectId: copy, caller: caller)
+            try? await service(repository).cancelCheckOut(repositoryId: repository, objectId: copy, caller: caller)
             throw error
         }
     }
@@ -246,7 +248,7 @@ extension NuxeoHandler {
 
     /// The `permissions` enricher: what the caller may do with the document, in Nuxeo's names.
     func permissionNames(of object: CMISObject, repository: String, caller: CallerContext) async throws -> JSONValue {
-        let actions = try await service.allowableActions(
+        let actions = try await service(repository).allowableActions(
             repositoryId: repository, objectId: object.id ?? "", caller: caller)
         var names: [String] = []
         if actions.canGetProperties { names += ["Browse", "Read", "ReadProperties", "ReadChildren"] }

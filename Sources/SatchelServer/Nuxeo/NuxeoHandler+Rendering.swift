@@ -22,7 +22,8 @@ extension NuxeoHandler {
     ) {
         if let path = object.path { return (path, object.parentId) }
         guard let id = object.id else { return ("/", nil) }
-        let found = try await service.placements(repositoryId: repository, objectIds: [id], caller: caller)[id]
+        let found = try await service(repository).placements(repositoryId: repository, objectIds: [id], caller: caller)[
+            id]
         return Self.placement(of: object, found: found)
     }
 
@@ -64,7 +65,8 @@ extension NuxeoHandler {
         }
         let found =
             needed.isEmpty
-            ? [:] : try await service.placements(repositoryId: repository, objectIds: needed, caller: caller)
+            ? [:]
+            : try await service(repository).placements(repositoryId: repository, objectIds: needed, caller: caller)
         // The page's locks and trash marks, one read each.
         let keys = objects.map(Self.markKey(of:))
         let locks = try await marks.locks(of: keys, in: repository)

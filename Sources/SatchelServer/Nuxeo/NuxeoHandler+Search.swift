@@ -18,7 +18,7 @@ extension NuxeoHandler {
         }
         var translation = try NXQLTranslator.translate(nxql)
         for (index, path) in translation.pathsToResolve.enumerated() {
-            let folder = try await service.object(
+            let folder = try await service(repository).object(
                 repositoryId: repository, path: path, context: OperationContext(), caller: caller)
             translation.resolve(path: index, to: folder.id ?? "")
         }
@@ -50,7 +50,7 @@ extension NuxeoHandler {
                         return Self.json(Self.page([], index: pageIndex, size: pageSize, more: false, total: 0))
                     }
                 }
-                list = try await service.query(
+                list = try await service(repository).query(
                     repositoryId: repository, statement: translation.statement(over: table), searchAllVersions: false,
                     includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil,
                     maxItems: maxItems, skipCount: skip, caller: caller)
@@ -79,7 +79,7 @@ extension NuxeoHandler {
         caller: CallerContext
     ) async throws -> ObjectList? {
         guard let trashed = translation.trashed, translation.trash == nil else { return nil }
-        return try await service.query(
+        return try await service(repository).query(
             repositoryId: repository, statement: translation.statement(over: table), searchAllVersions: false,
             includeAllowableActions: false, includeRelationships: .none, renditionFilter: nil, maxItems: maxItems,
             skipCount: skip, trash: trashed ? .trashed : .live, caller: caller)

@@ -22,7 +22,8 @@ struct NuxeoHandler: Sendable {
         uploads = NuxeoUploads(maximumBytes: environment.limits.maxContentBytes)
     }
 
-    var service: any CMISService { environment.service }
+    /// The service of `repository` (a mount's, or the local engine's).
+    func service(_ repository: String) -> any CMISService { environment.repositories.service(for: repository) }
 
     /// `automation/login`: who the caller is.
     func login(context: ServerRequestContext) -> Response {
@@ -120,7 +121,7 @@ struct NuxeoHandler: Sendable {
             switch kind {
             case "path":
                 let path = "/" + resource.dropFirst().joined(separator: "/")
-                object = try await service.object(
+                object = try await service(repository).object(
                     repositoryId: repository, path: path, context: documentContext, caller: caller)
             case "id" where resource.count == 2:
                 object = try await self.object(uid: resource[1], repository: repository, caller: caller)
@@ -168,7 +169,7 @@ struct NuxeoHandler: Sendable {
                 guard ["file:content", "blobholder:0"].contains(xpath), let id = object.id else {
                     throw CMISError(.objectNotFound, "only file:content holds a blob here")
                 }
-                let content = try await service.contentStream(
+                let content = try await service(repository).contentStream(
                     repositoryId: repository, objectId: id, streamId: nil, caller: caller)
                 return try await ContentResponse(content: content).response(to: request, context: context)
             case (.post, nil):

@@ -28,7 +28,7 @@ extension NuxeoHandler {
 
     /// The ACLs of a document as Nuxeo names them: `[{"name": "local", "aces": […]}, {"name": "inherited", …}]`.
     func acls(of id: String, repository: String, caller: CallerContext) async throws -> JSONValue {
-        let acl = try await service.acl(
+        let acl = try await service(repository).acl(
             repositoryId: repository, objectId: id, onlyBasicPermissions: true, caller: caller)
         func aces(direct: Bool) -> JSONValue {
             .array(
@@ -70,7 +70,7 @@ extension NuxeoHandler {
             throw CMISError(.invalidArgument, "Document.AddPermission needs a username (at most 100 users)")
         }
         let cmis = try Self.cmisPermission(permission)
-        _ = try await service.applyACL(
+        _ = try await service(repository).applyACL(
             repositoryId: repository, objectId: id,
             addACEs: users.map { ACE(principalId: $0, permissions: [cmis]) }, removeACEs: [], propagation: nil,
             caller: caller)
@@ -93,14 +93,14 @@ extension NuxeoHandler {
             }
             removals = [ACE(principalId: String(parts[0]), permissions: [try Self.cmisPermission(String(parts[1]))])]
         } else if let user = params["user"]?.stringValue ?? params["username"]?.stringValue {
-            let acl = try await service.acl(
+            let acl = try await service(repository).acl(
                 repositoryId: repository, objectId: id, onlyBasicPermissions: true, caller: caller)
             removals = acl.aces.filter { $0.isDirect && $0.principalId == user }
         } else {
             throw CMISError(.invalidArgument, "Document.RemovePermission needs id or user")
         }
         guard !removals.isEmpty else { return }
-        _ = try await service.applyACL(
+        _ = try await service(repository).applyACL(
             repositoryId: repository, objectId: id, addACEs: [], removeACEs: removals, propagation: nil,
             caller: caller)
     }
@@ -125,7 +125,7 @@ extension NuxeoHandler {
     func serverInfo(_ request: Request, context: ServerRequestContext) async -> Response {
         guard let caller = context.caller else { return Self.exception(401, "authentication required") }
         do {
-            let infos = try await service.repositoryInfos(caller: caller)
+            let infos = try await environment.repositories.repositoryInfos(caller: caller)
             let base = request.serverBaseURL(context) + MountPoints.cmisBrowser
             var writer = BrowserJSONWriter(succinct: true)
             // Keyed by id as the Browser binding's service document is, with the shared repository also as

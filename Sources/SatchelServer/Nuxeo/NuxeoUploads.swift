@@ -345,14 +345,14 @@ extension NuxeoHandler {
     ) async throws -> CMISObject {
         guard let id = target.document.id else { throw CMISError(.objectNotFound, "no such document") }
         if target.importing {
-            return try await service.createDocument(
+            return try await service(repository).createDocument(
                 repositoryId: repository, parentId: id,
                 properties: Properties([
                     CMISProperty(id: "cmis:name", type: .string, values: [.string(name)]),
                     CMISProperty(id: "cmis:objectTypeId", type: .id, values: [.id("cmis:document")]),
                 ]), content: input, versioningState: nil, policies: [], addACEs: [], removeACEs: [], caller: caller)
         }
-        return try await service.setContentStream(
+        return try await service(repository).setContentStream(
             repositoryId: repository, objectId: id, overwrite: true, changeToken: nil, content: input, caller: caller)
     }
 

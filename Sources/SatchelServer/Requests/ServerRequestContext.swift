@@ -76,8 +76,9 @@ public struct RequestLimits: Sendable, Hashable {
 
 /// What a binding's routes need: the CMIS services, the blob store for uploads, limits and policies.
 public struct BindingEnvironment: Sendable {
-    /// The CMIS services every binding calls (the local engine, or a gateway).
-    public var service: any CMISService
+    /// The CMIS service of each repository (the local engine's for all, or a gateway's mounts beside it): a binding
+    /// resolves its request's repository once and calls what it gets.
+    public var repositories: any CMISServiceResolver
     /// Where uploaded content is written before the service sees it.
     public var blobs: BlobStore
     /// Limits on what one request may carry.
@@ -96,20 +97,31 @@ public struct BindingEnvironment: Sendable {
     /// The offline middle tier, when the server serves offline applications (`--offline`).
     public var offlineTier: OfflineTier?
 
-    /// An environment over `service` and `blobs`; document marks default to ones kept in memory, and there is no
-    /// offline tier until one is set.
+    /// An environment over `repositories` and `blobs`; document marks default to ones kept in memory, and there is
+    /// no offline tier until one is set.
     public init(
-        service: any CMISService, blobs: BlobStore, limits: RequestLimits = .init(), xsrfPolicy: XSRFPolicy = .standard,
-        xsrfHeader: String = "X-CSRF-Token", omitNewTypeCapabilities: Bool = true,
+        repositories: any CMISServiceResolver, blobs: BlobStore, limits: RequestLimits = .init(),
+        xsrfPolicy: XSRFPolicy = .standard, xsrfHeader: String = "X-CSRF-Token", omitNewTypeCapabilities: Bool = true,
         documentMarks: DocumentMarks = DocumentMarks()
     ) {
         self.documentMarks = documentMarks
-        self.service = service
+        self.repositories = repositories
         self.blobs = blobs
         self.limits = limits
         self.xsrfPolicy = xsrfPolicy
         self.xsrfHeader = xsrfHeader
         self.omitNewTypeCapabilities = omitNewTypeCapabilities
+    }
+
+    /// An environment whose every repository is served by `service` (a server without mounts).
+    public init(
+        service: any CMISService, blobs: BlobStore, limits: RequestLimits = .init(), xsrfPolicy: XSRFPolicy = .standard,
+        xsrfHeader: String = "X-CSRF-Token", omitNewTypeCapabilities: Bool = true,
+        documentMarks: DocumentMarks = DocumentMarks()
+    ) {
+        self.init(
+            repositories: SingleServiceResolver(service), blobs: blobs, limits: limits, xsrfPolicy: xsrfPolicy,
+            xsrfHeader: xsrfHeader, omitNewTypeCapabilities: omitNewTypeCapabilities, documentMarks: documentMarks)
     }
 
     /// Throws `permissionDenied` unless this change may go ahead: the caller presented the session's token, or
@@ -120,7 +132,7 @@ public struct BindingEnvironment: Sendable {
         guard let caller = context.caller else {
             throw CMISError(.permissionDenied, "authentication required")
         }
-        let personal = repositoryId.map { service.isPersonal(repositoryId: $0) } ?? false
+        let personal = repositoryId.map { repositories.service(for: $0).isPersonal(repositoryId: $0) } ?? false
         let needed = xsrfPolicy == .strict || personal || context.authenticatedByCookie
         guard needed else { return }
         guard let expected = caller.sessionToken, let presented, constantTimeEqual(presented, expected) else {

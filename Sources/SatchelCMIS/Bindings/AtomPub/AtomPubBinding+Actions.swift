@@ -10,7 +10,8 @@ extension AtomPubBinding {
     /// folder's entry.
     public func createFolder(repositoryId: String, parentId: String, properties: Properties) async throws -> CMISObject
     {
-        try await postEntry(
+        try await requireBaseType(.folder, of: properties, repositoryId: repositoryId, operation: "createFolder")
+        return try await postEntry(
             repositoryId: repositoryId, parentId: parentId, body: AtomPubWriter.entry(properties: properties),
             progress: nil, operation: "create CMIS folder in \(parentId)"
         ).object
@@ -23,6 +24,7 @@ extension AtomPubBinding {
         repositoryId: String, parentId: String, properties: Properties, content: ContentSource?,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> CMISObject {
+        try await requireBaseType(.document, of: properties, repositoryId: repositoryId, operation: "createDocument")
         var properties = properties
         if let content, properties["cmis:contentStreamFileName"] == nil {
             properties["cmis:contentStreamFileName"] = CMISProperty(
@@ -96,6 +98,22 @@ extension AtomPubBinding {
             body: nil, operation: "delete CMIS object \(objectId)")
         _ = try await send(request)
         state.withLock { _ = $0.childrenLinks.removeValue(forKey: Key(repositoryId: repositoryId, id: objectId)) }
+    }
+
+    /// AtomPub has one way to create anything (an entry posted to a folder), so the server makes whatever type the
+    /// entry names: a createFolder with a document type would make a document. The Browser binding's server
+    /// refuses that (`createFolder` is its own action); here the type is checked first (its definition is cached)
+    /// and the same `constraint` is thrown.
+    func requireBaseType(
+        _ base: BaseTypeId, of properties: Properties, repositoryId: String, operation: String
+    ) async throws {
+        guard let typeId = properties["cmis:objectTypeId"]?.stringValue else { return }
+        let type = try await typeDefinition(repositoryId: repositoryId, typeId: typeId)
+        guard type.baseTypeId == base else {
+            throw CMISError(
+                .constraint,
+                "\(operation) needs a type based on \(base.rawValue); \(typeId) is a \(type.baseTypeId.rawValue) type")
+        }
     }
 
     /// POSTs an entry to the parent folder's children collection; the answer is the new object's entry.

@@ -137,12 +137,13 @@ extension AtomPubBinding {
     /// PUTs the content to the document's `edit-media` link with `append=true` and `isLastChunk`, then reads the
     /// document again.
     public func appendContentStream(
-        repositoryId: String, objectId: String, content: ContentSource, isLastChunk: Bool,
+        repositoryId: String, objectId: String, content: ContentSource, isLastChunk: Bool, changeToken: String?,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> CMISObject {
-        try await putContent(
-            repositoryId: repositoryId, objectId: objectId, content: content,
-            query: [("append", "true"), ("isLastChunk", String(isLastChunk))], progress: progress,
+        var query = [("append", "true"), ("isLastChunk", String(isLastChunk))]
+        if let changeToken { query.append(("changeToken", changeToken)) }
+        return try await putContent(
+            repositoryId: repositoryId, objectId: objectId, content: content, query: query, progress: progress,
             operation: "append to the content of CMIS document \(objectId)")
     }
 

@@ -4,19 +4,51 @@ import SatchelHTTP
 
 extension AtomPubBinding {
 
-    /// A GET of the document's content link (found on its entry).
-    func contentRequest(repositoryId: String, objectId: String, range: ByteRange?) async throws -> HTTPClient.Request {
-        var values = Self.templateValues(OperationContext(filter: ["cmis:objectId"]))
+    /// A GET of the document's content link (found on its entry), or of the `alternate` link of the rendition
+    /// `streamId` names.
+    func contentRequest(
+        repositoryId: String, objectId: String, streamId: String?, range: ByteRange?
+    ) async throws -> HTTPClient.Request {
+        let streamId = streamId.flatMap { $0.isEmpty ? nil : $0 }
+        var values = Self.templateValues(
+            OperationContext(filter: ["cmis:objectId"], renditionFilter: streamId == nil ? nil : "*"))
         values["id"] = objectId
         let url = try await expand(repositoryId, "objectbyid", values)
         let entry = try await entry(repositoryId: repositoryId, url: url, operation: "get CMIS object \(objectId)")
-        // atom:content src first: edit-media may exist for a document that has no content yet.
-        let href = entry.links.contentSource ?? entry.links.editMedia?.href
-        guard let href else {
+        let href: String
+        if let streamId {
+            href = try Self.renditionLink(streamId, of: entry, objectId: objectId)
+        } else if let link = entry.links.contentSource ?? entry.links.editMedia?.href {
+            // atom:content src first: edit-media may exist for a document that has no content yet.
+            href = link
+        } else {
             throw CMISError(.constraint, "object \(objectId) has no content stream")
         }
-        var request = HTTPClient.Request(.get, url: try resolve(href), operation: "get CMIS content of \(objectId)")
+        var request = HTTPClient.Request(
+            .get, url: try resolve(href),
+            operation: "get CMIS \(streamId.map { "rendition \($0)" } ?? "content") of \(objectId)")
         request.range = range
         return request
+    }
+
+    /// Where the rendition `streamId` of an entry is read: its `alternate` link. AtomPub links carry no stream id,
+    /// so the link is the one whose `streamId` query item names it, else the one at the rendition's place among
+    /// the entry's rendition links (servers write both lists in the same order; a rendition known only by its link
+    /// is `alternate-N`, the Nth of them).
+    static func renditionLink(_ streamId: String, of entry: AtomPubEntry, objectId: String) throws -> String {
+        let links = entry.links.alternates.filter { $0.attributes["cmisra:renditionKind"] != nil }
+        let named = links.first { link in
+            URLComponents(string: link.href)?.queryItems?.contains { $0.name == "streamId" && $0.value == streamId }
+                ?? false
+        }
+        if let named { return named.href }
+        let renditions = entry.object.renditions
+        if let index = renditions.firstIndex(where: { $0.streamId == streamId }), renditions.count == links.count {
+            return links[index].href
+        }
+        throw CMISError(
+            .objectNotFound,
+            "object \(objectId) has no rendition stream \(streamId.prefix(200)) (its entry lists "
+                + "\(renditions.count) renditions and \(links.count) rendition links)")
     }
 }

@@ -96,7 +96,7 @@ extension AtomPubBinding {
             return [ObjectParent(object: parent.object)]
         }
         var query = Self.contextQuery(context)
-        query.append(("includeRelativePathSegment", "true"))
+        query.append(("includeRelativePathSegment", String(context.includePathSegment)))
         let request = HTTPClient.Request(
             .get, url: Self.url(try resolve(up.href), query: query),
             operation: "get the parents of CMIS object \(objectId)")
@@ -166,25 +166,31 @@ extension AtomPubBinding {
             operation: "get the relationships of CMIS object \(objectId)")
     }
 
-    /// GET on the repository's `changes` link. The token to read on from is taken from the feed's `next` (else
-    /// `first`) link.
+    /// GET on the repository's `changes` link. The token to read on from is taken from the feed's `next` link, else
+    /// from a `changeLogToken` element of the feed (any namespace), else from its `first` link.
     public func contentChanges(
-        repositoryId: String, changeLogToken: String?, includeProperties: Bool, maxItems: Int
+        repositoryId: String, changeLogToken: String?, includeProperties: Bool, includePolicyIds: Bool,
+        includeACL: Bool, maxItems: Int
     ) async throws -> ContentChanges {
         let workspace = try await workspace(repositoryId)
         guard let link = workspace.links.cmis("changes") else {
             throw CMISError(.notSupported, "repository \(repositoryId) has no changes link")
         }
-        var query = [("includeProperties", String(includeProperties)), ("maxItems", String(maxItems))]
+        var query = [
+            ("includeProperties", String(includeProperties)), ("includePolicyIds", String(includePolicyIds)),
+            ("includeACL", String(includeACL)), ("maxItems", String(maxItems)),
+        ]
         if let changeLogToken { query.insert(("changeLogToken", changeLogToken), at: 0) }
         let request = HTTPClient.Request(
             .get, url: Self.url(try resolve(link.href), query: query), operation: "get CMIS content changes")
         let body = try await send(request).body
         let feed = try await parseTyped(repositoryId: repositoryId) { try AtomPubParser.feed(body, typeDefinition: $0) }
-        // The token to continue from travels in the feed's paging links.
-        let token = [feed.links.next, feed.links.link("first")].lazy.compactMap { link in
+        // The token to continue from: the `next` link's, else the feed's own element (`chemistry:changeLogToken`,
+        // the only place the reference server writes it), else the `first` link's.
+        func linkToken(_ link: AtomPubLink?) -> String? {
             link.flatMap { URLComponents(string: $0.href)?.queryItems?.first { $0.name == "changeLogToken" }?.value }
-        }.first
+        }
+        let token = linkToken(feed.links.next) ?? feed.changeLogToken ?? linkToken(feed.links.link("first"))
         return ContentChanges(
             objects: feed.entries.map(\.object), hasMoreItems: feed.hasMoreItems, numItems: feed.numItems,
             changeLogToken: token)

@@ -13,6 +13,44 @@ extension AtomPubBinding {
         }
     }
 
+    /// POST of a type entry to the repository's `types` collection.
+    public func createType(repositoryId: String, type: TypeDefinition) async throws -> TypeDefinition {
+        let workspace = try await workspace(repositoryId)
+        guard let collection = workspace.collection("types") else {
+            throw CMISError(.notSupported, "repository \(repositoryId) has no types collection")
+        }
+        return try await sendType(
+            .post, url: try resolve(collection.href), repositoryId: repositoryId, type: type,
+            operation: "create CMIS type \(type.id)")
+    }
+
+    /// PUT of a type entry to the type's URL (the `typebyid` template).
+    public func updateType(repositoryId: String, type: TypeDefinition) async throws -> TypeDefinition {
+        let url = try await expand(repositoryId, "typebyid", ["id": type.id])
+        return try await sendType(
+            .put, url: url, repositoryId: repositoryId, type: type, operation: "update CMIS type \(type.id)")
+    }
+
+    /// DELETE of the type's URL (the `typebyid` template).
+    public func deleteType(repositoryId: String, typeId: String) async throws {
+        let url = try await expand(repositoryId, "typebyid", ["id": typeId])
+        _ = try await send(
+            changeRequest(
+                .delete, url: url, repositoryId: repositoryId, body: nil, operation: "delete CMIS type \(typeId)"))
+        types.forget(repositoryId, typeId)
+    }
+
+    func sendType(
+        _ method: HTTPClient.Method, url: URL, repositoryId: String, type: TypeDefinition, operation: String
+    ) async throws -> TypeDefinition {
+        let request = changeRequest(
+            method, url: url, repositoryId: repositoryId,
+            body: .data(AtomPubWriter.typeEntry(type), contentType: Self.entryMediaType), operation: operation)
+        let defined = try AtomPubParser.typeDefinition(try await send(request).body)
+        types.forget(repositoryId, defined.id)
+        return defined
+    }
+
     /// Every cached type definition and folder link is dropped.
     public func clearTypeCache() {
         types.clear()
@@ -51,14 +89,18 @@ extension AtomPubBinding {
     /// POSTs a `cmis:query` document to the repository's `query` collection; throws `.notSupported` when it has
     /// none.
     public func query(
-        repositoryId: String, statement: String, searchAllVersions: Bool, maxItems: Int, skipCount: Int
+        repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
+        includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int,
+        skipCount: Int
     ) async throws -> ObjectList {
         let workspace = try await workspace(repositoryId)
         guard let collection = workspace.collection("query") else {
             throw CMISError(.notSupported, "repository \(repositoryId) has no query collection")
         }
         let body = AtomPubWriter.query(
-            statement: statement, searchAllVersions: searchAllVersions, maxItems: maxItems, skipCount: skipCount)
+            statement: statement, searchAllVersions: searchAllVersions, maxItems: maxItems, skipCount: skipCount,
+            includeAllowableActions: includeAllowableActions, includeRelationships: includeRelationships,
+            renditionFilter: renditionFilter)
         let request = HTTPClient.Request(
             .post, url: try resolve(collection.href), body: .data(body, contentType: "application/cmisquery+xml"),
             operation: "run CMIS query")

@@ -65,13 +65,18 @@ extension AtomPubBinding {
         return entry.object
     }
 
-    /// GET on the document's `version-history` link; throws `.invalidArgument` when it has none (not a document).
+    /// GET on the document's `version-history` link. A document without one (its type is not versionable) is its
+    /// own only version; anything else throws `.invalidArgument` (not a document).
     public func allVersions(
         repositoryId: String, objectId: String, context: OperationContext
     ) async throws -> [CMISObject] {
         let entry = try await objectEntry(repositoryId: repositoryId, objectId: objectId)
         guard let link = entry.links.link("version-history") else {
-            throw CMISError(.invalidArgument, "object \(objectId) has no version history (not a document)")
+            // A document of a type that is not versionable has no history link: its one version is itself.
+            guard entry.object.baseType == .document else {
+                throw CMISError(.invalidArgument, "object \(objectId) has no version history (not a document)")
+            }
+            return [try await object(repositoryId: repositoryId, id: objectId, context: context)]
         }
         return try await objectList(
             repositoryId: repositoryId, url: Self.url(try resolve(link.href), query: Self.contextQuery(context)),

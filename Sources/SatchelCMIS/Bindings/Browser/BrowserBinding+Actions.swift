@@ -44,9 +44,8 @@ extension BrowserBinding {
             fields: [("allVersions", String(allVersions))], operation: "delete CMIS object \(objectId)")
     }
 
-    /// Posts a `cmisaction` form to `<rootFolderUrl>?objectId=…` with the repository's token; multipart when
-    /// there is content. Returns the response body.
-    /// Posts a `cmisaction` form to an object's URL, or to the repository URL when `objectId` is nil.
+    /// Posts a `cmisaction` form to an object's URL (`<rootFolderUrl>?objectId=…`), or to the repository URL when
+    /// `objectId` is nil, with the repository's token; multipart when there is content. Returns the response body.
     func post(
         repositoryId: String, objectId: String?, action: String, fields: [(String, String)],
         content: ContentSource? = nil, progress: (@Sendable (TransferProgress) -> Void)? = nil, operation: String

@@ -92,12 +92,14 @@ extension BrowserBinding {
 
     /// `cmisaction=appendContent` with `isLastChunk`, the content in a multipart form.
     public func appendContentStream(
-        repositoryId: String, objectId: String, content: ContentSource, isLastChunk: Bool,
+        repositoryId: String, objectId: String, content: ContentSource, isLastChunk: Bool, changeToken: String?,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> CMISObject {
+        var fields = [("isLastChunk", String(isLastChunk))]
+        if let changeToken { fields.append(("changeToken", changeToken)) }
         let body = try await post(
             repositoryId: repositoryId, objectId: objectId, action: "appendContent",
-            fields: [("isLastChunk", String(isLastChunk))], content: content, progress: progress,
+            fields: fields, content: content, progress: progress,
             operation: "append to the content of CMIS document \(objectId)")
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.object(body, typeDefinition: $0) }
     }

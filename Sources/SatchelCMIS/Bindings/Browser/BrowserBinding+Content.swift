@@ -4,11 +4,16 @@ import SatchelHTTP
 
 extension BrowserBinding {
 
-    func contentRequest(repositoryId: String, objectId: String, range: ByteRange?) async throws -> HTTPClient.Request {
+    /// `cmisselector=content` on the root folder URL, with `streamId` for a rendition.
+    func contentRequest(
+        repositoryId: String, objectId: String, streamId: String?, range: ByteRange?
+    ) async throws -> HTTPClient.Request {
         let endpoints = try await self.endpoints(repositoryId)
+        var query = [("objectId", objectId), ("cmisselector", "content")]
+        if let streamId, !streamId.isEmpty { query.append(("streamId", streamId)) }
         var request = HTTPClient.Request(
-            .get, url: Self.url(endpoints.rootFolder, query: [("objectId", objectId), ("cmisselector", "content")]),
-            operation: "get CMIS content of \(objectId)")
+            .get, url: Self.url(endpoints.rootFolder, query: query),
+            operation: "get CMIS \(streamId.map { "rendition \($0)" } ?? "content") of \(objectId)")
         request.range = range
         return request
     }

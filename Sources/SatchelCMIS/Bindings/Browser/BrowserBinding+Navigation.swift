@@ -66,11 +66,12 @@ extension BrowserBinding {
         }
     }
 
-    /// `cmisselector=parents`, with relative path segments.
+    /// `cmisselector=parents`, with relative path segments when the context's `includePathSegment` asks for them.
     public func parents(
         repositoryId: String, objectId: String, context: OperationContext
     ) async throws -> [ObjectParent] {
-        let parameters = Self.objectParameters(context) + [("includeRelativePathSegment", "true")]
+        let parameters =
+            Self.objectParameters(context) + [("includeRelativePathSegment", String(context.includePathSegment))]
         let body = try await getObjectSelector(
             repositoryId: repositoryId, objectId: objectId, selector: "parents", parameters: parameters,
             operation: "get CMIS parents of \(objectId)")
@@ -131,10 +132,12 @@ extension BrowserBinding {
 
     /// `cmisselector=contentChanges` on the repository URL.
     public func contentChanges(
-        repositoryId: String, changeLogToken: String?, includeProperties: Bool, maxItems: Int
+        repositoryId: String, changeLogToken: String?, includeProperties: Bool, includePolicyIds: Bool,
+        includeACL: Bool, maxItems: Int
     ) async throws -> ContentChanges {
         var parameters: [(String, String)] = [
-            ("includeProperties", String(includeProperties)), ("maxItems", String(maxItems)), ("succinct", "true"),
+            ("includeProperties", String(includeProperties)), ("includePolicyIds", String(includePolicyIds)),
+            ("includeACL", String(includeACL)), ("maxItems", String(maxItems)), ("succinct", "true"),
         ]
         if let changeLogToken { parameters.append(("changeLogToken", changeLogToken)) }
         let body = try await getRepositorySelector(

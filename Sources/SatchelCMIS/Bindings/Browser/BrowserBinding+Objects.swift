@@ -43,15 +43,21 @@ extension BrowserBinding {
         return try await parseTyped(repositoryId: repositoryId) { try BrowserParser.children(body, typeDefinition: $0) }
     }
 
-    /// `cmisselector=query` on the repository URL.
+    /// `cmisselector=query` on the repository URL, in the full form: succinct results are keyed by query name
+    /// alone, so a column's property id and type would be lost behind an alias (`cmis:objectId AS oid`).
     public func query(
-        repositoryId: String, statement: String, searchAllVersions: Bool, maxItems: Int, skipCount: Int
+        repositoryId: String, statement: String, searchAllVersions: Bool, includeAllowableActions: Bool,
+        includeRelationships: OperationContext.IncludeRelationships, renditionFilter: String?, maxItems: Int,
+        skipCount: Int
     ) async throws -> ObjectList {
         let endpoints = try await self.endpoints(repositoryId)
-        let query: [(String, String)] = [
+        var query: [(String, String)] = [
             ("cmisselector", "query"), ("q", statement), ("searchAllVersions", String(searchAllVersions)),
-            ("maxItems", String(maxItems)), ("skipCount", String(skipCount)), ("succinct", "true"),
+            ("maxItems", String(maxItems)), ("skipCount", String(skipCount)),
         ]
+        if includeAllowableActions { query.append(("includeAllowableActions", "true")) }
+        if includeRelationships != .none { query.append(("includeRelationships", includeRelationships.rawValue)) }
+        if let renditionFilter { query.append(("renditionFilter", renditionFilter)) }
         let request = HTTPClient.Request(
             .get, url: Self.url(endpoints.repository, query: query), operation: "run CMIS query")
         let body = try await send(request).body

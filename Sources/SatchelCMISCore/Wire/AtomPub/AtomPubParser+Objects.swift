@@ -64,7 +64,7 @@ extension AtomPubParser {
         try check(skeleton, isOneOf: [("feed", atom)])
         return AtomPubFeed(
             entries: entries, numItems: try int64(skeleton, "numItems", cmisra, path: "/atom:feed"),
-            links: links(of: skeleton))
+            links: links(of: skeleton), changeLogToken: changeLogToken(of: skeleton))
     }
 
     package static func feed(_ data: Data, types: TypeLookup, requireId: Bool) throws -> AtomPubFeed {
@@ -82,7 +82,13 @@ extension AtomPubParser {
                     depth: depth)
             },
             numItems: try int64(element, "numItems", cmisra, path: path),
-            links: links(of: element))
+            links: links(of: element), changeLogToken: changeLogToken(of: element))
+    }
+
+    /// A feed's own `changeLogToken` element, in whatever namespace the server puts it (trimmed; nil when empty).
+    static func changeLogToken(of feed: XElement) -> String? {
+        let token = feed.child("changeLogToken")?.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return token?.isEmpty == false ? token : nil
     }
 
     package static func entry(
@@ -91,8 +97,10 @@ extension AtomPubParser {
         guard let objectElement = element.child("object", namespace: cmisra) else {
             throw missing("cmisra:object", in: path)
         }
-        let object = try self.object(
+        var object = try self.object(
             from: objectElement, path: path + "/cmisra:object", types: types, requireId: requireId, depth: depth)
+        let links = links(of: element)
+        if object.renditions.isEmpty { object.renditions = renditions(linkedBy: links) }
         var children: [AtomPubEntry] = []
         if let nested = element.child("children", namespace: cmisra)?.child("feed", namespace: atom) {
             guard depth < 64 else { throw CMISError(.invalidResponse, "children nest too deeply", path: path) }
@@ -102,8 +110,25 @@ extension AtomPubParser {
             ).entries
         }
         return AtomPubEntry(
-            object: object, links: links(of: element), pathSegment: text(element, "pathSegment", cmisra),
-            children: children)
+            object: object, links: links, pathSegment: text(element, "pathSegment", cmisra), children: children)
+    }
+
+    /// Renditions an entry gives only as `alternate` links with a `cmisra:renditionKind` (servers list them so
+    /// even when the object carries no `cmis:rendition`): the stream id is the link's `streamId` query item, else
+    /// `alternate-N` for the entry's Nth rendition link (never the link itself, which names the server).
+    static func renditions(linkedBy links: AtomPubLinks) -> [Rendition] {
+        links.alternates.filter { $0.attributes["cmisra:renditionKind"] != nil }.enumerated().map { index, link in
+            let kind = link.attributes["cmisra:renditionKind"]
+            let streamId =
+                URLComponents(string: link.href)?.queryItems?.first { $0.name == "streamId" }?.value
+                ?? "alternate-\(index + 1)"
+            var rendition = Rendition(
+                streamId: streamId, mimeType: link.type,
+                length: link.attributes["length"].flatMap { Int64($0) }
+                    .flatMap { $0 >= 0 ? $0 : nil }, kind: kind)
+            rendition.title = link.attributes["title"]
+            return rendition
+        }
     }
 
     static func object(

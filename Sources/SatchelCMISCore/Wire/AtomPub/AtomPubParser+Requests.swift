@@ -82,6 +82,10 @@ public struct AtomPubQueryRequest: Sendable, Hashable {
     public var searchAllVersions: Bool
     /// Whether results carry their allowable actions; `false` when absent.
     public var includeAllowableActions: Bool
+    /// Which relationships each result carries (`cmis:includeRelationships`); `.none` when absent.
+    public var includeRelationships: OperationContext.IncludeRelationships = .none
+    /// Which renditions each result lists (`cmis:renditionFilter`); `nil` (none) when absent.
+    public var renditionFilter: String?
     /// The most results to return; `nil` when absent.
     public var maxItems: Int?
     /// How many results to skip; `0` when absent, never negative.
@@ -166,10 +170,23 @@ extension AtomPubParser {
             }
             let skip = try int64(element, "skipCount", path: "/cmis:query") ?? 0
             let max = try int64(element, "maxItems", path: "/cmis:query")
+            let relationships = element.child("includeRelationships", namespace: cmis)?.trimmedText ?? ""
+            guard
+                let includeRelationships = relationships.isEmpty
+                    ? OperationContext.IncludeRelationships.none
+                    : OperationContext.IncludeRelationships(rawValue: relationships)
+            else {
+                throw CMISError(
+                    .invalidArgument, "cmis:includeRelationships must be none, source, target or both",
+                    path: "/cmis:query/cmis:includeRelationships")
+            }
+            let renditionFilter = element.child("renditionFilter", namespace: cmis)?.trimmedText
             return AtomPubQueryRequest(
                 statement: statement,
                 searchAllVersions: try bool(element, "searchAllVersions", path: "/cmis:query") ?? false,
                 includeAllowableActions: try bool(element, "includeAllowableActions", path: "/cmis:query") ?? false,
+                includeRelationships: includeRelationships,
+                renditionFilter: renditionFilter?.isEmpty == false ? renditionFilter : nil,
                 maxItems: max.map { Int(clamping: $0) }, skipCount: Int(clamping: Swift.max(0, skip)))
         } catch {
             throw invalidArgument(error)

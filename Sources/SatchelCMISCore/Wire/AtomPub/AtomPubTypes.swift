@@ -99,12 +99,18 @@ public struct AtomPubFeed: Sendable, Hashable {
     public var numItems: Int64?
     /// The feed's own links (`self`, `next` …).
     public var links: AtomPubLinks
+    /// A change log token the feed carries as an element of its own: AtomPub defines none, so servers use their
+    /// own (`<chemistry:changeLogToken>` from the reference server); any namespace is read.
+    public var changeLogToken: String?
 
     /// A feed of these entries; `numItems` defaults to unknown, `links` to none.
-    public init(entries: [AtomPubEntry], numItems: Int64? = nil, links: AtomPubLinks = .init()) {
+    public init(
+        entries: [AtomPubEntry], numItems: Int64? = nil, links: AtomPubLinks = .init(), changeLogToken: String? = nil
+    ) {
         self.entries = entries
         self.numItems = numItems
         self.links = links
+        self.changeLogToken = changeLogToken
     }
 
     /// AtomPub says "more" with a `next` link.

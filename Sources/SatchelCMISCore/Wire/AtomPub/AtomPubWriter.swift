@@ -49,16 +49,31 @@ public enum AtomPubWriter {
         return Data(writer.finish())
     }
 
-    /// A `cmis:query` document (POST to the query collection).
+    /// An `atom:entry` holding a type definition (`cmisra:type`): what createType posts and updateType puts.
+    public static func typeEntry(_ type: TypeDefinition, now: Date = Date()) -> Data {
+        var writer = makeWriter()
+        writer.start("entry", namespace: atom)
+        writer.element("id", namespace: atom, text: "urn:uuid:" + UUID().uuidString.lowercased())
+        writer.element("title", namespace: atom, text: type.displayName ?? type.id)
+        writer.element("updated", namespace: atom, text: dateString(now))
+        typeDefinition(type, into: &writer)
+        writer.end()
+        return Data(writer.finish())
+    }
+
+    /// A `cmis:query` document (POST to the query collection), its elements in the schema's order.
     public static func query(
         statement: String, searchAllVersions: Bool, maxItems: Int?, skipCount: Int,
-        includeAllowableActions: Bool = false
+        includeAllowableActions: Bool = false, includeRelationships: OperationContext.IncludeRelationships = .none,
+        renditionFilter: String? = nil
     ) -> Data {
         var writer = XMLWriter(namespaces: [("cmis", cmis)])
         writer.start("query", namespace: cmis)
         writer.element("statement", namespace: cmis, text: statement)
         writer.element("searchAllVersions", namespace: cmis, text: String(searchAllVersions))
         writer.element("includeAllowableActions", namespace: cmis, text: String(includeAllowableActions))
+        writer.element("includeRelationships", namespace: cmis, text: includeRelationships.rawValue)
+        if let renditionFilter { writer.element("renditionFilter", namespace: cmis, text: renditionFilter) }
         if let maxItems { writer.element("maxItems", namespace: cmis, text: String(maxItems)) }
         writer.element("skipCount", namespace: cmis, text: String(skipCount))
         return Data(writer.finish())

@@ -10,12 +10,14 @@ extension BrowserJSONWriter {
         }
     }
 
-    mutating func objectMembers(_ object: CMISObject, depth: Int) {
+    /// `byQueryName`: properties keyed by their query name (a query result's column, an alias when the query gave
+    /// one), not their id.
+    mutating func objectMembers(_ object: CMISObject, depth: Int, byQueryName: Bool = false) {
         if succinct {
             key("succinctProperties") { writer in
                 writer.jsonObject { writer in
                     for property in object.properties {
-                        writer.json.writeKey(property.id)
+                        writer.json.writeKey(byQueryName ? property.queryName ?? property.id : property.id)
                         writer.values(property.values, cardinality: property.cardinality)
                     }
                 }
@@ -24,7 +26,9 @@ extension BrowserJSONWriter {
             key("properties") { writer in
                 writer.jsonObject { writer in
                     for property in object.properties {
-                        writer.key(property.id) { writer in writer.property(property) }
+                        writer.key(byQueryName ? property.queryName ?? property.id : property.id) { writer in
+                            writer.property(property)
+                        }
                     }
                 }
             }
@@ -196,10 +200,18 @@ extension BrowserJSONWriter {
         }
     }
 
-    /// Query results: `{"results":[…],"hasMoreItems":…,"numItems":…}`.
+    /// Query results: `{"results":[…],"hasMoreItems":…,"numItems":…}`, each result's properties keyed by query
+    /// name (CMIS 1.1 part II, 5.4.3.1): `cmis:objectId AS oid` is `"oid"`, with the id `cmis:objectId` inside the
+    /// full form.
     public mutating func queryResults(_ list: ObjectList) {
         jsonObject { writer in
-            writer.key("results") { $0.objects(list.objects) }
+            writer.key("results") { writer in
+                writer.jsonArray { writer in
+                    for object in list.objects {
+                        writer.jsonObject { writer in writer.objectMembers(object, depth: 0, byQueryName: true) }
+                    }
+                }
+            }
             writer.json.write(key: "hasMoreItems", list.hasMoreItems)
             writer.optional("numItems", list.numItems)
         }

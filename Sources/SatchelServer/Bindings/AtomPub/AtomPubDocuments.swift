@@ -205,17 +205,18 @@ struct AtomPubDocuments: Sendable {
             if let series = object.versionSeriesId, object.properties["cmis:isPrivateWorkingCopy"]?.boolValue == true {
                 link(&writer, "via", urls.url(repositoryId, "versions", [("id", series)]), Self.feedType)
             }
-            for rendition in object.renditions {
-                var extra = [("title", rendition.title ?? rendition.streamId)]
-                if let kind = rendition.kind { extra.append(("cmisra:renditionKind", kind)) }
-                if let length = rendition.length { extra.append(("length", String(length))) }
-                link(
-                    &writer, "alternate",
-                    urls.url(repositoryId, "content", [("id", id), ("streamId", rendition.streamId)]),
-                    rendition.mimeType ?? "application/octet-stream", extra: extra)
-            }
         default:
             link(&writer, "up", urls.url(repositoryId, "parents", [("id", id)]), Self.feedType)
+        }
+        // Any object may have renditions (a folder's thumbnail, say).
+        for rendition in object.renditions {
+            var extra = [("title", rendition.title ?? rendition.streamId)]
+            if let kind = rendition.kind { extra.append(("cmisra:renditionKind", kind)) }
+            if let length = rendition.length { extra.append(("length", String(length))) }
+            link(
+                &writer, "alternate",
+                urls.url(repositoryId, "content", [("id", id), ("streamId", rendition.streamId)]),
+                rendition.mimeType ?? "application/octet-stream", extra: extra)
         }
     }
 

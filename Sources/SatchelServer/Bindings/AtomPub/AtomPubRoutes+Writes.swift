@@ -7,7 +7,7 @@ import SatchelRepository
 import SatchelXML
 
 extension AtomPubRoutes {
-    /// POST: create in a folder (or move/add an existing object), check out, query, apply a policy.
+    /// POST: create in a folder (or move/add an existing object), check out, query, apply a policy, create a type.
     func post(_ resource: String, _ call: AtomPubCall) async throws -> Response {
         let (service, repositoryId, caller) = (call.service, call.repositoryId, call.caller)
         if resource == "query" {
@@ -17,8 +17,10 @@ extension AtomPubRoutes {
             let query = try AtomPubParser.queryRequest(body, limits: xmlLimits)
             let list = try await service.query(
                 repositoryId: repositoryId, statement: query.statement, searchAllVersions: query.searchAllVersions,
-                includeAllowableActions: query.includeAllowableActions, includeRelationships: .none,
-                renditionFilter: nil, maxItems: query.maxItems, skipCount: query.skipCount, caller: caller)
+                includeAllowableActions: query.includeAllowableActions,
+                includeRelationships: query.includeRelationships,
+                renditionFilter: query.renditionFilter, maxItems: query.maxItems, skipCount: query.skipCount,
+                caller: caller)
             let docs = call.documents
             let page = AtomPubDocuments.Page(
                 selfURL: call.urls.url(repositoryId, "query"), pageURL: { _ in call.urls.url(repositoryId, "query") },
@@ -29,6 +31,13 @@ extension AtomPubRoutes {
             return AtomPubCall.xml(bytes, type: "application/atom+xml;type=feed;charset=UTF-8", status: .created)
         }
         try await call.checkXSRF()
+        if resource == "types" {
+            let type = try await service.createType(
+                repositoryId: repositoryId, type: try await readType(call), caller: caller)
+            return AtomPubCall.entry(
+                call.documents.typeEntryDocument(type), status: .created,
+                location: call.urls.url(repositoryId, "type", [("id", type.id)]))
+        }
         let entry = try await readEntry(call)
         let objectId = entry.properties["cmis:objectId"]?.stringValue
         switch resource {
@@ -155,7 +164,7 @@ extension AtomPubRoutes {
         }
     }
 
-    /// PUT: update properties (or check in with `checkin=true`), set or append content, apply an ACL.
+    /// PUT: update properties (or check in with `checkin=true`), set or append content, apply an ACL, update a type.
     func put(_ resource: String, _ call: AtomPubCall) async throws -> Response {
         let (service, repositoryId, caller) = (call.service, call.repositoryId, call.caller)
         try await call.checkXSRF()
@@ -190,6 +199,14 @@ extension AtomPubRoutes {
             return AtomPubCall.entry(call.documents.entryDocument(object))
         case "content":
             return try await setContent(call)
+        case "type":
+            let type = try await readType(call)
+            guard type.id == (call.parameter("id") ?? type.id) else {
+                throw CMISError(
+                    .invalidArgument, "the entry describes type \(type.id), not \(call.parameter("id") ?? "")")
+            }
+            let updated = try await service.updateType(repositoryId: repositoryId, type: type, caller: caller)
+            return AtomPubCall.entry(call.documents.typeEntryDocument(updated))
         case "acl":
             let body = try await readBody(
                 call, accepting: ["application/cmisacl+xml"], limit: environment.limits.maxMetadataBytes)
@@ -213,7 +230,7 @@ extension AtomPubRoutes {
         }
     }
 
-    /// DELETE: an object (a private working copy cancels its check-out), content, a folder tree, a policy.
+    /// DELETE: an object (a private working copy cancels its check-out), content, a folder tree, a policy, a type.
     func delete(_ resource: String, _ call: AtomPubCall) async throws -> Response {
         let (service, repositoryId, caller) = (call.service, call.repositoryId, call.caller)
         try await call.checkXSRF()
@@ -250,6 +267,9 @@ extension AtomPubRoutes {
                     .constraint,
                     "could not delete \(failed.count) objects: \(failed.prefix(20).joined(separator: ", "))")
             }
+            return AtomPubCall.noContent()
+        case "type":
+            try await service.deleteType(repositoryId: repositoryId, typeId: id, caller: caller)
             return AtomPubCall.noContent()
         case "policies":
             try await service.removePolicy(
@@ -305,6 +325,18 @@ extension AtomPubRoutes {
         case is NIOTooManyBytesError, is CMISError, is BlobStoreError: return error
         case let error as HTTPError where error.status == .contentTooLarge: return error
         default: return CMISError(.invalidArgument, "the request body could not be read: \(error)")
+        }
+    }
+
+    /// A posted or put type entry (`atom:entry` with `cmisra:type`), within the metadata limit.
+    func readType(_ call: AtomPubCall) async throws -> TypeDefinition {
+        let body = try await readBody(
+            call, accepting: ["application/atom+xml", "application/cmisatom+xml"],
+            limit: environment.limits.maxMetadataBytes)
+        do {
+            return try AtomPubParser.typeDefinition(body)
+        } catch let error as CMISError {
+            throw CMISError(.invalidArgument, "the type entry cannot be read: \(error.message)")
         }
     }
 

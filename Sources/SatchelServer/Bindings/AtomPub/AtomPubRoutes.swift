@@ -88,7 +88,7 @@ public struct AtomPubRoutes: Sendable {
     }
 
     func serviceDocument(_ call: AtomPubCall) async throws -> Response {
-        var infos = try await environment.service.repositoryInfos(caller: call.caller)
+        var infos = try await environment.repositories.repositoryInfos(caller: call.caller)
         let filter = call.repositoryId.isEmpty ? call.parameter("repositoryId") : call.repositoryId
         if let filter {
             infos = infos.filter { $0.id == filter }
@@ -111,21 +111,34 @@ struct AtomPubCall: CMISRequestParameters, Sendable {
     /// The query parameters, decoded as forms are (`+` is a space), in order; read once per request.
     var parameters: [(String, String)]
 
-    var service: any CMISService { environment.service }
+    /// The service of the request's repository.
+    var service: any CMISService { environment.repositories.service(for: repositoryId) }
     var documents: AtomPubDocuments {
-        AtomPubDocuments(urls: urls, repositoryId: repositoryId, hiddenProperties: filterAdditions)
+        AtomPubDocuments(
+            urls: urls, repositoryId: repositoryId,
+            hiddenProperties: filterAdditions.filter { !Self.identityProperties.contains($0) })
     }
 
-    /// An entry of a document with content links to it (`atom:content src`) whatever the filter asks for; the
-    /// properties that tells are read beside the filter's and not written.
-    static let contentProperties = ["cmis:contentStreamLength", "cmis:contentStreamMimeType"]
+    /// What an entry's links are made of, whatever the filter asks for: the object's id, base type and type (its
+    /// `self`, `down`, `foldertree` and `describedby` links), a folder's parent (`up`), a working copy's series
+    /// (`via`) and a document's content (`atom:content src`). They are read beside the filter's properties, and
+    /// written only when they say which object it is (``identityProperties``): a repository that honours the filter
+    /// to the letter (a gateway mount's back-end) would otherwise leave the entry without the links clients keep.
+    static let linkProperties = [
+        "cmis:objectId", "cmis:baseTypeId", "cmis:objectTypeId", "cmis:parentId", "cmis:versionSeriesId",
+        "cmis:isPrivateWorkingCopy", "cmis:contentStreamLength", "cmis:contentStreamMimeType",
+    ]
 
-    /// The content properties the request's filter leaves out.
+    /// What says which object an entry is: written whatever the filter (clients need an entry's id, and its
+    /// types decide how they read it), as the local repository always does.
+    static let identityProperties: Set<String> = ["cmis:objectId", "cmis:baseTypeId", "cmis:objectTypeId"]
+
+    /// The link properties the request's filter leaves out.
     var filterAdditions: [String] {
         guard let filter = parameter("filter"), filter != "*" else { return [] }
         let names = Set(filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         if names.isEmpty || names.contains("*") { return [] }
-        return Self.contentProperties.filter { !names.contains($0) }
+        return Self.linkProperties.filter { !names.contains($0) }
     }
 
     /// The query parameters of `request`, decoded as forms are (`+` is a space); a bad escape is kept as sent.

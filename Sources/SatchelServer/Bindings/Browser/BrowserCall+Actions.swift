@@ -6,128 +6,224 @@ import SatchelRepository
 import SatchelJSON
 
 extension BrowserCall {
-    /// A POST: the `cmisaction` form field picks the service.
+    /// A POST: the `cmisaction` form field picks the action from ``actions``. Every action but a query needs the
+    /// XSRF token where the policy asks for it; an action on an object finds its object (by id or path) first.
     func performAction() async throws -> Response {
         let repositoryId = try repositoryId()
-        guard let action = parameters.string("cmisaction") else {
+        guard let name = parameters.string("cmisaction") else {
             throw CMISError(.invalidArgument, "a Browser binding POST needs the cmisaction form field")
         }
-        let name = action.lowercased()
-        if name == "query" { return try await query(repositoryId: repositoryId) }
-        // Every other action changes something: XSRF first.
-        let presented = HTTPField.Name(environment.xsrfHeader).flatMap { request.headers[$0] } ?? parameters["token"]
-        try environment.checkXSRF(context: context, repositoryId: repository, presented: presented)
-        switch name {
-        case "createdocument": return try await createDocument(repositoryId: repositoryId)
-        case "createdocumentfromsource": return try await createDocumentFromSource(repositoryId: repositoryId)
-        case "createfolder": return try await createFolder(repositoryId: repositoryId)
-        case "createitem":
-            return try await createObject(repositoryId: repositoryId, defaultType: "cmis:item", filed: true)
-        case "createpolicy":
-            return try await createObject(repositoryId: repositoryId, defaultType: "cmis:policy", filed: true)
-        case "createrelationship":
-            return try await createObject(repositoryId: repositoryId, defaultType: "cmis:relationship", filed: false)
-        case "bulkupdate": return try await bulkUpdate(repositoryId: repositoryId)
-        default: break
+        guard let action = Self.actions[name.lowercased()] else {
+            throw CMISError(.invalidArgument, "unknown cmisaction \"\(name.prefix(60))\"")
         }
-        guard objectPath != nil || parameters.string("objectId") != nil else {
-            throw CMISError(.invalidArgument, "cmisaction \(action.prefix(60)) needs an object URL (…/root?objectId=…)")
+        if action.changes {
+            let presented =
+                HTTPField.Name(environment.xsrfHeader).flatMap { request.headers[$0] } ?? parameters["token"]
+            try environment.checkXSRF(context: context, repositoryId: repository, presented: presented)
         }
-        let objectId = try await targetObjectId(repositoryId: repositoryId)
-        switch name {
-        case "update":
-            let properties = try await propertiesForUpdate(objectId: objectId)
-            let object = try await service.updateProperties(
-                repositoryId: repositoryId, objectId: objectId, changeToken: parameters.string("changeToken"),
-                properties: properties, caller: caller)
-            return json { $0.object(object) }
-        case "setcontent":
-            let object = try await service.setContentStream(
-                repositoryId: repositoryId, objectId: objectId,
-                overwrite: try parameters.bool("overwriteFlag", default: true),
-                changeToken: parameters.string("changeToken"), content: try requiredContent(), caller: caller)
-            return json(status: .created) { $0.object(object) }
-        case "appendcontent":
-            let object = try await service.appendContentStream(
-                repositoryId: repositoryId, objectId: objectId,
-                isLastChunk: try parameters.bool("isLastChunk", default: false),
-                changeToken: parameters.string("changeToken"), content: try requiredContent(), caller: caller)
-            return json { $0.object(object) }
-        case "deletecontent":
-            let object = try await service.deleteContentStream(
-                repositoryId: repositoryId, objectId: objectId, changeToken: parameters.string("changeToken"),
-                caller: caller)
-            return json { $0.object(object) }
-        case "delete":
-            try await service.deleteObject(
-                repositoryId: repositoryId, objectId: objectId,
-                allVersions: try parameters.bool("allVersions", default: true), caller: caller)
-            return empty()
-        case "deletetree":
-            let unfile = try UnfileObjects(rawValue: parameters.string("unfileObjects") ?? "delete")
-                .orThrow(CMISError(.invalidArgument, "unfileObjects must be unfile, deletesinglefiled or delete"))
-            let failed = try await service.deleteTree(
-                repositoryId: repositoryId, folderId: objectId,
-                allVersions: try parameters.bool("allVersions", default: true), unfileObjects: unfile,
-                continueOnFailure: try parameters.bool("continueOnFailure", default: false), caller: caller)
-            guard !failed.isEmpty else { return empty() }
-            return json(status: .internalServerError) { $0.jsonObject { $0.strings("ids", failed) } }
-        case "move":
-            guard let target = parameters.string("targetFolderId") else {
-                throw CMISError(.invalidArgument, "move needs targetFolderId")
+        var objectId = ""
+        if action.onObject {
+            guard objectPath != nil || parameters.string("objectId") != nil else {
+                throw CMISError(
+                    .invalidArgument, "cmisaction \(name.prefix(60)) needs an object URL (…/root?objectId=…)")
             }
-            let object = try await service.moveObject(
-                repositoryId: repositoryId, objectId: objectId, targetFolderId: target,
-                sourceFolderId: parameters.string("sourceFolderId"), caller: caller)
-            return json(status: .created, headers: location(object)) { $0.object(object) }
-        case "addobjecttofolder":
-            guard let folder = parameters.string("folderId") else {
-                throw CMISError(.invalidArgument, "addObjectToFolder needs folderId")
-            }
-            let object = try await service.addObjectToFolder(
-                repositoryId: repositoryId, objectId: objectId, folderId: folder,
-                allVersions: try parameters.bool("allVersions", default: true), caller: caller)
-            return json(status: .created) { $0.object(object) }
-        case "removeobjectfromfolder":
-            let object = try await service.removeObjectFromFolder(
-                repositoryId: repositoryId, objectId: objectId, folderId: parameters.string("folderId"), caller: caller)
-            return json(status: .created) { $0.object(object) }
-        case "checkout":
-            let object = try await service.checkOut(repositoryId: repositoryId, objectId: objectId, caller: caller)
-            return json(status: .created, headers: location(object)) { $0.object(object) }
-        case "cancelcheckout":
-            try await service.cancelCheckOut(repositoryId: repositoryId, objectId: objectId, caller: caller)
-            return empty()
-        case "checkin":
-            let properties = try await propertiesForUpdate(objectId: objectId)
-            let object = try await service.checkIn(
-                repositoryId: repositoryId, objectId: objectId, major: try parameters.bool("major", default: true),
-                properties: properties, content: try content(), comment: parameters["checkinComment"],
-                policies: parameters.list("policy"), addACEs: parameters.aces("add"),
-                removeACEs: parameters.aces("remove"), caller: caller)
-            return json(status: .created, headers: location(object)) { $0.object(object) }
-        case "applypolicy", "removepolicy":
-            guard let policy = parameters.string("policyId") else {
-                throw CMISError(.invalidArgument, "\(action) needs policyId")
-            }
-            if name == "applypolicy" {
-                try await service.applyPolicy(
-                    repositoryId: repositoryId, policyId: policy, objectId: objectId, caller: caller)
-            } else {
-                try await service.removePolicy(
-                    repositoryId: repositoryId, policyId: policy, objectId: objectId, caller: caller)
-            }
-            let object = try await service.object(
-                repositoryId: repositoryId, id: objectId, context: try parameters.operationContext(), caller: caller)
-            return json { $0.object(object) }
-        case "applyacl":
-            let acl = try await service.applyACL(
-                repositoryId: repositoryId, objectId: objectId, addACEs: parameters.aces("add"),
-                removeACEs: parameters.aces("remove"), propagation: parameters.string("ACLPropagation"), caller: caller)
-            return json { $0.acl(acl) }
-        default:
-            throw CMISError(.invalidArgument, "unknown cmisaction \"\(action.prefix(60))\"")
+            objectId = try await targetObjectId(repositoryId: repositoryId)
         }
+        return try await action.perform(self, repositoryId, objectId)
+    }
+
+    /// The Browser binding's actions by lower-cased `cmisaction`: one line per CMIS operation.
+    static let actions: [String: BrowserAction] = [
+        "query": BrowserAction(onObject: false, changes: false) { call, repositoryId, _ in
+            try await call.query(repositoryId: repositoryId)
+        },
+        // Addressed to the repository, or to the folder they create in (which they find themselves).
+        "createdocument": .repository { try await $0.createDocument(repositoryId: $1) },
+        "createdocumentfromsource": .repository { try await $0.createDocumentFromSource(repositoryId: $1) },
+        "createfolder": .repository { try await $0.createFolder(repositoryId: $1) },
+        "createitem": .repository {
+            try await $0.createObject(repositoryId: $1, defaultType: "cmis:item", filed: true)
+        },
+        "createpolicy": .repository {
+            try await $0.createObject(repositoryId: $1, defaultType: "cmis:policy", filed: true)
+        },
+        "createrelationship": .repository {
+            try await $0.createObject(repositoryId: $1, defaultType: "cmis:relationship", filed: false)
+        },
+        "bulkupdate": .repository { try await $0.bulkUpdate(repositoryId: $1) },
+        "createtype": .repository { try await $0.createType(repositoryId: $1) },
+        "updatetype": .repository { try await $0.updateType(repositoryId: $1) },
+        "deletetype": .repository { try await $0.deleteType(repositoryId: $1) },
+        // Addressed to an object.
+        "update": .object { try await $0.update(repositoryId: $1, objectId: $2) },
+        "setcontent": .object { try await $0.setContent(repositoryId: $1, objectId: $2) },
+        "appendcontent": .object { try await $0.appendContent(repositoryId: $1, objectId: $2) },
+        "deletecontent": .object { try await $0.deleteContent(repositoryId: $1, objectId: $2) },
+        "delete": .object { try await $0.delete(repositoryId: $1, objectId: $2) },
+        "deletetree": .object { try await $0.deleteTree(repositoryId: $1, folderId: $2) },
+        "move": .object { try await $0.move(repositoryId: $1, objectId: $2) },
+        "addobjecttofolder": .object { try await $0.addObjectToFolder(repositoryId: $1, objectId: $2) },
+        "removeobjectfromfolder": .object { try await $0.removeObjectFromFolder(repositoryId: $1, objectId: $2) },
+        "checkout": .object { try await $0.checkOut(repositoryId: $1, objectId: $2) },
+        "cancelcheckout": .object { try await $0.cancelCheckOut(repositoryId: $1, objectId: $2) },
+        "checkin": .object { try await $0.checkIn(repositoryId: $1, objectId: $2) },
+        "applypolicy": .object { try await $0.policy(apply: true, repositoryId: $1, objectId: $2) },
+        "removepolicy": .object { try await $0.policy(apply: false, repositoryId: $1, objectId: $2) },
+        "applyacl": .object { try await $0.applyACL(repositoryId: $1, objectId: $2) },
+    ]
+
+    // MARK: Actions on an object
+
+    func update(repositoryId: String, objectId: String) async throws -> Response {
+        let properties = try await propertiesForUpdate(objectId: objectId)
+        let object = try await service.updateProperties(
+            repositoryId: repositoryId, objectId: objectId, changeToken: parameters.string("changeToken"),
+            properties: properties, caller: caller)
+        return json { $0.object(object) }
+    }
+
+    func setContent(repositoryId: String, objectId: String) async throws -> Response {
+        let object = try await service.setContentStream(
+            repositoryId: repositoryId, objectId: objectId,
+            overwrite: try parameters.bool("overwriteFlag", default: true),
+            changeToken: parameters.string("changeToken"), content: try requiredContent(), caller: caller)
+        return json(status: .created) { $0.object(object) }
+    }
+
+    func appendContent(repositoryId: String, objectId: String) async throws -> Response {
+        let object = try await service.appendContentStream(
+            repositoryId: repositoryId, objectId: objectId,
+            isLastChunk: try parameters.bool("isLastChunk", default: false),
+            changeToken: parameters.string("changeToken"), content: try requiredContent(), caller: caller)
+        return json { $0.object(object) }
+    }
+
+    func deleteContent(repositoryId: String, objectId: String) async throws -> Response {
+        let object = try await service.deleteContentStream(
+            repositoryId: repositoryId, objectId: objectId, changeToken: parameters.string("changeToken"),
+            caller: caller)
+        return json { $0.object(object) }
+    }
+
+    func delete(repositoryId: String, objectId: String) async throws -> Response {
+        try await service.deleteObject(
+            repositoryId: repositoryId, objectId: objectId,
+            allVersions: try parameters.bool("allVersions", default: true), caller: caller)
+        return empty()
+    }
+
+    func deleteTree(repositoryId: String, folderId: String) async throws -> Response {
+        let unfile = try UnfileObjects(rawValue: parameters.string("unfileObjects") ?? "delete")
+            .orThrow(CMISError(.invalidArgument, "unfileObjects must be unfile, deletesinglefiled or delete"))
+        let failed = try await service.deleteTree(
+            repositoryId: repositoryId, folderId: folderId,
+            allVersions: try parameters.bool("allVersions", default: true), unfileObjects: unfile,
+            continueOnFailure: try parameters.bool("continueOnFailure", default: false), caller: caller)
+        guard !failed.isEmpty else { return empty() }
+        return json(status: .internalServerError) { $0.jsonObject { $0.strings("ids", failed) } }
+    }
+
+    func move(repositoryId: String, objectId: String) async throws -> Response {
+        guard let target = parameters.string("targetFolderId") else {
+            throw CMISError(.invalidArgument, "move needs targetFolderId")
+        }
+        let object = try await service.moveObject(
+            repositoryId: repositoryId, objectId: objectId, targetFolderId: target,
+            sourceFolderId: parameters.string("sourceFolderId"), caller: caller)
+        return json(status: .created, headers: location(object)) { $0.object(object) }
+    }
+
+    func addObjectToFolder(repositoryId: String, objectId: String) async throws -> Response {
+        guard let folder = parameters.string("folderId") else {
+            throw CMISError(.invalidArgument, "addObjectToFolder needs folderId")
+        }
+        let object = try await service.addObjectToFolder(
+            repositoryId: repositoryId, objectId: objectId, folderId: folder,
+            allVersions: try parameters.bool("allVersions", default: true), caller: caller)
+        return json(status: .created) { $0.object(object) }
+    }
+
+    func removeObjectFromFolder(repositoryId: String, objectId: String) async throws -> Response {
+        let object = try await service.removeObjectFromFolder(
+            repositoryId: repositoryId, objectId: objectId, folderId: parameters.string("folderId"), caller: caller)
+        return json(status: .created) { $0.object(object) }
+    }
+
+    func checkOut(repositoryId: String, objectId: String) async throws -> Response {
+        let object = try await service.checkOut(repositoryId: repositoryId, objectId: objectId, caller: caller)
+        return json(status: .created, headers: location(object)) { $0.object(object) }
+    }
+
+    func cancelCheckOut(repositoryId: String, objectId: String) async throws -> Response {
+        try await service.cancelCheckOut(repositoryId: repositoryId, objectId: objectId, caller: caller)
+        return empty()
+    }
+
+    func checkIn(repositoryId: String, objectId: String) async throws -> Response {
+        let properties = try await propertiesForUpdate(objectId: objectId)
+        let object = try await service.checkIn(
+            repositoryId: repositoryId, objectId: objectId, major: try parameters.bool("major", default: true),
+            properties: properties, content: try content(), comment: parameters["checkinComment"],
+            policies: parameters.list("policy"), addACEs: parameters.aces("add"),
+            removeACEs: parameters.aces("remove"), caller: caller)
+        return json(status: .created, headers: location(object)) { $0.object(object) }
+    }
+
+    /// applyPolicy or removePolicy; answers the object as it is now.
+    func policy(apply: Bool, repositoryId: String, objectId: String) async throws -> Response {
+        guard let policy = parameters.string("policyId") else {
+            throw CMISError(.invalidArgument, "\(apply ? "applyPolicy" : "removePolicy") needs policyId")
+        }
+        if apply {
+            try await service.applyPolicy(
+                repositoryId: repositoryId, policyId: policy, objectId: objectId, caller: caller)
+        } else {
+            try await service.removePolicy(
+                repositoryId: repositoryId, policyId: policy, objectId: objectId, caller: caller)
+        }
+        let object = try await service.object(
+            repositoryId: repositoryId, id: objectId, context: try parameters.operationContext(), caller: caller)
+        return json { $0.object(object) }
+    }
+
+    func applyACL(repositoryId: String, objectId: String) async throws -> Response {
+        let acl = try await service.applyACL(
+            repositoryId: repositoryId, objectId: objectId, addACEs: parameters.aces("add"),
+            removeACEs: parameters.aces("remove"), propagation: parameters.string("ACLPropagation"), caller: caller)
+        return json { $0.acl(acl) }
+    }
+
+    // MARK: Type mutability
+
+    /// The `type` field of createType and updateType: a type definition in the Browser binding's JSON.
+    func typeField() throws -> TypeDefinition {
+        guard let text = parameters.string("type") else {
+            throw CMISError(
+                .invalidArgument, "createType and updateType need the type field (a type definition in JSON)")
+        }
+        do {
+            return try BrowserParser.typeDefinition(Data(text.utf8))
+        } catch let error as CMISError {
+            throw CMISError(.invalidArgument, "the type field cannot be read: \(error.message)")
+        }
+    }
+
+    func createType(repositoryId: String) async throws -> Response {
+        let type = try await service.createType(repositoryId: repositoryId, type: try typeField(), caller: caller)
+        return json(status: .created) { $0.typeDefinition(type) }
+    }
+
+    func updateType(repositoryId: String) async throws -> Response {
+        let type = try await service.updateType(repositoryId: repositoryId, type: try typeField(), caller: caller)
+        return json { $0.typeDefinition(type) }
+    }
+
+    func deleteType(repositoryId: String) async throws -> Response {
+        guard let typeId = parameters.string("typeId") else {
+            throw CMISError(.invalidArgument, "deleteType needs typeId")
+        }
+        try await service.deleteType(repositoryId: repositoryId, typeId: typeId, caller: caller)
+        return empty()
     }
 
     /// The uploaded content as the engine takes it.
@@ -258,5 +354,29 @@ extension BrowserCall {
                 }
             }
         }
+    }
+}
+
+/// One Browser binding action: what it is addressed to, whether it changes anything, and what performs it.
+struct BrowserAction: Sendable {
+    /// Addressed to an object URL: the object (by `objectId` or path) is found before ``perform`` runs.
+    var onObject: Bool
+    /// Changes something: needs the XSRF token where the policy asks for it (everything but a query).
+    var changes = true
+    /// Performs the action with the call, the repository id and the object's id (empty when not ``onObject``).
+    var perform: @Sendable (BrowserCall, _ repositoryId: String, _ objectId: String) async throws -> Response
+
+    /// An action addressed to the repository (or to a folder it finds itself).
+    static func repository(
+        _ perform: @escaping @Sendable (BrowserCall, String) async throws -> Response
+    ) -> BrowserAction {
+        BrowserAction(onObject: false) { call, repositoryId, _ in try await perform(call, repositoryId) }
+    }
+
+    /// An action on the object the URL names.
+    static func object(
+        _ perform: @escaping @Sendable (BrowserCall, String, String) async throws -> Response
+    ) -> BrowserAction {
+        BrowserAction(onObject: true, perform: perform)
     }
 }

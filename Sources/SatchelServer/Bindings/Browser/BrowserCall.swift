@@ -21,7 +21,8 @@ struct BrowserCall {
     /// Where a rendered object read is kept (``ResponseCache``); nil for what is not cached.
     var cacheKey: String?
 
-    var service: any CMISService { environment.service }
+    /// The service of the request's repository (the local engine's when the URL names none).
+    var service: any CMISService { environment.repositories.service(for: repository ?? "") }
 
     func repositoryId() throws(CMISError) -> String {
         guard let repository else { throw CMISError(.invalidArgument, "this URL names no repository") }

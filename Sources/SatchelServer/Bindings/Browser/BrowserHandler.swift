@@ -19,7 +19,8 @@ struct BrowserHandler: Sendable {
                 ? ResponseCache.key(user: caller.user, pathAndQuery: request.uri.description) : nil
             if let cacheKey,
                 let hit = environment.responses.entry(
-                    cacheKey, current: { environment.service.readGeneration(repositoryId: $0) })
+                    cacheKey,
+                    current: { environment.repositories.service(for: $0).readGeneration(repositoryId: $0) })
             {
                 return BrowserCall.jsonResponse(hit.body)
             }

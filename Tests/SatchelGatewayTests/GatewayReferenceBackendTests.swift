@@ -1,0 +1,236 @@
+import Foundation
+import SatchelCMIS
+import SatchelCMISCore
+import SatchelHTTP
+import SatchelServerTestSupport
+import SatchelTestSupport
+import Testing
+
+@testable import SatchelGateway
+
+/// The gateway in front of what the CMIS reference server sends (``ReferenceBackend`` replays its captured
+/// answers), and in front of a second `satchel serve` for what needs a live repository: each finding of the
+/// reference server's conformance run through a mount, on the wire.
+@Suite("a gateway mount in front of the CMIS reference server's answers", .serialized)
+struct GatewayReferenceBackendTests {
+    /// A gateway (users alice, bob) mounting the reference back-end's `A1` as `docs` over `binding`.
+    static func gateway(
+        _ backend: ReferenceBackend, binding: GatewayConfiguration.Binding
+    ) async throws -> LiveServer {
+        let mount = GatewayConfiguration.Mount(
+            id: "docs", name: nil, url: binding == .browser ? backend.browserURL : backend.atomPubURL,
+            binding: binding, repositoryId: "A1", users: .serviceAccount(user: "svc", password: "pw-svc"))
+        return try await LiveServer.start(users: ["alice", "bob"], gateway: GatewayConfiguration(mounts: [mount]))
+    }
+
+    static func session(
+        _ gateway: LiveServer, binding: SessionParameters.Binding, repository: String = "docs"
+    ) async throws -> CMISSession {
+        try await CMISSession.connect(
+            SessionParameters(
+                binding: binding,
+                url: gateway.baseURL.appendingPathComponent(binding == .browser ? "cmis/browser" : "cmis/atom"),
+                repositoryId: repository, auth: [BasicAuth(user: "alice", password: "pw-alice")],
+                http: HTTPClient.Configuration(retry: .never)))
+    }
+
+    /// A request on the gateway, answered as it is.
+    static func send(
+        _ gateway: LiveServer, _ pathAndQuery: String, method: HTTPClient.Method = .get, body: HTTPClient.Body? = nil
+    ) async throws -> HTTPClient.Response {
+        let client = HTTPClient(
+            configuration: HTTPClient.Configuration(retry: .never),
+            auth: [BasicAuth(user: "alice", password: "pw-alice")])
+        var request = HTTPClient.Request(
+            method, url: URL(string: gateway.baseURL.absoluteString + pathAndQuery)!, body: body)
+        request.validatesStatus = false
+        return try await client.send(request)
+    }
+
+    @Test(
+        "finding 1: a back-end rendition's stream is served through the mount on both front doors, with and without a length",
+        arguments: [SessionParameters.Binding.browser, .atomPub])
+    func renditions(client: SessionParameters.Binding) async throws {
+        let backend = try await ReferenceBackend.start()
+        let gateway = try await Self.gateway(backend, binding: .browser)
+        try await withCleanup { () async throws in
+            let session = try await Self.session(gateway, binding: client)
+            let folder = try await session.object(id: "138", context: OperationContext(renditionFilter: "*"))
+            #expect(folder.renditions.map(\.streamId) == ["138-rendition"])
+            let thumbnail = try await session.renditionContent(of: "138", streamId: "138-rendition")
+            #expect([UInt8](thumbnail) == ReferenceBackend.thumbnail)
+            // Asked of the back-end with its stream id, read as the back-end sent it.
+            #expect(
+                backend.log.contains { $0.contains("cmisselector=content") && $0.contains("streamId=138-rendition") })
+            // A rendition sent without a Content-Length (chunked) is measured, then served whole (an AtomPub client
+            // reaches only the streams an entry links).
+            if client == .browser {
+                let chunked = try await session.renditionContent(of: "138", streamId: "138-chunked")
+                #expect([UInt8](chunked) == ReferenceBackend.thumbnail)
+            }
+            // A range of it.
+            let part = try await session.renditionContent(of: "138", streamId: "138-rendition", range: .bytes(8...15))
+            #expect([UInt8](part) == Array(ReferenceBackend.thumbnail[8...15]))
+        } cleanup: {
+            await gateway.stop()
+            await backend.stop()
+        }
+    }
+
+    @Test("finding 1 over AtomPub: the front door writes a folder's rendition as an alternate link clients can follow")
+    func renditionLinks() async throws {
+        let backend = try await ReferenceBackend.start()
+        let gateway = try await Self.gateway(backend, binding: .atomPub)
+        try await withCleanup { () async throws in
+            let entry = try await Self.send(gateway, "/cmis/atom/docs/entry?id=138&renditionFilter=*")
+            let text = String(decoding: entry.body, as: UTF8.self)
+            #expect(entry.status == 200, "\(text.prefix(400))")
+            #expect(
+                text.contains(#"rel="alternate""#) && text.contains("streamId=138-rendition"), "\(text.prefix(2000))")
+            // The AtomPub back-end's rendition is found by its alternate link and streamed.
+            let content = try await Self.send(gateway, "/cmis/atom/docs/content?id=138&streamId=138-rendition")
+            #expect(content.status == 200)
+            #expect([UInt8](content.body) == ReferenceBackend.thumbnail)
+            #expect(content.headers["Content-Type"] == "image/png")
+        } cleanup: {
+            await gateway.stop()
+            await backend.stop()
+        }
+    }
+
+    @Test("finding 2: query results through a mount keep each column's property id, query name and type")
+    func queryNames() async throws {
+        let backend = try await ReferenceBackend.start()
+        let gateway = try await Self.gateway(backend, binding: .browser)
+        try await withCleanup { () async throws in
+            let statement = "SELECT cmis:objectId AS oid, cmis:name AS n, cmis:creationDate FROM cmis:document"
+            let q = statement.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            func firstResult(_ body: Data, _ key: String) throws -> [String: Any]? {
+                let object = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+                return ((object?["results"] as? [Any])?.first as? [String: Any])?[key] as? [String: Any]
+            }
+            // Full form: keyed by query name, with the property id and type inside.
+            let full = try await Self.send(gateway, "/cmis/browser/docs?cmisselector=query&q=\(q)&succinct=false")
+            let properties = try firstResult(full.body, "properties")
+            let oid = properties?["oid"] as? [String: Any]
+            #expect(oid?["id"] as? String == "cmis:objectId", "\(String(decoding: full.body, as: UTF8.self))")
+            #expect(oid?["queryName"] as? String == "oid")
+            #expect(oid?["type"] as? String == "id")
+            #expect((properties?["n"] as? [String: Any])?["value"] as? String == "Schriftstück.txt")
+            #expect((properties?["cmis:creationDate"] as? [String: Any])?["type"] as? String == "datetime")
+            // Succinct: keyed by query name.
+            let succinct = try await Self.send(gateway, "/cmis/browser/docs?cmisselector=query&q=\(q)&succinct=true")
+            let values = try firstResult(succinct.body, "succinctProperties")
+            #expect(values?["oid"] as? String == "139", "\(String(decoding: succinct.body, as: UTF8.self))")
+            // The back-end was asked for the full form, where the alias does not hide the property.
+            #expect(backend.log.contains { $0.contains("cmisselector=query") && !$0.contains("succinct=true") })
+            // A client looks values up by query name.
+            let session = try await Self.session(gateway, binding: .browser)
+            let row = try #require(try await session.query(statement).objects.first)
+            #expect(row.properties.property(queryName: "oid")?.id == "cmis:objectId")
+            #expect(row.properties.property(queryName: "oid")?.type == .id)
+            #expect(row.properties.property(queryName: "oid")?.values == [.id("139")])
+        } cleanup: {
+            await gateway.stop()
+            await backend.stop()
+        }
+    }
+
+    @Test("finding 4: an AtomPub back-end's change log token, only in <chemistry:changeLogToken>, reaches the client")
+    func changeLogToken() async throws {
+        let backend = try await ReferenceBackend.start()
+        let gateway = try await Self.gateway(backend, binding: .atomPub)
+        try await withCleanup { () async throws in
+            for client in [SessionParameters.Binding.browser, .atomPub] {
+                let session = try await Self.session(gateway, binding: client)
+                let changes = try await session.contentChanges(maxItems: 5)
+                #expect(changes.changeLogToken == "token-4", "\(client)")
+                #expect(!changes.objects.isEmpty)
+            }
+        } cleanup: {
+            await gateway.stop()
+            await backend.stop()
+        }
+    }
+
+    @Test("finding 5: an AtomPub entry read with a filter through a mount keeps the links clients cache")
+    func filteredEntryLinks() async throws {
+        let backend = try await ReferenceBackend.start()
+        let gateway = try await Self.gateway(backend, binding: .browser)
+        try await withCleanup { () async throws in
+            let entry = try await Self.send(gateway, "/cmis/atom/docs/entry?id=138&filter=cmis:objectId")
+            let text = String(decoding: entry.body, as: UTF8.self)
+            #expect(entry.status == 200, "\(text.prefix(400))")
+            for rel in [#"rel="describedby""#, #"rel="down""#, "foldertree"] {
+                #expect(text.contains(rel), "\(rel) missing: \(text.prefix(3000))")
+            }
+            // What the links were made of was asked of the back-end, and is not written as properties.
+            let asked = try #require(backend.log.last { $0.contains("cmisselector=object") })
+            #expect(asked.contains("cmis%3AbaseTypeId") || asked.contains("cmis:baseTypeId"), "\(asked)")
+            #expect(!text.contains(#"propertyDefinitionId="cmis:parentId""#))
+            #expect(text.contains(#"propertyDefinitionId="cmis:objectId""#))
+        } cleanup: {
+            await gateway.stop()
+            await backend.stop()
+        }
+    }
+
+    @Test("finding 6: type changes go to a mount's back-end; the local repository refuses them as notSupported")
+    func typeMutability() async throws {
+        let backend = try await ReferenceBackend.start()
+        let gateway = try await Self.gateway(backend, binding: .browser)
+        try await withCleanup { () async throws in
+            let type =
+                #"{"id":"my:invoice","baseId":"cmis:document","parentId":"cmis:document","localName":"invoice","queryName":"my:invoice","displayName":"Invoice","creatable":true,"fileable":true,"queryable":true,"controllableACL":false,"controllablePolicy":false,"fulltextIndexed":false,"includedInSupertypeQuery":true,"versionable":false,"contentStreamAllowed":"allowed"}"#
+            let form = HTTPClient.Body.form([("cmisaction", "createType"), ("type", type)])
+            let created = try await Self.send(gateway, "/cmis/browser/docs", method: .post, body: form)
+            #expect(created.status == 201, "\(String(decoding: created.body, as: UTF8.self))")
+            let posted = try #require(backend.log.last { $0.hasPrefix("POST") })
+            #expect(posted.contains("cmisaction=createType") && posted.contains("my%3Ainvoice"), "\(posted)")
+
+            let local = try await Self.send(gateway, "/cmis/browser/shared", method: .post, body: form)
+            let body = String(decoding: local.body, as: UTF8.self)
+            #expect(local.status == 405, "\(body)")
+            #expect(body.contains("notSupported") && body.contains("fixed set of types"), "\(body)")
+        } cleanup: {
+            await gateway.stop()
+            await backend.stop()
+        }
+    }
+
+    @Test("finding 7: includeRelativePathSegment=false reaches the back-end as false")
+    func relativePathSegment() async throws {
+        let backend = try await ReferenceBackend.start()
+        let gateway = try await Self.gateway(backend, binding: .browser)
+        try await withCleanup { () async throws in
+            let answer = try await Self.send(
+                gateway, "/cmis/browser/docs/root?objectId=138&cmisselector=parents&includeRelativePathSegment=false")
+            #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
+            let asked = try #require(backend.log.last { $0.contains("cmisselector=parents") })
+            #expect(asked.contains("includeRelativePathSegment=false"), "\(asked)")
+        } cleanup: {
+            await gateway.stop()
+            await backend.stop()
+        }
+    }
+
+    @Test("finding 7: a document of a type without versions has itself as its one version over AtomPub")
+    func versionsWithoutHistory() async throws {
+        let backend = try await ReferenceBackend.start()
+        try await withCleanup { () async throws in
+            let binding = SessionParameters(
+                binding: .atomPub, url: backend.atomPubURL, repositoryId: "A1",
+                auth: [BasicAuth(user: "svc", password: "pw-svc")]
+            ).makeBinding()
+            let versions = try await binding.allVersions(
+                repositoryId: "A1", objectId: "133", context: OperationContext())
+            #expect(versions.map(\.id) == ["133"])
+            let folder = await GatewayTests.error {
+                _ = try await binding.allVersions(repositoryId: "A1", objectId: "138", context: OperationContext())
+            }
+            #expect(folder?.code == .invalidArgument)
+        } cleanup: {
+            await backend.stop()
+        }
+    }
+}
