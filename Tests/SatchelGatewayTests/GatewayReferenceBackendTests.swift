@@ -233,4 +233,28 @@ struct GatewayReferenceBackendTests {
             await backend.stop()
         }
     }
+
+    @Test(
+        "finding 3: a non-ASCII name and file name reach a Browser back-end through a mount as UTF-8 it is told about",
+        arguments: [SessionParameters.Binding.browser, .atomPub])
+    func nonASCIINames(client: SessionParameters.Binding) async throws {
+        let backend = try await ReferenceBackend.start()
+        let gateway = try await Self.gateway(backend, binding: .browser)
+        try await withCleanup { () async throws in
+            let session = try await Self.session(gateway, binding: client)
+            _ = try await session.createDocument(
+                named: "Schriftstück.txt", in: "138",
+                content: .data(Data("Grüße".utf8), filename: "Schriftstück.txt", mimeType: "text/plain"))
+            let posted = try #require(backend.log.last { $0.hasPrefix("POST") && $0.contains("createDocument") })
+            // The form says it is UTF-8 (CMIS 1.1 Browser binding, RFC 7578 4.6), each text part beyond ASCII says
+            // its charset, and the file name goes as RFC 5987's filename* beside an ASCII one.
+            #expect(posted.contains("name=\"_charset_\"") && posted.contains("UTF-8"), "\(posted.prefix(3000))")
+            #expect(posted.contains("charset=utf-8"), "\(posted.prefix(3000))")
+            #expect(posted.contains("filename*=UTF-8''Schriftst%C3%BCck.txt"), "\(posted.prefix(3000))")
+            #expect(posted.contains("Schriftstück.txt"))
+        } cleanup: {
+            await gateway.stop()
+            await backend.stop()
+        }
+    }
 }

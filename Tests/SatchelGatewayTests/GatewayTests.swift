@@ -172,6 +172,46 @@ struct GatewayTests {
         }
     }
 
+    @Test(
+        "names beyond ASCII survive every write path through a mount: form, multipart, AtomPub entries, file names",
+        arguments: [
+            (SessionParameters.Binding.browser, SessionParameters.Binding.atomPub),
+            (.atomPub, .browser), (.browser, .browser), (.atomPub, .atomPub),
+        ])
+    func nonASCIINames(client: SessionParameters.Binding, backend: SessionParameters.Binding) async throws {
+        let pair = try await Self.start(backendBinding: backend)
+        try await withCleanup { () async throws in
+            let session = try await pair.session("alice", binding: client)
+            let folder = try await session.createFolder(
+                named: "Ordner Äöü \(client)", in: session.repositoryInfo.rootFolderId)
+            let folderId = try #require(folder.id)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("Grüße-\(UUID()).txt")
+            try Data("Grüße aus Köln".utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let fromFile = try await session.createDocument(
+                named: "Schriftstück.txt", in: folderId,
+                content: .file(file, filename: "Schriftstück.txt", mimeType: "text/plain"))
+            let inMemory = try await session.createDocument(
+                named: "Übersicht €.txt", in: folderId,
+                content: .data(Data("€".utf8), filename: "Übersicht €.txt", mimeType: "text/plain"))
+            let renamed = try await session.rename(try #require(inMemory.id), to: "Straße ß – 東京.txt")
+
+            let direct = try await CMISSession.connect(
+                SessionParameters(
+                    url: pair.backend.baseURL.appendingPathComponent("cmis/browser"), repositoryId: "shared",
+                    auth: [BasicAuth(user: "svc", password: "pw-svc")]))
+            #expect(try await direct.object(id: folderId, useCache: false).name == "Ordner Äöü \(client)")
+            let stored = try await direct.object(id: try #require(fromFile.id), useCache: false)
+            #expect(stored.name == "Schriftstück.txt")
+            #expect(stored.contentStreamFileName == "Schriftstück.txt")
+            #expect(try await direct.content(of: try #require(fromFile.id)) == Data("Grüße aus Köln".utf8))
+            let again = try await direct.object(id: try #require(renamed.id), useCache: false)
+            #expect(again.name == "Straße ß – 東京.txt")
+        } cleanup: {
+            await pair.stop()
+        }
+    }
+
     @Test("a back-end that is down answers each request with 503 naming it; the gateway and its local store carry on")
     func backendDown() async throws {
         let pair = try await Self.start(backendBinding: .browser)

@@ -125,6 +125,8 @@ final class ReferenceBackend: Sendable {
                     succinct ? "browser-query-aliases-succinct.json" : "browser-query-aliases.json", type: json,
                     port: port)
             case "parents": return Self.json("[]")
+            case "typeDefinition" where query.get("typeId") == "cmis:document":
+                return try answer("browser-typedef-document.json", type: json, port: port)
             default: return notFound(json: true)
             }
         }
@@ -152,9 +154,14 @@ final class ReferenceBackend: Sendable {
             router.on("**", method: .post) { request, _ -> Response in
                 var request = request
                 let body = try await request.collectBody(upTo: 1 << 20)
-                state.requests.withLock { $0.append("POST \(request.uri)\n\n\(String(buffer: body))") }
-                return try answer(
-                    "browser-typedef-document.json", type: "application/json", port: state.port.withLock { $0 })
+                let text = String(buffer: body)
+                state.requests.withLock { $0.append("POST \(request.uri)\n\n\(text)") }
+                let port = state.port.withLock { $0 }
+                // A type for createType, else a document (what a create answers).
+                if text.contains("createType") {
+                    return try answer("browser-typedef-document.json", type: "application/json", port: port)
+                }
+                return try answer("browser-object-document.json", type: "application/json", port: port)
             }
         }
         state.port.withLock { $0 = server.port }

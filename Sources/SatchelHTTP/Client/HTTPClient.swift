@@ -37,12 +37,6 @@ public final class HTTPClient: Sendable {
     /// ``AutomaticTransport`` (``SocketTransport`` for `http`, ``NIOTransport`` for `https`).
     public static func defaultTransport() -> any HTTPTransport { Platform.defaultTransport() }
 
-    /// The transport for a server's own outgoing calls (a gateway's requests to its back-ends): on Linux
-    /// ``NIOTransport``'s shared one, whose connections run on the process's shared NIO event loops (those a
-    /// SwiftNIO server such as `satchel serve` already runs), for `http` and `https` alike; URLSession elsewhere.
-    /// A request then costs no hand-off to a blocking worker thread.
-    public static func eventLoopTransport() -> any HTTPTransport { Platform.secureTransport() }
-
     var logger: Logger { configuration.logger }
 
     /// Sends a request and reads the answer into memory.

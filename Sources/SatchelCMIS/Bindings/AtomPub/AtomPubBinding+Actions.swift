@@ -107,8 +107,14 @@ extension AtomPubBinding {
     func requireBaseType(
         _ base: BaseTypeId, of properties: Properties, repositoryId: String, operation: String
     ) async throws {
-        guard let typeId = properties["cmis:objectTypeId"]?.stringValue else { return }
-        let type = try await typeDefinition(repositoryId: repositoryId, typeId: typeId)
+        // The base type itself needs no lookup; a type the repository cannot describe is the server's to refuse.
+        guard let typeId = properties["cmis:objectTypeId"]?.stringValue, typeId != base.rawValue else { return }
+        let type: TypeDefinition
+        do {
+            type = try await typeDefinition(repositoryId: repositoryId, typeId: typeId)
+        } catch let error as CMISError where error.code == .objectNotFound {
+            return
+        }
         guard type.baseTypeId == base else {
             throw CMISError(
                 .constraint,
