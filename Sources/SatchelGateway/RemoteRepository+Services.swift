@@ -51,29 +51,44 @@ extension RemoteRepository {
         }
     }
 
-    /// Creates the type on the back-end.
+    /// Creates the type on the back-end. Through a service account only Satchel's administrators may (see
+    /// `typeChange(_:caller:)`).
     public func createType(
         repositoryId: String, type: TypeDefinition, caller: CallerContext
     ) async throws -> TypeDefinition {
-        try await call(caller, "create type \(type.id)") { binding, backend in
+        try typeChange("createType", caller: caller)
+        return try await call(caller, "create type \(type.id)") { binding, backend in
             try await binding.createType(repositoryId: backend, type: type)
         }
     }
 
-    /// Changes the type on the back-end.
+    /// Changes the type on the back-end; through a service account, Satchel's administrators alone.
     public func updateType(
         repositoryId: String, type: TypeDefinition, caller: CallerContext
     ) async throws -> TypeDefinition {
-        try await call(caller, "update type \(type.id)") { binding, backend in
+        try typeChange("updateType", caller: caller)
+        return try await call(caller, "update type \(type.id)") { binding, backend in
             try await binding.updateType(repositoryId: backend, type: type)
         }
     }
 
-    /// Deletes the type on the back-end.
+    /// Deletes the type on the back-end; through a service account, Satchel's administrators alone.
     public func deleteType(repositoryId: String, typeId: String, caller: CallerContext) async throws {
+        try typeChange("deleteType", caller: caller)
         try await call(caller, "delete type \(typeId)") { binding, backend in
             try await binding.deleteType(repositoryId: backend, typeId: typeId)
         }
+    }
+
+    /// Type changes reshape the whole back-end repository. Passed through, the back-end decides whether the user may;
+    /// through a service account every user would act with the account's rights, so only Satchel's administrators
+    /// may ask (`permissionDenied` otherwise).
+    func typeChange(_ operation: String, caller: CallerContext) throws(CMISError) {
+        guard case .serviceAccount = mount.users, !caller.isAdministrator else { return }
+        throw CMISError(
+            .permissionDenied,
+            "\(operation) on back-end \(mount.id) would act as its service account: only administrators of this "
+                + "server may change its types", status: 403)
     }
 
     // MARK: Navigation
@@ -444,6 +459,19 @@ extension RemoteRepository {
             }
             return ContentOutput(stream: streamer, length: length, mimeType: mimeType, fileName: nil, entityTag: nil)
         }
+        let admitted = bufferedRenditions.withLock { running in
+            guard running < Self.maximumBufferedRenditions else { return false }
+            running += 1
+            return true
+        }
+        guard admitted else {
+            response.cancel()
+            throw CMISError(
+                .runtime,
+                "back-end \(mount) sends renditions without a length, and \(Self.maximumBufferedRenditions) are being "
+                    + "read already: try again in a moment", status: 503)
+        }
+        defer { bufferedRenditions.withLock { $0 -= 1 } }
         var bytes: [UInt8] = []
         do {
             for try await chunk in response.body {

@@ -31,6 +31,10 @@ public final class RemoteRepository: CMISService {
     public let listMemory: Duration
     /// What the repository list remembers of this mount.
     private let listing = Mutex(ListMemory())
+    /// Renditions of unknown length being read into memory now (at most ``maximumBufferedRenditions``).
+    let bufferedRenditions = Mutex(0)
+    /// How many renditions without a length a mount reads into memory at once: 4 × 16 MiB at most.
+    static let maximumBufferedRenditions = 4
 
     /// `transport`: the HTTP transport to the back-end (the platform's default when nil). `listMemory`: how long the repository list keeps what the
     /// mount answered, or that its back-end could not be reached (30 seconds by default).
@@ -64,8 +68,11 @@ public final class RemoteRepository: CMISService {
     func translate(_ error: CMISError, operation: String, caller: CallerContext) -> CMISError {
         switch error.code {
         case .connection:
-            // Lists leave the mount out for a while instead of waiting for it again.
-            listing.withLock { $0.markDown(until: .now + listMemory) }
+            // A back-end that refuses or drops connections is left out of lists for a while. An answer too large,
+            // a slow query or a cancelled request says nothing about the back-end: any user can cause those.
+            if (error.underlying as? HTTPTransferError)?.code == .connection {
+                listing.withLock { $0.markDown(at: .now, until: .now + listMemory) }
+            }
             logger.warning(
                 "back-end \(mount.id) unreachable",
                 metadata: [
@@ -144,9 +151,16 @@ public final class RemoteRepository: CMISService {
         case .down: return nil
         case .unknown: break
         }
-        let info = try await repositoryInfo(repositoryId: mount.id, caller: caller)
-        listing.withLock { $0.remember(info, for: key, until: .now + listMemory) }
-        return info
+        let started = ContinuousClock.now
+        do {
+            let info = try await repositoryInfo(repositoryId: mount.id, caller: caller)
+            listing.withLock { $0.remember(info, for: key, askedAt: started, until: .now + listMemory) }
+            return info
+        } catch let error as CMISError where error.code == .connection {
+            // The list's own small request failed: the back-end is unreachable or too slow to wait for.
+            listing.withLock { $0.markDown(at: .now, until: .now + listMemory) }
+            throw error
+        }
     }
 
     /// Always nil: the back-end may change by other means, so nothing of it is cached.
@@ -345,6 +359,8 @@ struct ListMemory {
 
     private var infos: [Key: (info: RepositoryInfo, until: ContinuousClock.Instant)] = [:]
     private var downUntil: ContinuousClock.Instant?
+    /// When the back-end was last found unreachable: an answer to a request asked before then is not remembered.
+    private var markedDownAt: ContinuousClock.Instant?
 
     func answer(for key: Key, now: ContinuousClock.Instant) -> Answer {
         if let downUntil, now < downUntil { return .down }
@@ -352,7 +368,10 @@ struct ListMemory {
         return .unknown
     }
 
-    mutating func remember(_ info: RepositoryInfo, for key: Key, until: ContinuousClock.Instant) {
+    mutating func remember(
+        _ info: RepositoryInfo, for key: Key, askedAt: ContinuousClock.Instant, until: ContinuousClock.Instant
+    ) {
+        if let markedDownAt, askedAt <= markedDownAt { return }
         downUntil = nil
         // Expired answers go as new ones come: the table holds about one per user and session seen lately.
         if infos.count >= 4_096 {
@@ -363,7 +382,8 @@ struct ListMemory {
         infos[key] = (info, until)
     }
 
-    mutating func markDown(until: ContinuousClock.Instant) {
+    mutating func markDown(at now: ContinuousClock.Instant, until: ContinuousClock.Instant) {
+        markedDownAt = now
         downUntil = until
         infos.removeAll()
     }

@@ -220,4 +220,14 @@ struct BrowserJSONWriterTests {
             }
         }
     }
+
+    @Test("a query selecting one property twice keeps both columns, the second under its query name")
+    func repeatedQueryColumns() throws {
+        let json =
+            #"{"results":[{"properties":{"a":{"id":"cmis:name","queryName":"a","type":"string","cardinality":"single","value":"x"},"b":{"id":"cmis:name","queryName":"b","type":"string","cardinality":"single","value":"x"}}}],"hasMoreItems":false}"#
+        let row = try #require(try BrowserParser.queryResults(Data(json.utf8)).objects.first)
+        #expect(row.properties.count == 2)
+        #expect(row.properties.property(queryName: "a")?.id == "cmis:name")
+        #expect(row.properties.property(queryName: "b")?.values == [.string("x")])
+    }
 }

@@ -20,7 +20,8 @@ struct GatewayReferenceBackendTests {
         let mount = GatewayConfiguration.Mount(
             id: "docs", name: nil, url: binding == .browser ? backend.browserURL : backend.atomPubURL,
             binding: binding, repositoryId: "A1", users: .serviceAccount(user: "svc", password: "pw-svc"))
-        return try await LiveServer.start(users: ["alice", "bob"], gateway: GatewayConfiguration(mounts: [mount]))
+        return try await LiveServer.start(
+            users: ["alice", "bob", "admin"], administrators: ["admin"], gateway: GatewayConfiguration(mounts: [mount]))
     }
 
     static func session(
@@ -36,11 +37,12 @@ struct GatewayReferenceBackendTests {
 
     /// A request on the gateway, answered as it is.
     static func send(
-        _ gateway: LiveServer, _ pathAndQuery: String, method: HTTPClient.Method = .get, body: HTTPClient.Body? = nil
+        _ gateway: LiveServer, _ pathAndQuery: String, method: HTTPClient.Method = .get, body: HTTPClient.Body? = nil,
+        user: String = "alice"
     ) async throws -> HTTPClient.Response {
         let client = HTTPClient(
             configuration: HTTPClient.Configuration(retry: .never),
-            auth: [BasicAuth(user: "alice", password: "pw-alice")])
+            auth: [BasicAuth(user: user, password: "pw-\(user)")])
         var request = HTTPClient.Request(
             method, url: URL(string: gateway.baseURL.absoluteString + pathAndQuery)!, body: body)
         request.validatesStatus = false
@@ -183,10 +185,23 @@ struct GatewayReferenceBackendTests {
             let type =
                 #"{"id":"my:invoice","baseId":"cmis:document","parentId":"cmis:document","localName":"invoice","queryName":"my:invoice","displayName":"Invoice","creatable":true,"fileable":true,"queryable":true,"controllableACL":false,"controllablePolicy":false,"fulltextIndexed":false,"includedInSupertypeQuery":true,"versionable":false,"contentStreamAllowed":"allowed"}"#
             let form = HTTPClient.Body.form([("cmisaction", "createType"), ("type", type)])
-            let created = try await Self.send(gateway, "/cmis/browser/docs", method: .post, body: form)
+            // Through the service account, a user who is not this server's administrator may not reshape the
+            // back-end: nothing reaches it.
+            let refused = try await Self.send(gateway, "/cmis/browser/docs", method: .post, body: form)
+            #expect(refused.status == 403, "\(String(decoding: refused.body, as: UTF8.self))")
+            #expect(!backend.log.contains { $0.hasPrefix("POST") })
+            let created = try await Self.send(gateway, "/cmis/browser/docs", method: .post, body: form, user: "admin")
             #expect(created.status == 201, "\(String(decoding: created.body, as: UTF8.self))")
             let posted = try #require(backend.log.last { $0.hasPrefix("POST") })
             #expect(posted.contains("cmisaction=createType") && posted.contains("my%3Ainvoice"), "\(posted)")
+            // AtomPub's types collection reaches the same place.
+            let entry =
+                #"<?xml version="1.0" encoding="UTF-8"?><atom:entry xmlns:atom="http://www.w3.org/2005/Atom" xmlns:cmisra="http://docs.oasis-open.org/ns/cmis/restatom/200908/" xmlns:cmis="http://docs.oasis-open.org/ns/cmis/core/200908/"><atom:title>Invoice</atom:title><cmisra:type><cmis:id>my:invoice</cmis:id><cmis:localName>invoice</cmis:localName><cmis:queryName>my:invoice</cmis:queryName><cmis:displayName>Invoice</cmis:displayName><cmis:baseId>cmis:document</cmis:baseId><cmis:parentId>cmis:document</cmis:parentId><cmis:creatable>true</cmis:creatable><cmis:fileable>true</cmis:fileable><cmis:queryable>true</cmis:queryable><cmis:fulltextIndexed>false</cmis:fulltextIndexed><cmis:includedInSupertypeQuery>true</cmis:includedInSupertypeQuery><cmis:controllablePolicy>false</cmis:controllablePolicy><cmis:controllableACL>false</cmis:controllableACL><cmis:versionable>false</cmis:versionable><cmis:contentStreamAllowed>allowed</cmis:contentStreamAllowed></cmisra:type></atom:entry>"#
+            let atom = try await Self.send(
+                gateway, "/cmis/atom/docs/types", method: .post,
+                body: .data(Data(entry.utf8), contentType: "application/atom+xml;type=entry"), user: "admin")
+            #expect(atom.status == 201, "\(String(decoding: atom.body, as: UTF8.self))")
+            #expect(backend.log.filter { $0.hasPrefix("POST") && $0.contains("createType") }.count == 2)
 
             let local = try await Self.send(gateway, "/cmis/browser/shared", method: .post, body: form)
             let body = String(decoding: local.body, as: UTF8.self)
@@ -255,6 +270,76 @@ struct GatewayReferenceBackendTests {
         } cleanup: {
             await gateway.stop()
             await backend.stop()
+        }
+    }
+
+    @Test("an AtomPub content link to another host is not followed with the repository's credentials")
+    func contentLinkToAnotherHost() async throws {
+        let backend = try await ReferenceBackend.start()
+        try await withCleanup { () async throws in
+            let binding = SessionParameters(
+                binding: .atomPub, url: backend.atomPubURL, repositoryId: "A1",
+                auth: [BasicAuth(user: "svc", password: "pw-svc")]
+            ).makeBinding()
+            let refused = await GatewayTests.error {
+                _ = try await binding.contentStream(repositoryId: "A1", objectId: "666", range: nil)
+            }
+            #expect(refused?.code == .invalidResponse)
+            #expect(refused?.message.contains("another host (localhost)") == true, "\(String(describing: refused))")
+            // The same host is followed.
+            let content = try await binding.contentStream(
+                repositoryId: "A1", objectId: "138", streamId: "138-rendition", range: nil)
+            #expect([UInt8](content) == ReferenceBackend.thumbnail)
+        } cleanup: {
+            await backend.stop()
+        }
+    }
+
+    @Test("the repository list's memory: answers per user and session, a down mark, and no late answer undoing it")
+    func listMemory() {
+        var memory = ListMemory()
+        let alice = ListMemory.Key(user: "alice", session: "s1")
+        let bob = ListMemory.Key(user: "bob", session: nil)
+        let start = ContinuousClock.now
+        var info = RepositoryInfo(id: "docs", name: "Docs", rootFolderId: "100")
+        info.productName = "for alice"
+        memory.remember(info, for: alice, askedAt: start, until: start + .seconds(30))
+        guard case .info(let known) = memory.answer(for: alice, now: start + .seconds(1)) else {
+            Issue.record("alice's answer is remembered")
+            return
+        }
+        #expect(known.productName == "for alice")
+        // Another user's answer is never served to bob.
+        guard case .unknown = memory.answer(for: bob, now: start + .seconds(1)) else {
+            Issue.record("bob has no answer of his own")
+            return
+        }
+        // Found unreachable: every answer goes, and lists leave the mount out until the mark ends.
+        memory.markDown(at: start + .seconds(2), until: start + .seconds(32))
+        guard case .down = memory.answer(for: alice, now: start + .seconds(3)) else {
+            Issue.record("the mount is down")
+            return
+        }
+        // An answer to a request asked before the mark does not undo it.
+        memory.remember(info, for: alice, askedAt: start + .seconds(1), until: start + .seconds(40))
+        guard case .down = memory.answer(for: alice, now: start + .seconds(4)) else {
+            Issue.record("a late answer undid the mark")
+            return
+        }
+        guard case .unknown = memory.answer(for: alice, now: start + .seconds(33)) else {
+            Issue.record("the mark ends")
+            return
+        }
+        // A fresh answer after the mark is remembered again.
+        memory.remember(info, for: alice, askedAt: start + .seconds(33), until: start + .seconds(63))
+        guard case .info = memory.answer(for: alice, now: start + .seconds(34)) else {
+            Issue.record("a fresh answer is remembered")
+            return
+        }
+        // Kept for as long as it was given.
+        guard case .unknown = memory.answer(for: alice, now: start + .seconds(64)) else {
+            Issue.record("answers expire")
+            return
         }
     }
 }

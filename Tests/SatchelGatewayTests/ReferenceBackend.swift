@@ -134,6 +134,14 @@ final class ReferenceBackend: Sendable {
         case "/inmemory/atom11", "/inmemory/atom11/A1":
             return try answer("atompub-service-document.xml", type: "application/atomsvc+xml", port: port)
         case "/inmemory/atom11/A1/id", "/inmemory/atom11/A1/entry":
+            if query.get("id") == "666" {
+                // A document whose content link points at another host.
+                var headers = HTTPFields()
+                headers[.contentType] = entry
+                let text = String(decoding: try fixture("atompub-document-entry.xml"), as: UTF8.self)
+                    .replacing(/http:\/\/127\.0\.0\.1:\d+\/inmemory/, with: "http://localhost:9/inmemory")
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+            }
             return query.get("id") == "133"
                 ? try answer("atompub-document-entry.xml", type: entry, port: port)
                 : try answer("atompub-folder-entry-filtered.xml", type: entry, port: port)

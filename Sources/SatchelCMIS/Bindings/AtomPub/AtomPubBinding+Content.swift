@@ -13,8 +13,9 @@ extension AtomPubBinding {
         var values = Self.templateValues(
             OperationContext(filter: ["cmis:objectId"], renditionFilter: streamId == nil ? nil : "*"))
         values["id"] = objectId
-        let url = try await expand(repositoryId, "objectbyid", values)
-        let entry = try await entry(repositoryId: repositoryId, url: url, operation: "get CMIS object \(objectId)")
+        let entryURL = try await expand(repositoryId, "objectbyid", values)
+        let entry = try await entry(
+            repositoryId: repositoryId, url: entryURL, operation: "get CMIS object \(objectId)")
         let href: String
         if let streamId {
             href = try Self.renditionLink(streamId, of: entry, objectId: objectId)
@@ -24,8 +25,17 @@ extension AtomPubBinding {
         } else {
             throw CMISError(.constraint, "object \(objectId) has no content stream")
         }
+        let contentURL = try resolve(href)
+        // The client's credentials go with the request: a link to another host (one the repository should not
+        // send it to, such as a service on the client's own machine) is refused, not followed.
+        guard contentURL.host?.lowercased() == url.host?.lowercased() else {
+            throw CMISError(
+                .invalidResponse,
+                "the content link of object \(objectId) points at another host (\(contentURL.host ?? "none")) than "
+                    + "the repository's (\(url.host ?? "none")): it is not followed with the repository's credentials")
+        }
         var request = HTTPClient.Request(
-            .get, url: try resolve(href),
+            .get, url: contentURL,
             operation: "get CMIS \(streamId.map { "rendition \($0)" } ?? "content") of \(objectId)")
         request.range = range
         return request
@@ -36,7 +46,7 @@ extension AtomPubBinding {
     /// the entry's rendition links (servers write both lists in the same order; a rendition known only by its link
     /// is `alternate-N`, the Nth of them).
     static func renditionLink(_ streamId: String, of entry: AtomPubEntry, objectId: String) throws -> String {
-        let links = entry.links.alternates.filter { $0.attributes["cmisra:renditionKind"] != nil }
+        let links = entry.links.alternates.filter { $0.renditionKind != nil }
         let named = links.first { link in
             URLComponents(string: link.href)?.queryItems?.contains { $0.name == "streamId" && $0.value == streamId }
                 ?? false

@@ -117,8 +117,8 @@ extension AtomPubParser {
     /// even when the object carries no `cmis:rendition`): the stream id is the link's `streamId` query item, else
     /// `alternate-N` for the entry's Nth rendition link (never the link itself, which names the server).
     static func renditions(linkedBy links: AtomPubLinks) -> [Rendition] {
-        links.alternates.filter { $0.attributes["cmisra:renditionKind"] != nil }.enumerated().map { index, link in
-            let kind = link.attributes["cmisra:renditionKind"]
+        links.alternates.filter { $0.renditionKind != nil }.enumerated().map { index, link in
+            let kind = link.renditionKind
             let streamId =
                 URLComponents(string: link.href)?.queryItems?.first { $0.name == "streamId" }?.value
                 ?? "alternate-\(index + 1)"

@@ -22,6 +22,13 @@ public struct AtomPubLink: Sendable, Hashable {
 
     /// `href` as a URL; `nil` when it is not a valid URL.
     public var url: URL? { URL(string: href) }
+
+    /// The `renditionKind` of an `alternate` link that points at a rendition (`cmis:thumbnail`…), whatever prefix
+    /// the document gives the restatom namespace (`cmisra:`, or `ns3:` from a JAXB server).
+    public var renditionKind: String? {
+        attributes["cmisra:renditionKind"]
+            ?? attributes.first { $0.key.hasSuffix(":renditionKind") || $0.key == "renditionKind" }?.value
+    }
 }
 
 /// The AtomPub navigation data of an entry or feed: its links and `atom:content src`.

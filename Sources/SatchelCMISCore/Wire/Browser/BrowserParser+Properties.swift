@@ -10,8 +10,12 @@ extension BrowserParser {
             let type = try enumValue(PropertyType.self, entry.require("type"))
             let cardinality = try entry["cardinality"].map { try enumValue(Cardinality.self, $0) } ?? .single
             let values = try entry["value"].map { try propertyValues($0, type: type) } ?? []
-            properties[try entry.string("id") ?? key] = CMISProperty(
-                id: try entry.string("id") ?? key, type: type, cardinality: cardinality, values: values,
+            // Query results may select one property twice under two query names (`cmis:name AS a, cmis:name
+            // AS b`): the second is kept under its query name rather than replacing the first.
+            var id = try entry.string("id") ?? key
+            if properties[id] != nil, key != id { id = key }
+            properties[id] = CMISProperty(
+                id: id, type: type, cardinality: cardinality, values: values,
                 localName: try entry.string("localName"), displayName: try entry.string("displayName"),
                 queryName: try entry.string("queryName"))
         }

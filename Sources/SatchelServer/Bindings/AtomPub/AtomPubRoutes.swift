@@ -88,11 +88,16 @@ public struct AtomPubRoutes: Sendable {
     }
 
     func serviceDocument(_ call: AtomPubCall) async throws -> Response {
-        var infos = try await environment.repositories.repositoryInfos(caller: call.caller)
-        let filter = call.repositoryId.isEmpty ? call.parameter("repositoryId") : call.repositoryId
-        if let filter {
-            infos = infos.filter { $0.id == filter }
-            guard !infos.isEmpty else { throw CMISError(.objectNotFound, "no repository \(filter)") }
+        // One repository's workspace is its repository info, asked of its own service (a mount's back-end now);
+        // the whole list is what the resolver lists.
+        let infos: [RepositoryInfo]
+        if let id = call.repositoryId.isEmpty ? call.parameter("repositoryId") : call.repositoryId {
+            infos = [
+                try await environment.repositories.service(for: id).repositoryInfo(
+                    repositoryId: id, caller: call.caller)
+            ]
+        } else {
+            infos = try await environment.repositories.repositoryInfos(caller: call.caller)
         }
         let bytes = AtomPubDocuments.serviceDocument(
             infos, urls: call.urls, omitNewTypeCapabilities: environment.omitNewTypeCapabilities)
