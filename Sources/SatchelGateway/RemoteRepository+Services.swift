@@ -57,6 +57,7 @@ extension RemoteRepository {
         repositoryId: String, type: TypeDefinition, caller: CallerContext
     ) async throws -> TypeDefinition {
         try typeChange("createType", caller: caller)
+        defer { bindings.clearTypeCaches() }
         return try await call(caller, "create type \(type.id)") { binding, backend in
             try await binding.createType(repositoryId: backend, type: type)
         }
@@ -67,6 +68,7 @@ extension RemoteRepository {
         repositoryId: String, type: TypeDefinition, caller: CallerContext
     ) async throws -> TypeDefinition {
         try typeChange("updateType", caller: caller)
+        defer { bindings.clearTypeCaches() }
         return try await call(caller, "update type \(type.id)") { binding, backend in
             try await binding.updateType(repositoryId: backend, type: type)
         }
@@ -75,6 +77,7 @@ extension RemoteRepository {
     /// Deletes the type on the back-end; through a service account, Satchel's administrators alone.
     public func deleteType(repositoryId: String, typeId: String, caller: CallerContext) async throws {
         try typeChange("deleteType", caller: caller)
+        defer { bindings.clearTypeCaches() }
         try await call(caller, "delete type \(typeId)") { binding, backend in
             try await binding.deleteType(repositoryId: backend, typeId: typeId)
         }

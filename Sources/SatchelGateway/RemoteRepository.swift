@@ -18,7 +18,7 @@ public final class RemoteRepository: CMISService {
     /// The mount this repository serves: its id, back-end and users.
     public let mount: GatewayConfiguration.Mount
     let blobs: BlobStore
-    private let bindings: BackendBindings
+    let bindings: BackendBindings
     /// Users' MyDocuments folder ids on the back-end, once found or created.
     private let personalFolders = Mutex<[String: String]>([:])
     /// First uses of MyDocuments under way, per user: concurrent first requests wait for the one that prepares the
@@ -320,6 +320,14 @@ final class BackendBindings: Sendable {
             repositoryId: mount.repositoryId, auth: [BasicAuth(user: user, password: password)], http: http,
             transport: transport)
         return parameters.makeBinding()
+    }
+
+    /// Drops the cached type definitions of every binding of the mount (the service account's, each user's, the
+    /// provisioner's): a type one of them changed is read again by all.
+    func clearTypeCaches() {
+        shared?.clearTypeCache()
+        provisioner?.clearTypeCache()
+        for binding in perUser.withLock({ $0.values.map(\.binding) }) { binding.clearTypeCache() }
     }
 
     /// The binding the caller's requests go through. Passed through, a caller signed in with a password gets a

@@ -82,6 +82,9 @@ public protocol CMISBinding: Sendable {
     func updateType(repositoryId: String, type: TypeDefinition) async throws -> TypeDefinition
     /// Deletes a type no object uses (deleteType).
     func deleteType(repositoryId: String, typeId: String) async throws
+    /// Drops every cached type definition (and what else the binding caches of the repository's structure), so
+    /// the next reads fetch them again: for a type changed by someone else.
+    func clearTypeCache()
 
     /// A page of the subtypes of `typeId` (of the base types when nil).
     func typeChildren(
