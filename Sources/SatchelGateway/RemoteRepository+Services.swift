@@ -51,47 +51,48 @@ extension RemoteRepository {
         }
     }
 
-    /// Creates the type on the back-end. Through a service account only Satchel's administrators may (see
-    /// `typeChange(_:caller:)`).
+    /// Creates the type on the back-end; through a service account, this server's administrators alone.
     public func createType(
         repositoryId: String, type: TypeDefinition, caller: CallerContext
     ) async throws -> TypeDefinition {
-        try typeChange("createType", caller: caller)
-        defer { bindings.clearTypeCaches() }
-        return try await call(caller, "create type \(type.id)") { binding, backend in
+        try await changingTypes(caller, "createType", "create type \(type.id)") { binding, backend in
             try await binding.createType(repositoryId: backend, type: type)
         }
     }
 
-    /// Changes the type on the back-end; through a service account, Satchel's administrators alone.
+    /// Changes the type on the back-end; through a service account, this server's administrators alone.
     public func updateType(
         repositoryId: String, type: TypeDefinition, caller: CallerContext
     ) async throws -> TypeDefinition {
-        try typeChange("updateType", caller: caller)
-        defer { bindings.clearTypeCaches() }
-        return try await call(caller, "update type \(type.id)") { binding, backend in
+        try await changingTypes(caller, "updateType", "update type \(type.id)") { binding, backend in
             try await binding.updateType(repositoryId: backend, type: type)
         }
     }
 
-    /// Deletes the type on the back-end; through a service account, Satchel's administrators alone.
+    /// Deletes the type on the back-end; through a service account, this server's administrators alone.
     public func deleteType(repositoryId: String, typeId: String, caller: CallerContext) async throws {
-        try typeChange("deleteType", caller: caller)
-        defer { bindings.clearTypeCaches() }
-        try await call(caller, "delete type \(typeId)") { binding, backend in
+        try await changingTypes(caller, "deleteType", "delete type \(typeId)") { binding, backend in
             try await binding.deleteType(repositoryId: backend, typeId: typeId)
         }
     }
 
-    /// Type changes reshape the whole back-end repository. Passed through, the back-end decides whether the user may;
-    /// through a service account every user would act with the account's rights, so only Satchel's administrators
-    /// may ask (`permissionDenied` otherwise).
-    func typeChange(_ operation: String, caller: CallerContext) throws(CMISError) {
-        guard case .serviceAccount = mount.users, !caller.isAdministrator else { return }
-        throw CMISError(
-            .permissionDenied,
-            "\(operation) on back-end \(mount.id) would act as its service account: only administrators of this "
-                + "server may change its types", status: 403)
+    /// Runs a type change on the back-end, then drops every binding's cached types (each user's, the service
+    /// account's, the provisioner's), so nobody reads the old definition. A type change reshapes the whole back-end
+    /// repository: passed through, the back-end decides whether the user may; through a service account every user
+    /// would act with the account's rights, so only this server's administrators may ask (`permissionDenied`, and
+    /// nothing reaches the back-end).
+    func changingTypes<T: Sendable>(
+        _ caller: CallerContext, _ action: String, _ operation: String,
+        _ body: (any CMISBinding, String) async throws -> T
+    ) async throws -> T {
+        if case .serviceAccount = mount.users, !caller.isAdministrator {
+            throw CMISError(
+                .permissionDenied,
+                "\(action) on back-end \(mount.id) would act as its service account: only administrators of this "
+                    + "server may change its types", status: 403)
+        }
+        defer { bindings.clearTypeCaches() }
+        return try await call(caller, operation, body)
     }
 
     // MARK: Navigation

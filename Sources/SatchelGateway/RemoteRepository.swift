@@ -30,14 +30,15 @@ public final class RemoteRepository: CMISService {
     /// reached, before asking the back-end again.
     public let listMemory: Duration
     /// What the repository list remembers of this mount.
-    private let listing = Mutex(ListMemory())
+    private let listing: Mutex<ListMemory>
     /// Renditions of unknown length being read into memory now (at most ``maximumBufferedRenditions``).
     let bufferedRenditions = Mutex(0)
     /// How many renditions without a length a mount reads into memory at once: 4 × 16 MiB at most.
     static let maximumBufferedRenditions = 4
 
-    /// `transport`: the HTTP transport to the back-end (the platform's default when nil). `listMemory`: how long the repository list keeps what the
-    /// mount answered, or that its back-end could not be reached (30 seconds by default).
+    /// `transport`: the HTTP transport to the back-end (the platform's default when nil). `listMemory`: how long the
+    /// repository list keeps what the mount answered, or that its back-end could not be reached (30 seconds by
+    /// default).
     public init(
         mount: GatewayConfiguration.Mount, blobs: BlobStore, transport: (any HTTPTransport)? = nil,
         listMemory: Duration = .seconds(30), logger: Logger = Logger(label: "satchel.gateway")
@@ -46,6 +47,7 @@ public final class RemoteRepository: CMISService {
         self.blobs = blobs
         self.logger = logger
         self.listMemory = listMemory
+        listing = Mutex(ListMemory(memory: listMemory))
         bindings = BackendBindings(mount: mount, transport: transport)
     }
 
@@ -71,7 +73,7 @@ public final class RemoteRepository: CMISService {
             // A back-end that refuses or drops connections is left out of lists for a while. An answer too large,
             // a slow query or a cancelled request says nothing about the back-end: any user can cause those.
             if (error.underlying as? HTTPTransferError)?.code == .connection {
-                listing.withLock { $0.markDown(at: .now, until: .now + listMemory) }
+                listing.withLock { $0.markDown(at: .now) }
             }
             logger.warning(
                 "back-end \(mount.id) unreachable",
@@ -154,11 +156,11 @@ public final class RemoteRepository: CMISService {
         let started = ContinuousClock.now
         do {
             let info = try await repositoryInfo(repositoryId: mount.id, caller: caller)
-            listing.withLock { $0.remember(info, for: key, askedAt: started, until: .now + listMemory) }
+            listing.withLock { $0.remember(info, for: key, askedAt: started, now: .now) }
             return info
         } catch let error as CMISError where error.code == .connection {
             // The list's own small request failed: the back-end is unreachable or too slow to wait for.
-            listing.withLock { $0.markDown(at: .now, until: .now + listMemory) }
+            listing.withLock { $0.markDown(at: .now) }
             throw error
         }
     }
@@ -351,8 +353,8 @@ final class BackendBindings: Sendable {
     }
 }
 
-/// What the repository list remembers of one mount: its last answer per user and session, and that its back-end
-/// could not be reached, each until a deadline.
+/// What the repository list remembers of one mount for ``memory``: its last answer per user and session, and when
+/// its back-end was last found unreachable.
 struct ListMemory {
     struct Key: Hashable {
         var user: String
@@ -365,34 +367,36 @@ struct ListMemory {
         case unknown
     }
 
-    private var infos: [Key: (info: RepositoryInfo, until: ContinuousClock.Instant)] = [:]
-    private var downUntil: ContinuousClock.Instant?
-    /// When the back-end was last found unreachable: an answer to a request asked before then is not remembered.
+    /// How long an answer is kept, and a mount found unreachable left out.
+    let memory: Duration
+    private var infos: [Key: (info: RepositoryInfo, at: ContinuousClock.Instant)] = [:]
+    /// When the back-end was last found unreachable: lists leave the mount out for ``memory`` after it, and an
+    /// answer to a request asked before it is not remembered.
     private var markedDownAt: ContinuousClock.Instant?
 
+    init(memory: Duration) { self.memory = memory }
+
     func answer(for key: Key, now: ContinuousClock.Instant) -> Answer {
-        if let downUntil, now < downUntil { return .down }
-        if let known = infos[key], now < known.until { return .info(known.info) }
+        if let markedDownAt, now < markedDownAt + memory { return .down }
+        if let known = infos[key], now < known.at + memory { return .info(known.info) }
         return .unknown
     }
 
+    /// Keeps `info`, answered at `now` to a request asked at `askedAt`.
     mutating func remember(
-        _ info: RepositoryInfo, for key: Key, askedAt: ContinuousClock.Instant, until: ContinuousClock.Instant
+        _ info: RepositoryInfo, for key: Key, askedAt: ContinuousClock.Instant, now: ContinuousClock.Instant
     ) {
         if let markedDownAt, askedAt <= markedDownAt { return }
-        downUntil = nil
         // Expired answers go as new ones come: the table holds about one per user and session seen lately.
         if infos.count >= 4_096 {
-            let now = ContinuousClock.now
-            infos = infos.filter { $0.value.until > now }
+            infos = infos.filter { now < $0.value.at + memory }
             if infos.count >= 4_096 { infos.removeAll() }
         }
-        infos[key] = (info, until)
+        infos[key] = (info, now)
     }
 
-    mutating func markDown(at now: ContinuousClock.Instant, until: ContinuousClock.Instant) {
+    mutating func markDown(at now: ContinuousClock.Instant) {
         markedDownAt = now
-        downUntil = until
         infos.removeAll()
     }
 }

@@ -9,19 +9,47 @@ import Testing
 @testable import SatchelGateway
 
 /// The gateway in front of what the CMIS reference server sends (``ReferenceBackend`` replays its captured
-/// answers), and in front of a second `satchel serve` for what needs a live repository: each finding of the
-/// reference server's conformance run through a mount, on the wire.
+/// answers): each finding of the reference server's conformance run through a mount, on the wire. What needs a live
+/// repository behind the mount is in ``GatewayTests``.
 @Suite("a gateway mount in front of the CMIS reference server's answers", .serialized)
 struct GatewayReferenceBackendTests {
-    /// A gateway (users alice, bob) mounting the reference back-end's `A1` as `docs` over `binding`.
+    /// A gateway (users alice and bob, and admin, its administrator) mounting the reference back-end's `A1` as `docs`
+    /// over `binding`.
     static func gateway(
-        _ backend: ReferenceBackend, binding: GatewayConfiguration.Binding
+        _ backend: ReferenceBackend, binding: GatewayConfiguration.Binding,
+        users: GatewayConfiguration.Users = .serviceAccount(user: "svc", password: "pw-svc")
     ) async throws -> LiveServer {
         let mount = GatewayConfiguration.Mount(
             id: "docs", name: nil, url: binding == .browser ? backend.browserURL : backend.atomPubURL,
-            binding: binding, repositoryId: "A1", users: .serviceAccount(user: "svc", password: "pw-svc"))
+            binding: binding, repositoryId: "A1", users: users)
         return try await LiveServer.start(
             users: ["alice", "bob", "admin"], administrators: ["admin"], gateway: GatewayConfiguration(mounts: [mount]))
+    }
+
+    /// Runs `body` with a reference back-end and a gateway mounting it over `binding`, stopping both after.
+    static func withMount(
+        _ binding: GatewayConfiguration.Binding,
+        users: GatewayConfiguration.Users = .serviceAccount(user: "svc", password: "pw-svc"),
+        _ body: (ReferenceBackend, LiveServer) async throws -> Void
+    ) async throws {
+        try await withBackend { backend in
+            let gateway = try await Self.gateway(backend, binding: binding, users: users)
+            try await withCleanup {
+                try await body(backend, gateway)
+            } cleanup: {
+                await gateway.stop()
+            }
+        }
+    }
+
+    /// Runs `body` with a reference back-end, stopping it after.
+    static func withBackend(_ body: (ReferenceBackend) async throws -> Void) async throws {
+        let backend = try await ReferenceBackend.start()
+        try await withCleanup {
+            try await body(backend)
+        } cleanup: {
+            await backend.stop()
+        }
     }
 
     static func session(
@@ -53,9 +81,7 @@ struct GatewayReferenceBackendTests {
         "finding 1: a back-end rendition's stream is served through the mount on both front doors, with and without a length",
         arguments: [SessionParameters.Binding.browser, .atomPub])
     func renditions(client: SessionParameters.Binding) async throws {
-        let backend = try await ReferenceBackend.start()
-        let gateway = try await Self.gateway(backend, binding: .browser)
-        try await withCleanup { () async throws in
+        try await Self.withMount(.browser) { backend, gateway in
             let session = try await Self.session(gateway, binding: client)
             let folder = try await session.object(id: "138", context: OperationContext(renditionFilter: "*"))
             #expect(folder.renditions.map(\.streamId) == ["138-rendition"])
@@ -73,17 +99,12 @@ struct GatewayReferenceBackendTests {
             // A range of it.
             let part = try await session.renditionContent(of: "138", streamId: "138-rendition", range: .bytes(8...15))
             #expect([UInt8](part) == Array(ReferenceBackend.thumbnail[8...15]))
-        } cleanup: {
-            await gateway.stop()
-            await backend.stop()
         }
     }
 
     @Test("finding 1 over AtomPub: the front door writes a folder's rendition as an alternate link clients can follow")
     func renditionLinks() async throws {
-        let backend = try await ReferenceBackend.start()
-        let gateway = try await Self.gateway(backend, binding: .atomPub)
-        try await withCleanup { () async throws in
+        try await Self.withMount(.atomPub) { backend, gateway in
             let entry = try await Self.send(gateway, "/cmis/atom/docs/entry?id=138&renditionFilter=*")
             let text = String(decoding: entry.body, as: UTF8.self)
             #expect(entry.status == 200, "\(text.prefix(400))")
@@ -94,17 +115,12 @@ struct GatewayReferenceBackendTests {
             #expect(content.status == 200)
             #expect([UInt8](content.body) == ReferenceBackend.thumbnail)
             #expect(content.headers["Content-Type"] == "image/png")
-        } cleanup: {
-            await gateway.stop()
-            await backend.stop()
         }
     }
 
     @Test("finding 2: query results through a mount keep each column's property id, query name and type")
     func queryNames() async throws {
-        let backend = try await ReferenceBackend.start()
-        let gateway = try await Self.gateway(backend, binding: .browser)
-        try await withCleanup { () async throws in
+        try await Self.withMount(.browser) { backend, gateway in
             let statement = "SELECT cmis:objectId AS oid, cmis:name AS n, cmis:creationDate FROM cmis:document"
             let q = statement.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             func firstResult(_ body: Data, _ key: String) throws -> [String: Any]? {
@@ -132,34 +148,24 @@ struct GatewayReferenceBackendTests {
             #expect(row.properties.property(queryName: "oid")?.id == "cmis:objectId")
             #expect(row.properties.property(queryName: "oid")?.type == .id)
             #expect(row.properties.property(queryName: "oid")?.values == [.id("139")])
-        } cleanup: {
-            await gateway.stop()
-            await backend.stop()
         }
     }
 
     @Test("finding 4: an AtomPub back-end's change log token, only in <chemistry:changeLogToken>, reaches the client")
     func changeLogToken() async throws {
-        let backend = try await ReferenceBackend.start()
-        let gateway = try await Self.gateway(backend, binding: .atomPub)
-        try await withCleanup { () async throws in
+        try await Self.withMount(.atomPub) { backend, gateway in
             for client in [SessionParameters.Binding.browser, .atomPub] {
                 let session = try await Self.session(gateway, binding: client)
                 let changes = try await session.contentChanges(maxItems: 5)
                 #expect(changes.changeLogToken == "token-4", "\(client)")
                 #expect(!changes.objects.isEmpty)
             }
-        } cleanup: {
-            await gateway.stop()
-            await backend.stop()
         }
     }
 
     @Test("finding 5: an AtomPub entry read with a filter through a mount keeps the links clients cache")
     func filteredEntryLinks() async throws {
-        let backend = try await ReferenceBackend.start()
-        let gateway = try await Self.gateway(backend, binding: .browser)
-        try await withCleanup { () async throws in
+        try await Self.withMount(.browser) { backend, gateway in
             let entry = try await Self.send(gateway, "/cmis/atom/docs/entry?id=138&filter=cmis:objectId")
             let text = String(decoding: entry.body, as: UTF8.self)
             #expect(entry.status == 200, "\(text.prefix(400))")
@@ -171,17 +177,12 @@ struct GatewayReferenceBackendTests {
             #expect(asked.contains("cmis%3AbaseTypeId") || asked.contains("cmis:baseTypeId"), "\(asked)")
             #expect(!text.contains(#"propertyDefinitionId="cmis:parentId""#))
             #expect(text.contains(#"propertyDefinitionId="cmis:objectId""#))
-        } cleanup: {
-            await gateway.stop()
-            await backend.stop()
         }
     }
 
     @Test("finding 6: type changes go to a mount's back-end; the local repository refuses them as notSupported")
     func typeMutability() async throws {
-        let backend = try await ReferenceBackend.start()
-        let gateway = try await Self.gateway(backend, binding: .browser)
-        try await withCleanup { () async throws in
+        try await Self.withMount(.browser) { backend, gateway in
             let type =
                 #"{"id":"my:invoice","baseId":"cmis:document","parentId":"cmis:document","localName":"invoice","queryName":"my:invoice","displayName":"Invoice","creatable":true,"fileable":true,"queryable":true,"controllableACL":false,"controllablePolicy":false,"fulltextIndexed":false,"includedInSupertypeQuery":true,"versionable":false,"contentStreamAllowed":"allowed"}"#
             let form = HTTPClient.Body.form([("cmisaction", "createType"), ("type", type)])
@@ -207,36 +208,47 @@ struct GatewayReferenceBackendTests {
             let body = String(decoding: local.body, as: UTF8.self)
             #expect(local.status == 405, "\(body)")
             #expect(body.contains("notSupported") && body.contains("fixed set of types"), "\(body)")
-        } cleanup: {
-            await gateway.stop()
-            await backend.stop()
+        }
+    }
+
+    @Test("a type changed through a pass-through mount is read again by every user, not from another user's cache")
+    func typeChangeClearsEveryUsersTypes() async throws {
+        try await Self.withMount(.browser, users: .passThrough) { backend, gateway in
+            let typeReads = { backend.log.filter { $0.contains("cmisselector=typeDefinition") }.count }
+            let read = "/cmis/browser/docs?cmisselector=typeDefinition&typeId=cmis:document"
+            #expect(try await Self.send(gateway, read).status == 200)
+            #expect(try await Self.send(gateway, read).status == 200)
+            #expect(typeReads() == 1, "alice's second read comes from her binding's type cache")
+            // bob changes the type with his own credentials, through his own binding.
+            let definition = try await Self.send(gateway, read, user: "bob")
+            #expect(typeReads() == 2)
+            let update = HTTPClient.Body.form([
+                ("cmisaction", "updateType"), ("type", String(decoding: definition.body, as: UTF8.self)),
+            ])
+            let updated = try await Self.send(gateway, "/cmis/browser/docs", method: .post, body: update, user: "bob")
+            #expect(updated.status == 200, "\(String(decoding: updated.body, as: UTF8.self))")
+            #expect(backend.log.contains { $0.hasPrefix("POST") && $0.contains("cmisaction=updateType") })
+            // alice's next read asks the back-end: the definition she had cached may be the old one.
+            #expect(try await Self.send(gateway, read).status == 200)
+            #expect(typeReads() == 3)
         }
     }
 
     @Test("finding 7: includeRelativePathSegment=false reaches the back-end as false")
     func relativePathSegment() async throws {
-        let backend = try await ReferenceBackend.start()
-        let gateway = try await Self.gateway(backend, binding: .browser)
-        try await withCleanup { () async throws in
+        try await Self.withMount(.browser) { backend, gateway in
             let answer = try await Self.send(
                 gateway, "/cmis/browser/docs/root?objectId=138&cmisselector=parents&includeRelativePathSegment=false")
             #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
             let asked = try #require(backend.log.last { $0.contains("cmisselector=parents") })
             #expect(asked.contains("includeRelativePathSegment=false"), "\(asked)")
-        } cleanup: {
-            await gateway.stop()
-            await backend.stop()
         }
     }
 
     @Test("finding 7: a document of a type without versions has itself as its one version over AtomPub")
     func versionsWithoutHistory() async throws {
-        let backend = try await ReferenceBackend.start()
-        try await withCleanup { () async throws in
-            let binding = SessionParameters(
-                binding: .atomPub, url: backend.atomPubURL, repositoryId: "A1",
-                auth: [BasicAuth(user: "svc", password: "pw-svc")]
-            ).makeBinding()
+        try await Self.withBackend { backend in
+            let binding = backend.atomPubBinding()
             let versions = try await binding.allVersions(
                 repositoryId: "A1", objectId: "133", context: OperationContext())
             #expect(versions.map(\.id) == ["133"])
@@ -244,8 +256,6 @@ struct GatewayReferenceBackendTests {
                 _ = try await binding.allVersions(repositoryId: "A1", objectId: "138", context: OperationContext())
             }
             #expect(folder?.code == .invalidArgument)
-        } cleanup: {
-            await backend.stop()
         }
     }
 
@@ -253,9 +263,7 @@ struct GatewayReferenceBackendTests {
         "finding 3: a non-ASCII name and file name reach a Browser back-end through a mount as UTF-8 it is told about",
         arguments: [SessionParameters.Binding.browser, .atomPub])
     func nonASCIINames(client: SessionParameters.Binding) async throws {
-        let backend = try await ReferenceBackend.start()
-        let gateway = try await Self.gateway(backend, binding: .browser)
-        try await withCleanup { () async throws in
+        try await Self.withMount(.browser) { backend, gateway in
             let session = try await Self.session(gateway, binding: client)
             _ = try await session.createDocument(
                 named: "Schriftstück.txt", in: "138",
@@ -267,20 +275,13 @@ struct GatewayReferenceBackendTests {
             #expect(posted.contains("charset=utf-8"), "\(posted.prefix(3000))")
             #expect(posted.contains("filename*=UTF-8''Schriftst%C3%BCck.txt"), "\(posted.prefix(3000))")
             #expect(posted.contains("Schriftstück.txt"))
-        } cleanup: {
-            await gateway.stop()
-            await backend.stop()
         }
     }
 
     @Test("an AtomPub content link to another host is not followed with the repository's credentials")
     func contentLinkToAnotherHost() async throws {
-        let backend = try await ReferenceBackend.start()
-        try await withCleanup { () async throws in
-            let binding = SessionParameters(
-                binding: .atomPub, url: backend.atomPubURL, repositoryId: "A1",
-                auth: [BasicAuth(user: "svc", password: "pw-svc")]
-            ).makeBinding()
+        try await Self.withBackend { backend in
+            let binding = backend.atomPubBinding()
             let refused = await GatewayTests.error {
                 _ = try await binding.contentStream(repositoryId: "A1", objectId: "666", range: nil)
             }
@@ -290,20 +291,18 @@ struct GatewayReferenceBackendTests {
             let content = try await binding.contentStream(
                 repositoryId: "A1", objectId: "138", streamId: "138-rendition", range: nil)
             #expect([UInt8](content) == ReferenceBackend.thumbnail)
-        } cleanup: {
-            await backend.stop()
         }
     }
 
     @Test("the repository list's memory: answers per user and session, a down mark, and no late answer undoing it")
     func listMemory() {
-        var memory = ListMemory()
+        var memory = ListMemory(memory: .seconds(30))
         let alice = ListMemory.Key(user: "alice", session: "s1")
         let bob = ListMemory.Key(user: "bob", session: nil)
         let start = ContinuousClock.now
         var info = RepositoryInfo(id: "docs", name: "Docs", rootFolderId: "100")
         info.productName = "for alice"
-        memory.remember(info, for: alice, askedAt: start, until: start + .seconds(30))
+        memory.remember(info, for: alice, askedAt: start, now: start)
         guard case .info(let known) = memory.answer(for: alice, now: start + .seconds(1)) else {
             Issue.record("alice's answer is remembered")
             return
@@ -315,13 +314,13 @@ struct GatewayReferenceBackendTests {
             return
         }
         // Found unreachable: every answer goes, and lists leave the mount out until the mark ends.
-        memory.markDown(at: start + .seconds(2), until: start + .seconds(32))
+        memory.markDown(at: start + .seconds(2))
         guard case .down = memory.answer(for: alice, now: start + .seconds(3)) else {
             Issue.record("the mount is down")
             return
         }
         // An answer to a request asked before the mark does not undo it.
-        memory.remember(info, for: alice, askedAt: start + .seconds(1), until: start + .seconds(40))
+        memory.remember(info, for: alice, askedAt: start + .seconds(1), now: start + .seconds(4))
         guard case .down = memory.answer(for: alice, now: start + .seconds(4)) else {
             Issue.record("a late answer undid the mark")
             return
@@ -331,7 +330,7 @@ struct GatewayReferenceBackendTests {
             return
         }
         // A fresh answer after the mark is remembered again.
-        memory.remember(info, for: alice, askedAt: start + .seconds(33), until: start + .seconds(63))
+        memory.remember(info, for: alice, askedAt: start + .seconds(33), now: start + .seconds(33))
         guard case .info = memory.answer(for: alice, now: start + .seconds(34)) else {
             Issue.record("a fresh answer is remembered")
             return
@@ -340,6 +339,34 @@ struct GatewayReferenceBackendTests {
         guard case .unknown = memory.answer(for: alice, now: start + .seconds(64)) else {
             Issue.record("answers expire")
             return
+        }
+    }
+
+    @Test("one user's answer too large for the mount does not hide the mount from everyone's repository list")
+    func oversizedAnswerKeepsTheMountListed() async throws {
+        try await Self.withMount(.browser) { _, gateway in
+            let refused = try await Self.send(gateway, "/cmis/browser/docs?cmisselector=query&q=SELECT%20HUGE")
+            #expect(refused.status != 200, "\(String(decoding: refused.body.prefix(400), as: UTF8.self))")
+            // Bob has not listed before, so nothing of alice's is remembered for him: the mount is asked, and listed.
+            let list = try await Self.send(gateway, "/cmis/browser", user: "bob")
+            let ids = try JSONSerialization.jsonObject(with: list.body) as? [String: Any]
+            #expect(ids?["docs"] != nil, "\(String(decoding: list.body.prefix(400), as: UTF8.self))")
+        }
+    }
+
+    @Test("an AtomPub workspace is asked of the mount's back-end every time, not taken from the list's memory")
+    func workspaceReachesTheBackend() async throws {
+        try await Self.withMount(.atomPub) { backend, gateway in
+            func serviceDocuments() -> Int { backend.log.filter { $0.hasPrefix("GET /inmemory/atom11") }.count }
+            // The list remembers the mount's answer…
+            #expect(try await Self.send(gateway, "/cmis/atom").status == 200)
+            let listed = serviceDocuments()
+            #expect(try await Self.send(gateway, "/cmis/atom").status == 200)
+            #expect(serviceDocuments() == listed)
+            // …but the mount's own workspace is the back-end's answer now.
+            let workspace = try await Self.send(gateway, "/cmis/atom/docs")
+            #expect(workspace.status == 200)
+            #expect(serviceDocuments() > listed)
         }
     }
 }

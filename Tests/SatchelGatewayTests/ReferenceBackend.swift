@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import SatchelCMIS
+import SatchelHTTP
 import SatchelTestSupport
 import Synchronization
 
@@ -38,6 +40,13 @@ final class ReferenceBackend: Sendable {
 
     func stop() async { await server.stop() }
 
+    /// The Satchel client's AtomPub binding to `A1`, straight to this back-end.
+    func atomPubBinding() -> any CMISBinding {
+        SessionParameters(
+            binding: .atomPub, url: atomPubURL, repositoryId: "A1", auth: [BasicAuth(user: "svc", password: "pw-svc")]
+        ).makeBinding()
+    }
+
     /// A fixture's bytes.
     static func fixture(_ name: String) throws -> Data {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -50,7 +59,11 @@ final class ReferenceBackend: Sendable {
 
     /// A captured answer, its URLs naming the server on `port` instead of the reference server.
     static func answer(_ name: String, type: String, port: Int) throws -> Response {
-        let here = "http://127.0.0.1:\(port)/inmemory"
+        try answer(name, type: type, naming: "http://127.0.0.1:\(port)/inmemory")
+    }
+
+    /// A captured answer, its URLs naming `here` instead of the reference server.
+    static func answer(_ name: String, type: String, naming here: String) throws -> Response {
         // JSON may escape its slashes (`http:\/\/127.0.0.1:8080\/inmemory`).
         let text = String(decoding: try fixture(name), as: UTF8.self)
             .replacing(/http:\/\/127\.0\.0\.1:\d+\/inmemory/, with: here)
@@ -119,6 +132,9 @@ final class ReferenceBackend: Sendable {
                 }
                 return try answer("browser-object-folder-renditions.json", type: json, port: port)
             case "content": return thumbnailResponse(chunked: query.get("streamId") == "138-chunked")
+            case "query" where query.get("q")?.contains("HUGE") == true:
+                // An answer larger than the 16 MiB a mount reads into memory.
+                return Self.json(#"{"results":[],"padding":""# + String(repeating: "x", count: 17 << 20) + #""}"#)
             case "query":
                 let succinct = query.get("succinct") == "true"
                 return try answer(
@@ -136,11 +152,7 @@ final class ReferenceBackend: Sendable {
         case "/inmemory/atom11/A1/id", "/inmemory/atom11/A1/entry":
             if query.get("id") == "666" {
                 // A document whose content link points at another host.
-                var headers = HTTPFields()
-                headers[.contentType] = entry
-                let text = String(decoding: try fixture("atompub-document-entry.xml"), as: UTF8.self)
-                    .replacing(/http:\/\/127\.0\.0\.1:\d+\/inmemory/, with: "http://localhost:9/inmemory")
-                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+                return try answer("atompub-document-entry.xml", type: entry, naming: "http://localhost:9/inmemory")
             }
             return query.get("id") == "133"
                 ? try answer("atompub-document-entry.xml", type: entry, port: port)
@@ -165,8 +177,8 @@ final class ReferenceBackend: Sendable {
                 let text = String(buffer: body)
                 state.requests.withLock { $0.append("POST \(request.uri)\n\n\(text)") }
                 let port = state.port.withLock { $0 }
-                // A type for createType, else a document (what a create answers).
-                if text.contains("createType") {
+                // A type for createType and updateType, else a document (what a create answers).
+                if text.contains("cmisaction=createType") || text.contains("cmisaction=updateType") {
                     return try answer("browser-typedef-document.json", type: "application/json", port: port)
                 }
                 return try answer("browser-object-document.json", type: "application/json", port: port)

@@ -44,6 +44,11 @@ extension BindingCore {
         return components.url ?? base
     }
 
+    /// How a content request names itself in errors: the document's content, or one of its renditions.
+    static func contentOperation(_ objectId: String, streamId: String?) -> String {
+        "get CMIS \(streamId.map { "rendition \($0)" } ?? "content") of \(objectId)"
+    }
+
     public func contentStream(
         repositoryId: String, objectId: String, streamId: String?, range: ByteRange?
     ) async throws -> Data {

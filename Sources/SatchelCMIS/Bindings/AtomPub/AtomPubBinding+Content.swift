@@ -35,8 +35,7 @@ extension AtomPubBinding {
                     + "the repository's (\(url.host ?? "none")): it is not followed with the repository's credentials")
         }
         var request = HTTPClient.Request(
-            .get, url: contentURL,
-            operation: "get CMIS \(streamId.map { "rendition \($0)" } ?? "content") of \(objectId)")
+            .get, url: contentURL, operation: Self.contentOperation(objectId, streamId: streamId))
         request.range = range
         return request
     }

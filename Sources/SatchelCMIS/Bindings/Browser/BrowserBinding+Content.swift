@@ -13,7 +13,7 @@ extension BrowserBinding {
         if let streamId, !streamId.isEmpty { query.append(("streamId", streamId)) }
         var request = HTTPClient.Request(
             .get, url: Self.url(endpoints.rootFolder, query: query),
-            operation: "get CMIS \(streamId.map { "rendition \($0)" } ?? "content") of \(objectId)")
+            operation: Self.contentOperation(objectId, streamId: streamId))
         request.range = range
         return request
     }

@@ -17,12 +17,12 @@ extension BrowserBinding {
 
     /// `cmisaction=createType` on the repository URL, the definition as JSON in the `type` field.
     public func createType(repositoryId: String, type: TypeDefinition) async throws -> TypeDefinition {
-        try await typeAction("createType", repositoryId: repositoryId, type: type)
+        try await typeAction("createType", verb: "create", repositoryId: repositoryId, type: type)
     }
 
     /// `cmisaction=updateType` on the repository URL, the definition as JSON in the `type` field.
     public func updateType(repositoryId: String, type: TypeDefinition) async throws -> TypeDefinition {
-        try await typeAction("updateType", repositoryId: repositoryId, type: type)
+        try await typeAction("updateType", verb: "update", repositoryId: repositoryId, type: type)
     }
 
     /// `cmisaction=deleteType` on the repository URL.
@@ -33,13 +33,15 @@ extension BrowserBinding {
         types.forget(repositoryId, typeId)
     }
 
-    func typeAction(_ action: String, repositoryId: String, type: TypeDefinition) async throws -> TypeDefinition {
+    func typeAction(
+        _ action: String, verb: String, repositoryId: String, type: TypeDefinition
+    ) async throws -> TypeDefinition {
         var writer = BrowserJSONWriter(succinct: false)
         writer.typeDefinition(type)
         let body = try await post(
             repositoryId: repositoryId, objectId: nil, action: action,
             fields: [("type", String(decoding: writer.bytes, as: UTF8.self))],
-            operation: "\(action == "createType" ? "create" : "update") CMIS type \(type.id)")
+            operation: "\(verb) CMIS type \(type.id)")
         let defined = try BrowserParser.typeDefinition(body)
         types.forget(repositoryId, defined.id)
         return defined
