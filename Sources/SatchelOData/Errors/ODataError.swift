@@ -157,8 +157,9 @@ public struct ODataError: Error, Sendable, CustomStringConvertible {
         if let serviceCode { text += " [\(serviceCode)]" }
         text += ": \(message)"
         if let target { text += " (target \(target))" }
-        if let method, let url {
-            text += " (\(method) \(url.absoluteString)" + (status.map { " → \($0)" } ?? "") + ")"
+        if let url {
+            text +=
+                " (" + (method.map { "\($0) " } ?? "") + url.absoluteString + (status.map { " → \($0)" } ?? "") + ")"
         } else if let status {
             text += " (status \(status))"
         }

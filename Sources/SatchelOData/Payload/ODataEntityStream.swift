@@ -52,8 +52,11 @@ where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
         }
     }
 
-    /// Count, next link and delta link, once iteration has finished.
-    public var page: ODataPage? { stream.envelope.map(reader.envelope) }
+    /// Count, next link and delta link, once iteration has finished. Throws `.invalidPayload` when a link is there
+    /// but cannot be read.
+    public var page: ODataPage? {
+        get throws { try stream.envelope.map(reader.envelope) }
+    }
 
     /// An iterator over the page's entities.
     public func makeAsyncIterator() -> AsyncIterator {

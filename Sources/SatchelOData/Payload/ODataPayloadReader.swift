@@ -39,7 +39,7 @@ public struct ODataPayloadReader: Sendable {
     /// A collection response already parsed as JSON, its entities of `type` (or derived from it); untyped when
     /// `type` is nil. Throws `ODataError` `.invalidPayload`, with the JSON path, when the shape or a value is wrong.
     public func page(from document: JSONValue, type: CSDLEntityType?) throws -> ODataPage {
-        var page = envelope(document)
+        var page = try envelope(document)
         let elements: [JSONValue]
         if version == .v2 {
             guard let d = document["d"] else { throw Self.shape("a V2 collection has no \"d\" member", at: "d") }
@@ -88,23 +88,40 @@ public struct ODataPayloadReader: Sendable {
     }
 
     /// The control information of a collection response without its entities (what `JSONArrayStream` leaves in
-    /// its envelope).
-    public func envelope(_ document: JSONValue) -> ODataPage {
+    /// its envelope). A next or delta link that is there but unreadable throws `.invalidPayload` with its path: it
+    /// is never read as "no more pages".
+    public func envelope(_ document: JSONValue) throws -> ODataPage {
         var page = ODataPage()
         if version == .v2 {
             let d = document["d"]
-            page.nextLink = d?["__next"]?.stringValue
-            page.deltaLink = d?["__delta"]?.stringValue
+            page.nextLink = try Self.link(d?["__next"], at: "d.__next")
+            page.deltaLink = try Self.link(d?["__delta"], at: "d.__delta")
             page.count = d?["__count"].flatMap { $0.int64Value ?? $0.stringValue.flatMap { Int64($0) } }
         } else {
-            page.nextLink = document["@odata.nextLink"]?.stringValue ?? document["@nextLink"]?.stringValue
-            page.deltaLink = document["@odata.deltaLink"]?.stringValue ?? document["@deltaLink"]?.stringValue
+            let next = document["@odata.nextLink"] == nil ? "@nextLink" : "@odata.nextLink"
+            page.nextLink = try Self.link(document[next], at: next)
+            let delta = document["@odata.deltaLink"] == nil ? "@deltaLink" : "@odata.deltaLink"
+            page.deltaLink = try Self.link(document[delta], at: delta)
             page.count = (document["@odata.count"] ?? document["@count"]).flatMap {
                 $0.int64Value ?? $0.stringValue.flatMap { Int64($0) }
             }
             page.context = document["@odata.context"]?.stringValue ?? document["@context"]?.stringValue
         }
         return page
+    }
+
+    /// A link member: absent or null is no link; a string is the link; an object with a `uri` string (how some V2
+    /// services write `__next`, like a deferred link) is its `uri`. Anything else, an empty string included, throws:
+    /// a link that cannot be read must not end the data.
+    static func link(_ value: JSONValue?, at location: String) throws -> String? {
+        guard let value, value != .null else { return nil }
+        let link = value.stringValue ?? value["uri"]?.stringValue
+        guard let link, !link.trimmingCharacters(in: .whitespaces).isEmpty else {
+            let excerpt = String(decoding: value.serialized().prefix(120), as: UTF8.self)
+            throw shape(
+                "the link is neither a URL string nor an object with a \"uri\" string: \(excerpt)", at: location)
+        }
+        return link
     }
 
     /// A single-entity response (`{"d": {…}}` in V2, the entity object in V4).
@@ -145,7 +162,8 @@ public struct ODataPayloadReader: Sendable {
         do {
             return try JSONValue(parsing: data)
         } catch {
-            throw ODataError(.invalidPayload, "the response is not valid JSON", underlying: error)
+            // A JSONError names the byte, the line and column, and an excerpt.
+            throw ODataError(.invalidPayload, "the response is not valid JSON: \(error)", underlying: error)
         }
     }
 

@@ -136,7 +136,13 @@ public struct ODataEntitySequence: AsyncSequence, Sendable {
                         }
                         entities = nil
                         page = nil
-                        advance(nextLink: current.stream.page?.nextLink, count: current.count)
+                        let nextLink: String?
+                        do {
+                            nextLink = try current.stream.page?.nextLink
+                        } catch {
+                            throw ODataError.payload(error, url: current.url, operation: operation)
+                        }
+                        advance(nextLink: nextLink, count: current.count)
                     }
                     guard let url = try await nextURL() else {
                         finished = true

@@ -161,7 +161,11 @@ private actor DecodedPageCursor<T: Sendable> {
                     if let batch { return batch }
                     iterator = nil
                     self.page = nil
-                    link = page.stream.envelope.map(reader.envelope)?.nextLink.map { service.url(absolute: $0) }
+                    do {
+                        link = try page.stream.envelope.map(reader.envelope)?.nextLink.map { service.url(absolute: $0) }
+                    } catch {
+                        throw ODataError.payload(error, url: page.url, operation: operation)
+                    }
                     prefetch = page.lookahead.takePrefetch()
                 }
                 if !started {

@@ -1,6 +1,7 @@
 public import Foundation
 public import SatchelHTTP
 import SatchelJSON
+import SatchelXML
 
 extension ODataService {
     /// The entities of an entity set (or any collection path: navigation, a function returning entities), as an
@@ -74,13 +75,32 @@ extension ODataService {
             }
         }
         let response = try await send(request)
+        let reader = try await reader()
+        var page = try Self.decoding(response, of: request) { try reader.page(from: response.body, type: type) }
+        page.byteCount = response.body.count
+        return page
+    }
+
+    /// Reads `response` with `read`. An ``ODataError`` it throws gets the request's method, URL and operation and
+    /// the response's status; when the body is not the JSON (or, for `$metadata`, the XML) that was expected, the
+    /// message also says what its `Content-Type` was and how it starts (an HTML login page, an XML error).
+    static func decoding<T>(
+        _ response: HTTPClient.Response, of request: HTTPClient.Request, expecting format: String = "json",
+        _ read: () throws -> T
+    ) throws -> T {
         do {
-            var page = try await reader().page(from: response.body, type: type)
-            page.byteCount = response.body.count
-            return page
+            return try read()
         } catch var error as ODataError {
-            error.url = url
-            error.operation = request.operation
+            if error.url == nil { error.url = request.url }
+            if error.method == nil { error.method = request.method }
+            if error.status == nil { error.status = response.status }
+            if error.operation == nil { error.operation = request.operation }
+            let unreadable = error.underlying is JSONError || error.underlying is XMLReadError
+            let type = response.headers["Content-Type"] ?? "none"
+            if unreadable, !type.lowercased().contains(format) {
+                let start = String(decoding: response.body.prefix(80), as: UTF8.self)
+                error.message += " (the response's Content-Type is \(type); it starts with \(start.debugDescription))"
+            }
             throw error
         }
     }
@@ -94,8 +114,11 @@ extension ODataService {
     public func entity(_ path: ODataPath, query: ODataQuery = ODataQuery()) async throws -> ODataEntity {
         let version = try await version()
         let url = url(path: path.text(for: version), query: try query.queryString(for: version))
-        let response = try await send(request(.get, url, version: version, operation: "read \(path)"))
-        var entity = try await reader().entity(from: response.body, type: entityType(of: path))
+        let request = request(.get, url, version: version, operation: "read \(path)")
+        let response = try await send(request)
+        let reader = try await reader()
+        let type = entityType(of: path)
+        var entity = try Self.decoding(response, of: request) { try reader.entity(from: response.body, type: type) }
         if entity.etag == nil { entity.etag = response.etag }
         return entity
     }

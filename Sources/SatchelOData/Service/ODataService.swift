@@ -50,7 +50,9 @@ public struct ODataService: Sendable {
         var request = HTTPClient.Request(.get, url: url(path: "$metadata"), operation: "read $metadata")
         request.headers["Accept"] = "application/xml"
         let response = try await send(request)
-        cache.metadata = try ODataMetadata.parse(data: response.body)
+        cache.metadata = try Self.decoding(response, of: request, expecting: "xml") {
+            try ODataMetadata.parse(data: response.body)
+        }
         return response.body
     }
 

@@ -87,7 +87,8 @@ final class PageLookahead: Sendable {
                 state.parser = parser
                 return
             }
-            state.next = reader.envelope(envelope).nextLink.map(resolve)
+            // An unreadable link is not prefetched; the page's own reader throws on it.
+            state.next = (try? reader.envelope(envelope))?.nextLink.map(resolve)
             fire(&state)
         }
     }
