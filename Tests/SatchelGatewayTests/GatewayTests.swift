@@ -212,6 +212,40 @@ struct GatewayTests {
         }
     }
 
+    @Test("finding 7: over an AtomPub back-end, a folder of a document type or a document of a folder type is refused")
+    func baseTypeChecked() async throws {
+        let pair = try await Self.start(backendBinding: .atomPub)
+        try await withCleanup { () async throws in
+            let session = try await pair.session("alice")
+            let root = session.repositoryInfo.rootFolderId
+            let folder = await Self.error {
+                _ = try await session.createFolder(named: "not-a-folder", in: root, typeId: "cmis:document")
+            }
+            #expect(folder?.code == .constraint, "\(String(describing: folder))")
+            #expect(
+                folder?.message.contains("needs a type based on cmis:folder") == true, "\(String(describing: folder))")
+            let document = await Self.error {
+                _ = try await session.createDocument(named: "not-a-document", in: root, typeId: "cmis:folder")
+            }
+            #expect(document?.code == .constraint, "\(String(describing: document))")
+            // Nothing reached the back-end's repository.
+            let direct = try await CMISSession.connect(
+                SessionParameters(
+                    binding: .browser, url: pair.backend.baseURL.appendingPathComponent("cmis/browser"),
+                    repositoryId: "shared", auth: [BasicAuth(user: "alice", password: "pw-alice")]))
+            var names: [String] = []
+            for try await child in direct.children(of: direct.repositoryInfo.rootFolderId) {
+                names.append(child.object.name ?? "")
+            }
+            #expect(!names.contains("not-a-folder") && !names.contains("not-a-document"), "\(names)")
+            // The base types themselves still create what they say.
+            let made = try await session.createFolder(named: "a-folder", in: root)
+            #expect(made.baseType == .folder)
+        } cleanup: {
+            await pair.stop()
+        }
+    }
+
     @Test("a back-end that is down answers each request with 503 naming it; the gateway and its local store carry on")
     func backendDown() async throws {
         let pair = try await Self.start(backendBinding: .browser)
