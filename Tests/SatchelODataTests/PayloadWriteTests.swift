@@ -34,6 +34,39 @@ struct PayloadWriteTests {
         #expect(json["__metadata"]?["type"] == "ZADMISSIONS_SRV.Student")
     }
 
+    @Test("V2 numbers as the V2 JSON format's table says: Int64, Decimal, Double, Single as strings, Int32 a number")
+    func v2NumbersByDeclaredType() throws {
+        let metadata = try ODataMetadata.parse(data: try fixture("v2-gateway-metadata.xml"))
+        var student = ODataEntity(type: "ZADMISSIONS_SRV.Student")
+        student["ApplicationCount"] = .int(5)  // Edm.Int64, small
+        student["Rank"] = .int(7)  // Edm.Int32
+        student["Score"] = .double(2.5)  // Edm.Double
+        student["Gpa"] = .int(3)  // Edm.Decimal given as a whole number
+        student["Active"] = .bool(true)
+        let typed = try ODataPayloadWriter(version: .v2, metadata: metadata).json(for: student)
+        #expect(typed["ApplicationCount"] == .string("5"))
+        #expect(typed["Rank"] == 7)
+        #expect(typed["Score"] == .string("2.5"))
+        #expect(typed["Gpa"] == .string("3"))
+        #expect(typed["Active"] == true)
+        // The entity set's type stands in when the entity names none.
+        var untypedEntity = student
+        untypedEntity.type = nil
+        let bySet = try ODataPayloadWriter(version: .v2, metadata: metadata)
+            .json(for: untypedEntity, type: metadata.entityType(ofSet: "StudentSet"))
+        #expect(bySet["ApplicationCount"] == .string("5") && bySet["Score"] == .string("2.5"))
+        // Without metadata: a V2 Double is still a string; a small integer a number.
+        let plain = try ODataPayloadWriter(version: .v2).json(for: untypedEntity)
+        #expect(plain["Score"] == .string("2.5") && plain["ApplicationCount"] == 5)
+        // V4 keeps numbers.
+        let v4 = try ODataPayloadWriter(version: .v4, metadata: metadata).json(for: student)
+        #expect(v4["Score"]?.numberValue?.text == "2.5" && v4["ApplicationCount"] == 5)
+        // And what was written reads back as the declared types.
+        let back = try ODataPayloadReader(version: .v2, metadata: metadata)
+            .entity(from: Data(#"{"d":\#(typed.description)}"#.utf8), entitySet: "StudentSet")
+        #expect(back["Score"] == .double(2.5) && back["ApplicationCount"] == .int(5) && back["Rank"] == .int(7))
+    }
+
     @Test func v4DeepInsert() throws {
         var student = Self.student()
         student.bind("Friends", to: "People('a')")

@@ -1,10 +1,12 @@
 import Foundation
 import Hummingbird
 import SatchelHTTP
+import SatchelJSON
 import SatchelOData
 import SatchelOffline
 import SatchelStore
 import SatchelTestSupport
+import Synchronization
 import Testing
 
 /// A V2 service that pages 800 customers by 100 and writes `__next` in one of the shapes services use: a string, an
@@ -19,7 +21,8 @@ struct NextLinkShapeTests {
         <edmx:DataServices m:DataServiceVersion="2.0">
         <Schema Namespace="Shop" xmlns="http://schemas.microsoft.com/ado/2008/09/edm">
         <EntityType Name="Customer"><Key><PropertyRef Name="ID"/></Key>
-        <Property Name="ID" Type="Edm.Int32" Nullable="false"/><Property Name="Name" Type="Edm.String"/></EntityType>
+        <Property Name="ID" Type="Edm.Int32" Nullable="false"/><Property Name="Name" Type="Edm.String"/>
+        <Property Name="Balance" Type="Edm.Double"/><Property Name="Visits" Type="Edm.Int64"/></EntityType>
         <EntityContainer Name="Shop" m:IsDefaultEntityContainer="true">
         <EntitySet Name="Customers" EntityType="Shop.Customer"/></EntityContainer>
         </Schema></edmx:DataServices></edmx:Edmx>
@@ -218,6 +221,87 @@ struct UnreadableAnswerTests {
                 #expect(error.code == .invalidPayload && error.status == 200, "\(text)")
                 #expect(text.contains("GET") && text.contains("/odata/Customers"), "\(text)")
                 #expect(text.contains("byte"), "\(text)")
+            }
+        } cleanup: {
+            await server.stop()
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+}
+
+/// A V2 service that, like the V2 JSON format's table (and servers that follow it), takes Edm.Double and Edm.Int64
+/// only as strings and refuses a JSON number for them. Online creates and the offline store's uploads both pass.
+@Suite("OData V2 values written as the V2 JSON format says")
+struct V2ValueFormatTests {
+    /// The bodies the service was sent.
+    final class Received: Sendable {
+        let bodies = Mutex<[String]>([])
+    }
+
+    static func start(received: Received) async throws -> TestHTTPServer {
+        try await TestHTTPServer.start { router in
+            router.get("/odata/**") { request, _ -> Response in
+                if request.uri.path.hasSuffix("$metadata") {
+                    return Response(
+                        status: .ok, headers: [.contentType: "application/xml"],
+                        body: .init(byteBuffer: ByteBuffer(string: NextLinkShapeTests.metadata)))
+                }
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: #"{"d":{"results":[]}}"#)))
+            }
+            router.post("/odata/**") { request, _ -> Response in
+                var request = request
+                let body = String(buffer: try await request.collectBody(upTo: 1 << 20))
+                received.bodies.withLock { $0.append(body) }
+                let json = try JSONValue(parsing: Data(body.utf8))
+                guard json["Balance"]?.stringValue != nil, json["Visits"]?.stringValue != nil else {
+                    return Response(
+                        status: .badRequest, headers: [.contentType: "application/json"],
+                        body: .init(
+                            byteBuffer: ByteBuffer(
+                                string:
+                                    #"{"error":{"code":"TypeError","message":{"value":"Edm.Double and Edm.Int64 are strings in V2 JSON"}}}"#
+                            )))
+                }
+                return Response(
+                    status: .created, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: #"{"d":\#(body)}"#)))
+            }
+        }
+    }
+
+    @Test func onlineAndOffline() async throws {
+        let received = Received()
+        let server = try await Self.start(received: received)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-v2-values-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try await withCleanup {
+            var customer = ODataEntity(properties: ["ID": .int(1), "Name": "Ada"])
+            customer["Balance"] = .double(2.5)
+            customer["Visits"] = .int(3)
+            // Online: the service's metadata types the body.
+            let service = NextLinkShapeTests.service(server)
+            _ = try await service.metadata()
+            let created = try await service.create(ODataPath("Customers"), customer)
+            #expect(created.entity?["Balance"] == .double(2.5) && created.entity?["Visits"] == .int(3))
+
+            // Offline: created locally, uploaded with the same types.
+            let store = OfflineStore(
+                configuration: OfflineStore.Configuration(
+                    service: NextLinkShapeTests.service(server), path: folder.appendingPathComponent("v.store").path,
+                    definingQueries: [.init(name: "customers", query: "Customers")], key: StoreKey.random()))
+            try await store.open()
+            customer["ID"] = .int(2)
+            try await store.create("Customers", customer)
+            let result = try await store.upload()
+            #expect(result.sent == 1 && result.failed == 0, "\(result)")
+            #expect(try await store.errors().isEmpty)
+            try await store.close()
+            let bodies = received.bodies.withLock { $0 }
+            #expect(bodies.count == 2)
+            for body in bodies {
+                #expect(body.contains(#""Balance":"2.5""#) && body.contains(#""Visits":"3""#), "\(body)")
             }
         } cleanup: {
             await server.stop()

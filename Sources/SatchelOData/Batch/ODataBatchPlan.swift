@@ -75,7 +75,7 @@ extension ODataService {
     }
 
     private func plan(_ request: ODataBatchRequest, version: ODataVersion) throws -> ODataBatchPlan.Part {
-        let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
+        let writer = payloadWriter(for: version)
         let accept = version == .v2 ? "application/json" : "application/json;odata.metadata=minimal"
         var part = ODataBatchPlan.Part(
             reference: request.reference, changeset: request.changeset, method: .get, url: "", headers: [:],
@@ -112,7 +112,7 @@ extension ODataService {
             part.method = .post
             part.url = relativeURL(path.text(for: version))
             part.headers["Accept"] = accept
-            part.body = try writer.json(for: entity)
+            part.body = try writer.json(for: entity, type: entityType(of: path))
             part.operation = "create in \(path)"
             part.decoding = .write(entityType(of: path))
             references += [path.text(for: version)] + entity.bindings.values.flatMap { $0 }
@@ -121,7 +121,7 @@ extension ODataService {
             part.url = relativeURL(path.text(for: version))
             part.headers["Accept"] = accept
             if let etag { part.headers["If-Match"] = etag }
-            part.body = try writer.json(for: entity)
+            part.body = try writer.json(for: entity, type: entityType(of: path))
             part.operation = "update \(path)"
             part.decoding = .write(entityType(of: path))
             references += [path.text(for: version)] + entity.bindings.values.flatMap { $0 }

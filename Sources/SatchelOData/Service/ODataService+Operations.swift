@@ -92,7 +92,7 @@ extension ODataService {
             returnType = operation.returnType
         }
         let target = path.map { $0.navigate(name) } ?? ODataPath(name)
-        let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
+        let writer = payloadWriter(for: version)
         switch (version, kind) {
         case (.v2, _):
             let query = parameters.map { "\($0.0)=" + ODataURLEncoding.query(ODataLiteral($0.1).text(for: .v2)) }

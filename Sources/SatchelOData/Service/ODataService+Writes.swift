@@ -45,8 +45,8 @@ extension ODataService {
         -> ODataWriteResult
     {
         let version = try await version()
-        let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
-        let body = HTTPClient.Body.json(bytes: try writer.data(for: entity))
+        let writer = payloadWriter(for: version)
+        let body = HTTPClient.Body.json(bytes: try writer.data(for: entity, type: entityType(of: path)))
         var request = request(
             .post, url(path: path.text(for: version)), version: version, operation: "create in \(path)", body: body)
         for field in headers { request.headers[field.name] = field.value }
@@ -69,11 +69,11 @@ extension ODataService {
         headers: HTTPClient.Headers = [:]
     ) async throws -> ODataWriteResult {
         let version = try await version()
-        let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
+        let writer = payloadWriter(for: version)
         let httpMethod: HTTPClient.Method = method == .replace ? .put : (version == .v2 ? .merge : .patch)
         var request = request(
             httpMethod, url(path: path.text(for: version)), version: version, operation: "update \(path)",
-            body: .json(bytes: try writer.data(for: entity)))
+            body: .json(bytes: try writer.data(for: entity, type: entityType(of: path))))
         if let etag { request.headers["If-Match"] = etag }
         for field in headers { request.headers[field.name] = field.value }
         let response = try await send(request)

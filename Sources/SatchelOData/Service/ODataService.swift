@@ -72,6 +72,11 @@ public struct ODataService: Sendable {
         ODataPayloadReader(version: try await version(), metadata: cache.metadata)
     }
 
+    /// A writer for request bodies: absolute V2 links, values typed by the metadata when it is known.
+    func payloadWriter(for version: ODataVersion) -> ODataPayloadWriter {
+        ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL, metadata: cache.metadata)
+    }
+
     // MARK: Requests
 
     /// The absolute URL of a path below the service root with a query string (already encoded) and the SAP

@@ -22,7 +22,7 @@ extension ODataService {
     /// none, as with `Prefer: return=minimal`).
     public func create<T: ODataStructuredProxy>(_ path: ODataPath, _ value: T) async throws -> T? {
         let version = try await version()
-        let writer = ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL)
+        let writer = payloadWriter(for: version)
         let body = HTTPClient.Body.json(
             bytes: try writer.data(for: ODataEntity(type: T.odataTypeName, properties: value.odataProperties)))
         let url = url(path: path.text(for: version))
