@@ -53,7 +53,8 @@ let package = Package(
         // `satchel serve --postgres`: the server keeps its metadata in PostgreSQL, through PostgresNIO. On by
         // default; an app that embeds SatchelServer without PostgreSQL turns it off (`traits: []` on its
         // `.package` line) and links no PostgresNIO.
-        .trait(name: "PostgreSQL", description: "SatchelServer can keep its metadata in PostgreSQL (links PostgresNIO)"),
+        .trait(
+            name: "PostgreSQL", description: "SatchelServer can keep its metadata in PostgreSQL (links PostgresNIO)"),
         .default(enabledTraits: ["PostgreSQL"]),
     ],
     dependencies: [
@@ -506,7 +507,7 @@ let package = Package(
                 "SatchelServerTestSupport",
                 "SatchelCMISCore",
                 "satchel", "SatchelServer", "SatchelStore", "SatchelOData", "SatchelCMIS", "SatchelCache",
-                "SatchelTestSupport", "SatchelRepository",
+                "SatchelTestSupport", "SatchelRepository", .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,7 +1,9 @@
 import Foundation
+import Hummingbird
 import SatchelHTTP
 import SatchelOData
 import SatchelTestSupport
+import Synchronization
 import Testing
 
 extension SatchelCLITests {
@@ -38,8 +40,44 @@ extension SatchelCLITests {
             let warnings = warned.stderr.split(separator: "\n").filter { $0.hasPrefix("satchel: warning:") }
             #expect(
                 warnings == [
-                    "satchel: warning: \(config) line 3: unknown key stroe in [endpoint] (known: csrf, indexed_type, middle_tier, name, sap_client, store, url, user)"
+                    "satchel: warning: \(config) line 3: unknown key stroe in [endpoint] (known: csrf, indexed_type, max_delta_resends, middle_tier, name, sap_client, store, timeout, url, user)"
                 ])
+        }
+
+        /// The commands that work on the store alone send nothing, even for a store whose first open failed before
+        /// its `$metadata` was stored (they say so), or a store that does not exist.
+        @Test func localCommandsSendNothing() async throws {
+            let requests = Mutex(0)
+            let server = try await TestHTTPServer.start { router in
+                router.get("/odata/**") { _, _ -> Response in
+                    requests.withLock { $0 += 1 }
+                    return Response(status: .internalServerError)
+                }
+            }
+            let (folder, config) = try Self.folder()
+            try await withCleanup {
+                try
+                    "[endpoint]\nurl = \(server.url("/odata").absoluteString)\nstore = shop.store\n[p]\nquery = Products\n"
+                    .write(toFile: config, atomically: true, encoding: .utf8)
+                let environment = ["SATCHEL_STORE_PASSPHRASE": "x"]
+                let missing = try await SatchelProcess.run(["offline", "status", config], environment: environment)
+                #expect(missing.status != 0 && missing.stderr.contains("no offline store at"), "\(missing.stderr)")
+                #expect(requests.withLock { $0 } == 0)
+                let open = try await SatchelProcess.run(["offline", "open", config], environment: environment)
+                #expect(open.status != 0, "\(open.stdoutText)")
+                let sent = requests.withLock { $0 }
+                #expect(sent > 0)
+                for command in [["status"], ["query", "Products"], ["requests"]] {
+                    let result = try await SatchelProcess.run(
+                        ["offline", command[0], config] + command.dropFirst(), environment: environment)
+                    #expect(result.status != 0, "\(command): \(result.stdoutText)")
+                    #expect(result.stderr.contains("has no $metadata"), "\(command): \(result.stderr)")
+                }
+                #expect(requests.withLock { $0 } == sent, "a local command asked the service")
+            } cleanup: {
+                await server.stop()
+                try? FileManager.default.removeItem(at: folder)
+            }
         }
 
         @Test func openQueryChangeUpload() async throws {
@@ -73,6 +111,8 @@ extension SatchelCLITests {
             let lines = query.stdoutText.split(separator: "\n")
             #expect(lines.count == 3)
             #expect(lines.allSatisfy { $0.contains("\"ID\"") && !$0.contains("\"Name\"") })
+            // Each line starts with the store's id of the entity (what addresses one created offline without a key).
+            #expect(lines.allSatisfy { $0.hasPrefix(#"{"@satchel.entityID":"#) }, "\(lines)")
 
             let update = try await SatchelProcess.run(
                 ["offline", "update", config, "Products", "3", "--json", #"{"Stock": 4242}"#], environment: environment)

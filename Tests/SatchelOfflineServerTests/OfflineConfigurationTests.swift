@@ -197,6 +197,10 @@ struct OfflineConfigurationTests {
         #expect(file.definingQueries[0].query == "ProductSet?$filter=Name eq 'a;b'")
         #expect(file.definingQueries[0].retrievesStreams && file.definingQueries[1].deltaTracking == .never)
         #expect(file.storePath == "/data/offline.store")
+        #expect(file.timeout == nil)
+        let timed = try OfflineConfigurationFile(
+            text: "[endpoint]\nurl = https://h/\ntimeout = 2.5\n[a]\nquery = A", folder: "/", name: "t.ini")
+        #expect(timed.timeout == .milliseconds(2500) && timed.warnings.isEmpty)
         let warnings = file.warnings.map { "\($0.line) \($0.message)" }
         #expect(warnings.count == 3, "\(warnings)")
         #expect(warnings.contains { $0.hasPrefix("4 prepopulate_offline_db is not used: a key of the middle tier") })
@@ -209,6 +213,8 @@ struct OfflineConfigurationTests {
             ("[endpoint]\nurl = https://h/\n[a]\nquery = A\nstreams = lots", 5),
             ("[endpoint]\nurl = nope\n[a]\nquery = A", 2),
             ("[endpoint]\nurl = https://h/\n[endpoint]\nurl = https://i/\n[a]\nquery = A", 3),
+            ("[endpoint]\nurl = https://h/\ntimeout = soon\n[a]\nquery = A", 3),
+            ("[endpoint]\nurl = https://h/\ntimeout = 0\n[a]\nquery = A", 3),
         ] {
             #expect {
                 _ = try OfflineConfigurationFile(text: text, folder: "/", name: "c.ini")

@@ -28,6 +28,22 @@ struct HostileServiceTests {
             + (next.map { #","@odata.nextLink":"\#($0)""# } ?? "") + "}"
     }
 
+    /// A service of three products: `$metadata`, the collection, and `Products(N)` as downloaded (what an upload
+    /// reads for want of an ETag).
+    static func threeProducts(_ path: String) -> Response {
+        let body: String
+        if path.hasSuffix("$metadata") {
+            body = model
+        } else if path.hasSuffix(")") {
+            let key = Int(path.split(separator: "(").last?.dropLast() ?? "") ?? 0
+            body = #"{"ID":\#(key),"Name":"Product \#(key)","CategoryID":1}"#
+        } else {
+            body = page(1...3, next: nil)
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
     static func start(_ behaviour: Behaviour) async throws -> TestHTTPServer {
         try await TestHTTPServer.start { router in
             router.get("/odata/**") { request, _ -> Response in
@@ -156,26 +172,14 @@ struct ServerKeyTests {
     }
 }
 
-/// A server that fails for a while (503): the upload stops and keeps the change; it is no refusal to archive.
+/// A server that fails for a while (503): the change stays queued, counted as one resend; it is no refusal to archive.
 @Suite("Offline store: a server that fails for a while")
 struct TransientFailureTests {
     @Test func unavailableThenBack() async throws {
         let unavailable = Mutex(true)
         let patches = Mutex(0)
         let server = try await TestHTTPServer.start { router in
-            router.get("/odata/**") { request, _ -> Response in
-                let path = request.uri.path
-                let body =
-                    path.hasSuffix("$metadata")
-                    ? HostileServiceTests.model
-                        // Products(2): the entity as downloaded (the upload reads it for want of an ETag).
-                    : path.hasSuffix(")")
-                        ? #"{"ID":2,"Name":"Product 2","CategoryID":1}"#
-                        : HostileServiceTests.page(1...3, next: nil)
-                return Response(
-                    status: .ok, headers: [.contentType: "application/json"],
-                    body: .init(byteBuffer: ByteBuffer(string: body)))
-            }
+            router.get("/odata/**") { request, _ -> Response in HostileServiceTests.threeProducts(request.uri.path) }
             router.patch("/odata/**") { _, _ -> Response in
                 if unavailable.withLock({ $0 }) { return Response(status: .serviceUnavailable) }
                 patches.withLock { $0 += 1 }
@@ -189,13 +193,109 @@ struct TransientFailureTests {
         try await store.open()
         try await store.update(
             "Products", .key(.single(.int(2))), with: ODataEntity(properties: ["Name": .string("x")]))
-        await #expect(throws: ODataError.self) { try await store.upload() }
+        let failed = try await store.upload()
+        #expect(failed.sent == 0 && failed.deferred == 1 && failed.failed == 0, "\(failed)")
+        #expect(failed.lastFailure?.hasPrefix("503") == true, "\(failed)")
         #expect(try await store.errors().isEmpty)
-        #expect(try await store.requests().count == 1)
+        let queued = try await store.requests()
+        #expect(queued.count == 1 && queued.first?.resends == 1 && queued.first?.lastFailure?.hasPrefix("503") == true)
         unavailable.withLock { $0 = false }
         #expect(try await store.upload().sent == 1)
         #expect(patches.withLock { $0 } == 1)
         try await store.close()
         await server.stop()
+    }
+}
+
+/// A service that stores a creation and then answers 500, ignoring `Repeatability-Request-ID` (every attempt makes
+/// one more copy): the failing request is sent again at most `maximumResends` times, then goes to the ErrorArchive
+/// with the last answer; the requests that do not depend on it go on meanwhile, the ones that do wait; an app can
+/// inspect, retry and cancel it.
+@Suite("Offline store: a request the service keeps failing does not block the queue")
+struct StuckRequestTests {
+    @Test func boundedResendsAndIndependentRequests() async throws {
+        let posts = Mutex(0)
+        let patches = Mutex<[String]>([])
+        let server = try await TestHTTPServer.start { router in
+            router.get("/odata/**") { request, _ -> Response in HostileServiceTests.threeProducts(request.uri.path) }
+            router.post("/odata/**") { _, _ -> Response in
+                // Stored, then a failure: the client cannot tell.
+                posts.withLock { $0 += 1 }
+                return Response(
+                    status: .internalServerError, headers: [.contentType: "application/json"],
+                    body: .init(
+                        byteBuffer: ByteBuffer(string: #"{"error":{"code":"DB","message":"deadlock detected"}}"#)))
+            }
+            router.patch("/odata/**") { request, _ -> Response in
+                patches.withLock { $0.append(request.uri.path) }
+                return Response(status: .noContent)
+            }
+        }
+        let folder = try offlineTestFolder("stuck")
+        try await withCleanup {
+            let store = OfflineStore(
+                configuration: .init(
+                    service: offlineTestService(server.url("/odata")),
+                    path: folder.appendingPathComponent("test.store").path,
+                    definingQueries: [.init(name: "p", query: "Products")], key: StoreKey.random(),
+                    upload: .oneByOne, maximumResends: 2))
+            try await store.open()
+            // A creation the service will fail, and a change to another entity.
+            let created = try await store.create(
+                "Products", ODataEntity(properties: ["ID": .int(100), "Name": "new", "CategoryID": .int(1)]))
+            try await store.update(
+                "Products", .key(.single(.int(2))), with: ODataEntity(properties: ["Name": .string("x")]))
+
+            // First upload: the creation fails and is deferred; the other change goes.
+            let first = try await store.upload()
+            #expect(first.sent == 1 && first.deferred == 1 && first.failed == 0, "\(first)")
+            #expect(first.lastFailure?.contains("deadlock detected") == true, "\(first)")
+            #expect(patches.withLock { $0 } == ["/odata/Products(2)"])
+            var queued = try await store.requests()
+            #expect(queued.map(\.method) == ["POST"] && queued.first?.resends == 1, "\(queued)")
+
+            // A change to the entity being created depends on its creation: it waits while the creation fails.
+            try await store.update("Products", .id(created), with: ODataEntity(properties: ["Name": "newer"]))
+            let second = try await store.upload()
+            #expect(second.deferred == 1 && second.held == 1 && second.sent == 0, "\(second)")
+
+            // A third failure is one more than two resends: the creation goes to the ErrorArchive with the last
+            // answer, and the change behind it is held there.
+            let third = try await store.upload()
+            #expect(third.failed == 1 && third.deferred == 0 && third.held == 1, "\(third)")
+            #expect(posts.withLock { $0 } == 3, "sent once and resent twice, never more")
+            let errors = try await store.errors()
+            #expect(errors.count == 1)
+            #expect(errors.first?.httpStatus == 500, "\(errors)")
+            #expect(errors.first?.message.contains("3 times") == true, "\(errors)")
+            #expect(errors.first?.message.contains("deadlock detected") == true, "\(errors)")
+
+            // The queue goes on: a new change to another entity is sent.
+            try await store.update(
+                "Products", .key(.single(.int(3))), with: ODataEntity(properties: ["Name": .string("y")]))
+            let fourth = try await store.upload()
+            let archive = try await store.errors()
+            #expect(fourth.sent == 1 && posts.withLock { $0 } == 3, "\(fourth) \(archive)")
+            #expect(patches.withLock { $0 } == ["/odata/Products(2)", "/odata/Products(3)"])
+
+            // Retry: the archived request is queued again, its count back at zero, sent at the next upload.
+            try await store.retry(errorID: try #require(errors.first).errorID)
+            #expect(try await store.errors().isEmpty)
+            queued = try await store.requests()
+            #expect(queued.map(\.method) == ["POST", "PATCH"], "\(queued)")
+            #expect(queued.first?.resends == 0 && queued.first?.failed == false)
+            let fifth = try await store.upload()
+            #expect(fifth.deferred == 1 && fifth.held == 1 && posts.withLock { $0 } == 4, "\(fifth)")
+
+            // Cancel: the creation and the change on it are given up; the entity created offline is gone.
+            try await store.cancel(requestID: try #require(queued.first).requestID)
+            #expect(try await store.requests().isEmpty)
+            #expect(try await store.count("Products") == 3)
+            await #expect(throws: ODataError.self) { try await store.cancel(requestID: 9999) }
+            try await store.close()
+        } cleanup: {
+            await server.stop()
+            try? FileManager.default.removeItem(at: folder)
+        }
     }
 }

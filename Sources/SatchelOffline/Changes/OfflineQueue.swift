@@ -23,11 +23,13 @@ enum OfflineQueue {
                     custom_tag TEXT)
                 """)
         // Added since the first stores were made: transactions, unmodifiable requests, the `$batch` a request went
-        // in, the entities a request links to.
+        // in, the entities a request links to, the service's failures of it.
         let existing = Set(try Row.fetchAll(db, sql: "PRAGMA table_info(q_requests)").map { $0["name"] as String })
         for (name, definition) in [
             ("transaction_id", "TEXT"), ("unmodifiable", "INTEGER NOT NULL DEFAULT 0"), ("batch_id", "TEXT"),
             ("batch_first_sent", "TEXT"), ("links", "TEXT"), ("deep", "TEXT"),
+            // How many times the service failed the request (5xx, 408, 429), and its last such answer.
+            ("resends", "INTEGER NOT NULL DEFAULT 0"), ("last_failure", "TEXT"),
         ] where !existing.contains(name) {
             try db.execute(sql: "ALTER TABLE q_requests ADD COLUMN \(name) \(definition)")
         }

@@ -30,6 +30,11 @@ public struct OfflineRequest: Sendable, Hashable {
     public var uploadCategory: String?
     /// Never merged with later changes.
     public var unmodifiable: Bool
+    /// How many times the service failed it (a 5xx, 408 or 429 answer); after
+    /// ``OfflineStore/Configuration/maximumResends`` more it goes to the ErrorArchive.
+    public var resends: Int
+    /// The service's last failing answer to it (status and message), while it waits to be sent again.
+    public var lastFailure: String?
 }
 
 /// A request the service refused during an upload (SAP's `ErrorArchive` entity).
@@ -68,13 +73,21 @@ public struct OfflineUploadResult: Sendable, Hashable {
     public var sent: Int
     /// Requests the service refused (now in the ErrorArchive).
     public var failed: Int
-    /// Requests held because an earlier request on the same entity failed.
+    /// Requests held because an earlier request on the same entity (or one they link to) failed or was deferred.
     public var held: Int
+    /// Requests the service failed this time (a 5xx, 408 or 429 answer): still queued, sent again at the next
+    /// upload (up to ``OfflineStore/Configuration/maximumResends`` times), while the requests that do not depend on
+    /// them went on.
+    public var deferred: Int
+    /// The service's last failing answer, when a request was deferred.
+    public var lastFailure: String?
 
     /// A result with these counts.
-    public init(sent: Int, failed: Int, held: Int) {
+    public init(sent: Int, failed: Int, held: Int, deferred: Int = 0, lastFailure: String? = nil) {
         self.sent = sent
         self.failed = failed
         self.held = held
+        self.deferred = deferred
+        self.lastFailure = lastFailure
     }
 }

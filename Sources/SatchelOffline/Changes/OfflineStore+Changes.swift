@@ -155,7 +155,9 @@ extension OfflineStore {
                 sql: """
                     UPDATE q_requests SET body = ?, links = ?, attempted = 0,
                         repeatability_id = CASE WHEN failed = 1 THEN ? ELSE repeatability_id END,
-                        first_sent = CASE WHEN failed = 1 THEN ? ELSE first_sent END, failed = 0
+                        first_sent = CASE WHEN failed = 1 THEN ? ELSE first_sent END,
+                        resends = CASE WHEN failed = 1 THEN 0 ELSE resends END,
+                        last_failure = CASE WHEN failed = 1 THEN NULL ELSE last_failure END, failed = 0
                     WHERE id = ?
                     """,
                 arguments: [

@@ -351,14 +351,63 @@ extension OfflineStore {
     /// entity are dropped, and the entity returns to what was last downloaded (an entity created offline is
     /// removed).
     public func revert(errorID: Int64) async throws {
+        try await withQueueRow(in: "q_errors", id: errorID, missing: "ErrorArchive entry") {
+            _, table, entityID, opened, db in
+            try Self.restore(db, table: table, schema: opened.schema, entityID: entityID)
+        }
+    }
+
+    /// Gives up a queued request's change, whether it waits, was deferred or failed: the request and every other
+    /// queued request on its entity are dropped (with their ErrorArchive entries), and the entity returns to what
+    /// was last downloaded (an entity created offline is removed).
+    public func cancel(requestID: Int64) async throws {
+        try await withQueueRow(in: "q_requests", id: requestID, missing: "queued request") {
+            _, table, entityID, opened, db in
+            try Self.restore(db, table: table, schema: opened.schema, entityID: entityID)
+        }
+    }
+
+    /// Settles an ErrorArchive entry by sending its request again at the next upload, as it was (the same body and
+    /// repeatability id: a service that applied it before recognises it), its count of failures back at zero. For a
+    /// request the service failed too often, or refused for a reason since removed on the server.
+    public func retry(errorID: Int64) async throws {
+        try await withQueueRow(in: "q_errors", id: errorID, missing: "ErrorArchive entry") {
+            error, table, entityID, _, db in
+            try db.execute(sql: "DELETE FROM q_errors WHERE id = ?", arguments: [errorID])
+            try db.execute(
+                sql: "UPDATE q_requests SET failed = 0, resends = 0, last_failure = NULL WHERE id = ?",
+                arguments: [error["request_id"] as Int64])
+            // The entity's state follows its pending requests again: created, deleted or changed.
+            let methods = try String.fetchAll(
+                db, sql: "SELECT method FROM q_requests WHERE entity_set = ? AND entity_id = ? ORDER BY id",
+                arguments: [table.entitySet, entityID])
+            let stillFailed =
+                try Bool.fetchOne(
+                    db,
+                    sql: "SELECT count(*) > 0 FROM q_requests WHERE entity_set = ? AND entity_id = ? AND failed = 1",
+                    arguments: [table.entitySet, entityID]) ?? false
+            let state: OfflineState =
+                stillFailed
+                ? .failed
+                : methods.contains { $0 == "POST" || $0 == "POSTMEDIA" }
+                    ? .created : methods.last == "DELETE" ? .deleted : .changed
+            try db.execute(
+                sql: "UPDATE \(table.sql) SET _state = ? WHERE _id = ?", arguments: [state.rawValue, entityID])
+        }
+    }
+
+    /// Runs `body` in one write transaction with the row of `table` (`q_errors` or `q_requests`) whose id is `id`,
+    /// its entity's table and id; without such a row, throws `notFound` naming the `missing` kind of thing.
+    private func withQueueRow(
+        in table: String, id: Int64, missing: String,
+        _ body: @escaping @Sendable (Row, OfflineTable, Int64, Opened, Database) throws -> Void
+    ) async throws {
         let opened = try current()
         try await opened.store.database.write { db in
-            guard let error = try Row.fetchOne(db, sql: "SELECT * FROM q_errors WHERE id = ?", arguments: [errorID])
-            else {
-                throw ODataError(.notFound, "no ErrorArchive entry \(errorID)")
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM \(table) WHERE id = ?", arguments: [id]) else {
+                throw ODataError(.notFound, "no \(missing) \(id)")
             }
-            let table = try opened.schema.table(error["entity_set"])
-            try Self.restore(db, table: table, schema: opened.schema, entityID: error["entity_id"])
+            try body(row, try opened.schema.table(row["entity_set"]), row["entity_id"], opened, db)
         }
     }
 }

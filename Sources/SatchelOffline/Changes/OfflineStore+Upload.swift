@@ -16,7 +16,7 @@ extension OfflineStore {
                     requestID: $0["id"], entitySet: $0["entity_set"], entityID: $0["entity_id"], method: $0["method"],
                     repeatabilityRequestID: $0["repeatability_id"], repeatabilityFirstSent: $0["first_sent"],
                     failed: $0["failed"], transactionID: $0["transaction_id"], uploadCategory: $0["custom_tag"],
-                    unmodifiable: $0["unmodifiable"])
+                    unmodifiable: $0["unmodifiable"], resends: $0["resends"], lastFailure: $0["last_failure"])
             }
         }
     }
@@ -39,8 +39,12 @@ extension OfflineStore {
     /// changeset and the requests of one transaction together in one; or one by one). Every request carries its
     /// `Repeatability-Request-ID` and `Repeatability-First-Sent`, and a `$batch` its own, the same on every attempt
     /// and across restarts. A request the service refuses goes to the ErrorArchive and holds the later requests on
-    /// its entity; the others go on. A failure to reach the service (or a request it may not have applied: 5xx,
-    /// 408, 429, 401) stops the upload and keeps the request queued.
+    /// its entity; the others go on. A request the service fails (a 5xx, 408 or 429 answer: it may or may not have
+    /// applied it) stays queued to be sent again, with the same repeatability id, at the next upload, and is skipped
+    /// for the rest of this one with the requests that depend on it (later ones on its entity, ones that link to
+    /// it); the others go on. After ``Configuration/maximumResends`` such failures it goes to the ErrorArchive with
+    /// the service's last answer, so one request never blocks the queue for good. A failure to reach the service,
+    /// or a 401, stops the upload and keeps the request queued.
     ///
     /// With `categories`, only the requests of those upload categories are sent (and a request waits while an
     /// earlier request on its entity is in another category).
@@ -54,12 +58,14 @@ extension OfflineStore {
         let total = try await opened.store.database.read { db in try selection.pendingCount(db) }
         signals.emit(.processedRequests(done: 0, of: total))
         var held: Set<Int64> = []
+        var deferrals = OfflineDeferrals()
         while true {
             try signals.check()
             let batching = uploadBatchSize
-            let passed = held
+            let passed = held.union(deferrals.requests)
+            let blocked = deferrals.entities
             let round = try await opened.store.database.write { db in
-                try selection.nextRound(db, skipping: passed, maximum: batching)
+                try selection.nextRound(db, skipping: passed, blocked: blocked, maximum: batching)
             }
             held.formUnion(round.held)
             result.held += round.held.count
@@ -69,16 +75,61 @@ extension OfflineStore {
                 sent: round.requests.reduce(0) {
                     $0 + (OfflineMediaTable.isMedia(method: $1.method) ? 0 : $1.body?.utf8.count ?? 0)
                 })
-            // A request once sent in a `$batch` goes in a `$batch` again (the service may know that batch's id).
-            if round.requests.count == 1, round.batchID.isEmpty {
-                try await sendAlone(round.requests[0], opened: opened, result: &result)
-            } else {
-                try await sendBatch(round, opened: opened, result: &result)
+            do {
+                // A request once sent in a `$batch` goes in a `$batch` again (the service may know that batch's id).
+                if round.requests.count == 1, round.batchID.isEmpty {
+                    try await sendAlone(round.requests[0], opened: opened, result: &result)
+                } else {
+                    try await sendBatch(round, opened: opened, result: &result, deferrals: &deferrals)
+                }
+            } catch let error as ODataError where Self.isServerFailure(error) {
+                // The service failed the whole exchange: every request of it waits for the next upload.
+                let requests = round.requests
+                let archived = try await opened.store.database.write { [maximum = configuration.maximumResends] db in
+                    try Self.deferOrArchive(requests, after: error, maximum: maximum, schema: opened.schema, db: db)
+                }
+                result.failed += archived.count
+                deferrals.add(requests.filter { !archived.contains($0.id) }, after: error)
             }
+            result.deferred = deferrals.requests.count
+            result.lastFailure = deferrals.lastFailure
             signals.emit(.processedRequests(done: result.sent + result.failed + result.held, of: total))
         }
         signals.emit(.processedRequests(done: result.sent + result.failed + result.held, of: total))
         return result
+    }
+
+    /// A failure the service answered with and may pass on a later attempt (the request may or may not have been
+    /// applied): a 5xx, 408 or 429. Not a connection failure, and not a 401 (nothing would pass until signed in).
+    static func isServerFailure(_ error: ODataError) -> Bool {
+        guard let status = error.status, error.code != .connection else { return false }
+        return (500..<600).contains(status) || status == 408 || status == 429
+    }
+
+    /// Counts one more failure of each request (with the service's answer); a request failed more than `maximum`
+    /// times goes to the ErrorArchive with that answer. Returns the ids of the archived ones.
+    static func deferOrArchive(
+        _ requests: [OfflineQueuedRequest], after error: ODataError, maximum: Int, schema: OfflineSchema,
+        db: Database
+    ) throws -> Set<Int64> {
+        let failure = "\(error.status.map { "\($0) " } ?? "")\(error.message)"
+        var archived: Set<Int64> = []
+        for request in requests {
+            try db.execute(
+                sql: "UPDATE q_requests SET resends = resends + 1, last_failure = ? WHERE id = ?",
+                arguments: [failure, request.id])
+            let resends =
+                try Int.fetchOne(
+                    db, sql: "SELECT resends FROM q_requests WHERE id = ?", arguments: [request.id]) ?? 0
+            guard resends > maximum else { continue }
+            var final = error
+            final.message =
+                "the service failed this request \(resends) times (at most \(maximum) resends); its last answer: "
+                + error.message
+            try archive(final, request: request, schema: schema, db: db)
+            archived.insert(request.id)
+        }
+        return archived
     }
 
     /// How many requests one `$batch` may carry now: 1 when the configuration says one by one, or once the service
@@ -154,9 +205,11 @@ extension OfflineStore {
     }
 
     /// Several requests in one `$batch`: each its own changeset, a transaction's requests in one. The answers are
-    /// written in one transaction; a request the service may not have applied stays queued and stops the upload.
+    /// written in one transaction; a request the service failed stays queued and waits for the next upload
+    /// (``deferOrArchive(_:after:maximum:schema:db:)``), one it did not answer for stops the upload.
     private func sendBatch(
-        _ round: OfflineUploadRound, opened: Opened, result: inout OfflineUploadResult
+        _ round: OfflineUploadRound, opened: Opened, result: inout OfflineUploadResult,
+        deferrals: inout OfflineDeferrals
     )
         async throws
     {
@@ -248,8 +301,12 @@ extension OfflineStore {
             }
             return
         }
+        let maximum = configuration.maximumResends
         let outcome = try await opened.store.database.write { [refused, sent] db in
-            var outcome = (sent: 0, failed: refused.count, stop: ODataError?.none)
+            var outcome = (
+                sent: 0, failed: refused.count, stop: ODataError?.none,
+                deferred: [(OfflineQueuedRequest, ODataError)]()
+            )
             for (request, error) in refused {
                 try Self.archive(error, request: request, schema: opened.schema, db: db)
             }
@@ -267,6 +324,10 @@ extension OfflineStore {
                 if Self.isRefusal(error) {
                     try Self.archive(error, request: request, schema: opened.schema, db: db)
                     outcome.failed += 1
+                } else if Self.isServerFailure(error) {
+                    let archived = try Self.deferOrArchive(
+                        [request], after: error, maximum: maximum, schema: opened.schema, db: db)
+                    if archived.isEmpty { outcome.deferred.append((request, error)) } else { outcome.failed += 1 }
                 } else if outcome.stop == nil {
                     outcome.stop = error
                 }
@@ -277,6 +338,24 @@ extension OfflineStore {
         }
         result.sent += outcome.sent
         result.failed += outcome.failed
+        for (request, error) in outcome.deferred { deferrals.add([request], after: error) }
         if let stop = outcome.stop { throw stop }
+    }
+}
+
+/// The requests the service failed during one upload: skipped for the rest of it, with every request on their
+/// entities and every request that links to those entities.
+struct OfflineDeferrals: Sendable {
+    var requests: Set<Int64> = []
+    var entities: Set<OfflineEntityRef> = []
+    var lastFailure: String?
+
+    mutating func add(_ deferred: [OfflineQueuedRequest], after error: ODataError) {
+        guard !deferred.isEmpty else { return }
+        for request in deferred {
+            requests.insert(request.id)
+            entities.insert(request.entity)
+        }
+        lastFailure = "\(error.status.map { "\($0) " } ?? "")\(error.message)"
     }
 }

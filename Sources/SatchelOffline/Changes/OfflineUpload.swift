@@ -120,9 +120,16 @@ struct OfflineUploadSelection: Sendable {
     /// The next round, marked attempted in the same transaction (from then on no local change is merged into
     /// these requests). A `$batch` interrupted before its answer was written is sent again exactly as it was, with
     /// its repeatability id: a service that kept the answer replays it.
-    func nextRound(_ db: Database, skipping held: Set<Int64>, maximum: Int) throws -> OfflineUploadRound {
+    ///
+    /// `held` are skipped; a request on one of the `blocked` entities, or linking to one, is held (their requests
+    /// were deferred in this upload).
+    func nextRound(
+        _ db: Database, skipping held: Set<Int64>, blocked: Set<OfflineEntityRef> = [], maximum: Int
+    ) throws -> OfflineUploadRound {
         var round = OfflineUploadRound()
         var chosen: Set<Int64> = []
+        // The requests of a transaction held whole in this round.
+        var heldWhole: Set<Int64> = []
         var entities: Set<OfflineEntityRef> = []
         // Entities whose earliest request waits: their later requests wait too (FIFO per entity).
         var waiting: Set<OfflineEntityRef> = []
@@ -140,7 +147,13 @@ struct OfflineUploadSelection: Sendable {
             after = last["id"]
             for row in pending {
                 let request = try OfflineQueuedRequest(row)
-                if held.contains(request.id) || chosen.contains(request.id) { continue }
+                if held.contains(request.id) || chosen.contains(request.id) || heldWhole.contains(request.id) {
+                    continue
+                }
+                if Self.isBlocked(request, by: blocked) {
+                    round.held.append(request.id)
+                    continue
+                }
                 if try isHeld(request, db: db) {
                     round.held.append(request.id)
                     continue
@@ -183,6 +196,13 @@ struct OfflineUploadSelection: Sendable {
                             ORDER BY id
                             """, arguments: [transaction, request.id]
                     ).map(OfflineQueuedRequest.init)
+                }
+                // A transaction goes whole: held whole when one of its requests is.
+                if group.count > 1, group.contains(where: { Self.isBlocked($0, by: blocked) }) {
+                    let ids = group.map(\.id).filter { !held.contains($0) }
+                    round.held += ids
+                    heldWhole.formUnion(ids)
+                    continue
                 }
                 // A request waits while an entity it links to is still to be created (its creation goes first, in
                 // this round or a later one) or changes in this round outside its changeset; and while an earlier
@@ -265,6 +285,12 @@ struct OfflineUploadSelection: Sendable {
             }
         }
         return false
+    }
+
+    /// Whether a request is on one of the `blocked` entities or links to one.
+    static func isBlocked(_ request: OfflineQueuedRequest, by blocked: Set<OfflineEntityRef>) -> Bool {
+        !blocked.isEmpty
+            && (blocked.contains(request.entity) || request.links.contains { blocked.contains($0.target) })
     }
 
     /// Whether an entity's creation is still queued (its key is not known yet).

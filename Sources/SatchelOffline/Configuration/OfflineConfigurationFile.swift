@@ -11,6 +11,8 @@ import SatchelOData
 /// store = gw.store          ; relative to the file's folder (default: <name>.store, or offline.store)
 /// user = alice              ; password from SATCHEL_PASSWORD
 /// csrf = yes                ; SAP Gateway's CSRF handshake before changes
+/// timeout = 120             ; seconds a request to the service may be silent (default 60)
+/// max_delta_resends = 5     ; resends of a request the service fails before it goes to the ErrorArchive
 /// middle_tier = yes         ; url is Satchel's middle tier (satchel serve --offline): the first open receives a
 ///                           ; store built there
 /// indexed_type = GWSAMPLE_BASIC.Product: Category ASC, Price   ; one line per type
@@ -40,6 +42,11 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
     public var user: String?
     /// Whether SAP Gateway's CSRF token handshake comes before changes (`csrf = yes`); false by default.
     public var csrf: Bool
+    /// How long a request to the service may be silent (`timeout`, in seconds); nil when the file gives none.
+    public var timeout: Duration?
+    /// How many times a request the service fails is sent again before it goes to the ErrorArchive
+    /// (`max_delta_resends`, 0 to 1000); nil when the file gives none.
+    public var maximumResends: Int?
     /// Whether `url` is an endpoint of Satchel's offline middle tier (`middle_tier = yes`): the first open then
     /// receives a store built on the server (``OfflineStore/Configuration/usesMiddleTier``).
     public var usesMiddleTier: Bool
@@ -52,7 +59,8 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
 
     /// The keys of `[endpoint]` that `satchel offline` reads.
     public static let endpointKeys: Set<String> = [
-        "url", "sap_client", "store", "user", "csrf", "indexed_type", "name", "middle_tier",
+        "url", "sap_client", "store", "user", "csrf", "indexed_type", "name", "middle_tier", "timeout",
+        "max_delta_resends",
     ]
     /// The keys of a defining query's section that `satchel offline` reads.
     public static let queryKeys: Set<String> = ["name", "query", "streams", "track_deltas"]
@@ -97,6 +105,16 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
         sapClient = endpoint.value("sap_client")
         user = endpoint.value("user")
         csrf = try document.flag("csrf", in: endpoint) ?? false
+        if let entry = endpoint.entry("timeout") {
+            guard let seconds = Double(entry.value), seconds > 0, seconds <= 86_400 else {
+                throw OfflineConfigurationError(
+                    file: name, line: entry.line, "timeout is a number of seconds (up to 86400), not \(entry.value)")
+            }
+            timeout = .milliseconds(Int64((seconds * 1000).rounded()))
+        } else {
+            timeout = nil
+        }
+        maximumResends = try document.number("max_delta_resends", in: endpoint, range: 0...1000)
         usesMiddleTier = try document.flag("middle_tier", in: endpoint) ?? false
         let store = endpoint.value("store") ?? ((endpoint.value("name") ?? "offline") + ".store")
         storePath = store.hasPrefix("/") ? store : URL(fileURLWithPath: folder).appendingPathComponent(store).path

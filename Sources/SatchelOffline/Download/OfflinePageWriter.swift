@@ -17,11 +17,14 @@ struct OfflinePageWriter {
         var members: [String: [Int64]] = [:]
         members[shape.table.entitySet, default: []].reserveCapacity(entities.count)
         let upsert = try db.makeStatement(sql: shape.table.upsertSQL(columns: shape.columns))
-        for entity in entities {
-            if let id = try store(entity, shape: shape, upsert: upsert, db: db) {
+        for (index, entity) in entities.enumerated() {
+            let location = "\(shape.table.entitySet)[\(index)]"
+            if let id = try store(entity, shape: shape, upsert: upsert, location: location, db: db) {
                 members[shape.table.entitySet, default: []].append(id)
             }
-            if !shape.expansions.isEmpty { try storeRelated(of: entity, shape: shape, members: &members, db: db) }
+            if !shape.expansions.isEmpty {
+                try storeRelated(of: entity, shape: shape, members: &members, location: location, db: db)
+            }
         }
         for (set, ids) in members where !ids.isEmpty {
             var list = "["
@@ -39,18 +42,25 @@ struct OfflinePageWriter {
         }
     }
 
-    /// Upserts one entity's row (or applies its removal); its row id, unless removed.
-    private func store(_ entity: ODataEntity, shape: OfflineShape, upsert: Statement, db: Database) throws -> Int64? {
+    /// Upserts one entity's row (or applies its removal); its row id, unless removed. `location` says where the
+    /// entity was in the page (`Customers[3].Orders[1]`), for errors.
+    private func store(
+        _ entity: ODataEntity, shape: OfflineShape, upsert: Statement, location: @autoclosure () -> String,
+        db: Database
+    ) throws -> Int64? {
         let table = shape.table
         if entity.isRemoved {
             try remove(entity, table: table, db: db)
             return nil
         }
+        let keyFromLink = try Self.keyFromLink(of: entity, table: table, location: location)
         let handle = upsert.sqliteStatement
         sqlite3_reset(handle)
         try check(bind(entity.etag?.databaseValue ?? .null, at: 1, to: handle), upsert, db)
         for (index, column) in shape.columns.enumerated() {
-            let value = OfflineValues.databaseValue(OfflineValues.value(of: column, in: entity.properties), for: column)
+            let value =
+                keyFromLink[column.path].map { OfflineValues.storedValue($0, for: column) }
+                ?? OfflineValues.databaseValue(OfflineValues.value(of: column, in: entity.properties), for: column)
             try check(bind(value, at: Int32(index + 2), to: handle), upsert, db)
         }
         let id: Int64?
@@ -64,10 +74,34 @@ struct OfflinePageWriter {
         return try id ?? OfflineStore.rowID(of: entity, table: table, db: db)
     }
 
+    /// The key values an entity lacks, read from its id or read link (`Orders(7)`): empty when its key
+    /// properties are all there. An entity whose key is missing and cannot be read from a link is refused: a row
+    /// with a null key would stand for no entity, and every download would add another.
+    static func keyFromLink(
+        of entity: ODataEntity, table: OfflineTable, location: () -> String
+    ) throws -> [String: ODataLiteral] {
+        func lacks(_ path: String) -> Bool { (entity.properties[path] ?? .null) == .null }
+        // The common case, without allocating: every key property is there.
+        guard table.keyPaths.contains(where: lacks) else { return [:] }
+        let missing = table.keyPaths.filter(lacks)
+        let link = entity.id ?? entity.readLink ?? entity.editLink
+        let fromLink = link.map { OfflineStore.keyValues(inID: $0, keyPaths: table.keyPaths) } ?? [:]
+        guard missing.allSatisfy({ fromLink[$0] != nil }) else {
+            let names = missing.joined(separator: ", ")
+            throw ODataError(
+                .invalidPayload,
+                "an entity of \(table.entitySet) came without its key (\(names))"
+                    + (link.map { " and its link \($0) does not name it" } ?? " and without a link to read it from"),
+                location: location())
+        }
+        return fromLink.filter { missing.contains($0.key) }
+    }
+
     /// The entities `$expand` brought with `entity`, stored with their own shape; for a navigation without a
     /// referential constraint, the entity's links through it are replaced by the ones just read.
     private func storeRelated(
-        of entity: ODataEntity, shape: OfflineShape, members: inout [String: [Int64]], db: Database
+        of entity: ODataEntity, shape: OfflineShape, members: inout [String: [Int64]], location: String,
+        db: Database
     ) throws {
         guard !entity.isRemoved else { return }
         var parentID: Int64?
@@ -82,13 +116,14 @@ struct OfflinePageWriter {
             }
             let upsert = try db.cachedStatement(sql: expansion.shape.table.upsertSQL(columns: expansion.shape.columns))
             var ids: [Int64] = []
-            for child in related {
-                if let id = try store(child, shape: expansion.shape, upsert: upsert, db: db) {
+            for (index, child) in related.enumerated() {
+                let here = "\(location).\(navigation)[\(index)]"
+                if let id = try store(child, shape: expansion.shape, upsert: upsert, location: here, db: db) {
                     ids.append(id)
                     members[expansion.shape.table.entitySet, default: []].append(id)
                 }
                 if !expansion.shape.expansions.isEmpty {
-                    try storeRelated(of: child, shape: expansion.shape, members: &members, db: db)
+                    try storeRelated(of: child, shape: expansion.shape, members: &members, location: here, db: db)
                 }
             }
             guard expansion.relationship.pairs.isEmpty else { continue }

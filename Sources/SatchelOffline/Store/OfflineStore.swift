@@ -39,13 +39,17 @@ public final class OfflineStore: Sendable {
         /// receives a store built on the server (docs/offline-server.md, "Prebuilt stores") instead of downloading
         /// entity by entity, and goes on as against any service when the server builds none.
         public var usesMiddleTier: Bool
+        /// How many times a request is sent again after the service failed it (a 5xx, 408 or 429 answer) before it
+        /// goes to the ErrorArchive with the service's last answer (`max_delta_resends` in the `.ini`). The
+        /// requests that do not depend on it go on meanwhile. 5 unless told otherwise.
+        public var maximumResends: Int
 
         /// A configuration; by default no secondary indexes, uploads in `$batch` requests of up to 100 requests,
-        /// and no middle tier.
+        /// no middle tier, and 5 resends of a request the service fails.
         public init(
             service: ODataService, path: String, definingQueries: [OfflineDefiningQuery], key: StoreKey?,
             indexes: [String: [String]] = [:], upload: OfflineUploadMode = .batch(maximumRequests: 100),
-            usesMiddleTier: Bool = false
+            usesMiddleTier: Bool = false, maximumResends: Int = 5
         ) {
             self.service = service
             self.path = path
@@ -54,6 +58,7 @@ public final class OfflineStore: Sendable {
             self.indexes = indexes
             self.upload = upload
             self.usesMiddleTier = usesMiddleTier
+            self.maximumResends = max(0, maximumResends)
         }
     }
 
@@ -101,7 +106,7 @@ public final class OfflineStore: Sendable {
         signals.emit(.finished)
     }
 
-    /// A store for `configuration`; nothing is opened, read or sent until `open(resuming:)`.
+    /// A store for `configuration`; nothing is opened, read or sent until `open(resuming:localOnly:)`.
     public init(configuration: Configuration) {
         self.configuration = configuration
     }
@@ -123,12 +128,21 @@ public final class OfflineStore: Sendable {
     /// changes and the queue work offline).
     /// When the download fails, `open` throws its error and the store stays open with what it has (its initial
     /// download not complete): call `download()` again, or `close()`.
-    public func open(resuming: Bool = true) async throws {
+    ///
+    /// `localOnly`: nothing is sent at all, whatever the store's state: a store that does not exist yet, or whose
+    /// first open ended before its `$metadata` was stored, throws `invalidArgument` instead of asking the service.
+    public func open(resuming: Bool = true, localOnly: Bool = false) async throws {
         let free = state.withLock { state -> Bool in
             defer { state.claimed = true }
             return !state.claimed
         }
         guard free else { throw ODataError(.invalidArgument, "the offline store is open already") }
+        let path = configuration.path
+        if localOnly, !FileManager.default.fileExists(atPath: path) {
+            state.withLock { $0.claimed = false }
+            throw ODataError(
+                .invalidArgument, "there is no offline store at \(path) yet: open it once with the service reachable")
+        }
         let store: LocalStore<DatabasePool>
         do {
             if configuration.usesMiddleTier, !FileManager.default.fileExists(atPath: configuration.path) {
@@ -193,6 +207,11 @@ public final class OfflineStore: Sendable {
             let document: Data
             if let stored {
                 document = stored
+            } else if localOnly {
+                throw ODataError(
+                    .invalidArgument,
+                    "the offline store at \(path) has no $metadata: its first open did not get that far; open it once "
+                        + "with the service reachable")
             } else {
                 signals.emit(.loadingMetadata)
                 document = try await configuration.service.metadataDocument()
@@ -253,7 +272,7 @@ public final class OfflineStore: Sendable {
             state.withLock { $0.claimed = false }
             throw error
         }
-        if resuming { try await download(onlyIncomplete: true) }
+        if resuming, !localOnly { try await download(onlyIncomplete: true) }
     }
 
     /// `tolower` and `toupper` in SQL, for every letter (SQLite's `lower` and `upper` change ASCII letters only).
@@ -276,7 +295,7 @@ public final class OfflineStore: Sendable {
         }
     }
 
-    /// Whether the store is open (``open(resuming:)`` got as far as its local database and `$metadata`).
+    /// Whether the store is open (``open(resuming:localOnly:)`` got as far as its local database and `$metadata`).
     public var isOpen: Bool { state.withLock { $0.opened != nil } }
 
     /// Whether every defining query has been downloaded completely at least once.

@@ -13,7 +13,7 @@ struct OfflineCommand: AsyncParsableCommand {
         commandName: "offline",
         abstract: "Work with offline OData stores: download, query and change locally, upload.",
         discussion: """
-            CONFIG is an .ini file: an [endpoint] section (url, sap_client, store, user, csrf, indexed_type) and one \
+            CONFIG is an .ini file: an [endpoint] section (url, sap_client, store, user, csrf, indexed_type, timeout, max_delta_resends) and one \
             section per defining query (query, streams, track_deltas). See docs/offline.md. The store is encrypted with a passphrase from \
             SATCHEL_STORE_PASSPHRASE (or --passphrase-stdin), or a raw key (64 hex digits) from SATCHEL_STORE_KEY (or \
             --key-stdin); --unencrypted makes a plain one. The service password comes from SATCHEL_PASSWORD.
@@ -31,7 +31,8 @@ struct OfflineCommand: AsyncParsableCommand {
             OfflineOpenCommand.self, OfflineStatusCommand.self, OfflineQueryCommand.self, OfflineGetCommand.self,
             OfflineCreateCommand.self, OfflineUpdateCommand.self, OfflineDeleteCommand.self,
             OfflineUploadCommand.self, OfflineDownloadCommand.self, OfflineRequestsCommand.self,
-            OfflineErrorsCommand.self, OfflineRevertCommand.self, OfflineCloseCommand.self, OfflineRemoveCommand.self,
+            OfflineErrorsCommand.self, OfflineRevertCommand.self, OfflineCancelCommand.self, OfflineRetryCommand.self,
+            OfflineCloseCommand.self, OfflineRemoveCommand.self,
         ]
     )
 }
@@ -47,6 +48,9 @@ struct OfflineOptions: ParsableArguments {
 
     @Flag(help: "Make (or open) a store that is not encrypted.")
     var unencrypted = false
+
+    @Option(help: "Seconds a request to the service may be silent (default: the file's timeout, else 60).")
+    var timeout: Double?
 
     /// The configuration; a key it does not use is said on standard error with its line (once per run).
     /// A configuration that cannot be used is said as one line (with its line number) and exits 2, wherever the
@@ -69,6 +73,15 @@ struct OfflineOptions: ParsableArguments {
 
     func key() throws -> StoreKey? { unencrypted ? nil : try storeKey.required() }
 
+    /// `--timeout`, else the file's `timeout`, else 60 seconds.
+    func requestTimeout(_ file: OfflineConfigurationFile) throws -> Duration {
+        guard let timeout else { return file.timeout ?? .seconds(60) }
+        guard timeout > 0, timeout <= 86_400 else {
+            throw CLIError(.usage, "--timeout is a number of seconds (up to 86400), not \(timeout)")
+        }
+        return .milliseconds(Int64((timeout * 1000).rounded()))
+    }
+
     /// The store, not yet opened. `local`: the command works on the store alone (no password needed).
     func store(local: Bool = false) throws -> OfflineStore {
         let file = try file()
@@ -84,11 +97,11 @@ struct OfflineOptions: ParsableArguments {
         let service = ODataService(
             configuration: .init(
                 serviceURL: file.serviceURL, sapClient: file.sapClient,
-                http: HTTPClient.Configuration(timeout: .seconds(60)), auth: auth))
+                http: HTTPClient.Configuration(timeout: try requestTimeout(file)), auth: auth))
         return OfflineStore(
             configuration: .init(
                 service: service, path: file.storePath, definingQueries: file.definingQueries, key: try key(),
-                indexes: file.indexes, usesMiddleTier: file.usesMiddleTier))
+                indexes: file.indexes, usesMiddleTier: file.usesMiddleTier, maximumResends: file.maximumResends ?? 5))
     }
 
     /// Opens the store, runs `body`, closes it; failures become one line and an exit code. `local`: nothing is
@@ -96,7 +109,7 @@ struct OfflineOptions: ParsableArguments {
     func run(local: Bool = false, _ body: @escaping @Sendable (OfflineStore) async throws -> Void) async throws {
         try await CommandRunner.run(global) {
             let store = try store(local: local)
-            try await store.open(resuming: !local)
+            try await store.open(resuming: !local, localOnly: local)
             do {
                 try await body(store)
             } catch {
@@ -108,13 +121,19 @@ struct OfflineOptions: ParsableArguments {
     }
 }
 
-/// One entity as a line of JSON (V4 shape).
+/// One entity as a line of JSON (V4 shape), with the store's `@satchel.entityID` (how an entity created offline
+/// without a key is addressed) first.
 func jsonLine(_ entity: ODataEntity, serviceURL: URL) throws -> String {
     var plain = entity
     plain.annotations = [:]
-    if let id = entity.offlineEntityID { plain.annotations["@satchel.entityID"] = .number(JSONNumber(id)) }
-    return String(
-        decoding: try ODataPayloadWriter(version: .v4, serviceURL: serviceURL).data(for: plain), as: UTF8.self)
+    var written = try ODataPayloadWriter(version: .v4, serviceURL: serviceURL).json(for: plain)
+    if let id = entity.offlineEntityID, case .object(let properties) = written {
+        var object = JSONObject()
+        object.append(key: "@satchel.entityID", value: .number(JSONNumber(id)))
+        for (key, value) in properties { object.append(key: key, value: value) }
+        written = .object(object)
+    }
+    return String(decoding: written.serialized(), as: UTF8.self)
 }
 
 /// An entity from a JSON object given on the command line.
@@ -369,7 +388,15 @@ struct OfflineUploadCommand: AsyncParsableCommand {
     func run() async throws {
         try await options.run { [self] store in
             let result = try await store.upload(categories: category.isEmpty ? nil : Set(category))
-            print("sent: \(result.sent), failed: \(result.failed), held: \(result.held)")
+            print(
+                "sent: \(result.sent), failed: \(result.failed), held: \(result.held)"
+                    + (result.deferred > 0 ? ", deferred: \(result.deferred)" : ""))
+            if let failure = result.lastFailure {
+                // Kept queued: the next upload sends them again (see `requests`, `cancel`).
+                throw CLIError(
+                    .httpStatus,
+                    "the service failed \(result.deferred) request(s), kept queued; its last answer: \(failure)")
+            }
         }
     }
 }
@@ -397,9 +424,11 @@ struct OfflineRequestsCommand: AsyncParsableCommand {
                 if let transaction = request.transactionID { flags.append("transaction=\(transaction)") }
                 if let category = request.uploadCategory { flags.append("category=\(category)") }
                 if request.unmodifiable { flags.append("unmodifiable") }
+                if request.resends > 0 { flags.append("resends=\(request.resends)") }
                 print(
                     "\(request.requestID)\t\(request.method)\t\(request.entitySet) #\(request.entityID)\t"
-                        + (flags.isEmpty ? "-" : flags.joined(separator: ",")) + "\t\(request.repeatabilityRequestID)")
+                        + (flags.isEmpty ? "-" : flags.joined(separator: ",")) + "\t\(request.repeatabilityRequestID)"
+                        + (request.lastFailure.map { "\tlast failure: \($0)" } ?? ""))
             }
         }
     }
@@ -432,6 +461,31 @@ struct OfflineRevertCommand: AsyncParsableCommand {
     }
 }
 
+struct OfflineCancelCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cancel",
+        abstract:
+            "Give up a queued request: it and the other requests on its entity are dropped, the entity restored as downloaded."
+    )
+    @OptionGroup var options: OfflineOptions
+    @Argument(help: "The queued request (from `requests`).") var requestID: Int64
+
+    func run() async throws {
+        try await options.run(local: true) { [self] store in try await store.cancel(requestID: requestID) }
+    }
+}
+
+struct OfflineRetryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "retry", abstract: "Queue an ErrorArchive entry's request again, as it was, for the next upload.")
+    @OptionGroup var options: OfflineOptions
+    @Argument(help: "The ErrorArchive entry (from `errors`).") var errorID: Int64
+
+    func run() async throws {
+        try await options.run(local: true) { [self] store in try await store.retry(errorID: errorID) }
+    }
+}
+
 struct OfflineCloseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "close",
@@ -446,7 +500,7 @@ struct OfflineCloseCommand: AsyncParsableCommand {
         let path = try options.file().storePath
         try await CommandRunner.run(options.global) {
             let store = try options.store(local: true)
-            try await store.open(resuming: false)
+            try await store.open(resuming: false, localOnly: true)
             try await store.close()
             let left = ["-wal", "-journal"].filter {
                 ((try? FileManager.default.attributesOfItem(atPath: path + $0)[.size] as? Int) ?? 0) > 0
