@@ -119,6 +119,10 @@ extension SatchelCLITests {
             #expect(update.status == 0, "\(update.stderr)")
             let requests = try await SatchelProcess.run(["offline", "requests", config], environment: environment)
             #expect(requests.stdoutText.contains("PATCH\tProducts"))
+            // A queued change keeps the store from being removed without --force.
+            let kept = try await SatchelProcess.run(["offline", "remove", config], environment: environment)
+            #expect(kept.status != 0 && kept.stderr.contains("still queued"), "\(kept.stderr)")
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("shop.store").path))
             let upload = try await SatchelProcess.run(["offline", "upload", config], environment: environment)
             #expect(upload.stdoutText.contains("sent: 1, failed: 0"), "\(upload.stdoutText) \(upload.stderr)")
             let service = ODataService(configuration: .init(serviceURL: server.serviceURL))

@@ -70,6 +70,45 @@ struct BatchUploadTests {
         try await store.close()
     }
 
+    @Test("upload(transactions:) sends only those transactions; a request behind one not sent waits")
+    func chosenTransactions() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 50, timeout: .seconds(60))
+        defer { server.stop() }
+        let service = ODataService(configuration: .init(serviceURL: server.serviceURL))
+        let folder = try offlineTestFolder("transactions")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = offlineTestStore(
+            serviceURL: server.serviceURL, folder: folder, queries: [.init(name: "p", query: "Products")])
+        try await store.open()
+        try await store.update(
+            "Products", .key(.single(.int(42))), with: ODataEntity(properties: ["Stock": .int(4242)]),
+            options: .init(transactionID: "a"))
+        try await store.update(
+            "Products", .key(.single(.int(43))), with: ODataEntity(properties: ["Stock": .int(4343)]),
+            options: .init(transactionID: "b"))
+        // In transaction a, but behind b's change on the same entity: a waits, whole, for b.
+        try await store.update(
+            "Products", .key(.single(.int(43))), with: ODataEntity(properties: ["Name": .string("a too")]),
+            options: .init(transactionID: "a", unmodifiable: true))
+        try await store.update(
+            "Products", .key(.single(.int(44))), with: ODataEntity(properties: ["Stock": .int(4444)]),
+            options: .init(transactionID: "c"))
+        let chosen = try await store.upload(transactions: ["a", "c"])
+        #expect(chosen == OfflineUploadResult(sent: 1, failed: 0, held: 2), "\(chosen)")
+        #expect(try await Self.stock(service, 44) == 4444)
+        #expect(try await Self.stock(service, 42) != 4242)
+        #expect(try await Self.stock(service, 43) != 4343)
+        #expect(try await store.requests().compactMap(\.transactionID) == ["a", "b", "a"])
+        // b alone, then a, whole.
+        #expect(try await store.upload(transactions: ["b"]).sent == 1)
+        let rest = try await store.upload(transactions: ["a"])
+        #expect(rest.sent == 2 && rest.failed == 0 && rest.held == 0, "\(rest)")
+        #expect(try await Self.stock(service, 42) == 4242)
+        #expect(try await Self.stock(service, 43) == 4343)
+        #expect(try await store.requests().isEmpty)
+        try await store.close()
+    }
+
     @Test("upload(categories:) sends only those categories; an unmodifiable request keeps later changes apart")
     func categoriesAndUnmodifiable() async throws {
         let server = try await ODataPyServer.start(maxPageSize: 50, timeout: .seconds(60))

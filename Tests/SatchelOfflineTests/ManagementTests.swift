@@ -52,7 +52,20 @@ struct ManagementTests {
         #expect(try await store.count("Products") == 10)
         #expect(try await store.count("Products", query: ODataQuery().filter(.property("ID") <= 20)) == 0)
 
-        try await store.clear()
+        // Only the named defining queries: the others are not asked for; an unknown name sends nothing.
+        await #expect(throws: ODataError.self) { try await store.download(subset: ["more", "nope"]) }
+        try await store.download(subset: ["more"])
+        #expect(try await store.count("Products") == 10)
+
+        // A queued change keeps the store from being removed, unless forced; a closed store is looked at too.
+        try await store.update(
+            "Products", .key(.single(.int(250))), with: ODataEntity(properties: ["Name": .string("kept")]))
+        await #expect(throws: ODataError.self) { try await store.clear() }
+        #expect(FileManager.default.fileExists(atPath: path))
+        try await store.close()
+        await #expect(throws: ODataError.self) { try await store.clear() }
+        #expect(FileManager.default.fileExists(atPath: path) && !store.isOpen)
+        try await store.clear(force: true)
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 }

@@ -46,15 +46,20 @@ extension OfflineStore {
     /// the service's last answer, so one request never blocks the queue for good. A failure to reach the service,
     /// or a 401, stops the upload and keeps the request queued.
     ///
-    /// With `categories`, only the requests of those upload categories are sent (and a request waits while an
-    /// earlier request on its entity is in another category).
+    /// With `categories`, only the requests of those upload categories are sent; with `transactions`, only the
+    /// requests of those transactions (SAP's upload of chosen transactions); a request waits while an earlier
+    /// request on its entity, or one on an entity it links to, is not being sent.
     @discardableResult
-    public func upload(categories: Set<String>? = nil) async throws -> OfflineUploadResult {
+    public func upload(
+        categories: Set<String>? = nil, transactions: Set<String>? = nil
+    ) async throws
+        -> OfflineUploadResult
+    {
         let opened = try current()
-        try beginExchange()
+        try beginExchange(.uploading)
         defer { endExchange() }
         var result = OfflineUploadResult(sent: 0, failed: 0, held: 0)
-        let selection = OfflineUploadSelection(categories: categories)
+        let selection = OfflineUploadSelection(categories: categories, transactions: transactions)
         let total = try await opened.store.database.read { db in try selection.pendingCount(db) }
         signals.emit(.processedRequests(done: 0, of: total))
         var held: Set<Int64> = []
@@ -96,6 +101,7 @@ extension OfflineStore {
             signals.emit(.processedRequests(done: result.sent + result.failed + result.held, of: total))
         }
         signals.emit(.processedRequests(done: result.sent + result.failed + result.held, of: total))
+        try await recordSync(download: false, opened: opened)
         return result
     }
 

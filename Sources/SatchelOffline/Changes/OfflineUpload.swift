@@ -3,7 +3,7 @@ import GRDB
 import SatchelHTTP
 import SatchelOData
 
-/// How ``OfflineStore/upload(categories:)`` sends the queue.
+/// How ``OfflineStore/upload(categories:transactions:)`` sends the queue.
 public enum OfflineUploadMode: Sendable, Hashable {
     /// `$batch` requests of at most `maximumRequests` queued requests, each its own changeset (a refusal fails only
     /// that request) unless requests share a transaction id. A service that answers `$batch` with 404, 405 or 501
@@ -18,7 +18,8 @@ public struct OfflineChangeOptions: Sendable, Hashable {
     /// Changes with the same transaction id are uploaded in one changeset: the service applies all or none. Such a
     /// change is merged only into a queued request of the same transaction.
     public var transactionID: String?
-    /// The request's upload category: ``OfflineStore/upload(categories:)`` sends only the categories it names.
+    /// The request's upload category: ``OfflineStore/upload(categories:transactions:)`` sends only the categories it
+    /// names.
     public var uploadCategory: String?
     /// A request no later change is merged into and that a deletion does not cancel: it reaches the server as made.
     public var unmodifiable: Bool
@@ -101,16 +102,23 @@ struct OfflineUploadRound: Sendable {
 /// Which queued requests an upload sends next (docs/offline.md, "Upload").
 struct OfflineUploadSelection: Sendable {
     let categories: Set<String>?
+    /// Only the requests of these transactions (``OfflineChangeOptions/transactionID``), when given.
+    var transactions: Set<String>? = nil
 
-    /// The categories as an SQL list (`'a', 'b'`).
-    private var categoryList: String? {
-        categories.map { $0.sorted().map(sqlText) }
-            .map { $0.joined(separator: ", ") }
+    /// Whether a request is one the upload sends, as SQL that is never NULL; nil when every request is.
+    private var selected: String? {
+        func member(_ column: String, _ values: Set<String>?) -> String? {
+            values.map {
+                "(\(column) IS NOT NULL AND \(column) IN (\($0.sorted().map(sqlText).joined(separator: ", "))))"
+            }
+        }
+        let parts = [member("custom_tag", categories), member("transaction_id", transactions)].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: " AND ")
     }
 
     private var categoryCondition: String {
-        guard let categoryList else { return "" }
-        return " AND custom_tag IN (\(categoryList))"
+        guard let selected else { return "" }
+        return " AND \(selected)"
     }
 
     func pendingCount(_ db: Database) throws -> Int {
@@ -198,7 +206,16 @@ struct OfflineUploadSelection: Sendable {
                     ).map(OfflineQueuedRequest.init)
                 }
                 // A transaction goes whole: held whole when one of its requests is.
-                if group.count > 1, group.contains(where: { Self.isBlocked($0, by: blocked) }) {
+                var groupHeld = false
+                if group.count > 1 {
+                    for member in group.dropFirst()
+                    where try Self.isBlocked(member, by: blocked) || isHeld(member, db: db) {
+                        groupHeld = true
+                        break
+                    }
+                    groupHeld = groupHeld || Self.isBlocked(request, by: blocked)
+                }
+                if groupHeld {
                     let ids = group.map(\.id).filter { !held.contains($0) }
                     round.held += ids
                     heldWhole.formUnion(ids)
@@ -267,8 +284,8 @@ struct OfflineUploadSelection: Sendable {
     /// request on an entity it links to (earlier or not: a link needs the target's creation) did.
     private func isHeld(_ request: OfflineQueuedRequest, db: Database) throws -> Bool {
         var condition = "failed = 1"
-        if let categoryList {
-            condition = "(failed = 1 OR custom_tag IS NULL OR custom_tag NOT IN (\(categoryList)))"
+        if let selected {
+            condition = "(failed = 1 OR NOT \(selected))"
         }
         let own = try db.cachedStatement(
             sql: """

@@ -26,6 +26,10 @@ struct OfflinePageWriter {
                 try storeRelated(of: entity, shape: shape, members: &members, location: location, db: db)
             }
         }
+        // The rows went in through SQLite directly: observers of these tables (observed queries) are told here.
+        if !entities.isEmpty {
+            for table in shape.tables { try db.notifyChanges(in: Table(table.name)) }
+        }
         for (set, ids) in members where !ids.isEmpty {
             var list = "["
             for (index, id) in ids.enumerated() {

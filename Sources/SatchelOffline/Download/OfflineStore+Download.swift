@@ -15,11 +15,28 @@ extension OfflineStore {
         try await download(onlyIncomplete: false)
     }
 
+    /// Downloads only the defining queries named in `subset` (SAP's download of a subset of defining queries), as
+    /// ``download()`` does for all. A name the store does not have throws `invalidArgument` before anything is sent.
+    public func download(subset: Set<String>) async throws {
+        let opened = try current()
+        let known = try await opened.store.database.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT name FROM s_defining_queries"))
+        }
+        let unknown = subset.subtracting(known)
+        guard unknown.isEmpty else {
+            throw ODataError(
+                .invalidArgument,
+                "no defining quer\(unknown.count == 1 ? "y" : "ies") named \(unknown.sorted().joined(separator: ", ")) "
+                    + "(the store has \(known.sorted().joined(separator: ", ")))")
+        }
+        try await download(onlyIncomplete: false, names: subset)
+    }
+
     /// Downloads the defining queries (only those not complete yet, when `onlyIncomplete`), or of them only those
     /// named in `names`.
     package func download(onlyIncomplete: Bool, names: Set<String>? = nil) async throws {
         let opened = try current()
-        try beginExchange()
+        try beginExchange(.downloading)
         defer { endExchange() }
         let pending = try await opened.store.database.read { db in
             try Row.fetchAll(
@@ -38,6 +55,7 @@ extension OfflineStore {
             signals.emit(.definingQuery(name: query.name, index: index + 1, count: queries.count))
             try await download(query, opened: opened)
         }
+        if !queries.isEmpty { try await recordSync(download: true, opened: opened) }
     }
 
     /// Downloads one defining query: the changes since its delta link when it has one (V4 change tracking), else

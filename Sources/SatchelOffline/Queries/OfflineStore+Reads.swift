@@ -20,24 +20,31 @@ extension OfflineStore {
         let opened = try current()
         let target = try OfflineTarget(path: path, schema: opened.schema)
         return try await opened.store.database.read { db in
-            let restriction = try target.restriction(db: db)
-            let select = try OfflineSelect(
-                table: target.table, query: query, version: opened.version, schema: opened.schema,
-                restriction: restriction)
-            let rows = try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments))
-            var entities = rows.map { select.entity(from: $0) }
-            for expand in query.expand {
-                let navigation = String(expand.path.split(separator: "/").first ?? "")
-                let relationship = try opened.schema.relationship(from: target.table, navigation: navigation)
-                for (index, row) in rows.enumerated() {
-                    let related = try Self.related(
-                        row, relationship: relationship, query: expand.options ?? ODataQuery(), opened: opened, db: db)
-                    entities[index][navigation] =
-                        relationship.isCollection ? .entities(related) : (related.first.map { .entity($0) } ?? .null)
-                }
-            }
-            return entities
+            try Self.read(target, query: query, opened: opened, db: db)
         }
+    }
+
+    /// The entities of `target` that `query` selects, with their expansions, in one read.
+    static func read(
+        _ target: OfflineTarget, query: ODataQuery, opened: Opened, db: Database
+    ) throws -> [ODataEntity] {
+        let restriction = try target.restriction(db: db)
+        let select = try OfflineSelect(
+            table: target.table, query: query, version: opened.version, schema: opened.schema,
+            restriction: restriction)
+        let rows = try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments))
+        var entities = rows.map { select.entity(from: $0) }
+        for expand in query.expand {
+            let navigation = String(expand.path.split(separator: "/").first ?? "")
+            let relationship = try opened.schema.relationship(from: target.table, navigation: navigation)
+            for (index, row) in rows.enumerated() {
+                let related = try Self.related(
+                    row, relationship: relationship, query: expand.options ?? ODataQuery(), opened: opened, db: db)
+                entities[index][navigation] =
+                    relationship.isCollection ? .entities(related) : (related.first.map { .entity($0) } ?? .null)
+            }
+        }
+        return entities
     }
 
     /// The entities related to `row` through `relationship`.

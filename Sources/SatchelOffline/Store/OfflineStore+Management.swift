@@ -77,8 +77,27 @@ extension OfflineStore {
         }
     }
 
-    /// Closes the store and deletes its local database, pending changes included (no server call).
-    public func clear() async throws {
+    /// Closes the store and deletes its local database (no server call). While requests wait in the queue (changes
+    /// not uploaded yet, ErrorArchive entries not settled) it refuses with `invalidArgument`, unless `force`: then
+    /// they are lost with the rest. A closed store is opened (locally, with its key) to look at its queue.
+    public func clear(force: Bool = false) async throws {
+        if !force {
+            let wasOpen = isOpen
+            if !wasOpen, FileManager.default.fileExists(atPath: configuration.path) {
+                // A store whose first open never stored its `$metadata` has no queue to lose.
+                try? await open(resuming: false, localOnly: true)
+            }
+            if isOpen {
+                let pending = try await requests().count
+                if pending > 0 {
+                    if !wasOpen { try await close() }
+                    throw ODataError(
+                        .invalidArgument,
+                        "\(pending) request(s) are still queued in \(configuration.path) (not uploaded, or refused and "
+                            + "not settled): upload or revert them first, or remove the store with force")
+                }
+            }
+        }
         try await close()
         try await BlockingWork.shared.run { [path = configuration.path] in try StoreFile(path: path).destroy() }
     }

@@ -89,7 +89,11 @@ public final class OfflineStore: Sendable {
     /// Progress subscribers and the cancel flag.
     let signals = OfflineSignals()
 
-    func beginExchange() throws(ODataError) {
+    /// The sync state, its subscribers, and the observations of the open database.
+    let observers = OfflineObservers()
+
+    /// Starts a download or an upload (`phase`); a second one while one runs is refused.
+    func beginExchange(_ phase: OfflineSyncState.Phase) throws(ODataError) {
         let started = state.withLock { state -> Bool in
             if state.exchanging { return false }
             state.exchanging = true
@@ -99,10 +103,14 @@ public final class OfflineStore: Sendable {
             throw ODataError(.invalidArgument, "a download or upload of this offline store is already running")
         }
         signals.reset()
+        observers.update { $0.phase = phase }
     }
 
     func endExchange() {
         state.withLock { $0.exchanging = false }
+        observers.update { state in
+            if state.phase == .downloading || state.phase == .uploading { state.phase = .idle }
+        }
         signals.emit(.finished)
     }
 
@@ -138,13 +146,21 @@ public final class OfflineStore: Sendable {
         }
         guard free else { throw ODataError(.invalidArgument, "the offline store is open already") }
         let path = configuration.path
+        observers.update { $0.phase = .opening }
         if localOnly, !FileManager.default.fileExists(atPath: path) {
+            observers.update { $0.phase = .closed }
             state.withLock { $0.claimed = false }
             throw ODataError(
                 .invalidArgument, "there is no offline store at \(path) yet: open it once with the service reachable")
         }
         let store: LocalStore<DatabasePool>
         do {
+            // A store's folder that is not there yet (a per-user store's, say) is made, for its owner alone.
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            if !FileManager.default.fileExists(atPath: folder.path) {
+                try FileManager.default.createDirectory(
+                    at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
             if configuration.usesMiddleTier, !FileManager.default.fileExists(atPath: configuration.path) {
                 _ = try await receivePrebuiltStore()
             }
@@ -156,6 +172,7 @@ public final class OfflineStore: Sendable {
             store = try await StoreFile(path: configuration.path).openPoolDetached(
                 key: configuration.key, configuration: database)
         } catch {
+            observers.update { $0.phase = .closed }
             state.withLock { $0.claimed = false }
             throw error
         }
@@ -266,12 +283,18 @@ public final class OfflineStore: Sendable {
                         arguments: [query.name, query.query, query.retrievesStreams, query.deltaTracking.rawValue])
                 }
             }
-            state.withLock { $0.opened = Opened(store: store, schema: schema, version: version) }
+            let opened = Opened(store: store, schema: schema, version: version)
+            state.withLock { $0.opened = opened }
+            try await startSyncState(opened)
         } catch {
+            await observers.stopAll()
+            state.withLock { $0.opened = nil }
             try? await BlockingWork.shared.run { [store] in try store.close() }
+            observers.update { $0.phase = .closed }
             state.withLock { $0.claimed = false }
             throw error
         }
+        observers.update { $0.phase = .idle }
         if resuming, !localOnly { try await download(onlyIncomplete: true) }
     }
 
@@ -287,12 +310,15 @@ public final class OfflineStore: Sendable {
     /// and release its files, which must not hold a thread of the concurrency pool.
     public func close() async throws {
         guard let current = state.withLock({ $0.opened }) else { return }
+        // Observations end first: they read the database.
+        await observers.stopAll()
         // Forgotten only once closed: a database GRDB refused to close (a read running) stays reachable.
         try await BlockingWork.shared.run { [store = current.store] in try store.close() }
         state.withLock { state in
             state.opened = nil
             state.claimed = false
         }
+        observers.update { $0.phase = .closed }
     }
 
     /// Whether the store is open (``open(resuming:localOnly:)`` got as far as its local database and `$metadata`).

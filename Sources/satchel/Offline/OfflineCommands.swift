@@ -384,10 +384,14 @@ struct OfflineUploadCommand: AsyncParsableCommand {
     @OptionGroup var options: OfflineOptions
     @Option(help: "Send only the requests of this upload category (repeat for several).")
     var category: [String] = []
+    @Option(help: "Send only the requests of this transaction (repeat for several).")
+    var transaction: [String] = []
 
     func run() async throws {
         try await options.run { [self] store in
-            let result = try await store.upload(categories: category.isEmpty ? nil : Set(category))
+            let result = try await store.upload(
+                categories: category.isEmpty ? nil : Set(category),
+                transactions: transaction.isEmpty ? nil : Set(transaction))
             print(
                 "sent: \(result.sent), failed: \(result.failed), held: \(result.held)"
                     + (result.deferred > 0 ? ", deferred: \(result.deferred)" : ""))
@@ -518,12 +522,19 @@ struct OfflineCloseCommand: AsyncParsableCommand {
 
 struct OfflineRemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "remove", abstract: "Delete the store's files (pending changes are lost).")
+        commandName: "remove",
+        abstract: "Delete the store's files; refused while requests are queued, unless --force (they are lost then).")
     @OptionGroup var options: OfflineOptions
+    @Flag(help: "Remove the store even with requests still queued (their changes are lost); needs no store key.")
+    var force = false
 
     func run() async throws {
+        if force {
+            try await CommandRunner.run(options.global) { try StoreFile(path: try options.file().storePath).destroy() }
+            return
+        }
         try await CommandRunner.run(options.global) {
-            try StoreFile(path: try options.file().storePath).destroy()
+            try await options.store(local: true).clear()
         }
     }
 }
