@@ -278,12 +278,15 @@ struct StuckRequestTests {
             #expect(fourth.sent == 1 && posts.withLock { $0 } == 3, "\(fourth) \(archive)")
             #expect(patches.withLock { $0 } == ["/odata/Products(2)", "/odata/Products(3)"])
 
-            // Retry: the archived request is queued again, its count back at zero, sent at the next upload.
+            // Retry: the archived request is queued again, its count back at zero, sent at the next upload under
+            // the same repeatability id (the service may have applied it).
+            let original = try await store.requests().first?.repeatabilityRequestID
             try await store.retry(errorID: try #require(errors.first).errorID)
             #expect(try await store.errors().isEmpty)
             queued = try await store.requests()
             #expect(queued.map(\.method) == ["POST", "PATCH"], "\(queued)")
             #expect(queued.first?.resends == 0 && queued.first?.failed == false)
+            #expect(queued.first?.repeatabilityRequestID == original)
             let fifth = try await store.upload()
             #expect(fifth.deferred == 1 && fifth.held == 1 && posts.withLock { $0 } == 4, "\(fifth)")
 

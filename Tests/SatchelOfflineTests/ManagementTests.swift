@@ -65,6 +65,11 @@ struct ManagementTests {
         try await store.close()
         await #expect(throws: ODataError.self) { try await store.clear() }
         #expect(FileManager.default.fileExists(atPath: path) && !store.isOpen)
+        // Under a wrong key the queue cannot be looked at: nothing is removed.
+        var wrong = store.configuration
+        wrong.key = StoreKey.random()
+        await #expect(throws: (any Error).self) { try await OfflineStore(configuration: wrong).clear() }
+        #expect(FileManager.default.fileExists(atPath: path))
         try await store.clear(force: true)
         #expect(!FileManager.default.fileExists(atPath: path))
     }

@@ -72,9 +72,10 @@ struct SeveralStoresTests {
         defer { server.stop() }
         let folder = try offlineTestFolder("users")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let users = ["alice", "bob", "../alice", "a/b", "Zoë", "%61lice"]
+        let users = ["alice", "bob", "../alice", "a/b", "Zoë", "%61lice", "Alice", "ALICE"]
         let paths = try users.map { try OfflineStore.Configuration.path(forUser: $0, store: "shop", in: folder) }
-        #expect(Set(paths).count == users.count, "every name has its own file: \(paths)")
+        // Distinct even where the file system ignores case.
+        #expect(Set(paths.map { $0.lowercased() }).count == users.count, "every name has its own file: \(paths)")
         let expectedFolder = folder.appendingPathComponent("shop.users").path
         for path in paths {
             #expect(URL(fileURLWithPath: path).deletingLastPathComponent().path == expectedFolder, "\(path)")

@@ -367,16 +367,30 @@ extension OfflineStore {
         }
     }
 
-    /// Settles an ErrorArchive entry by sending its request again at the next upload, as it was (the same body and
-    /// repeatability id: a service that applied it before recognises it), its count of failures back at zero. For a
-    /// request the service failed too often, or refused for a reason since removed on the server.
+    /// Settles an ErrorArchive entry by sending its request again at the next upload, with the same body, its count
+    /// of failures back at zero: for a request the service failed too often, under the same repeatability id (a
+    /// service that applied it before recognises it); for one it refused for a reason since removed on the server,
+    /// under a new one (a service that kept the refusal would answer with it again).
     public func retry(errorID: Int64) async throws {
         try await withQueueRow(in: "q_errors", id: errorID, missing: "ErrorArchive entry") {
             error, table, entityID, _, db in
             try db.execute(sql: "DELETE FROM q_errors WHERE id = ?", arguments: [errorID])
+            // A request the service failed (in doubt) goes again under its repeatability id; one it refused is a new
+            // request for the server, with a new id, so a service that kept the refusal does not answer with it.
+            let status = error["http_status"] as Int?
+            let inDoubt = status.map { (500..<600).contains($0) || $0 == 408 || $0 == 429 } ?? false
             try db.execute(
-                sql: "UPDATE q_requests SET failed = 0, resends = 0, last_failure = NULL WHERE id = ?",
-                arguments: [error["request_id"] as Int64])
+                sql: """
+                    UPDATE q_requests SET failed = 0, resends = 0, last_failure = NULL,
+                        repeatability_id = CASE WHEN ? THEN repeatability_id ELSE ? END,
+                        first_sent = CASE WHEN ? THEN first_sent ELSE ? END,
+                        attempted = CASE WHEN ? THEN attempted ELSE 0 END
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    inDoubt, UUID().uuidString.lowercased(), inDoubt, HTTPDate.format(Date()), inDoubt,
+                    error["request_id"] as Int64,
+                ])
             // The entity's state follows its pending requests again: created, deleted or changed.
             let methods = try String.fetchAll(
                 db, sql: "SELECT method FROM q_requests WHERE entity_set = ? AND entity_id = ? ORDER BY id",

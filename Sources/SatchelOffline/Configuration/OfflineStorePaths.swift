@@ -5,9 +5,10 @@ extension OfflineStore.Configuration {
     /// The file of `user`'s store named `store` under `folder`: `folder/store.users/<user>.store`, one file per user
     /// so that two people on one device never share rows, queue or key.
     ///
-    /// The user name is percent-encoded (every byte but ASCII letters, digits, `-` and `_`), so any name maps to one
-    /// file directly in that folder: `../admin` or `a/b` cannot reach another user's store or leave the folder, and
-    /// two names never share a file. An empty user or store name throws `invalidArgument`.
+    /// The user name is percent-encoded (every byte but lower-case ASCII letters, digits, `-` and `_`), so any name
+    /// maps to one file directly in that folder: `../admin` or `a/b` cannot reach another user's store or leave the
+    /// folder, and two names never share a file, even on a file system that ignores case (`Alice` is `%41lice`). An
+    /// empty user or store name throws `invalidArgument`.
     ///
     /// ```swift
     /// let path = try OfflineStore.Configuration.path(forUser: "alice", store: "shop", in: appSupport)
@@ -21,13 +22,13 @@ extension OfflineStore.Configuration {
             .appendingPathComponent(encoded(user) + ".store").path
     }
 
-    /// Every byte of `name` but ASCII letters, digits, `-` and `_` as `%XX`.
+    /// Every byte of `name` but lower-case ASCII letters, digits, `-` and `_` as `%XX`.
     static func encoded(_ name: String) -> String {
         var result = ""
         for byte in name.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"),
+                UInt8(ascii: "_"):
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 result += String(format: "%%%02X", byte)

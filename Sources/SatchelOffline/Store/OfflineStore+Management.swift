@@ -84,8 +84,12 @@ extension OfflineStore {
         if !force {
             let wasOpen = isOpen
             if !wasOpen, FileManager.default.fileExists(atPath: configuration.path) {
-                // A store whose first open never stored its `$metadata` has no queue to lose.
-                try? await open(resuming: false, localOnly: true)
+                do {
+                    try await open(resuming: false, localOnly: true)
+                } catch let error as ODataError where error.code == .invalidArgument {
+                    // A store whose first open never stored its `$metadata` has no queue to lose. Any other failure
+                    // (a wrong key, a damaged file) is thrown: nothing is removed that could not be looked at.
+                }
             }
             if isOpen {
                 let pending = try await requests().count

@@ -46,31 +46,32 @@ final class OfflineObservers: Sendable {
 
     var state: OfflineSyncState { current.withLock { $0 } }
 
-    /// Changes the state; subscribers hear of it when it differs.
+    /// Changes the state; subscribers hear of it when it differs. States are handed to subscribers under the state's
+    /// lock (yielding does not wait), so every subscriber sees them in the order they happened.
     func update(_ change: (inout OfflineSyncState) -> Void) {
-        let (changed, state) = current.withLock { state -> (Bool, OfflineSyncState) in
+        current.withLock { state in
             let before = state
             change(&state)
-            return (state != before, state)
+            guard state != before else { return }
+            for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(state) }
         }
-        guard changed else { return }
-        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(state) }
     }
 
     func states() -> AsyncStream<OfflineSyncState> {
         let id = UUID()
         let (stream, continuation) = AsyncStream<OfflineSyncState>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        continuation.yield(
-            subscribers.withLock { subscribers in
-                subscribers[id] = continuation
-                return current.withLock { $0 }
-            })
+        // The same lock order as `update`: the state, then the subscribers.
+        current.withLock { state in
+            subscribers.withLock { $0[id] = continuation }
+            continuation.yield(state)
+        }
         continuation.onTermination = { [weak self] _ in self?.subscribers.withLock { _ = $0.removeValue(forKey: id) } }
         return stream
     }
 
-    /// Runs `work` until it ends or ``stopAll()``.
-    func run(_ work: @escaping @Sendable () async -> Void) {
+    /// Runs `work` until it ends, ``stop(_:)`` or ``stopAll()``; returns what ``stop(_:)`` takes.
+    @discardableResult
+    func run(_ work: @escaping @Sendable () async -> Void) -> UUID {
         let id = UUID()
         running.withLock { running in
             running[id] = Task { [weak self] in
@@ -78,6 +79,12 @@ final class OfflineObservers: Sendable {
                 self?.running.withLock { _ = $0.removeValue(forKey: id) }
             }
         }
+        return id
+    }
+
+    /// Cancels one running observation (its consumer went away).
+    func stop(_ id: UUID) {
+        running.withLock { $0.removeValue(forKey: id) }?.cancel()
     }
 
     /// Cancels every running observation and waits for them to end.
@@ -137,7 +144,7 @@ extension OfflineStore {
         let observation = ValueObservation.tracking { db in
             try Self.read(target, query: query, opened: opened, db: db)
         }.removeDuplicates()
-        observers.run {
+        let id = observers.run {
             do {
                 for try await entities in observation.values(in: opened.store.database) {
                     continuation.yield(entities)
@@ -149,6 +156,8 @@ extension OfflineStore {
                 continuation.finish(throwing: error)
             }
         }
+        // A consumer that stops listening stops the observation: no query runs for nobody.
+        continuation.onTermination = { [weak observers] _ in observers?.stop(id) }
         return stream
     }
 
