@@ -118,7 +118,7 @@ extension OfflineStore {
         _ requests: [OfflineQueuedRequest], after error: ODataError, maximum: Int, schema: OfflineSchema,
         db: Database
     ) throws -> Set<Int64> {
-        let failure = "\(error.status.map { "\($0) " } ?? "")\(error.message)"
+        let failure = OfflineDeferrals.summary(of: error)
         var archived: Set<Int64> = []
         for request in requests {
             try db.execute(
@@ -362,6 +362,11 @@ struct OfflineDeferrals: Sendable {
             requests.insert(request.id)
             entities.insert(request.entity)
         }
-        lastFailure = "\(error.status.map { "\($0) " } ?? "")\(error.message)"
+        lastFailure = Self.summary(of: error)
+    }
+
+    /// How a failing answer is kept and shown: its status, then the service's message (`500 deadlock detected`).
+    static func summary(of error: ODataError) -> String {
+        "\(error.status.map { "\($0) " } ?? "")\(error.message)"
     }
 }
