@@ -75,6 +75,20 @@ public struct StoreKey: Sendable, CustomStringConvertible, CustomDebugStringConv
         }
     }
 
+    /// A 256-bit key stretched from a secret a person types: PBKDF2-HMAC-SHA256, `iterations` rounds over `salt`.
+    static func stretch(
+        _ secret: Data, salt: [UInt8], iterations: UInt32, path: String
+    ) throws(StoreError)
+        -> SymmetricKey
+    {
+        do {
+            return try KDF.Insecure.PBKDF2.deriveKey(
+                from: secret, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: Int(iterations))
+        } catch {
+            throw StoreError(.invalidKey, path: path, detail: "key derivation failed")
+        }
+    }
+
     /// The store's master key, from this key and the store's header parameters.
     func master(
         salt: [UInt8], derivation: StoreFormat.KeyDerivation, iterations: UInt32, path: String
@@ -86,13 +100,7 @@ public struct StoreKey: Sendable, CustomStringConvertible, CustomDebugStringConv
             return key
         case (.passphrase(let passphrase, _), .pbkdf2SHA256):
             guard !passphrase.isEmpty else { throw StoreError(.invalidKey, path: path, detail: "an empty passphrase") }
-            do {
-                return try KDF.Insecure.PBKDF2.deriveKey(
-                    from: passphrase, salt: salt, using: .sha256, outputByteCount: 32,
-                    unsafeUncheckedRounds: Int(iterations))
-            } catch {
-                throw StoreError(.invalidKey, path: path, detail: "key derivation failed")
-            }
+            return try Self.stretch(passphrase, salt: salt, iterations: iterations, path: path)
         case (.raw, .pbkdf2SHA256):
             throw StoreError(.wrongKey, path: path, detail: "the store was created with a passphrase, not a raw key")
         case (.passphrase, .raw):
