@@ -359,9 +359,9 @@ def repeatable(app):
     return wrapped
 
 
-def build_app(page_size):
+def build_app(page_size, model=None):
     here = os.path.dirname(os.path.abspath(__file__))
-    provider = XmlEdmProvider.from_file(os.path.join(here, "odata_v4_service.xml"))
+    provider = XmlEdmProvider.from_file(model or os.path.join(here, "odata_v4_service.xml"))
     odata = OData.new_instance()
     handler = odata.create_handler(odata.create_service_metadata(provider))
     store = LinkTrackingStore()
@@ -382,10 +382,11 @@ def main(argv=None):
     parser.add_argument("--repeatable", action="store_true", help="honour Repeatability-Request-ID (OASIS)")
     parser.add_argument("--tls-cert", help="serve HTTPS with this certificate chain (PEM)")
     parser.add_argument("--tls-key", help="the certificate's private key (PEM)")
+    parser.add_argument("--model", help="serve this CSDL document instead of odata_v4_service.xml (the same data)")
     arguments = parser.parse_args(argv)
     if bool(arguments.tls_cert) != bool(arguments.tls_key):
         parser.error("--tls-cert and --tls-key go together")
-    app = build_app(arguments.page_size)
+    app = build_app(arguments.page_size, arguments.model)
     if arguments.repeatable:
         app = repeatable(app)
     server = make_server("127.0.0.1", arguments.port, app, server_class=ThreadingWSGIServer,

@@ -40,7 +40,7 @@ extension SatchelCLITests {
             let warnings = warned.stderr.split(separator: "\n").filter { $0.hasPrefix("satchel: warning:") }
             #expect(
                 warnings == [
-                    "satchel: warning: \(config) line 3: unknown key stroe in [endpoint] (known: csrf, indexed_type, max_delta_resends, middle_tier, name, sap_client, store, timeout, url, user)"
+                    "satchel: warning: \(config) line 3: unknown key stroe in [endpoint] (known: csrf, indexed_type, max_delta_resends, middle_tier, name, repeatable_requests, sap_client, store, timeout, url, user)"
                 ])
         }
 
@@ -145,6 +145,38 @@ extension SatchelCLITests {
             let remove = try await SatchelProcess.run(["offline", "remove", config], environment: environment)
             #expect(remove.status == 0)
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("shop.store").path))
+        }
+
+        @Test func keyFileKeepsTheStoreKey() async throws {
+            let server = try await ODataPyServer.start(maxPageSize: 50, timeout: .seconds(60))
+            defer { server.stop() }
+            let (folder, config) = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try """
+            [endpoint]
+            url = \(server.serviceURL.absoluteString)
+            store = shop.store
+
+            [categories]
+            query = Categories
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+            let keys = folder.appendingPathComponent("keys").path
+            let environment = ["SATCHEL_KEY_PASSCODE": "1234"]
+            let open = try await SatchelProcess.run(
+                ["offline", "open", config, "--key-file", keys], environment: environment)
+            #expect(open.status == 0, "\(open.stderr)")
+            let mode = try FileManager.default.attributesOfItem(atPath: keys)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            // The kept key opens the store again, with no passphrase anywhere.
+            let status = try await SatchelProcess.run(
+                ["offline", "status", config, "--key-file", keys], environment: environment)
+            #expect(status.status == 0 && status.stdoutText.contains("encrypted: yes"), "\(status.stderr)")
+            // A wrong passcode opens neither the key file nor the store; without the passcode the command says so.
+            let wrong = try await SatchelProcess.run(
+                ["offline", "status", config, "--key-file", keys], environment: ["SATCHEL_KEY_PASSCODE": "4321"])
+            #expect(wrong.status == 4, "\(wrong.stderr)")
+            let none = try await SatchelProcess.run(["offline", "status", config, "--key-file", keys])
+            #expect(none.status == 2 && none.stderr.contains("SATCHEL_KEY_PASSCODE"), "\(none.stderr)")
         }
 
         /// `get` (properties and media content), bindings to an entity created offline, transaction ids and upload

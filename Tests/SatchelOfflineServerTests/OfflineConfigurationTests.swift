@@ -199,8 +199,10 @@ struct OfflineConfigurationTests {
         #expect(file.storePath == "/data/offline.store")
         #expect(file.timeout == nil)
         let timed = try OfflineConfigurationFile(
-            text: "[endpoint]\nurl = https://h/\ntimeout = 2.5\n[a]\nquery = A", folder: "/", name: "t.ini")
+            text: "[endpoint]\nurl = https://h/\ntimeout = 2.5\nrepeatable_requests = no\n[a]\nquery = A", folder: "/",
+            name: "t.ini")
         #expect(timed.timeout == .milliseconds(2500) && timed.warnings.isEmpty)
+        #expect(timed.repeatableRequests == false && file.repeatableRequests == nil)
         let warnings = file.warnings.map { "\($0.line) \($0.message)" }
         #expect(warnings.count == 3, "\(warnings)")
         #expect(warnings.contains { $0.hasPrefix("4 prepopulate_offline_db is not used: a key of the middle tier") })

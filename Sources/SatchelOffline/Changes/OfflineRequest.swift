@@ -82,6 +82,9 @@ public struct OfflineUploadResult: Sendable, Hashable {
     /// The service's last failing answer, when a request was deferred.
     public var lastFailure: String?
 
+    /// Requests this upload is done with: sent, refused, held or deferred.
+    public var processed: Int { sent + failed + held + deferred }
+
     /// A result with these counts.
     public init(sent: Int, failed: Int, held: Int, deferred: Int = 0, lastFailure: String? = nil) {
         self.sent = sent

@@ -359,11 +359,40 @@ extension OfflineStore {
 
     /// Gives up a queued request's change, whether it waits, was deferred or failed: the request and every other
     /// queued request on its entity are dropped (with their ErrorArchive entries), and the entity returns to what
-    /// was last downloaded (an entity created offline is removed).
+    /// was last downloaded (an entity created offline is removed). A request of a transaction takes the whole
+    /// transaction with it (it goes all or none): every entity it changes is restored so.
+    ///
+    /// Refused with `invalidArgument` while an upload runs: the request may be on its way to the service.
     public func cancel(requestID: Int64) async throws {
+        // Holds the store's one exchange while it runs: no upload starts halfway through.
+        let claimed = state.withLock { state -> Bool in
+            guard !state.exchanging else { return false }
+            state.exchanging = true
+            return true
+        }
+        guard claimed else {
+            throw ODataError(
+                .invalidArgument, "an upload or download is running: cancel request \(requestID) once it has ended")
+        }
+        defer { state.withLock { $0.exchanging = false } }
         try await withQueueRow(in: "q_requests", id: requestID, missing: "queued request") {
-            _, table, entityID, opened, db in
-            try Self.restore(db, table: table, schema: opened.schema, entityID: entityID)
+            row, table, entityID, opened, db in
+            var entities = [OfflineEntityRef(entitySet: table.entitySet, entityID: entityID)]
+            if let transaction = row["transaction_id"] as String? {
+                let members = try Row.fetchAll(
+                    db,
+                    sql: "SELECT DISTINCT entity_set, entity_id FROM q_requests WHERE transaction_id = ? ORDER BY id",
+                    arguments: [transaction])
+                for member in members {
+                    let entity = OfflineEntityRef(entitySet: member["entity_set"], entityID: member["entity_id"])
+                    if !entities.contains(entity) { entities.append(entity) }
+                }
+            }
+            for entity in entities {
+                try Self.restore(
+                    db, table: try opened.schema.table(entity.entitySet), schema: opened.schema,
+                    entityID: entity.entityID)
+            }
         }
     }
 

@@ -98,9 +98,9 @@ extension OfflineStore {
             }
             result.deferred = deferrals.requests.count
             result.lastFailure = deferrals.lastFailure
-            signals.emit(.processedRequests(done: result.sent + result.failed + result.held, of: total))
+            signals.emit(.processedRequests(done: result.processed, of: total))
         }
-        signals.emit(.processedRequests(done: result.sent + result.failed + result.held, of: total))
+        signals.emit(.processedRequests(done: result.processed, of: total))
         try await recordSync(download: false, opened: opened)
         return result
     }
@@ -185,13 +185,13 @@ extension OfflineStore {
         let written: ODataWriteResult
         switch try await operation(for: request, opened: opened) {
         case .create(let path, let entity, _):
-            written = try await service.create(path, entity, headers: request.repeatabilityHeaders)
+            written = try await service.create(path, entity, headers: request.repeatabilityHeaders(repeatable))
         case .update(let path, let entity, let method, let ifMatch, _):
             written = try await service.update(
-                path, with: entity, method: method, ifMatch: ifMatch, headers: request.repeatabilityHeaders)
+                path, with: entity, method: method, ifMatch: ifMatch, headers: request.repeatabilityHeaders(repeatable))
         case .delete(let path, let ifMatch):
             do {
-                try await service.delete(path, ifMatch: ifMatch, headers: request.repeatabilityHeaders)
+                try await service.delete(path, ifMatch: ifMatch, headers: request.repeatabilityHeaders(repeatable))
             } catch let error as ODataError where error.code == .notFound {
                 // Already gone (a retry after the first attempt was applied, or deleted by someone else).
             }
@@ -199,11 +199,11 @@ extension OfflineStore {
         case .link(let path, let navigation, let target, let replace, let removing, _):
             if removing {
                 try await service.removeLink(
-                    from: path, navigation: navigation, to: target, headers: request.repeatabilityHeaders)
+                    from: path, navigation: navigation, to: target, headers: request.repeatabilityHeaders(repeatable))
             } else if let target {
                 try await service.addLink(
                     from: path, navigation: navigation, to: target, replace: replace,
-                    headers: request.repeatabilityHeaders)
+                    headers: request.repeatabilityHeaders(repeatable))
             }
             written = ODataWriteResult()
         }
@@ -220,7 +220,11 @@ extension OfflineStore {
         async throws
     {
         var batch = ODataBatch(continueOnError: true)
-        batch.headers = ["Repeatability-Request-ID": round.batchID, "Repeatability-First-Sent": round.batchFirstSent]
+        if repeatable {
+            batch.headers = [
+                "Repeatability-Request-ID": round.batchID, "Repeatability-First-Sent": round.batchFirstSent,
+            ]
+        }
         var sent: [(request: OfflineQueuedRequest, reference: ODataBatchReference)] = []
         var refused: [(OfflineQueuedRequest, ODataError)] = []
         for group in round.changesets {
@@ -228,15 +232,22 @@ extension OfflineStore {
             var operations: [(OfflineQueuedRequest, OfflineOperation)] = []
             var groupRefusal: ODataError?
             var createdHere: Set<OfflineEntityRef> = []
-            for request in group {
-                do {
-                    let made = try await operation(for: request, createdHere: createdHere, opened: opened)
-                    operations.append((request, made))
-                    if request.method == "POST" { createdHere.insert(request.entity) }
-                } catch let error as ODataError where Self.isRefusal(error) {
-                    refused.append((request, error))
-                    groupRefusal = groupRefusal ?? error
+            do {
+                for request in group {
+                    do {
+                        let made = try await operation(for: request, createdHere: createdHere, opened: opened)
+                        operations.append((request, made))
+                        if request.method == "POST" { createdHere.insert(request.entity) }
+                    } catch let error as ODataError where Self.isRefusal(error) {
+                        refused.append((request, error))
+                        groupRefusal = groupRefusal ?? error
+                    }
                 }
+            } catch let error as ODataError where Self.isServerFailure(error) {
+                // The service failed a read this group needed (an ETag): the group waits for the next upload, a
+                // failure counted on each of its requests (none was sent), and the rest of the round goes on.
+                try await deferUnsent(group, after: error, opened: opened, result: &result, deferrals: &deferrals)
+                continue
             }
             if let groupRefusal {
                 // A transaction goes all or none: the rest of it is refused with it.
@@ -247,7 +258,7 @@ extension OfflineStore {
                 // An entity created earlier in the same changeset is addressed by its Content-ID.
                 var created: [OfflineEntityRef: ODataBatchReference] = [:]
                 for (request, operation) in operations {
-                    let headers = request.repeatabilityHeaders
+                    let headers = request.repeatabilityHeaders(repeatable)
                     let reference: ODataBatchReference
                     func bound(_ entity: ODataEntity, _ links: [OfflineLink]) -> ODataEntity {
                         var entity = entity
@@ -346,6 +357,34 @@ extension OfflineStore {
         result.failed += outcome.failed
         for (request, error) in outcome.deferred { deferrals.add([request], after: error) }
         if let stop = outcome.stop { throw stop }
+    }
+}
+
+extension OfflineStore {
+    /// A group the service failed before it was sent: it becomes sendable again (not attempted, in no `$batch`), one
+    /// failure is counted on each of its requests, and it is deferred; beyond ``Configuration/maximumResends`` the
+    /// whole group goes to the ErrorArchive (a transaction goes all or none).
+    fileprivate func deferUnsent(
+        _ group: [OfflineQueuedRequest], after error: ODataError, opened: Opened, result: inout OfflineUploadResult,
+        deferrals: inout OfflineDeferrals
+    ) async throws {
+        let archived = try await opened.store.database.write { [maximum = configuration.maximumResends] db in
+            try db.execute(
+                sql: """
+                    UPDATE q_requests SET attempted = 0, batch_id = NULL, batch_first_sent = NULL
+                    WHERE id IN (SELECT value FROM json_each(?))
+                    """, arguments: ["[" + group.map { String($0.id) }.joined(separator: ",") + "]"])
+            var archived = try Self.deferOrArchive(group, after: error, maximum: maximum, schema: opened.schema, db: db)
+            if !archived.isEmpty {
+                for request in group where !archived.contains(request.id) {
+                    try Self.archive(error, request: request, schema: opened.schema, db: db)
+                    archived.insert(request.id)
+                }
+            }
+            return archived
+        }
+        result.failed += archived.count
+        deferrals.add(group.filter { !archived.contains($0.id) }, after: error)
     }
 }
 

@@ -49,6 +49,8 @@ struct OfflineQueuedRequest: Sendable {
     let repeatabilityID: String
     let firstSent: String
     let transactionID: String?
+    /// Whether it is in the ErrorArchive (a transaction's requests are read with their failed ones).
+    let failed: Bool
     /// The entities it binds navigation properties to.
     let links: [OfflineLink]
     /// A creation's related entities created inline with it (deep insert).
@@ -64,14 +66,17 @@ struct OfflineQueuedRequest: Sendable {
         repeatabilityID = row["repeatability_id"]
         firstSent = row["first_sent"]
         transactionID = row["transaction_id"]
+        failed = row["failed"]
         links = try OfflineLinks.decode(row["links"])
         deep = try OfflineLinks.decode(row["deep"])
     }
 
     var entity: OfflineEntityRef { OfflineEntityRef(entitySet: entitySet, entityID: entityID) }
 
-    var repeatabilityHeaders: HTTPClient.Headers {
-        ["Repeatability-Request-ID": repeatabilityID, "Repeatability-First-Sent": firstSent]
+    /// Its `Repeatability-Request-ID` and `Repeatability-First-Sent`, when requests are sent `repeatable`
+    /// (``OfflineStore/Configuration/repeatableRequests``).
+    func repeatabilityHeaders(_ repeatable: Bool) -> HTTPClient.Headers {
+        repeatable ? ["Repeatability-Request-ID": repeatabilityID, "Repeatability-First-Sent": firstSent] : [:]
     }
 }
 
@@ -141,6 +146,9 @@ struct OfflineUploadSelection: Sendable {
         var entities: Set<OfflineEntityRef> = []
         // Entities whose earliest request waits: their later requests wait too (FIFO per entity).
         var waiting: Set<OfflineEntityRef> = []
+        // Entities with a request held in this upload: their later requests, and requests linking to them, are held
+        // too (one entity's requests go in order).
+        var blocked = blocked
         var after: Int64 = 0
         // In chunks, the first about what the round needs, then larger ones: requests that wait or are held may be
         // many before one that can go.
@@ -155,15 +163,24 @@ struct OfflineUploadSelection: Sendable {
             after = last["id"]
             for row in pending {
                 let request = try OfflineQueuedRequest(row)
-                if held.contains(request.id) || chosen.contains(request.id) || heldWhole.contains(request.id) {
+                if chosen.contains(request.id) { continue }
+                if held.contains(request.id) || heldWhole.contains(request.id) {
+                    blocked.insert(request.entity)
                     continue
                 }
-                if Self.isBlocked(request, by: blocked) {
-                    round.held.append(request.id)
-                    continue
+                // A transaction's requests are one group, found by its id alone: it goes whole or waits whole.
+                var group = [request]
+                if let transaction = request.transactionID {
+                    group = try Row.fetchAll(
+                        db, sql: "SELECT * FROM q_requests WHERE transaction_id = ? ORDER BY id",
+                        arguments: [transaction]
+                    ).map(OfflineQueuedRequest.init)
                 }
-                if try isHeld(request, db: db) {
-                    round.held.append(request.id)
+                if try group.contains(where: { held.contains($0.id) }) || isHeld(group, blocked: blocked, db: db) {
+                    let ids = group.map(\.id).filter { !held.contains($0) && !heldWhole.contains($0) }
+                    round.held += ids
+                    heldWhole.formUnion(ids)
+                    blocked.formUnion(group.map(\.entity))
                     continue
                 }
                 if let batch = row["batch_id"] as String? {
@@ -188,38 +205,13 @@ struct OfflineUploadSelection: Sendable {
                     }
                     return round
                 }
-                if row["attempted"] as Bool {
+                if row["attempted"] as Bool, group.count == 1 {
                     // Sent alone before without an answer written: alone again, with its own repeatability id (a
                     // service that kept that id's answer replays it; in a new `$batch` it would be applied twice).
+                    // A transaction's requests go together again, each with its own repeatability id.
                     guard round.changesets.isEmpty else { break rows }
                     round.changesets = [[request]]
                     return round
-                }
-                var group = [request]
-                if let transaction = request.transactionID {
-                    group = try Row.fetchAll(
-                        db,
-                        sql: """
-                            SELECT * FROM q_requests WHERE transaction_id = ? AND failed = 0 AND id >= ?\(categoryCondition)
-                            ORDER BY id
-                            """, arguments: [transaction, request.id]
-                    ).map(OfflineQueuedRequest.init)
-                }
-                // A transaction goes whole: held whole when one of its requests is.
-                var groupHeld = false
-                if group.count > 1 {
-                    for member in group.dropFirst()
-                    where try Self.isBlocked(member, by: blocked) || isHeld(member, db: db) {
-                        groupHeld = true
-                        break
-                    }
-                    groupHeld = groupHeld || Self.isBlocked(request, by: blocked)
-                }
-                if groupHeld {
-                    let ids = group.map(\.id).filter { !held.contains($0) }
-                    round.held += ids
-                    heldWhole.formUnion(ids)
-                    continue
                 }
                 // A request waits while an entity it links to is still to be created (its creation goes first, in
                 // this round or a later one) or changes in this round outside its changeset; and while an earlier
@@ -278,6 +270,22 @@ struct OfflineUploadSelection: Sendable {
                 "[" + ids.map(String.init).joined(separator: ",") + "]",
             ])
         return round
+    }
+
+    /// Whether a group (one request, or a transaction's) waits whole: one of its requests is in the ErrorArchive, is
+    /// on a `blocked` entity or links to one, is held (``isHeld(_:db:)``), or is not among the requests this upload
+    /// sends.
+    private func isHeld(_ group: [OfflineQueuedRequest], blocked: Set<OfflineEntityRef>, db: Database) throws -> Bool {
+        for member in group {
+            if member.failed { return true }
+            if try Self.isBlocked(member, by: blocked) || isHeld(member, db: db) { return true }
+        }
+        guard group.count > 1, let selected else { return false }
+        let unselected = try Int.fetchOne(
+            db,
+            sql: "SELECT count(*) FROM q_requests WHERE id IN (SELECT value FROM json_each(?)) AND NOT \(selected)",
+            arguments: ["[" + group.map { String($0.id) }.joined(separator: ",") + "]"])
+        return (unselected ?? 0) > 0
     }
 
     /// Held: an earlier request on the same entity failed or waits in a category this upload does not send; or a

@@ -13,6 +13,7 @@ import SatchelOData
 /// csrf = yes                ; SAP Gateway's CSRF handshake before changes
 /// timeout = 120             ; seconds a request to the service may be silent (default 60)
 /// max_delta_resends = 5     ; resends of a request the service fails before it goes to the ErrorArchive
+/// repeatable_requests = yes ; Repeatability-Request-ID on every request (default yes)
 /// middle_tier = yes         ; url is Satchel's middle tier (satchel serve --offline): the first open receives a
 ///                           ; store built there
 /// indexed_type = GWSAMPLE_BASIC.Product: Category ASC, Price   ; one line per type
@@ -47,6 +48,9 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
     /// How many times a request the service fails is sent again before it goes to the ErrorArchive
     /// (`max_delta_resends`, 0 to 1000); nil when the file gives none.
     public var maximumResends: Int?
+    /// Whether queued requests carry repeatability headers (`repeatable_requests`,
+    /// ``OfflineStore/Configuration/repeatableRequests``); nil when the file does not say.
+    public var repeatableRequests: Bool?
     /// Whether `url` is an endpoint of Satchel's offline middle tier (`middle_tier = yes`): the first open then
     /// receives a store built on the server (``OfflineStore/Configuration/usesMiddleTier``).
     public var usesMiddleTier: Bool
@@ -60,7 +64,7 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
     /// The keys of `[endpoint]` that `satchel offline` reads.
     public static let endpointKeys: Set<String> = [
         "url", "sap_client", "store", "user", "csrf", "indexed_type", "name", "middle_tier", "timeout",
-        "max_delta_resends",
+        "max_delta_resends", "repeatable_requests",
     ]
     /// The keys of a defining query's section that `satchel offline` reads.
     public static let queryKeys: Set<String> = ["name", "query", "streams", "track_deltas"]
@@ -115,6 +119,7 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
             timeout = nil
         }
         maximumResends = try document.number("max_delta_resends", in: endpoint, range: 0...1000)
+        repeatableRequests = try document.flag("repeatable_requests", in: endpoint)
         usesMiddleTier = try document.flag("middle_tier", in: endpoint) ?? false
         let store = endpoint.value("store") ?? ((endpoint.value("name") ?? "offline") + ".store")
         storePath = store.hasPrefix("/") ? store : URL(fileURLWithPath: folder).appendingPathComponent(store).path

@@ -84,21 +84,33 @@ struct OfflinePageWriter {
     static func keyFromLink(
         of entity: ODataEntity, table: OfflineTable, location: () -> String
     ) throws -> [String: ODataLiteral] {
-        func lacks(_ path: String) -> Bool { (entity.properties[path] ?? .null) == .null }
-        // The common case, without allocating: every key property is there.
-        guard table.keyPaths.contains(where: lacks) else { return [:] }
-        let missing = table.keyPaths.filter(lacks)
-        let link = entity.id ?? entity.readLink ?? entity.editLink
-        let fromLink = link.map { OfflineStore.keyValues(inID: $0, keyPaths: table.keyPaths) } ?? [:]
-        guard missing.allSatisfy({ fromLink[$0] != nil }) else {
-            let names = missing.joined(separator: ", ")
+        let found = missingKey(of: entity, table: table)
+        guard let values = found.values else {
+            let names = found.missing.joined(separator: ", ")
             throw ODataError(
                 .invalidPayload,
                 "an entity of \(table.entitySet) came without its key (\(names))"
-                    + (link.map { " and its link \($0) does not name it" } ?? " and without a link to read it from"),
+                    + (found.link.map { " and its link \($0) does not name it" }
+                        ?? " and without a link to read it from"),
                 location: location())
         }
-        return fromLink.filter { missing.contains($0.key) }
+        return values
+    }
+
+    /// The key properties an entity lacks (absent or null) and their values read from its id, read link or edit
+    /// link, in that order: `values` is nil when a lacking one is not in the link. The one rule every lookup of a
+    /// downloaded entity's row follows.
+    static func missingKey(
+        of entity: ODataEntity, table: OfflineTable
+    ) -> (missing: [String], values: [String: ODataLiteral]?, link: String?) {
+        func lacks(_ path: String) -> Bool { (entity.properties[path] ?? .null) == .null }
+        // The common case, without allocating: every key property is there.
+        guard table.keyPaths.contains(where: lacks) else { return ([], [:], nil) }
+        let missing = table.keyPaths.filter(lacks)
+        let link = entity.id ?? entity.readLink ?? entity.editLink
+        let fromLink = link.map { OfflineStore.keyValues(inID: $0, keyPaths: table.keyPaths) } ?? [:]
+        guard missing.allSatisfy({ fromLink[$0] != nil }) else { return (missing, nil, link) }
+        return (missing, fromLink.filter { missing.contains($0.key) }, link)
     }
 
     /// The entities `$expand` brought with `entity`, stored with their own shape; for a navigation without a

@@ -10,7 +10,8 @@ extension OfflineStore {
     /// Downloads every defining query: the changes since the last download where the query tracks deltas and the
     /// service gave a delta link (`OfflineDeltaTracking`), every page again otherwise; a full download removes the
     /// entities no defining query names any more. Entities with local changes not uploaded yet keep them. Throws
-    /// while another download or upload of this store runs.
+    /// while another download or upload of this store runs. It reads `$metadata` first, and migrates the store
+    /// when the service's model changed (``updateMetadata()``).
     public func download() async throws {
         try await download(onlyIncomplete: false)
     }
@@ -35,9 +36,12 @@ extension OfflineStore {
     /// Downloads the defining queries (only those not complete yet, when `onlyIncomplete`), or of them only those
     /// named in `names`.
     package func download(onlyIncomplete: Bool, names: Set<String>? = nil) async throws {
-        let opened = try current()
+        _ = try current()
         try beginExchange(.downloading)
         defer { endExchange() }
+        // A download the app asked for reads `$metadata` first and migrates the store when it changed.
+        if !onlyIncomplete { try await migrateMetadata() }
+        let opened = try current()
         let pending = try await opened.store.database.read { db in
             try Row.fetchAll(
                 db,
@@ -168,20 +172,18 @@ extension OfflineStore {
         try OfflineMediaTable.forget(entity, db: db)
     }
 
-    /// The row of a downloaded entity, by its key properties, or by the key in its id (`Products(3)`).
+    /// The row of a downloaded entity, by its key properties, or by the key in its id or links (`Products(3)`, as
+    /// the page writer reads it: ``OfflinePageWriter/missingKey(of:table:)``).
     static func rowID(of entity: ODataEntity, table: OfflineTable, db: Database) throws -> Int64? {
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []
-        var fromID: [String: ODataLiteral] = [:]
-        if table.keyPaths.contains(where: { entity.properties[$0] == nil }), let id = entity.id {
-            fromID = keyValues(inID: id, keyPaths: table.keyPaths)
-        }
+        guard let fromLink = OfflinePageWriter.missingKey(of: entity, table: table).values else { return nil }
         for path in table.keyPaths {
             guard let column = table.column(path) else { return nil }
-            if let value = entity.properties[path] {
-                arguments.append(OfflineValues.databaseValue(value, for: column))
-            } else if let literal = fromID[path] {
+            if let literal = fromLink[path] {
                 arguments.append(OfflineValues.storedValue(literal, for: column))
+            } else if let value = entity.properties[path], value != .null {
+                arguments.append(OfflineValues.databaseValue(value, for: column))
             } else {
                 return nil
             }

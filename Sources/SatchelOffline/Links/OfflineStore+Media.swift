@@ -197,7 +197,8 @@ extension OfflineStore {
         let service = configuration.service
         if request.method == "POSTMEDIA" {
             return try await service.createMedia(
-                ODataPath(table.entitySet), data: data, contentType: contentType, headers: request.repeatabilityHeaders)
+                ODataPath(table.entitySet), data: data, contentType: contentType,
+                headers: request.repeatabilityHeaders(repeatable))
         }
         let path = try await keyPath(table: table, entityID: request.entityID, opened: opened)
         // Without a media ETag (content never downloaded, or a conflict the app chose to overwrite): the one the
@@ -205,7 +206,8 @@ extension OfflineStore {
         var ifMatch = request.ifMatch
         if ifMatch == nil { ifMatch = try await service.entity(path).mediaETag }
         let etag = try await service.uploadMedia(
-            path, data: data, contentType: contentType, ifMatch: ifMatch, headers: request.repeatabilityHeaders)
+            path, data: data, contentType: contentType, ifMatch: ifMatch,
+            headers: request.repeatabilityHeaders(repeatable))
         return ODataWriteResult(etag: etag)
     }
 

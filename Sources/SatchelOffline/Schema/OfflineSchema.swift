@@ -224,6 +224,28 @@ struct OfflineSchema: Sendable {
         return table
     }
 
+    /// Creates the secondary indexes: entity set (or entity type: each of its sets) → property paths, one index each
+    /// (SAP's `indexed_type`). A name that is neither, or a path the set lacks, throws `invalidArgument`.
+    func createIndexes(_ indexes: [String: [String]], db: Database) throws {
+        for (name, paths) in indexes.sorted(by: { $0.key < $1.key }) {
+            let tables =
+                self.tables[name].map { [$0] }
+                ?? self.tables.values.filter { $0.entityTypeName == name }.sorted { $0.entitySet < $1.entitySet }
+            guard !tables.isEmpty else {
+                throw ODataError(.invalidArgument, "\(name) is neither an entity set nor an entity type to index")
+            }
+            for table in tables {
+                for path in paths {
+                    guard let column = table.column(path) else {
+                        throw ODataError(.invalidArgument, "\(table.entitySet) has no property \(path) to index")
+                    }
+                    let index = quoted("\(table.name)_i_\(column.name)")
+                    try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table.sql) (\(column.sql))")
+                }
+            }
+        }
+    }
+
     /// Creates the tables (and their key and foreign-key indexes).
     func create(in db: Database) throws {
         for table in tables.values.sorted(by: { $0.entitySet < $1.entitySet }) {

@@ -42,7 +42,8 @@ public struct OfflineSyncState: Sendable, Hashable {
 final class OfflineObservers: Sendable {
     private let current = Mutex(OfflineSyncState(phase: .closed))
     private let subscribers = Mutex<[UUID: AsyncStream<OfflineSyncState>.Continuation]>([:])
-    private let running = Mutex<[UUID: Task<Void, Never>]>([:])
+    /// The observations running, and whether new ones may start (not while the store closes or is closed).
+    private let running = Mutex<(tasks: [UUID: Task<Void, Never>], accepting: Bool)>(([:], false))
 
     var state: OfflineSyncState { current.withLock { $0 } }
 
@@ -69,29 +70,36 @@ final class OfflineObservers: Sendable {
         return stream
     }
 
-    /// Runs `work` until it ends, ``stop(_:)`` or ``stopAll()``; returns what ``stop(_:)`` takes.
+    /// Runs `work` until it ends, ``stop(_:)`` or ``stopAll()``; returns what ``stop(_:)`` takes, or nil (and runs
+    /// nothing) when the store is closing or closed.
     @discardableResult
-    func run(_ work: @escaping @Sendable () async -> Void) -> UUID {
+    func run(_ work: @escaping @Sendable () async -> Void) -> UUID? {
         let id = UUID()
-        running.withLock { running in
-            running[id] = Task { [weak self] in
+        return running.withLock { running -> UUID? in
+            guard running.accepting else { return nil }
+            running.tasks[id] = Task { [weak self] in
                 await work()
-                self?.running.withLock { _ = $0.removeValue(forKey: id) }
+                self?.running.withLock { _ = $0.tasks.removeValue(forKey: id) }
             }
+            return id
         }
-        return id
+    }
+
+    /// Lets observations start (the database is open).
+    func accept() {
+        running.withLock { $0.accepting = true }
     }
 
     /// Cancels one running observation (its consumer went away).
     func stop(_ id: UUID) {
-        running.withLock { $0.removeValue(forKey: id) }?.cancel()
+        running.withLock { $0.tasks.removeValue(forKey: id) }?.cancel()
     }
 
-    /// Cancels every running observation and waits for them to end.
+    /// Cancels every running observation, lets no new one start, and waits for them to end.
     func stopAll() async {
         let tasks = running.withLock { running in
-            defer { running = [:] }
-            return Array(running.values)
+            defer { running = ([:], false) }
+            return Array(running.tasks.values)
         }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
@@ -144,7 +152,7 @@ extension OfflineStore {
         let observation = ValueObservation.tracking { db in
             try Self.read(target, query: query, opened: opened, db: db)
         }.removeDuplicates()
-        let id = observers.run {
+        let started = observers.run {
             do {
                 for try await entities in observation.values(in: opened.store.database) {
                     continuation.yield(entities)
@@ -156,8 +164,12 @@ extension OfflineStore {
                 continuation.finish(throwing: error)
             }
         }
+        guard let started else {
+            continuation.finish(throwing: ODataError(.invalidArgument, "the offline store is closing"))
+            return stream
+        }
         // A consumer that stops listening stops the observation: no query runs for nobody.
-        continuation.onTermination = { [weak observers] _ in observers?.stop(id) }
+        continuation.onTermination = { [weak observers] _ in observers?.stop(started) }
         return stream
     }
 

@@ -43,13 +43,18 @@ public final class OfflineStore: Sendable {
         /// goes to the ErrorArchive with the service's last answer (`max_delta_resends` in the `.ini`). The
         /// requests that do not depend on it go on meanwhile. 5 unless told otherwise.
         public var maximumResends: Int
+        /// Whether every queued request (and every `$batch`) carries a `Repeatability-Request-ID` and
+        /// `Repeatability-First-Sent` (OData 4.01 repeatable requests), the same on every attempt and across
+        /// restarts, so a service that supports them applies a request resent after a lost answer once. On unless
+        /// told otherwise; off for a service that refuses requests with headers it does not know.
+        public var repeatableRequests: Bool
 
         /// A configuration; by default no secondary indexes, uploads in `$batch` requests of up to 100 requests,
-        /// no middle tier, and 5 resends of a request the service fails.
+        /// no middle tier, 5 resends of a request the service fails, and repeatable requests.
         public init(
             service: ODataService, path: String, definingQueries: [OfflineDefiningQuery], key: StoreKey?,
             indexes: [String: [String]] = [:], upload: OfflineUploadMode = .batch(maximumRequests: 100),
-            usesMiddleTier: Bool = false, maximumResends: Int = 5
+            usesMiddleTier: Bool = false, maximumResends: Int = 5, repeatableRequests: Bool = true
         ) {
             self.service = service
             self.path = path
@@ -59,6 +64,7 @@ public final class OfflineStore: Sendable {
             self.upload = upload
             self.usesMiddleTier = usesMiddleTier
             self.maximumResends = max(0, maximumResends)
+            self.repeatableRequests = repeatableRequests
         }
     }
 
@@ -82,6 +88,8 @@ public final class OfflineStore: Sendable {
         var exchanging = false
         /// Whether the service answered a `$batch` with 404, 405 or 501: uploads go one by one then.
         var batchUnsupported = false
+        /// A `close()` under way: no download or upload starts any more.
+        var closing = false
     }
 
     let state = Mutex(State())
@@ -94,14 +102,13 @@ public final class OfflineStore: Sendable {
 
     /// Starts a download or an upload (`phase`); a second one while one runs is refused.
     func beginExchange(_ phase: OfflineSyncState.Phase) throws(ODataError) {
-        let started = state.withLock { state -> Bool in
-            if state.exchanging { return false }
+        let refusal = state.withLock { state -> String? in
+            if state.closing || state.opened == nil { return "the offline store is not open (or is closing)" }
+            if state.exchanging { return "a download or upload of this offline store is already running" }
             state.exchanging = true
-            return true
+            return nil
         }
-        guard started else {
-            throw ODataError(.invalidArgument, "a download or upload of this offline store is already running")
-        }
+        if let refusal { throw ODataError(.invalidArgument, refusal) }
         signals.reset()
         observers.update { $0.phase = phase }
     }
@@ -114,13 +121,16 @@ public final class OfflineStore: Sendable {
         signals.emit(.finished)
     }
 
+    /// Whether queued requests carry their repeatability headers (``Configuration/repeatableRequests``).
+    var repeatable: Bool { configuration.repeatableRequests }
+
     /// A store for `configuration`; nothing is opened, read or sent until `open(resuming:localOnly:)`.
     public init(configuration: Configuration) {
         self.configuration = configuration
     }
 
     func current() throws(ODataError) -> Opened {
-        guard let opened = state.withLock({ $0.opened }) else {
+        guard let opened = state.withLock({ $0.closing ? nil : $0.opened }) else {
             throw ODataError(.invalidArgument, "the offline store is not open (call open() first)")
         }
         return opened
@@ -243,30 +253,7 @@ public final class OfflineStore: Sendable {
             }
             try await store.database.write { [configuration] db in
                 try schema.create(in: db)
-                for (name, paths) in configuration.indexes {
-                    // An entity set, or an entity type (its sets: SAP's `indexed_type`).
-                    let tables =
-                        schema.tables[name].map { [$0] }
-                        ?? schema.tables.values.filter { $0.entityTypeName == name }.sorted {
-                            $0.entitySet < $1.entitySet
-                        }
-                    guard !tables.isEmpty else {
-                        throw ODataError(
-                            .invalidArgument, "\(name) is neither an entity set nor an entity type to index")
-                    }
-                    for table in tables {
-                        let set = table.entitySet
-                        for path in paths {
-                            guard let column = table.column(path) else {
-                                throw ODataError(.invalidArgument, "\(set) has no property \(path) to index")
-                            }
-                            try db.execute(
-                                sql:
-                                    "CREATE INDEX IF NOT EXISTS \(quoted("\(table.name)_i_\(column.name)")) ON \(table.sql) (\(column.sql))"
-                            )
-                        }
-                    }
-                }
+                try schema.createIndexes(configuration.indexes, db: db)
                 try db.execute(
                     sql: "INSERT OR IGNORE INTO s_store (name, value) VALUES ('metadata', ?)", arguments: [document])
                 for query in configuration.definingQueries {
@@ -285,6 +272,7 @@ public final class OfflineStore: Sendable {
             }
             let opened = Opened(store: store, schema: schema, version: version)
             state.withLock { $0.opened = opened }
+            observers.accept()
             try await startSyncState(opened)
         } catch {
             await observers.stopAll()
@@ -308,15 +296,36 @@ public final class OfflineStore: Sendable {
 
     /// Closes the local database, on a dispatch thread (`BlockingWork`): closing waits for SQLite to checkpoint
     /// and release its files, which must not hold a thread of the concurrency pool.
+    ///
+    /// While a download or an upload runs, `close` refuses with `invalidArgument` (``cancel()`` it and wait for it
+    /// to end); once `close` has begun, no download, upload or observation starts.
     public func close() async throws {
-        guard let current = state.withLock({ $0.opened }) else { return }
-        // Observations end first: they read the database.
+        let claim = state.withLock { state -> (Opened?, busy: Bool) in
+            guard let opened = state.opened, !state.closing else { return (nil, false) }
+            if state.exchanging { return (nil, true) }
+            state.closing = true
+            return (opened, false)
+        }
+        if claim.busy {
+            throw ODataError(
+                .invalidArgument,
+                "a download or upload of this offline store is running: cancel it and let it end first")
+        }
+        guard let current = claim.0 else { return }
+        // Observations end first: they read the database; none starts from now on.
         await observers.stopAll()
-        // Forgotten only once closed: a database GRDB refused to close (a read running) stays reachable.
-        try await BlockingWork.shared.run { [store = current.store] in try store.close() }
+        do {
+            // Forgotten only once closed: a database GRDB refused to close (a read running) stays reachable.
+            try await BlockingWork.shared.run { [store = current.store] in try store.close() }
+        } catch {
+            state.withLock { $0.closing = false }
+            observers.accept()
+            throw error
+        }
         state.withLock { state in
             state.opened = nil
             state.claimed = false
+            state.closing = false
         }
         observers.update { $0.phase = .closed }
     }

@@ -35,11 +35,13 @@ public final class ODataPyServer: Sendable {
     ///   - script: the service script; the committed `Tests/Peers/odata_v4_service.py` by default.
     ///   - tls: a certificate chain and its key (PEM): the service speaks HTTPS (TLS 1.2 and up), and its links
     ///     say `https`.
+    ///   - model: a CSDL document served instead of the committed model (a service whose model changed), over
+    ///     the same seeded data.
     /// - Throws: ``PeerError`` when the virtual environment is missing (run `scripts/test`), or the script
     ///   exits or does not answer in time (its standard error is in the message).
     public static func start(
         maxPageSize: Int = 20, repeatable: Bool = false, script: URL? = nil,
-        tls: (certificate: URL, key: URL)? = nil, timeout: Duration = .seconds(20)
+        tls: (certificate: URL, key: URL)? = nil, model: URL? = nil, timeout: Duration = .seconds(20)
     )
         async throws -> ODataPyServer
     {
@@ -55,7 +57,7 @@ public final class ODataPyServer: Sendable {
             body: "import runpy\nsys.argv[0] = \(pythonString(path))\nrunpy.run_path(sys.argv[0], run_name='__main__')",
             arguments: { port in
                 ["--port", String(port), "--page-size", String(maxPageSize)] + (repeatable ? ["--repeatable"] : [])
-                    + tlsArguments
+                    + tlsArguments + (model.map { ["--model", $0.path] } ?? [])
             },
             // A plain probe cannot ask an HTTPS service: its banner, printed once it listens, says it is ready.
             readyPath: tls == nil ? "/odata/$metadata" : nil,

@@ -13,10 +13,11 @@ struct OfflineCommand: AsyncParsableCommand {
         commandName: "offline",
         abstract: "Work with offline OData stores: download, query and change locally, upload.",
         discussion: """
-            CONFIG is an .ini file: an [endpoint] section (url, sap_client, store, user, csrf, indexed_type, timeout, max_delta_resends) and one \
+            CONFIG is an .ini file: an [endpoint] section (url, sap_client, store, user, csrf, indexed_type, timeout, max_delta_resends, repeatable_requests) and one \
             section per defining query (query, streams, track_deltas). See docs/offline.md. The store is encrypted with a passphrase from \
             SATCHEL_STORE_PASSPHRASE (or --passphrase-stdin), or a raw key (64 hex digits) from SATCHEL_STORE_KEY (or \
-            --key-stdin); --unencrypted makes a plain one. The service password comes from SATCHEL_PASSWORD.
+            --key-stdin), or a random key kept in --key-file under the passcode in SATCHEL_KEY_PASSCODE; --unencrypted makes a \
+            plain one. The service password comes from SATCHEL_PASSWORD.
 
             Examples:
               satchel offline open shop.ini                  # the initial download (later: resumes it)
@@ -49,6 +50,13 @@ struct OfflineOptions: ParsableArguments {
     @Flag(help: "Make (or open) a store that is not encrypted.")
     var unencrypted = false
 
+    @Option(
+        help: """
+            Keep the store's key in this key file, sealed under the passcode in SATCHEL_KEY_PASSCODE: a random key is \
+            made and kept the first time (instead of a passphrase or a raw key).
+            """)
+    var keyFile: String?
+
     @Option(help: "Seconds a request to the service may be silent (default: the file's timeout, else 60).")
     var timeout: Double?
 
@@ -71,7 +79,16 @@ struct OfflineOptions: ParsableArguments {
 
     private static let warned = Mutex<Set<String>>([])
 
-    func key() throws -> StoreKey? { unencrypted ? nil : try storeKey.required() }
+    /// The store's key: none with `--unencrypted`; from `--key-file` (kept there under the store file's path); else
+    /// the passphrase or raw key given.
+    func key(storePath: String) async throws -> StoreKey? {
+        if unencrypted { return nil }
+        guard let keyFile else { return try storeKey.required() }
+        guard let passcode = Terminal.environment("SATCHEL_KEY_PASSCODE"), !passcode.isEmpty else {
+            throw CLIError(.usage, "--key-file needs the key file's passcode in SATCHEL_KEY_PASSCODE")
+        }
+        return try await PasscodeKeyFile(path: keyFile, passcode: passcode).key(namedOrNew: storePath)
+    }
 
     /// `--timeout`, else the file's `timeout`, else 60 seconds.
     func requestTimeout(_ file: OfflineConfigurationFile) throws -> Duration {
@@ -83,7 +100,7 @@ struct OfflineOptions: ParsableArguments {
     }
 
     /// The store, not yet opened. `local`: the command works on the store alone (no password needed).
-    func store(local: Bool = false) throws -> OfflineStore {
+    func store(local: Bool = false) async throws -> OfflineStore {
         let file = try file()
         var auth: [any HTTPAuthProvider] = []
         if let user = file.user {
@@ -100,15 +117,17 @@ struct OfflineOptions: ParsableArguments {
                 http: HTTPClient.Configuration(timeout: try requestTimeout(file)), auth: auth))
         return OfflineStore(
             configuration: .init(
-                service: service, path: file.storePath, definingQueries: file.definingQueries, key: try key(),
-                indexes: file.indexes, usesMiddleTier: file.usesMiddleTier, maximumResends: file.maximumResends ?? 5))
+                service: service, path: file.storePath, definingQueries: file.definingQueries,
+                key: try await key(storePath: file.storePath),
+                indexes: file.indexes, usesMiddleTier: file.usesMiddleTier, maximumResends: file.maximumResends ?? 5,
+                repeatableRequests: file.repeatableRequests ?? true))
     }
 
     /// Opens the store, runs `body`, closes it; failures become one line and an exit code. `local`: nothing is
     /// sent to the service (a store already opened once answers from its database).
     func run(local: Bool = false, _ body: @escaping @Sendable (OfflineStore) async throws -> Void) async throws {
         try await CommandRunner.run(global) {
-            let store = try store(local: local)
+            let store = try await store(local: local)
             try await store.open(resuming: !local, localOnly: local)
             do {
                 try await body(store)
@@ -503,7 +522,7 @@ struct OfflineCloseCommand: AsyncParsableCommand {
     func run() async throws {
         let path = try options.file().storePath
         try await CommandRunner.run(options.global) {
-            let store = try options.store(local: true)
+            let store = try await options.store(local: true)
             try await store.open(resuming: false, localOnly: true)
             try await store.close()
             let left = ["-wal", "-journal"].filter {
