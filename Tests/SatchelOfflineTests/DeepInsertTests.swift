@@ -87,14 +87,14 @@ struct DeepInsertTests {
         #expect(try await store.upload() == OfflineUploadResult(sent: 0, failed: 1, held: 0))
         let error = try #require(try await store.errors().first)
         try await store.revert(errorID: error.errorID)
-        await #expect(throws: ODataError.self) { try await store.entity("OrderItems", line) }
+        await #expect(throws: OfflineStoreError.self) { try await store.entity("OrderItems", line) }
         #expect(try await store.requests().isEmpty)
         // Deeper than one level is refused with why.
         var nested = ODataEntity(properties: ["ID": .int(902)])
         var item = Self.line(902, 1, quantity: 1)
         item["Product"] = .entity(ODataEntity(properties: ["ID": .int(7999), "Name": .string("too deep")]))
         nested["Items"] = .entities([item])
-        let refused = await #expect(throws: ODataError.self) { try await store.create("Orders", nested) }
+        let refused = await #expect(throws: OfflineStoreError.self) { try await store.create("Orders", nested) }
         #expect(refused?.message.contains("one level") == true)
         try await store.close()
     }

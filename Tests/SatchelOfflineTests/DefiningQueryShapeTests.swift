@@ -98,7 +98,7 @@ struct DefiningQueryShapeTests {
             defer { try? FileManager.default.removeItem(at: folder) }
             let store = offlineTestStore(
                 serviceURL: server.serviceURL, folder: folder, queries: [.init(name: "q", query: query)])
-            let error = await #expect(throws: ODataError.self) { try await store.open() }
+            let error = await #expect(throws: OfflineStoreError.self) { try await store.open() }
             #expect(error?.message.contains("defining query q") == true, "\(String(describing: error))")
             #expect(!store.isOpen)
         }

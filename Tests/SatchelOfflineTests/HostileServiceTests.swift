@@ -294,7 +294,7 @@ struct StuckRequestTests {
             try await store.cancel(requestID: try #require(queued.first).requestID)
             #expect(try await store.requests().isEmpty)
             #expect(try await store.count("Products") == 3)
-            await #expect(throws: ODataError.self) { try await store.cancel(requestID: 9999) }
+            await #expect(throws: OfflineStoreError.self) { try await store.cancel(requestID: 9999) }
             try await store.close()
         } cleanup: {
             await server.stop()

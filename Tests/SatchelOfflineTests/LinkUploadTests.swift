@@ -132,10 +132,10 @@ struct LinkUploadTests {
         // A binding to something not in the store is refused at once, with the path in the message.
         var orphan = ODataEntity(properties: ["ID": .int(7202), "Name": .string("orphan")])
         orphan.bind("Category", to: "Categories(999)")
-        await #expect(throws: ODataError.self) { try await store.create("Products", orphan) }
+        await #expect(throws: OfflineStoreError.self) { try await store.create("Products", orphan) }
         var wrongSet = ODataEntity(properties: ["ID": .int(7203), "Name": .string("wrong")])
         wrongSet.bind("Category", to: "Products(1)")
-        let error = await #expect(throws: ODataError.self) { try await store.create("Products", wrongSet) }
+        let error = await #expect(throws: OfflineStoreError.self) { try await store.create("Products", wrongSet) }
         #expect(error?.message.contains("Products(1)") == true)
         try await store.close()
     }

@@ -53,17 +53,17 @@ struct ManagementTests {
         #expect(try await store.count("Products", query: ODataQuery().filter(.property("ID") <= 20)) == 0)
 
         // Only the named defining queries: the others are not asked for; an unknown name sends nothing.
-        await #expect(throws: ODataError.self) { try await store.download(subset: ["more", "nope"]) }
+        await #expect(throws: OfflineStoreError.self) { try await store.download(subset: ["more", "nope"]) }
         try await store.download(subset: ["more"])
         #expect(try await store.count("Products") == 10)
 
         // A queued change keeps the store from being removed, unless forced; a closed store is looked at too.
         try await store.update(
             "Products", .key(.single(.int(250))), with: ODataEntity(properties: ["Name": .string("kept")]))
-        await #expect(throws: ODataError.self) { try await store.clear() }
+        await #expect(throws: OfflineStoreError.self) { try await store.clear() }
         #expect(FileManager.default.fileExists(atPath: path))
         try await store.close()
-        await #expect(throws: ODataError.self) { try await store.clear() }
+        await #expect(throws: OfflineStoreError.self) { try await store.clear() }
         #expect(FileManager.default.fileExists(atPath: path) && !store.isOpen)
         // Under a wrong key the queue cannot be looked at: nothing is removed.
         var wrong = store.configuration

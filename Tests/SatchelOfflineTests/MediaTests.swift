@@ -77,11 +77,11 @@ struct MediaTests {
             serviceURL: server.serviceURL, folder: folder,
             queries: [.init(name: "docs", query: "Documents"), .init(name: "c", query: "Categories")])
         try await store.open()
-        let missing = await #expect(throws: ODataError.self) {
+        let missing = await #expect(throws: OfflineStoreError.self) {
             try await store.media("Documents", .key(.single(.int(1))))
         }
         #expect(missing?.message.contains("retrievesStreams") == true)
-        let refused = await #expect(throws: ODataError.self) {
+        let refused = await #expect(throws: OfflineStoreError.self) {
             try await store.updateMedia(
                 "Categories", .key(.single(.int(1))), data: Data(), contentType: "text/plain")
         }
@@ -114,7 +114,7 @@ struct MediaTests {
         #expect(try await store.upload() == OfflineUploadResult(sent: 1, failed: 0, held: 0))
         #expect(try await service.rawValue(Self.document(1)) == Data("mine, again\n".utf8))
         // Content is never part of a transaction.
-        let refused = await #expect(throws: ODataError.self) {
+        let refused = await #expect(throws: OfflineStoreError.self) {
             try await store.updateMedia(
                 "Documents", .key(.single(.int(2))), data: Data(), contentType: "text/plain",
                 options: OfflineChangeOptions(transactionID: "t"))

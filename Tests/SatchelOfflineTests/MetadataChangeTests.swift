@@ -119,8 +119,8 @@ struct MetadataChangeTests {
             do {
                 try await store.download()
                 Issue.record("a download with a queued request on a set to be made again must be refused")
-            } catch let error as ODataError {
-                #expect(error.code == .invalidArgument)
+            } catch let error as OfflineStoreError {
+                #expect(error.code == .schemaChange)
                 #expect(error.message.contains("Products must be downloaded again"), "\(error)")
                 #expect(error.message.contains("Stock"), "\(error)")
                 #expect(error.message.contains("upload or cancel it"), "\(error)")

@@ -227,14 +227,14 @@ struct QueueOrderTests {
             let upload = Task { try await store.upload() }
             for _ in 0..<100 where store.syncState.phase != .uploading { try await Task.sleep(for: .milliseconds(10)) }
             #expect(store.syncState.phase == .uploading)
-            await #expect(throws: ODataError.self) { try await store.close() }
-            await #expect(throws: ODataError.self) { try await store.cancel(requestID: requestID) }
+            await #expect(throws: OfflineStoreError.self) { try await store.close() }
+            await #expect(throws: OfflineStoreError.self) { try await store.cancel(requestID: requestID) }
             #expect(store.isOpen)
             #expect(try await upload.value.sent == 1)
             try await store.close()
             #expect(!store.isOpen)
             var observed = 0
-            await #expect(throws: ODataError.self) {
+            await #expect(throws: OfflineStoreError.self) {
                 for try await _ in store.observe("Products") { observed += 1 }
             }
             #expect(observed == 0)

@@ -80,7 +80,9 @@ struct SeveralStoresTests {
         for path in paths {
             #expect(URL(fileURLWithPath: path).deletingLastPathComponent().path == expectedFolder, "\(path)")
         }
-        #expect(throws: ODataError.self) { try OfflineStore.Configuration.path(forUser: "", store: "shop", in: folder) }
+        #expect(throws: OfflineStoreError.self) {
+            try OfflineStore.Configuration.path(forUser: "", store: "shop", in: folder)
+        }
 
         // Two users' stores: each with its own key and its own changes.
         var stores: [OfflineStore] = []

@@ -29,8 +29,8 @@ enum OfflineDeepInsert {
                     if case .entities = $0.value { return true }
                     return false
                 }) {
-                    throw ODataError(
-                        .notSupported, "the offline store creates related entities one level deep (\(name) has more)")
+                    throw OfflineStoreError(
+                        .unsupported, "the offline store creates related entities one level deep (\(name) has more)")
                 }
             }
             result.append((relationship, related))

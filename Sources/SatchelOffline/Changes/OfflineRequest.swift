@@ -37,8 +37,9 @@ public struct OfflineRequest: Sendable, Hashable {
     public var lastFailure: String?
 }
 
-/// A request the service refused during an upload (SAP's `ErrorArchive` entity).
-public struct OfflineError: Sendable, Hashable {
+/// An entry of the ErrorArchive (SAP's `ErrorArchive` entity): a request the service refused during an upload, or
+/// failed more often than ``OfflineStore/Configuration/maximumResends`` allows, with the service's answer.
+public struct OfflineErrorArchiveEntry: Sendable, Hashable {
     /// The entry's id: what `OfflineStore.revert(errorID:)` takes.
     public var errorID: Int64
     /// The refused request's id in the queue (`OfflineRequest.requestID`); the request stays queued, marked failed.
@@ -66,6 +67,10 @@ public struct OfflineError: Sendable, Hashable {
     /// On a 412: the entity's current ETag on the server, when it said.
     public var currentETag: String?
 }
+
+/// The ErrorArchive entry's former name.
+@available(*, deprecated, renamed: "OfflineErrorArchiveEntry")
+public typealias OfflineError = OfflineErrorArchiveEntry
 
 /// What an upload did.
 public struct OfflineUploadResult: Sendable, Hashable {

@@ -33,7 +33,7 @@ extension OfflineStore {
 
     private func read(_ request: ODataBatchRequest, opened: Opened) async -> ODataBatchResult {
         guard case .read(let path, let query, let expectation) = request.operation else {
-            return Self.failed(request, ODataError(.notSupported, "not a read"))
+            return Self.failed(request, OfflineStoreError(.unsupported, "not a read"))
         }
         var result = Self.result(for: request, status: 200)
         do {
@@ -42,7 +42,7 @@ extension OfflineStore {
             case .count: result.content = .count(Int64(try await countEntities(at: path, query: query)))
             case .entity:
                 let (set, key) = try Self.address(path)
-                guard let key else { throw ODataError(.invalidArgument, "\(path) names no entity (no key)") }
+                guard let key else { throw OfflineStoreError(.invalidReference, "\(path) names no entity (no key)") }
                 result.content = .entity(try await entity(set, .key(key), query: query))
             }
             return result
@@ -88,7 +88,7 @@ extension OfflineStore {
         func target(_ path: ODataPath) throws -> (set: String, reference: EntityReference) {
             if let entry = created[path.description] { return (entry.set, .id(entry.id)) }
             let (set, key) = try address(path)
-            guard let key else { throw ODataError(.invalidArgument, "\(path) names no entity (no key)") }
+            guard let key else { throw OfflineStoreError(.invalidReference, "\(path) names no entity (no key)") }
             return (set, .key(key))
         }
         /// A path naming `$n` names the entity created earlier in the changeset by its read link.
@@ -109,7 +109,7 @@ extension OfflineStore {
         case .create(let path, let entity):
             let (set, key) = try address(path)
             guard key == nil else {
-                throw ODataError(.notSupported, "the offline store creates in entity sets, not \(path)")
+                throw OfflineStoreError(.unsupported, "the offline store creates in entity sets, not \(path)")
             }
             let id = try create(set, resolved(entity), options: options, opened: opened, serviceURL: serviceURL, db: db)
             created[request.reference.description] = (set, id)
@@ -137,9 +137,9 @@ extension OfflineStore {
                 set, reference, navigation: navigation, target: linked.map(path), removing: true, options: options,
                 opened: opened, serviceURL: serviceURL, db: db)
         case .call(let name, _, _):
-            throw ODataError(.notSupported, "\(name) is an operation of the service: call it online")
+            throw OfflineStoreError(.unsupported, "\(name) is an operation of the service: call it online")
         case .read:
-            throw ODataError(.invalidArgument, "a read inside a changeset")
+            throw OfflineStoreError(.invalidChange, "a read inside a changeset")
         }
         return Self.result(for: request, status: 204)
     }
@@ -162,7 +162,21 @@ extension OfflineStore {
 
     private static func failed(_ request: ODataBatchRequest, _ error: any Error) -> ODataBatchResult {
         var result = result(for: request, status: 400)
-        var failure = error as? ODataError ?? ODataError(.invalidArgument, "\(error)", underlying: error)
+        var failure: ODataError
+        if let offline = error as? OfflineStoreError {
+            // The part answers as a service would: the status says what the store's own error means.
+            let code: ODataError.Code =
+                switch offline.status {
+                case 404: .notFound
+                case 501: .notSupported
+                case 409: .conflict
+                default: .invalidArgument
+                }
+            failure = ODataError(code, offline.message, underlying: offline)
+            failure.status = offline.status
+        } else {
+            failure = error as? ODataError ?? ODataError(.invalidArgument, "\(error)", underlying: error)
+        }
         if failure.status == nil {
             failure.status =
                 switch failure.code {

@@ -289,7 +289,8 @@ extension OfflineStore {
             switch key.parts[0].value {
             case .int(let value): id = Int64(value)
             case .int64(let value): id = value
-            default: throw ODataError(.invalidArgument, "\(OfflineLinks.entityIDKey) takes an integer, not \(key)")
+            default:
+                throw OfflineStoreError(.invalidReference, "\(OfflineLinks.entityIDKey) takes an integer, not \(key)")
             }
             row = try Row.fetchOne(db, sql: "SELECT * FROM \(table.sql) WHERE _id = ?\(visible)", arguments: [id])
         case .key(let key):
@@ -299,7 +300,7 @@ extension OfflineStore {
             for (index, part) in parts.enumerated() {
                 let name = part.name.isEmpty && parts.count == 1 ? table.keyPaths.first ?? "" : part.name
                 guard let column = table.column(name), index < table.keyPaths.count || !part.name.isEmpty else {
-                    throw ODataError(.invalidArgument, "\(table.entitySet) has no key property \(name)")
+                    throw OfflineStoreError(.unknownProperty, "\(table.entitySet) has no key property \(name)")
                 }
                 conditions.append("\(column.sql) = ?")
                 arguments.append(OfflineValues.storedValue(part.value, for: column))
@@ -309,7 +310,9 @@ extension OfflineStore {
                 sql: "SELECT * FROM \(table.sql) WHERE \(conditions.joined(separator: " AND "))\(visible)",
                 arguments: StatementArguments(arguments))
         }
-        guard let row else { throw ODataError(.notFound, "no such entity in the offline store's \(table.entitySet)") }
+        guard let row else {
+            throw OfflineStoreError(.entityNotFound, "no such entity in the offline store's \(table.entitySet)")
+        }
         return row
     }
 

@@ -105,8 +105,8 @@ extension OfflineStore {
                 return .delete(path, ifMatch: nil)
             }
         default:
-            throw ODataError(
-                .invalidArgument, "the queued request \(request.id) has an unknown method \(request.method)")
+            throw OfflineStoreError(
+                .damagedQueue, "the queued request \(request.id) has an unknown method \(request.method)")
         }
     }
 
@@ -371,8 +371,8 @@ extension OfflineStore {
             return true
         }
         guard claimed else {
-            throw ODataError(
-                .invalidArgument, "an upload or download is running: cancel request \(requestID) once it has ended")
+            throw OfflineStoreError(
+                .busy, "an upload or download is running: cancel request \(requestID) once it has ended")
         }
         defer { state.withLock { $0.exchanging = false } }
         try await withQueueRow(in: "q_requests", id: requestID, missing: "queued request") {
@@ -448,7 +448,7 @@ extension OfflineStore {
         let opened = try current()
         try await opened.store.database.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM \(table) WHERE id = ?", arguments: [id]) else {
-                throw ODataError(.notFound, "no \(missing) \(id)")
+                throw OfflineStoreError(.queueEntryNotFound, "no \(missing) \(id)")
             }
             try body(row, try opened.schema.table(row["entity_set"]), row["entity_id"], opened, db)
         }

@@ -22,11 +22,11 @@ extension OfflineStore {
     }
 
     /// The ErrorArchive: requests the service refused, oldest first.
-    public func errors() async throws -> [OfflineError] {
+    public func errors() async throws -> [OfflineErrorArchiveEntry] {
         let opened = try current()
         return try await opened.store.database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM q_errors ORDER BY id").map {
-                OfflineError(
+                OfflineErrorArchiveEntry(
                     errorID: $0["id"], requestID: $0["request_id"], entitySet: $0["entity_set"],
                     entityID: $0["entity_id"], httpStatus: $0["http_status"], code: $0["code"],
                     message: $0["message"], innerError: $0["inner_error"], requestMethod: $0["method"],

@@ -58,24 +58,25 @@ public struct OfflineDefiningQuery: Sendable, Hashable {
 
     /// What the query stores of each entity (its `$select`) and which related entities come with it (its
     /// `$expand`).
-    func shape(version: ODataVersion, schema: OfflineSchema) throws(ODataError) -> OfflineShape {
+    func shape(version: ODataVersion, schema: OfflineSchema) throws(OfflineStoreError) -> OfflineShape {
         let (set, query) = try parsed(version: version)
         do {
             return try OfflineShape(
                 table: try schema.table(set), select: query.select,
                 expand: query.expand.map(\.path).joined(separator: ","), schema: schema)
         } catch {
-            throw ODataError(.invalidArgument, "defining query \(name): \(error.message)")
+            throw OfflineStoreError(.invalidDefiningQuery, "defining query \(name): \(error.message)")
         }
     }
 
     /// The query's entity set and options, its `$filter` parsed for `version`.
-    package func parsed(version: ODataVersion) throws(ODataError) -> (entitySet: String, query: ODataQuery) {
+    package func parsed(version: ODataVersion) throws(OfflineStoreError) -> (entitySet: String, query: ODataQuery) {
         let parts = request.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let set = entitySet
         guard !set.isEmpty, set.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }) else {
-            throw ODataError(
-                .invalidArgument, "defining query \(name): '\(set)' is not an entity set (navigation paths come later)")
+            throw OfflineStoreError(
+                .invalidDefiningQuery,
+                "defining query \(name): '\(set)' is not an entity set (navigation paths come later)")
         }
         var result = ODataQuery()
         guard parts.count > 1 else { return (set, result) }
@@ -84,7 +85,13 @@ public struct OfflineDefiningQuery: Sendable, Hashable {
             let key = String(pair[0])
             let value = pair.count > 1 ? (String(pair[1]).removingPercentEncoding ?? String(pair[1])) : ""
             switch key {
-            case "$filter": result = result.filter(try ODataExpression.parse(value, version: version))
+            case "$filter":
+                do {
+                    result = result.filter(try ODataExpression.parse(value, version: version))
+                } catch {
+                    throw OfflineStoreError(
+                        .invalidDefiningQuery, "defining query \(name): $filter: \(error.message)", underlying: error)
+                }
             case "$select":
                 result = result.select(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             case "$expand":
@@ -95,12 +102,12 @@ public struct OfflineDefiningQuery: Sendable, Hashable {
             case "$orderby": result = result.orderBy(list: value)
             case "$top":
                 guard let count = Int(value), count >= 0 else {
-                    throw ODataError(.invalidArgument, "defining query \(name): bad $top")
+                    throw OfflineStoreError(.invalidDefiningQuery, "defining query \(name): bad $top")
                 }
                 result = result.top(count)
             case "$skip":
                 guard let count = Int(value), count >= 0 else {
-                    throw ODataError(.invalidArgument, "defining query \(name): bad $skip")
+                    throw OfflineStoreError(.invalidDefiningQuery, "defining query \(name): bad $skip")
                 }
                 result = result.skip(count)
             default:

@@ -13,9 +13,9 @@ extension OfflineStore.Configuration {
     /// ```swift
     /// let path = try OfflineStore.Configuration.path(forUser: "alice", store: "shop", in: appSupport)
     /// ```
-    public static func path(forUser user: String, store: String, in folder: URL) throws(ODataError) -> String {
+    public static func path(forUser user: String, store: String, in folder: URL) throws(OfflineStoreError) -> String {
         guard !user.isEmpty, !store.isEmpty else {
-            throw ODataError(.invalidArgument, "a per-user store needs a user name and a store name")
+            throw OfflineStoreError(.invalidConfiguration, "a per-user store needs a user name and a store name")
         }
         return
             folder.appendingPathComponent(encoded(store) + ".users", isDirectory: true)

@@ -25,8 +25,8 @@ extension OfflineStore {
         }
         let unknown = subset.subtracting(known)
         guard unknown.isEmpty else {
-            throw ODataError(
-                .invalidArgument,
+            throw OfflineStoreError(
+                .unknownDefiningQuery,
                 "no defining quer\(unknown.count == 1 ? "y" : "ies") named \(unknown.sorted().joined(separator: ", ")) "
                     + "(the store has \(known.sorted().joined(separator: ", ")))")
         }

@@ -27,9 +27,9 @@ enum OfflineLinks {
 
     /// The links stored with a request; a damaged list is an error (sent without them, the request would lose
     /// its links silently).
-    static func decode(_ text: String?) throws(ODataError) -> [OfflineLink] {
+    static func decode(_ text: String?) throws(OfflineStoreError) -> [OfflineLink] {
         guard let text else { return [] }
-        let damaged = ODataError(.invalidPayload, "a queued request's links are damaged: \(text.prefix(80))")
+        let damaged = OfflineStoreError(.damagedQueue, "a queued request's links are damaged: \(text.prefix(80))")
         guard case .array(let items)? = try? JSONValue(parsing: Data(text.utf8)) else { throw damaged }
         var links: [OfflineLink] = []
         for item in items {
@@ -65,8 +65,8 @@ enum OfflineLinks {
             for path in paths {
                 let (set, key) = try address(path, serviceURL: serviceURL, version: version)
                 guard set == target.entitySet else {
-                    throw ODataError(
-                        .invalidArgument,
+                    throw OfflineStoreError(
+                        .invalidReference,
                         "\(table.entitySet)/\(navigation) links to \(target.entitySet), not to \(path)")
                 }
                 let row = try OfflineStore.row(db, table: target, .key(key))
@@ -81,18 +81,23 @@ enum OfflineLinks {
     /// The entity set and key of a binding path.
     static func address(
         _ path: String, serviceURL: URL?, version: ODataVersion
-    ) throws(ODataError) -> (
+    ) throws(OfflineStoreError) -> (
         String, ODataKey
     ) {
         var text = path
         if let root = serviceURL?.absoluteString, text.hasPrefix(root) { text = String(text.dropFirst(root.count)) }
         while text.hasPrefix("/") { text.removeFirst() }
         guard let open = text.firstIndex(of: "("), text.hasSuffix(")"), !text[..<open].contains("/") else {
-            throw ODataError(.invalidArgument, "\(path) names no entity of the store (Set(key))")
+            throw OfflineStoreError(.invalidReference, "\(path) names no entity of the store (Set(key))")
         }
         let inside = String(text[text.index(after: open)..<text.index(before: text.endIndex)])
         let decoded = inside.removingPercentEncoding ?? inside
-        return (String(text[..<open]), try ODataKey(parsing: decoded, version: version))
+        do {
+            return (String(text[..<open]), try ODataKey(parsing: decoded, version: version))
+        } catch {
+            throw OfflineStoreError(
+                .invalidReference, "\(path) names no entity of the store: \(error.message)", underlying: error)
+        }
     }
 
     /// The values a row takes from the entities it links to: a to-one navigation with a referential constraint
@@ -277,7 +282,9 @@ enum OfflineLinks {
     private static func storedRow(_ table: OfflineTable, _ key: ODataKey, db: Database) throws -> Row? {
         do {
             return try OfflineStore.row(db, table: table, .key(key), includingDeleted: true)
-        } catch let error as ODataError where [.notFound, .invalidArgument].contains(error.code) {
+        } catch let error as OfflineStoreError
+            where [.entityNotFound, .invalidReference, .unknownProperty].contains(error.code)
+        {
             return nil
         }
     }

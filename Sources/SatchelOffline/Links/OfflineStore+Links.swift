@@ -41,7 +41,7 @@ extension OfflineStore {
     /// entity set and a key. `replace` is not consulted: a to-one link is always replaced, a collection added to.
     public func addLink(from source: ODataPath, navigation: String, to target: ODataPath, replace: Bool) async throws {
         let (set, key) = try Self.address(source)
-        guard let key else { throw ODataError(.invalidArgument, "\(source) names no entity (no key)") }
+        guard let key else { throw OfflineStoreError(.invalidReference, "\(source) names no entity (no key)") }
         try await addLink(set, .key(key), navigation: navigation, to: target.description)
     }
 
@@ -49,7 +49,7 @@ extension OfflineStore {
     /// `source` is an entity set and a key.
     public func removeLink(from source: ODataPath, navigation: String, to target: ODataPath?) async throws {
         let (set, key) = try Self.address(source)
-        guard let key else { throw ODataError(.invalidArgument, "\(source) names no entity (no key)") }
+        guard let key else { throw OfflineStoreError(.invalidReference, "\(source) names no entity (no key)") }
         try await removeLink(set, .key(key), navigation: navigation, to: target?.description)
     }
 
@@ -68,7 +68,7 @@ extension OfflineStore {
                 [navigation: [path]], from: table, schema: opened.schema, version: opened.version,
                 serviceURL: serviceURL, db: db)
         } else if !removing || relationship.isCollection {
-            throw ODataError(.invalidArgument, "\(entitySet)/\(navigation): which entity to link (or unlink)?")
+            throw OfflineStoreError(.invalidReference, "\(entitySet)/\(navigation): which entity to link (or unlink)?")
         }
         let target = links.first?.target
         // The source's values as downloaded, before anything of it changes: what a revert restores.

@@ -17,8 +17,8 @@ extension OfflineStore {
                     db, sql: "SELECT * FROM s_media WHERE entity_set = ? AND entity_id = ?",
                     arguments: [entitySet, id])
             else {
-                throw ODataError(
-                    .notFound,
+                throw OfflineStoreError(
+                    .contentNotFound,
                     "the offline store has no content for entity \(id) of \(entitySet) (a defining query with retrievesStreams brings it)"
                 )
             }
@@ -130,13 +130,14 @@ extension OfflineStore {
     /// Content goes to media entities alone, outside transactions (never in a changeset).
     private static func requireMediaType(
         _ table: OfflineTable, schema: OfflineSchema, options: OfflineChangeOptions
-    ) throws(ODataError) {
+    ) throws(OfflineStoreError) {
         guard schema.metadata.entityType(named: table.entityTypeName)?.hasStream == true else {
-            throw ODataError(.invalidArgument, "\(table.entitySet) holds no media entities (its type has no stream)")
+            throw OfflineStoreError(
+                .invalidChange, "\(table.entitySet) holds no media entities (its type has no stream)")
         }
         guard options.transactionID == nil else {
-            throw ODataError(
-                .invalidArgument,
+            throw OfflineStoreError(
+                .invalidChange,
                 "content is sent alone, never in a changeset: no transaction id for \(table.entitySet) content")
         }
     }

@@ -27,12 +27,12 @@ struct OfflineSQLTranslator {
         self.schema = schema
     }
 
-    func translate(_ expression: ODataExpression) throws(ODataError) -> OfflineSQL {
+    func translate(_ expression: ODataExpression) throws(OfflineStoreError) -> OfflineSQL {
         try translate(expression, near: nil)
     }
 
     /// A property path's column, in the main table or a lambda variable's.
-    private func column(_ path: String) throws(ODataError) -> (column: OfflineColumn, sql: String) {
+    private func column(_ path: String) throws(OfflineStoreError) -> (column: OfflineColumn, sql: String) {
         var owner = (table: table, alias: alias)
         var rest = path
         if let slash = path.firstIndex(of: "/"), let variable = variables[String(path[..<slash])] {
@@ -40,19 +40,19 @@ struct OfflineSQLTranslator {
             rest = String(path[path.index(after: slash)...])
         }
         guard let column = owner.table.column(rest) else {
-            throw ODataError(
-                .invalidArgument, "\(owner.table.entitySet) has no property \(rest) the store can query")
+            throw OfflineStoreError(
+                .unknownProperty, "\(owner.table.entitySet) has no property \(rest) the store can query")
         }
         return (column, "\(owner.alias).\(column.sql)")
     }
 
-    private func unsupported(_ what: String) -> ODataError {
-        ODataError(.notSupported, "the offline store cannot evaluate \(what) yet")
+    private func unsupported(_ what: String) -> OfflineStoreError {
+        OfflineStoreError(.unsupported, "the offline store cannot evaluate \(what) yet")
     }
 
     private func translate(
         _ expression: ODataExpression, near column: OfflineColumn?
-    ) throws(ODataError)
+    ) throws(OfflineStoreError)
         -> OfflineSQL
     {
         switch expression {
@@ -89,7 +89,7 @@ struct OfflineSQLTranslator {
     /// `NOT EXISTS … AND NOT (…)`.
     private func lambda(
         _ kind: ODataLambda, _ collection: String, _ variable: String, _ predicate: ODataExpression?
-    ) throws(ODataError) -> OfflineSQL {
+    ) throws(OfflineStoreError) -> OfflineSQL {
         guard let schema else { throw unsupported("\(collection)/\(kind.rawValue)(…)") }
         var owner = (table: table, alias: alias)
         var navigation = collection
@@ -114,7 +114,7 @@ struct OfflineSQLTranslator {
 
     private func binary(
         _ op: ODataOperator, _ left: ODataExpression, _ right: ODataExpression
-    ) throws(ODataError)
+    ) throws(OfflineStoreError)
         -> OfflineSQL
     {
         switch op {
@@ -156,7 +156,7 @@ struct OfflineSQLTranslator {
         }
     }
 
-    private func call(_ name: String, _ expressions: [ODataExpression]) throws(ODataError) -> OfflineSQL {
+    private func call(_ name: String, _ expressions: [ODataExpression]) throws(OfflineStoreError) -> OfflineSQL {
         var parts: [OfflineSQL] = []
         for expression in expressions { parts.append(try translate(expression, near: parts.first?.column)) }
         if case .milliseconds = parts.first?.column?.kind {

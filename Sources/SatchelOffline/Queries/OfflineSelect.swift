@@ -15,7 +15,7 @@ struct OfflineSelect {
     init(
         table: OfflineTable, query: ODataQuery, version: ODataVersion, schema: OfflineSchema? = nil,
         counting: Bool = false, restriction: OfflineSQL? = nil
-    ) throws(ODataError) {
+    ) throws(OfflineStoreError) {
         self.table = table
         let translator = OfflineSQLTranslator(table: table, schema: schema)
         var text = counting ? "SELECT count(*) FROM \(table.sql) AS t0" : "SELECT t0.* FROM \(table.sql) AS t0"
@@ -40,7 +40,14 @@ struct OfflineSelect {
                     text = String(text.dropLast(suffix.count))
                     descending = value
                 }
-                let translated = try translator.translate(try ODataExpression.parse(text, version: version))
+                let expression: ODataExpression
+                do {
+                    expression = try ODataExpression.parse(text, version: version)
+                } catch {
+                    throw OfflineStoreError(
+                        .invalidQuery, "$orderby \(text) cannot be read: \(error.message)", underlying: error)
+                }
+                let translated = try translator.translate(expression)
                 orders.append(translated.sql + (descending ? " DESC" : " ASC"))
                 arguments += translated.arguments
             }

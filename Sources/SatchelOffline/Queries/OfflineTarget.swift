@@ -10,7 +10,7 @@ struct OfflineTarget {
     /// For a navigation: the entity it starts from, and how it relates.
     let source: (table: OfflineTable, key: ODataKey, relationship: OfflineRelationship)?
 
-    init(path: ODataPath, schema: OfflineSchema) throws(ODataError) {
+    init(path: ODataPath, schema: OfflineSchema) throws(OfflineStoreError) {
         let parts = path.segments
         if parts.count == 1, let set = parts[0].entitySetName {
             table = try schema.table(set)
@@ -26,7 +26,8 @@ struct OfflineTarget {
             source = (from, key, relationship)
             return
         }
-        throw ODataError(.notSupported, "the offline store reads entity sets and Set(key)/Navigation; not \(path)")
+        throw OfflineStoreError(
+            .unsupported, "the offline store reads entity sets and Set(key)/Navigation; not \(path)")
     }
 
     /// The condition a navigation puts on the target's rows (none for an entity set).

@@ -217,9 +217,9 @@ struct OfflineSchema: Sendable {
         self.tables = tables
     }
 
-    func table(_ entitySet: String) throws(ODataError) -> OfflineTable {
+    func table(_ entitySet: String) throws(OfflineStoreError) -> OfflineTable {
         guard let table = tables[entitySet] else {
-            throw ODataError(.invalidArgument, "the offline store has no entity set \(entitySet)")
+            throw OfflineStoreError(.unknownEntitySet, "the offline store has no entity set \(entitySet)")
         }
         return table
     }
@@ -232,12 +232,14 @@ struct OfflineSchema: Sendable {
                 self.tables[name].map { [$0] }
                 ?? self.tables.values.filter { $0.entityTypeName == name }.sorted { $0.entitySet < $1.entitySet }
             guard !tables.isEmpty else {
-                throw ODataError(.invalidArgument, "\(name) is neither an entity set nor an entity type to index")
+                throw OfflineStoreError(
+                    .invalidConfiguration, "\(name) is neither an entity set nor an entity type to index")
             }
             for table in tables {
                 for path in paths {
                     guard let column = table.column(path) else {
-                        throw ODataError(.invalidArgument, "\(table.entitySet) has no property \(path) to index")
+                        throw OfflineStoreError(
+                            .invalidConfiguration, "\(table.entitySet) has no property \(path) to index")
                     }
                     let index = quoted("\(table.name)_i_\(column.name)")
                     try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table.sql) (\(column.sql))")
@@ -328,7 +330,7 @@ func sqlText(_ text: String) -> String { text.singleQuoted(.doubled) }
 extension OfflineSchema {
     /// The related entity set of `navigation` and how rows join: the columns of the navigation's own referential
     /// constraint, or its partner's read the other way; without either, the links downloaded with `$expand`.
-    func relationship(from table: OfflineTable, navigation: String) throws(ODataError) -> OfflineRelationship {
+    func relationship(from table: OfflineTable, navigation: String) throws(OfflineStoreError) -> OfflineRelationship {
         let (property, target) = try navigationProperty(from: table, navigation: navigation)
         var pairs: [(local: OfflineColumn, remote: OfflineColumn)] = []
         if !property.referentialConstraints.isEmpty {
@@ -362,23 +364,26 @@ extension OfflineSchema {
 
 extension OfflineSchema {
     /// The table a navigation property leads to (its entity set's navigation binding, else the one set of its type).
-    func navigationTarget(from table: OfflineTable, navigation: String) throws(ODataError) -> OfflineTable {
+    func navigationTarget(from table: OfflineTable, navigation: String) throws(OfflineStoreError) -> OfflineTable {
         try navigationProperty(from: table, navigation: navigation).target
     }
 
     private func navigationProperty(
         from table: OfflineTable, navigation: String
-    ) throws(ODataError) -> (
+    ) throws(OfflineStoreError) -> (
         property: CSDLNavigationProperty, target: OfflineTable
     ) {
         guard let type = metadata.entityType(named: table.entityTypeName),
             let property = metadata.allNavigationProperties(of: type).first(where: { $0.name == navigation })
-        else { throw ODataError(.invalidArgument, "\(table.entitySet) has no navigation property \(navigation)") }
+        else {
+            throw OfflineStoreError(.unknownProperty, "\(table.entitySet) has no navigation property \(navigation)")
+        }
         let targetSet =
             metadata.entitySet(named: table.entitySet)?.navigationBindings[navigation]
             ?? metadata.entitySets.first(where: { $0.entityType == property.type.name })?.name
         guard let targetSet, let target = tables[targetSet] else {
-            throw ODataError(.notSupported, "\(table.entitySet)/\(navigation) leads to no entity set in the store")
+            throw OfflineStoreError(
+                .unsupported, "\(table.entitySet)/\(navigation) leads to no entity set in the store")
         }
         return (property, target)
     }

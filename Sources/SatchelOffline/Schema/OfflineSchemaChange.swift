@@ -72,8 +72,8 @@ extension OfflineStore {
             let metadata = try ODataMetadata.parse(data: document)
             let version = configuration.service.configuration.version ?? metadata.version
             guard version == opened.version else {
-                throw ODataError(
-                    .invalidArgument,
+                throw OfflineStoreError(
+                    .schemaChange,
                     "the service's $metadata is now OData \(metadata.version) and the store was made with "
                         + "\(opened.version): a store cannot change version; remove it and open it again")
             }
@@ -153,8 +153,8 @@ struct OfflineMigrationPlan {
             do {
                 _ = try query.shape(version: version, schema: new)
             } catch {
-                throw ODataError(
-                    .invalidArgument,
+                throw OfflineStoreError(
+                    .schemaChange,
                     "the service's $metadata changed and defining query \(query.name) (\(query.query)) no longer "
                         + "fits it (\(error)): remove that defining query, then download again")
             }
@@ -166,14 +166,14 @@ struct OfflineMigrationPlan {
             let linked = try OfflineLinks.decode(row["links"]) + OfflineLinks.decode(row["deep"])
             if let link = linked.first(where: { rebuilt.contains($0.target.entitySet) }) {
                 let target = link.target.entitySet
-                throw ODataError(
-                    .invalidArgument,
+                throw OfflineStoreError(
+                    .schemaChange,
                     "the service's $metadata changed: \(target) must be downloaded again (\(reasons[target] ?? "")) "
                         + "and request \(id) links to one of its entities: upload or cancel it, then download again")
             }
             if rebuilt.contains(set) {
-                throw ODataError(
-                    .invalidArgument,
+                throw OfflineStoreError(
+                    .schemaChange,
                     "the service's $metadata changed: \(set) must be downloaded again (\(reasons[set] ?? "")) and "
                         + "request \(id) on it is still queued: upload or cancel it, then download again")
             }
@@ -181,8 +181,8 @@ struct OfflineMigrationPlan {
                 case .object(let object)? = try? JSONValue(parsing: Data(body.utf8))
             else { continue }
             for (path, _) in object where unusable.contains(path) {
-                throw ODataError(
-                    .invalidArgument,
+                throw OfflineStoreError(
+                    .schemaChange,
                     "the service's $metadata changed: \(set).\(path) was removed or changed its type, and request "
                         + "\(id) still changes it: upload or cancel it, then download again")
             }

@@ -17,7 +17,7 @@ struct OfflineShape: Sendable {
 
     /// The shape of `set` read with `select` (top-level property names; `*` or none: all) and `expand` (the
     /// `$expand` text: `Items`, `Items/Product`, `Items($select=Quantity;$expand=Product)`).
-    init(table: OfflineTable, select: [String], expand: String?, schema: OfflineSchema) throws(ODataError) {
+    init(table: OfflineTable, select: [String], expand: String?, schema: OfflineSchema) throws(OfflineStoreError) {
         self.table = table
         let names = Set(select.map { String($0.split(separator: "/").first ?? "") })
         if names.isEmpty || names.contains("*") {
@@ -25,7 +25,7 @@ struct OfflineShape: Sendable {
         } else {
             for name in names where !table.columns.contains(where: { $0.path.split(separator: "/").first == name[...] })
             {
-                throw ODataError(.invalidArgument, "\(table.entitySet) has no property \(name) to select")
+                throw OfflineStoreError(.unknownProperty, "\(table.entitySet) has no property \(name) to select")
             }
             columns = table.columns.filter {
                 names.contains(String($0.propertyPath.split(separator: "/").first ?? ""))

@@ -86,7 +86,7 @@ extension OfflineStore {
             if !wasOpen, FileManager.default.fileExists(atPath: configuration.path) {
                 do {
                     try await open(resuming: false, localOnly: true)
-                } catch let error as ODataError where error.code == .invalidArgument {
+                } catch let error as OfflineStoreError where error.code == .noLocalStore {
                     // A store whose first open never stored its `$metadata` has no queue to lose. Any other failure
                     // (a wrong key, a damaged file) is thrown: nothing is removed that could not be looked at.
                 }
@@ -95,8 +95,8 @@ extension OfflineStore {
                 let pending = try await requests().count
                 if pending > 0 {
                     if !wasOpen { try await close() }
-                    throw ODataError(
-                        .invalidArgument,
+                    throw OfflineStoreError(
+                        .pendingRequests,
                         "\(pending) request(s) are still queued in \(configuration.path) (not uploaded, or refused and "
                             + "not settled): upload or revert them first, or remove the store with force")
                 }

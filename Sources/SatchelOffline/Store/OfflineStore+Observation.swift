@@ -165,7 +165,7 @@ extension OfflineStore {
             }
         }
         guard let started else {
-            continuation.finish(throwing: ODataError(.invalidArgument, "the offline store is closing"))
+            continuation.finish(throwing: OfflineStoreError(.notOpen, "the offline store is closing"))
             return stream
         }
         // A consumer that stops listening stops the observation: no query runs for nobody.

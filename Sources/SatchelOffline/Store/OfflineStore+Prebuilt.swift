@@ -45,7 +45,7 @@ extension OfflineStore {
         var root = service.configuration.serviceURL.absoluteString
         if !root.hasSuffix("/") { root += "/" }
         guard let url = URL(string: root + Self.prebuiltResource) else {
-            throw ODataError(.invalidArgument, "no prebuilt-store URL under \(root)")
+            throw OfflineStoreError(.prebuiltStore, "no prebuilt-store URL under \(root)")
         }
         var headers = HTTPClient.Headers()
         headers.add("Accept", Self.storeMediaType + ", application/json")
@@ -90,8 +90,8 @@ extension OfflineStore {
                 if let key {
                     try StoreFile(path: transfer).changeKey(from: transferKey, to: key)
                     guard rename(transfer, path) == 0 else {
-                        throw ODataError(
-                            .invalidArgument,
+                        throw OfflineStoreError(
+                            .prebuiltStore,
                             "cannot move the prebuilt store to \(path): \(String(cString: strerror(errno)))")
                     }
                 } else {

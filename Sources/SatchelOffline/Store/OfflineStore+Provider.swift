@@ -41,7 +41,7 @@ extension OfflineStore: ODataProvider {
         async throws -> T
     {
         let (set, key) = try Self.address(path)
-        guard let key else { throw ODataError(.invalidArgument, "\(path) names no entity (no key)") }
+        guard let key else { throw OfflineStoreError(.invalidReference, "\(path) names no entity (no key)") }
         return try T(json: try writer().data(for: try await entity(set, .key(key), query: query)))
     }
 
@@ -64,7 +64,7 @@ extension OfflineStore: ODataProvider {
         _ path: ODataPath, with value: T, method: ODataUpdateMethod, ifMatch etag: String?
     ) async throws {
         let (set, key) = try Self.address(path)
-        guard let key else { throw ODataError(.invalidArgument, "\(path) names no entity (no key)") }
+        guard let key else { throw OfflineStoreError(.invalidReference, "\(path) names no entity (no key)") }
         try await update(set, .key(key), with: ODataEntity(properties: value.odataProperties), method: method)
     }
 
@@ -72,14 +72,14 @@ extension OfflineStore: ODataProvider {
     /// `delete(_:_:options:)` does. `etag` is not used: the upload sends the ETag the store holds.
     public func delete(_ path: ODataPath, ifMatch etag: String?) async throws {
         let (set, key) = try Self.address(path)
-        guard let key else { throw ODataError(.invalidArgument, "\(path) names no entity (no key)") }
+        guard let key else { throw OfflineStoreError(.invalidReference, "\(path) names no entity (no key)") }
         try await delete(set, .key(key))
     }
 
     /// The content the store holds for the media entity at `path` (a set and a key); see `media(_:_:)`.
     public func mediaContent(_ path: ODataPath) async throws -> Data {
         let (set, key) = try Self.address(path)
-        guard let key else { throw ODataError(.invalidArgument, "\(path) names no entity (no key)") }
+        guard let key else { throw OfflineStoreError(.invalidReference, "\(path) names no entity (no key)") }
         return try await media(set, .key(key)).data
     }
 
@@ -87,7 +87,7 @@ extension OfflineStore: ODataProvider {
     /// `updateMedia(_:_:data:contentType:options:)` does.
     public func replaceMediaContent(_ path: ODataPath, with data: Data, contentType: String) async throws {
         let (set, key) = try Self.address(path)
-        guard let key else { throw ODataError(.invalidArgument, "\(path) names no entity (no key)") }
+        guard let key else { throw OfflineStoreError(.invalidReference, "\(path) names no entity (no key)") }
         try await updateMedia(set, .key(key), data: data, contentType: contentType)
     }
 
@@ -111,11 +111,12 @@ extension OfflineStore: ODataProvider {
     }
 
     /// The entity set and key a path names: `Set` or `Set(key)` (navigation paths come later).
-    static func address(_ path: ODataPath) throws(ODataError) -> (set: String, key: ODataKey?) {
+    static func address(_ path: ODataPath) throws(OfflineStoreError) -> (set: String, key: ODataKey?) {
         let parts = path.segments
         if parts.count == 1, let set = parts[0].entitySetName { return (set, nil) }
         if parts.count == 2, let set = parts[0].entitySetName, case .key(let key) = parts[1] { return (set, key) }
-        throw ODataError(.notSupported, "the offline store reads entity sets and entities by key; not \(path) yet")
+        throw OfflineStoreError(
+            .unsupported, "the offline store reads entity sets and entities by key; not \(path) yet")
     }
 }
 

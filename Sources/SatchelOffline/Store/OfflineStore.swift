@@ -101,14 +101,21 @@ public final class OfflineStore: Sendable {
     let observers = OfflineObservers()
 
     /// Starts a download or an upload (`phase`); a second one while one runs is refused.
-    func beginExchange(_ phase: OfflineSyncState.Phase) throws(ODataError) {
-        let refusal = state.withLock { state -> String? in
-            if state.closing || state.opened == nil { return "the offline store is not open (or is closing)" }
-            if state.exchanging { return "a download or upload of this offline store is already running" }
+    func beginExchange(_ phase: OfflineSyncState.Phase) throws(OfflineStoreError) {
+        let refusal = state.withLock { state -> OfflineStoreError? in
+            if state.closing || state.opened == nil {
+                return OfflineStoreError(.notOpen, "the offline store is not open (or is closing)")
+            }
+            if state.exchanging {
+                return OfflineStoreError(.busy, "a download or upload of this offline store is already running")
+            }
             state.exchanging = true
             return nil
         }
-        if let refusal { throw ODataError(.invalidArgument, refusal) }
+        if var refusal {
+            refusal.storePath = configuration.path
+            throw refusal
+        }
         signals.reset()
         observers.update { $0.phase = phase }
     }
@@ -129,9 +136,10 @@ public final class OfflineStore: Sendable {
         self.configuration = configuration
     }
 
-    func current() throws(ODataError) -> Opened {
+    func current() throws(OfflineStoreError) -> Opened {
         guard let opened = state.withLock({ $0.closing ? nil : $0.opened }) else {
-            throw ODataError(.invalidArgument, "the offline store is not open (call open() first)")
+            throw OfflineStoreError(
+                .notOpen, "the offline store is not open (call open() first)", storePath: configuration.path)
         }
         return opened
     }
@@ -154,14 +162,14 @@ public final class OfflineStore: Sendable {
             defer { state.claimed = true }
             return !state.claimed
         }
-        guard free else { throw ODataError(.invalidArgument, "the offline store is open already") }
+        guard free else { throw OfflineStoreError(.alreadyOpen, "the offline store is open already") }
         let path = configuration.path
         observers.update { $0.phase = .opening }
         if localOnly, !FileManager.default.fileExists(atPath: path) {
             observers.update { $0.phase = .closed }
             state.withLock { $0.claimed = false }
-            throw ODataError(
-                .invalidArgument, "there is no offline store at \(path) yet: open it once with the service reachable")
+            throw OfflineStoreError(
+                .noLocalStore, "there is no offline store at \(path) yet: open it once with the service reachable")
         }
         let store: LocalStore<DatabasePool>
         do {
@@ -235,8 +243,8 @@ public final class OfflineStore: Sendable {
             if let stored {
                 document = stored
             } else if localOnly {
-                throw ODataError(
-                    .invalidArgument,
+                throw OfflineStoreError(
+                    .noLocalStore,
                     "the offline store at \(path) has no $metadata: its first open did not get that far; open it once "
                         + "with the service reachable")
             } else {
@@ -307,8 +315,8 @@ public final class OfflineStore: Sendable {
             return (opened, false)
         }
         if claim.busy {
-            throw ODataError(
-                .invalidArgument,
+            throw OfflineStoreError(
+                .busy,
                 "a download or upload of this offline store is running: cancel it and let it end first")
         }
         guard let current = claim.0 else { return }

@@ -112,6 +112,13 @@ public final class OfflineTier: Sendable {
             }
         } catch let failure as OfflineTierFailure {
             return .error(failure.status, code: failure.code, failure.message, version: version, inner: failure.inner)
+        } catch let error as OfflineStoreError {
+            logger.error(
+                "offline endpoint \(name): its store refused",
+                metadata: ["user": "\(request.user)", "path": "\(request.path)", "error": "\(error)"])
+            return .error(
+                error.code == .busy ? 503 : 500, code: "satchel.offlineStore",
+                "the store of \(name) refused: \(error.message)", version: version)
         } catch let error as ODataError {
             logger.warning(
                 "offline endpoint \(name): the back-end failed",

@@ -37,6 +37,8 @@ enum ErrorReport {
             }
         case let error as ODataError:
             return (SatchelExitCode(error.code), Redaction.text(error.description))
+        case let error as OfflineStoreError:
+            return (SatchelExitCode(error.code), Redaction.text(error.description))
         case let error as OfflineConfigurationError:
             return (.usage, error.description)
         case is CancellationError:

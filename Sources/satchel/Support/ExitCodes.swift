@@ -3,6 +3,7 @@ import SatchelCMIS
 import SatchelCMISCore
 import SatchelHTTP
 import SatchelOData
+import SatchelOffline
 import SatchelStore
 import Foundation
 
@@ -60,6 +61,18 @@ enum SatchelExitCode: Int32, CaseIterable, Sendable {
         case .invalidPayload, .invalidMetadata: self = .invalidResponse
         case .invalidArgument: self = .usage
         default: self = .httpStatus
+        }
+    }
+
+    /// The exit code for an error of the offline store itself.
+    init(_ code: OfflineStoreError.Code) {
+        switch code {
+        case .entityNotFound, .queueEntryNotFound, .contentNotFound, .unknownEntitySet, .unknownDefiningQuery:
+            self = .notFound
+        case .busy, .pendingRequests, .schemaChange, .damagedQueue, .prebuiltStore: self = .failure
+        case .notOpen, .alreadyOpen, .noLocalStore, .unknownProperty, .invalidDefiningQuery, .invalidQuery,
+            .invalidReference, .invalidChange, .unsupported, .invalidConfiguration:
+            self = .usage
         }
     }
 
