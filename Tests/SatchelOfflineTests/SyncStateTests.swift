@@ -101,11 +101,16 @@ struct SyncStateTests {
         try await store.update(
             "Products", .key(.single(.int(5))), with: ODataEntity(properties: ["Stock": .int(424_242)]))
         #expect(try await results.wait { $0.last == [5] }, "\(results.all)")
-        // A change elsewhere that leaves the result as it is sends nothing new.
+        // A change elsewhere that leaves the result as it is sends nothing new: the next result is the one the
+        // change after it makes (results arrive in the order of the commits).
         let before = results.all.count
         try await store.update("Products", .key(.single(.int(6))), with: ODataEntity(properties: ["Name": "other"]))
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(results.all.count == before, "\(results.all)")
+        try await store.update(
+            "Products", .key(.single(.int(8))), with: ODataEntity(properties: ["Stock": .int(424_242)]))
+        #expect(try await results.wait { $0.last == [5, 8] }, "\(results.all)")
+        #expect(results.all.count == before + 1, "\(results.all)")
+        try await store.undoPendingChanges("Products", .key(.single(.int(8))))
+        #expect(try await results.wait { $0.last == [5] }, "\(results.all)")
 
         // A change on the server arrives with a download.
         let direct = ODataService(configuration: .init(serviceURL: server.serviceURL))
