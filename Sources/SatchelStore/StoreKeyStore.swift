@@ -58,7 +58,7 @@ public final class PasscodeKeyFile: StoreKeyStore {
     private let passcode: Data
     private let iterations: UInt32
     /// The passcode's key for the file's salt, derived once; every read and write goes through this lock.
-    private let sealing: Mutex<(salt: [UInt8], key: SymmetricKey)?>
+    private let sealing: Mutex<(salt: [UInt8], iterations: UInt32, key: SymmetricKey)?>
 
     static let magic = Array("SATKEYS1".utf8)
     static let headerSize = 8 + 4 + 16
@@ -85,17 +85,21 @@ public final class PasscodeKeyFile: StoreKeyStore {
         let bytes = try key.rawBytesForKeeping(path: path)
         try Self.check(name, path: path)
         try sealing.withLock { sealing throws(StoreError) in
-            var keys = try read(&sealing)
-            keys[name] = bytes
-            try write(keys, &sealing)
+            try Self.withFileLock(path) { () throws(StoreError) in
+                var keys = try read(&sealing)
+                keys[name] = bytes
+                try write(keys, &sealing)
+            }
         }
     }
 
     public func removeKey(named name: String) async throws {
         try sealing.withLock { sealing throws(StoreError) in
-            var keys = try read(&sealing)
-            guard keys.removeValue(forKey: name) != nil else { return }
-            try write(keys, &sealing)
+            try Self.withFileLock(path) { () throws(StoreError) in
+                var keys = try read(&sealing)
+                guard keys.removeValue(forKey: name) != nil else { return }
+                try write(keys, &sealing)
+            }
         }
     }
 
@@ -108,19 +112,30 @@ public final class PasscodeKeyFile: StoreKeyStore {
     public func changePasscode(to newPasscode: String) async throws {
         guard !newPasscode.isEmpty else { throw StoreError(.invalidKey, path: path, detail: "an empty passcode") }
         try sealing.withLock { sealing throws(StoreError) in
-            let keys = try read(&sealing)
-            let salt = Self.randomSalt()
-            sealing = (
-                salt, try StoreKey.stretch(Data(newPasscode.utf8), salt: salt, iterations: iterations, path: path)
-            )
-            try write(keys, &sealing)
+            try Self.withFileLock(path) { () throws(StoreError) in
+                try reseal(&sealing, passcode: newPasscode)
+            }
         }
+    }
+
+    private func reseal(
+        _ sealing: inout (salt: [UInt8], iterations: UInt32, key: SymmetricKey)?, passcode newPasscode: String
+    ) throws(StoreError) {
+        let keys = try read(&sealing)
+        let salt = Self.randomSalt()
+        sealing = (
+            salt, iterations,
+            try StoreKey.stretch(Data(newPasscode.utf8), salt: salt, iterations: iterations, path: path)
+        )
+        try write(keys, &sealing)
     }
 
     // MARK: The file
 
     /// The keys in the file; none when there is no file yet.
-    private func read(_ sealing: inout (salt: [UInt8], key: SymmetricKey)?) throws(StoreError) -> [String: [UInt8]] {
+    private func read(
+        _ sealing: inout (salt: [UInt8], iterations: UInt32, key: SymmetricKey)?
+    ) throws(StoreError) -> [String: [UInt8]] {
         let data: Data
         do {
             guard FileManager.default.fileExists(atPath: path) else { return [:] }
@@ -143,7 +158,7 @@ public final class PasscodeKeyFile: StoreKeyStore {
         }
         let salt = Array(bytes[12..<28])
         let key: SymmetricKey
-        if let sealing, sealing.salt == salt {
+        if let sealing, sealing.salt == salt, sealing.iterations == iterations {
             key = sealing.key
         } else {
             key = try StoreKey.stretch(passcode, salt: salt, iterations: iterations, path: path)
@@ -156,19 +171,20 @@ public final class PasscodeKeyFile: StoreKeyStore {
             throw StoreError(
                 .wrongKey, path: path, detail: "the passcode does not open the key file, or the file was changed")
         }
-        sealing = (salt, key)
+        // Kept with the count it was derived with: the file is written again with that count, never this
+        // instance's.
+        sealing = (salt, iterations, key)
         return try Self.entries(in: [UInt8](plain), path: path)
     }
 
     private func write(
-        _ keys: [String: [UInt8]], _ sealing: inout (salt: [UInt8], key: SymmetricKey)?
+        _ keys: [String: [UInt8]], _ sealing: inout (salt: [UInt8], iterations: UInt32, key: SymmetricKey)?
     ) throws(StoreError) {
         if sealing == nil {
             let salt = Self.randomSalt()
-            sealing = (salt, try StoreKey.stretch(passcode, salt: salt, iterations: iterations, path: path))
+            sealing = (salt, iterations, try StoreKey.stretch(passcode, salt: salt, iterations: iterations, path: path))
         }
-        guard let (salt, key) = sealing else { return }
-        let count = iterations
+        guard let (salt, count, key) = sealing else { return }
         var header = Self.magic
         header += [UInt8(count >> 24 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]
         header += salt
@@ -193,7 +209,23 @@ public final class PasscodeKeyFile: StoreKeyStore {
         try Self.replace(path, with: Data(header) + sealed)
     }
 
-    /// Writes `data` to a new owner-only file beside `path`, flushed, then renames it over `path`.
+    /// Runs `body` holding an exclusive lock on `<path>.lock` (`flock`): two processes changing one key file take
+    /// turns, and neither loses the other's key.
+    static func withFileLock(_ path: String, _ body: () throws(StoreError) -> Void) throws(StoreError) {
+        let descriptor = open(path + ".lock", O_RDWR | O_CREAT, 0o600)
+        guard descriptor >= 0 else {
+            throw StoreError(.io, path: path, detail: "cannot open \(path).lock: errno \(errno)")
+        }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX) == 0 else {
+            throw StoreError(.io, path: path, detail: "cannot lock \(path).lock: errno \(errno)")
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        try body()
+    }
+
+    /// Writes `data` to a new owner-only file beside `path`, flushed, then renames it over `path` (and flushes the
+    /// folder, so the rename itself survives a crash).
     static func replace(_ path: String, with data: Data) throws(StoreError) {
         let temporary = path + ".tmp-\(UUID().uuidString)"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
@@ -213,6 +245,11 @@ public final class PasscodeKeyFile: StoreKeyStore {
         guard ok, rename(temporary, path) == 0 else {
             unlink(temporary)
             throw StoreError(.io, path: path, detail: "cannot write the key file: errno \(errno)")
+        }
+        let folder = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY)
+        if folder >= 0 {
+            _ = fsync(folder)
+            close(folder)
         }
     }
 

@@ -64,6 +64,33 @@ struct QueueOrderTests {
         try await store.close()
     }
 
+    @Test("a transaction goes after a request outside it that came earlier on one of its entities")
+    func transactionAfterEarlierRequest() async throws {
+        let server = try await ODataPyServer.start(maxPageSize: 50, timeout: .seconds(60))
+        defer { server.stop() }
+        let service = ODataService(configuration: .init(serviceURL: server.serviceURL))
+        let folder = try offlineTestFolder("order-earlier")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = offlineTestStore(
+            serviceURL: server.serviceURL, folder: folder, queries: [.init(name: "p", query: "Products")])
+        try await store.open()
+        // 1: 50 in t; 2: 51 alone; 3: 51 in t (after 2: the server must end with 3's value).
+        try await store.update(
+            "Products", .key(.single(.int(50))), with: ODataEntity(properties: ["Stock": .int(5050)]),
+            options: .init(transactionID: "t"))
+        try await store.update("Products", .key(.single(.int(51))), with: ODataEntity(properties: ["Stock": .int(1)]))
+        try await store.update(
+            "Products", .key(.single(.int(51))), with: ODataEntity(properties: ["Stock": .int(5151)]),
+            options: .init(transactionID: "t"))
+        #expect(try await store.requests().map(\.transactionID) == ["t", nil, "t"])
+        let result = try await store.upload()
+        #expect(result.sent == 3, "\(result)")
+        #expect(try await Self.stock(service, 51) == 5151, "the later request's value, as the store shows it")
+        #expect(try await store.entity("Products", .key(.single(.int(51))))["Stock"]?.intValue == 5151)
+        #expect(try await Self.stock(service, 50) == 5050)
+        try await store.close()
+    }
+
     @Test("a transaction sent before without its answer goes together again, in one $batch")
     func attemptedTransactionGoesTogether() async throws {
         let server = try await ODataPyServer.start(maxPageSize: 50, repeatable: true, timeout: .seconds(60))

@@ -90,6 +90,37 @@ struct KeyStoreTests {
         #expect(throws: StoreError.self) { _ = try PasscodeKeyFile(path: file, passcode: "") }
     }
 
+    @Test("a file made with one iteration count stays readable when an instance with another count writes it")
+    func iterationCountKept() async throws {
+        let folder = try TemporaryFolder()
+        let file = folder.path("keys")
+        let first = try await PasscodeKeyFile(path: file, passcode: "p", iterations: 1_000).key(namedOrNew: "a")
+        // Another instance (another default) adds a key: the file keeps the count its key was derived with.
+        _ = try await PasscodeKeyFile(path: file, passcode: "p", iterations: 2_000).key(namedOrNew: "b")
+        let again = try PasscodeKeyFile(path: file, passcode: "p", iterations: 3_000)
+        #expect(try await again.names() == ["a", "b"])
+        #expect(try await again.key(named: "a")?.withRawBytes { Array($0) } == first.withRawBytes { Array($0) })
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        #expect(bytes[8..<12].reduce(0) { $0 << 8 | Int($1) } == 1_000)
+    }
+
+    @Test("two processes' worth of writers on one file lose no key")
+    func concurrentWriters() async throws {
+        let folder = try TemporaryFolder()
+        let file = folder.path("keys")
+        // Separate instances, as two processes would have: only the file lock keeps them apart.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    _ = try await PasscodeKeyFile(path: file, passcode: "p", iterations: 1_000)
+                        .key(namedOrNew: "store-\(index)")
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await Self.keys(file, "p").names().count == 8)
+    }
+
     @Test("a new passcode seals the keys again: the old one opens nothing")
     func changePasscode() async throws {
         let folder = try TemporaryFolder()

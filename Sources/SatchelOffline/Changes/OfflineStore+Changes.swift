@@ -66,7 +66,7 @@ extension OfflineStore {
     /// reset) and queues the change. Changes to an entity created or changed offline and not uploaded yet are merged
     /// into the request already queued (unless it is unmodifiable, or of another transaction or upload category); a
     /// change to an entity whose request failed is merged into that request, which is sent again at the next upload.
-    /// Bindings in `changes` link the entity as in ``create(_:_:options:)``.
+    /// Bindings in `changes` link the entity as in ``create(_:_:options:)-(String,_,_)``.
     public func update(
         _ entitySet: String, _ reference: EntityReference, with changes: ODataEntity,
         method: ODataUpdateMethod = .merge, options: OfflineChangeOptions = OfflineChangeOptions()

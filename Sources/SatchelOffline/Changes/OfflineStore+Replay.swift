@@ -360,9 +360,10 @@ extension OfflineStore {
     /// Gives up a queued request's change, whether it waits, was deferred or failed: the request and every other
     /// queued request on its entity are dropped (with their ErrorArchive entries), and the entity returns to what
     /// was last downloaded (an entity created offline is removed). A request of a transaction takes the whole
-    /// transaction with it (it goes all or none): every entity it changes is restored so.
+    /// transaction with it (it goes all or none): every entity it changes is restored so, and with them every other
+    /// transaction on those entities, until no transaction is left in part.
     ///
-    /// Refused with `invalidArgument` while an upload runs: the request may be on its way to the service.
+    /// Refused with ``OfflineStoreError/Code/busy`` while an upload runs: the request may be on its way to the service.
     public func cancel(requestID: Int64) async throws {
         // Holds the store's one exchange while it runs: no upload starts halfway through.
         let claimed = state.withLock { state -> Bool in
@@ -376,16 +377,29 @@ extension OfflineStore {
         }
         defer { state.withLock { $0.exchanging = false } }
         try await withQueueRow(in: "q_requests", id: requestID, missing: "queued request") {
-            row, table, entityID, opened, db in
+            _, table, entityID, opened, db in
+            // Restoring an entity drops all its requests, so every transaction among them goes too, with every
+            // entity those transactions change: followed until nothing new is added.
             var entities = [OfflineEntityRef(entitySet: table.entitySet, entityID: entityID)]
-            if let transaction = row["transaction_id"] as String? {
-                let members = try Row.fetchAll(
+            var transactions: Set<String> = []
+            var index = 0
+            while index < entities.count {
+                let entity = entities[index]
+                index += 1
+                let found = try String.fetchAll(
                     db,
-                    sql: "SELECT DISTINCT entity_set, entity_id FROM q_requests WHERE transaction_id = ? ORDER BY id",
-                    arguments: [transaction])
-                for member in members {
-                    let entity = OfflineEntityRef(entitySet: member["entity_set"], entityID: member["entity_id"])
-                    if !entities.contains(entity) { entities.append(entity) }
+                    sql: """
+                        SELECT DISTINCT transaction_id FROM q_requests
+                        WHERE entity_set = ? AND entity_id = ? AND transaction_id IS NOT NULL
+                        """, arguments: [entity.entitySet, entity.entityID])
+                for transaction in found where transactions.insert(transaction).inserted {
+                    let members = try Row.fetchAll(
+                        db, sql: "SELECT DISTINCT entity_set, entity_id FROM q_requests WHERE transaction_id = ?",
+                        arguments: [transaction])
+                    for member in members {
+                        let next = OfflineEntityRef(entitySet: member["entity_set"], entityID: member["entity_id"])
+                        if !entities.contains(next) { entities.append(next) }
+                    }
                 }
             }
             for entity in entities {

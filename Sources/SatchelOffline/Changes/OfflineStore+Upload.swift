@@ -88,8 +88,9 @@ extension OfflineStore {
                     try await sendBatch(round, opened: opened, result: &result, deferrals: &deferrals)
                 }
             } catch let error as ODataError where Self.isServerFailure(error) {
-                // The service failed the whole exchange: every request of it waits for the next upload.
-                let requests = round.requests
+                // The service failed the whole exchange: every request of it waits for the next upload (those
+                // deferred while it was prepared are counted once).
+                let requests = round.requests.filter { !deferrals.requests.contains($0.id) }
                 let archived = try await opened.store.database.write { [maximum = configuration.maximumResends] db in
                     try Self.deferOrArchive(requests, after: error, maximum: maximum, schema: opened.schema, db: db)
                 }
@@ -244,6 +245,9 @@ extension OfflineStore {
                     }
                 }
             } catch let error as ODataError where Self.isServerFailure(error) {
+                // A batch sent before goes again exactly as it was (the service may replay its answer by position):
+                // all of it waits for the next upload.
+                if round.isResend { throw error }
                 // The service failed a read this group needed (an ETag): the group waits for the next upload, a
                 // failure counted on each of its requests (none was sent), and the rest of the round goes on.
                 try await deferUnsent(group, after: error, opened: opened, result: &result, deferrals: &deferrals)

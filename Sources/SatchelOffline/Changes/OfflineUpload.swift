@@ -100,6 +100,8 @@ struct OfflineUploadRound: Sendable {
     var batchFirstSent = ""
     /// Requests found held (an earlier request on their entity failed or is not being uploaded).
     var held: [Int64] = []
+    /// A `$batch` sent before whose answer was never written, sent again: exactly as it was, or not at all.
+    var isResend = false
 
     var requests: [OfflineQueuedRequest] { changesets.flatMap { $0 } }
 }
@@ -177,12 +179,17 @@ struct OfflineUploadSelection: Sendable {
                     ).map(OfflineQueuedRequest.init)
                 }
                 if try group.contains(where: { held.contains($0.id) }) || isHeld(group, blocked: blocked, db: db) {
-                    let ids = group.map(\.id).filter { !held.contains($0) && !heldWhole.contains($0) }
+                    let ids = group.filter { !$0.failed }.map(\.id).filter {
+                        !held.contains($0) && !heldWhole.contains($0)
+                    }
                     round.held += ids
                     heldWhole.formUnion(ids)
                     blocked.formUnion(group.map(\.entity))
                     continue
                 }
+                // A transaction waits for the requests outside it that came earlier on its entities (they are later
+                // in this scan, or in this round already): it goes in a later round, after them.
+                if group.count > 1, try waitsForEarlier(group, chosen: chosen, db: db) { continue }
                 if let batch = row["batch_id"] as String? {
                     // An earlier batch without its answer: again, alone and unchanged.
                     guard round.changesets.isEmpty else { break rows }
@@ -190,6 +197,7 @@ struct OfflineUploadSelection: Sendable {
                         db, sql: "SELECT * FROM q_requests WHERE batch_id = ? AND failed = 0 ORDER BY id",
                         arguments: [batch])
                     round.batchID = batch
+                    round.isResend = true
                     round.batchFirstSent =
                         try String.fetchOne(
                             db, sql: "SELECT batch_first_sent FROM q_requests WHERE batch_id = ?", arguments: [batch])
@@ -308,6 +316,20 @@ struct OfflineUploadSelection: Sendable {
             if try Bool.fetchOne(linked, arguments: [target.entitySet, target.entityID, request.id]) == true {
                 return true
             }
+        }
+        return false
+    }
+
+    /// Whether a member of a transaction has a queued request on its entity that came before it, is not part of the
+    /// transaction, and is not already sent in this round: the transaction must go after it (one entity's requests
+    /// go in order). Two transactions that cross each other so both wait, and stay queued.
+    private func waitsForEarlier(_ group: [OfflineQueuedRequest], chosen: Set<Int64>, db: Database) throws -> Bool {
+        let members = Set(group.map(\.id))
+        let earlier = try db.cachedStatement(
+            sql: "SELECT id FROM q_requests WHERE entity_set = ? AND entity_id = ? AND id < ? AND failed = 0")
+        for member in group {
+            let ids = try Int64.fetchAll(earlier, arguments: [member.entitySet, member.entityID, member.id])
+            if ids.contains(where: { !members.contains($0) && !chosen.contains($0) }) { return true }
         }
         return false
     }

@@ -8,7 +8,7 @@ extension OfflineStore.Configuration {
     /// The user name is percent-encoded (every byte but lower-case ASCII letters, digits, `-` and `_`), so any name
     /// maps to one file directly in that folder: `../admin` or `a/b` cannot reach another user's store or leave the
     /// folder, and two names never share a file, even on a file system that ignores case (`Alice` is `%41lice`). An
-    /// empty user or store name throws `invalidArgument`.
+    /// empty user or store name throws ``OfflineStoreError/Code/invalidConfiguration``.
     ///
     /// ```swift
     /// let path = try OfflineStore.Configuration.path(forUser: "alice", store: "shop", in: appSupport)

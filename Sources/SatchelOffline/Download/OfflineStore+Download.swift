@@ -17,7 +17,7 @@ extension OfflineStore {
     }
 
     /// Downloads only the defining queries named in `subset` (SAP's download of a subset of defining queries), as
-    /// ``download()`` does for all. A name the store does not have throws `invalidArgument` before anything is sent.
+    /// ``download()`` does for all. A name the store does not have throws ``OfflineStoreError/Code/unknownDefiningQuery`` before anything is sent.
     public func download(subset: Set<String>) async throws {
         let opened = try current()
         let known = try await opened.store.database.read { db in

@@ -120,7 +120,7 @@ extension OfflineStore {
     }
 
     /// Creates an entity in the set at `path` locally and queues its creation, as `ODataService.create(_:_:)` takes
-    /// it online; returns the entity's id in the store (``create(_:_:options:)``).
+    /// it online; returns the entity's id in the store (``create(_:_:options:)-(String,_,_)``).
     @discardableResult
     public func create(
         _ path: ODataPath, _ entity: ODataEntity, options: OfflineChangeOptions = OfflineChangeOptions()

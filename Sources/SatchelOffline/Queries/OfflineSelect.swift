@@ -51,8 +51,8 @@ struct OfflineSelect {
                 orders.append(translated.sql + (descending ? " DESC" : " ASC"))
                 arguments += translated.arguments
             }
-            // Then by key: pages stay stable.
-            orders += table.keyPaths.compactMap { table.column($0).map { "t0.\($0.sql)" } }
+            // Then by key, then by row (entities created offline may have no key yet): pages stay stable.
+            orders += table.keyPaths.compactMap { table.column($0).map { "t0.\($0.sql)" } } + ["t0._id"]
             text += " ORDER BY " + orders.joined(separator: ", ")
             if query.top != nil || query.skip != nil {
                 text += " LIMIT ? OFFSET ?"

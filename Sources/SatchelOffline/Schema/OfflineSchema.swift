@@ -225,7 +225,7 @@ struct OfflineSchema: Sendable {
     }
 
     /// Creates the secondary indexes: entity set (or entity type: each of its sets) → property paths, one index each
-    /// (SAP's `indexed_type`). A name that is neither, or a path the set lacks, throws `invalidArgument`.
+    /// (SAP's `indexed_type`). A name that is neither, or a path the set lacks, throws `OfflineStoreError` (`invalidConfiguration`).
     func createIndexes(_ indexes: [String: [String]], db: Database) throws {
         for (name, paths) in indexes.sorted(by: { $0.key < $1.key }) {
             let tables =

@@ -159,17 +159,44 @@ struct OfflineMigrationPlan {
                         + "fits it (\(error)): remove that defining query, then download again")
             }
         }
-        let queued = try Row.fetchAll(db, sql: "SELECT id, entity_set, body, links, deep FROM q_requests ORDER BY id")
+        let queued = try Row.fetchAll(
+            db, sql: "SELECT id, entity_set, method, body, links, deep FROM q_requests ORDER BY id")
+        /// Why a set's rows cannot stay as they are: made again, or gone from the service.
+        func lost(_ set: String) -> String? {
+            if new.tables[set] == nil { return "the service no longer has \(set)" }
+            return rebuilt.contains(set) ? "\(set) must be downloaded again (\(reasons[set] ?? ""))" : nil
+        }
         for row in queued {
             let set: String = row["entity_set"]
             let id: Int64 = row["id"]
             let linked = try OfflineLinks.decode(row["links"]) + OfflineLinks.decode(row["deep"])
-            if let link = linked.first(where: { rebuilt.contains($0.target.entitySet) }) {
-                let target = link.target.entitySet
+            for link in linked {
+                if let why = lost(link.target.entitySet) {
+                    throw OfflineStoreError(
+                        .schemaChange,
+                        "the service's $metadata changed: \(why), and request \(id) links to one of its entities: "
+                            + "upload or cancel it, then download again")
+                }
+            }
+            if let why = lost(set), !rebuilt.contains(set) {
                 throw OfflineStoreError(
                     .schemaChange,
-                    "the service's $metadata changed: \(target) must be downloaded again (\(reasons[target] ?? "")) "
-                        + "and request \(id) links to one of its entities: upload or cancel it, then download again")
+                    "the service's $metadata changed: \(why), and request \(id) on it is still queued: upload or "
+                        + "cancel it, then download again")
+            }
+            // The navigations it links through must still be there.
+            var navigations = linked.map(\.navigation)
+            if ["LINK", "UNLINK"].contains(row["method"] as String), let navigation = row["body"] as String? {
+                navigations.append(navigation)
+            }
+            if let table = new.tables[set] {
+                for navigation in navigations where (try? new.relationship(from: table, navigation: navigation)) == nil
+                {
+                    throw OfflineStoreError(
+                        .schemaChange,
+                        "the service's $metadata changed: \(set) has no navigation \(navigation) any more, and request "
+                            + "\(id) links through it: upload or cancel it, then download again")
+                }
             }
             if rebuilt.contains(set) {
                 throw OfflineStoreError(

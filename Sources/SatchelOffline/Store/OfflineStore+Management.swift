@@ -78,7 +78,7 @@ extension OfflineStore {
     }
 
     /// Closes the store and deletes its local database (no server call). While requests wait in the queue (changes
-    /// not uploaded yet, ErrorArchive entries not settled) it refuses with `invalidArgument`, unless `force`: then
+    /// not uploaded yet, ErrorArchive entries not settled) it refuses with ``OfflineStoreError/Code/pendingRequests``, unless `force`: then
     /// they are lost with the rest. A closed store is opened (locally, with its key) to look at its queue.
     public func clear(force: Bool = false) async throws {
         if !force {

@@ -156,7 +156,7 @@ public final class OfflineStore: Sendable {
     /// download not complete): call `download()` again, or `close()`.
     ///
     /// `localOnly`: nothing is sent at all, whatever the store's state: a store that does not exist yet, or whose
-    /// first open ended before its `$metadata` was stored, throws `invalidArgument` instead of asking the service.
+    /// first open ended before its `$metadata` was stored, throws ``OfflineStoreError/Code/noLocalStore`` instead of asking the service.
     public func open(resuming: Bool = true, localOnly: Bool = false) async throws {
         let free = state.withLock { state -> Bool in
             defer { state.claimed = true }
@@ -305,19 +305,21 @@ public final class OfflineStore: Sendable {
     /// Closes the local database, on a dispatch thread (`BlockingWork`): closing waits for SQLite to checkpoint
     /// and release its files, which must not hold a thread of the concurrency pool.
     ///
-    /// While a download or an upload runs, `close` refuses with `invalidArgument` (``cancel()`` it and wait for it
+    /// While a download or an upload runs, or another `close` is under way, `close` refuses with
+    /// ``OfflineStoreError/Code/busy`` (``cancel()`` it and wait for it
     /// to end); once `close` has begun, no download, upload or observation starts.
     public func close() async throws {
         let claim = state.withLock { state -> (Opened?, busy: Bool) in
-            guard let opened = state.opened, !state.closing else { return (nil, false) }
-            if state.exchanging { return (nil, true) }
+            guard let opened = state.opened else { return (nil, false) }
+            if state.exchanging || state.closing { return (nil, true) }
             state.closing = true
             return (opened, false)
         }
         if claim.busy {
             throw OfflineStoreError(
                 .busy,
-                "a download or upload of this offline store is running: cancel it and let it end first")
+                "a download or upload of this offline store is running, or it is closing: cancel it and let it end "
+                    + "first", storePath: configuration.path)
         }
         guard let current = claim.0 else { return }
         // Observations end first: they read the database; none starts from now on.
@@ -328,6 +330,8 @@ public final class OfflineStore: Sendable {
         } catch {
             state.withLock { $0.closing = false }
             observers.accept()
+            // Still open: the pending count follows commits again.
+            try? await startSyncState(current)
             throw error
         }
         state.withLock { state in

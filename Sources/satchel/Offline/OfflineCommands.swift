@@ -87,7 +87,9 @@ struct OfflineOptions: ParsableArguments {
         guard let passcode = Terminal.environment("SATCHEL_KEY_PASSCODE"), !passcode.isEmpty else {
             throw CLIError(.usage, "--key-file needs the key file's passcode in SATCHEL_KEY_PASSCODE")
         }
-        return try await PasscodeKeyFile(path: keyFile, passcode: passcode).key(namedOrNew: storePath)
+        // Named by the store's canonical path: two spellings of one store find one key.
+        let name = URL(fileURLWithPath: storePath).standardizedFileURL.resolvingSymlinksInPath().path
+        return try await PasscodeKeyFile(path: keyFile, passcode: passcode).key(namedOrNew: name)
     }
 
     /// `--timeout`, else the file's `timeout`, else 60 seconds.
