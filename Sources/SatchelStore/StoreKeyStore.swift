@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import SatchelText
 import Synchronization
 
 /// Where an app keeps the raw keys of its stores, by name (one per store: `alice-shop`), so that a store's key never
@@ -47,7 +48,8 @@ extension StoreKey {
 /// file's random salt, and the keys are sealed with AES-256-GCM, the file's header authenticated with them. A wrong
 /// passcode and a changed byte are both refused (`wrongKey`); nothing is read from a file that does not open. The
 /// file is written whole to a temporary file beside it and renamed over it (readable by its owner alone), so a
-/// crash leaves the old keys or the new ones, never half of them.
+/// crash leaves the old keys or the new ones, never half of them. The file work, the key stretching and the wait for
+/// another process's lock run on a dispatch thread (`BlockingWork`), never on a thread of the concurrency pool.
 ///
 /// File layout: `SATKEYS1`, iterations (4 bytes, big-endian), salt (16 bytes), then the sealed box (nonce,
 /// ciphertext, tag) of the entries: a count (4 bytes), then per key its name's length (2 bytes), the name in
@@ -75,45 +77,54 @@ public final class PasscodeKeyFile: StoreKeyStore {
     }
 
     public func key(named name: String) async throws -> StoreKey? {
-        try sealing.withLock { sealing throws(StoreError) -> StoreKey? in
-            guard let bytes = try read(&sealing)[name] else { return nil }
-            return try StoreKey.raw(bytes)
+        try await BlockingWork.shared.run { [self] () throws(StoreError) -> StoreKey? in
+            try sealing.withLock { sealing throws(StoreError) -> StoreKey? in
+                guard let bytes = try read(&sealing)[name] else { return nil }
+                return try StoreKey.raw(bytes)
+            }
         }
     }
 
     public func save(_ key: StoreKey, named name: String) async throws {
         let bytes = try key.rawBytesForKeeping(path: path)
         try Self.check(name, path: path)
-        try sealing.withLock { sealing throws(StoreError) in
-            try Self.withFileLock(path) { () throws(StoreError) in
-                var keys = try read(&sealing)
-                keys[name] = bytes
-                try write(keys, &sealing)
-            }
+        try await changing { [self] sealing throws(StoreError) in
+            var keys = try read(&sealing)
+            keys[name] = bytes
+            try write(keys, &sealing)
         }
     }
 
     public func removeKey(named name: String) async throws {
-        try sealing.withLock { sealing throws(StoreError) in
-            try Self.withFileLock(path) { () throws(StoreError) in
-                var keys = try read(&sealing)
-                guard keys.removeValue(forKey: name) != nil else { return }
-                try write(keys, &sealing)
-            }
+        try await changing { [self] sealing throws(StoreError) in
+            var keys = try read(&sealing)
+            guard keys.removeValue(forKey: name) != nil else { return }
+            try write(keys, &sealing)
         }
     }
 
     /// The names of the keys kept, sorted.
     public func names() async throws -> [String] {
-        try sealing.withLock { sealing throws(StoreError) in try read(&sealing).keys.sorted() }
+        try await BlockingWork.shared.run { [self] () throws(StoreError) -> [String] in
+            try sealing.withLock { sealing throws(StoreError) in try read(&sealing).keys.sorted() }
+        }
     }
 
     /// Seals the keys under a new passcode (with a new salt): the old passcode opens nothing from then on.
     public func changePasscode(to newPasscode: String) async throws {
         guard !newPasscode.isEmpty else { throw StoreError(.invalidKey, path: path, detail: "an empty passcode") }
-        try sealing.withLock { sealing throws(StoreError) in
-            try Self.withFileLock(path) { () throws(StoreError) in
-                try reseal(&sealing, passcode: newPasscode)
+        try await changing { [self] sealing throws(StoreError) in try reseal(&sealing, passcode: newPasscode) }
+    }
+
+    /// Runs a change of the file on a dispatch thread, under this instance's lock and the file's (`flock`).
+    private func changing(
+        _ body:
+            @escaping @Sendable (inout (salt: [UInt8], iterations: UInt32, key: SymmetricKey)?) throws(StoreError)
+            -> Void
+    ) async throws {
+        try await BlockingWork.shared.run { [self] () throws(StoreError) in
+            try sealing.withLock { sealing throws(StoreError) in
+                try Self.withFileLock(path) { () throws(StoreError) in try body(&sealing) }
             }
         }
     }
