@@ -144,4 +144,56 @@ struct MetadataChangeTests {
             try? FileManager.default.removeItem(at: folder)
         }
     }
+
+    @Test("a set the service dropped while a request on it waits: refused with its name, the request kept")
+    func droppedSetRefusedWhileQueued() async throws {
+        let dropped = Mutex(false)
+        let server = try await TestHTTPServer.start { router in
+            router.get("/odata/**") { request, _ -> Response in
+                let path = request.uri.path
+                var body: String
+                if path.hasSuffix("$metadata") {
+                    body = HostileServiceTests.model
+                    if dropped.withLock({ $0 }) {
+                        body = body.replacingOccurrences(
+                            of: #"<EntitySet Name="Products" EntityType="Shop.Product">"#
+                                + #"\s*<NavigationPropertyBinding Path="Category" Target="Categories"/>\s*</EntitySet>"#,
+                            with: "", options: .regularExpression)
+                        body = body.replacingOccurrences(
+                            of: #"<NavigationPropertyBinding Path="[^"]*" Target="Products"/>"#, with: "",
+                            options: .regularExpression)
+                    }
+                } else {
+                    body = #"{"value":[{"ID":1,"Name":"Category 1"}]}"#
+                }
+                return Response(
+                    status: .ok,
+                    headers: [.contentType: path.hasSuffix("$metadata") ? "application/xml" : "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: body)))
+            }
+        }
+        let folder = try offlineTestFolder("metadata-dropped")
+        try await withCleanup {
+            let store = offlineTestStore(
+                serviceURL: server.url("/odata"), folder: folder, queries: [.init(name: "c", query: "Categories")])
+            try await store.open()
+            try await store.create(
+                "Products", ODataEntity(properties: ["ID": .int(900), "Name": "queued", "CategoryID": .int(1)]))
+            dropped.withLock { $0 = true }
+            do {
+                try await store.download()
+                Issue.record("a download with a queued request on a set the service dropped must be refused")
+            } catch let error as OfflineStoreError {
+                #expect(error.code == .schemaChange)
+                #expect(error.message.contains("no longer has Products"), "\(error)")
+            }
+            // Nothing lost: the request waits, and the store still reads what it had.
+            #expect(try await store.requests().map(\.entitySet) == ["Products"])
+            #expect(try await store.count("Products") == 1)
+            try await store.close()
+        } cleanup: {
+            await server.stop()
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
 }
