@@ -40,7 +40,7 @@ extension SatchelCLITests {
             let warnings = warned.stderr.split(separator: "\n").filter { $0.hasPrefix("satchel: warning:") }
             #expect(
                 warnings == [
-                    "satchel: warning: \(config) line 3: unknown key stroe in [endpoint] (known: csrf, indexed_type, max_delta_resends, middle_tier, name, repeatable_requests, sap_client, store, timeout, url, user)"
+                    "satchel: warning: \(config) line 3: unknown key stroe in [endpoint] (known: csrf, indexed_type, max_delta_resends, middle_tier, name, payload_format, repeatable_requests, sap_client, store, timeout, url, user)"
                 ])
         }
 

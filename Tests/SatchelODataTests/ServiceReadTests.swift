@@ -38,7 +38,10 @@ struct ServiceReadTests {
         #expect(try await service.version() == .v2)
         #expect(double.keys.filter { $0.hasPrefix("GET $metadata") }.count == 1, "metadata fetched once")
         let request = try #require(double.requests.first { $0.url.path.hasSuffix("StudentSet") })
-        #expect(request.headers["MaxDataServiceVersion"] == "2.0" && request.headers["Accept"] == "application/json")
+        // JSON asked for, Atom accepted (ODataPayloadFormat.automatic).
+        #expect(
+            request.headers["MaxDataServiceVersion"] == "2.0"
+                && request.headers["Accept"] == "application/json, application/atom+xml;q=0.9, application/xml;q=0.8")
         #expect(
             request.url.absoluteString.hasSuffix(
                 "StudentSet?$filter=StateCode%20eq%20'MS'&$inlinecount=allpages&sap-client=100"))

@@ -199,9 +199,11 @@ struct OfflineConfigurationTests {
         #expect(file.storePath == "/data/offline.store")
         #expect(file.timeout == nil)
         let timed = try OfflineConfigurationFile(
-            text: "[endpoint]\nurl = https://h/\ntimeout = 2.5\nrepeatable_requests = no\n[a]\nquery = A", folder: "/",
-            name: "t.ini")
+            text:
+                "[endpoint]\nurl = https://h/\ntimeout = 2.5\nrepeatable_requests = no\npayload_format = Atom\n[a]\nquery = A",
+            folder: "/", name: "t.ini")
         #expect(timed.timeout == .milliseconds(2500) && timed.warnings.isEmpty)
+        #expect(timed.payloadFormat == .atom && file.payloadFormat == nil)
         #expect(timed.repeatableRequests == false && file.repeatableRequests == nil)
         let warnings = file.warnings.map { "\($0.line) \($0.message)" }
         #expect(warnings.count == 3, "\(warnings)")
@@ -217,6 +219,7 @@ struct OfflineConfigurationTests {
             ("[endpoint]\nurl = https://h/\n[endpoint]\nurl = https://i/\n[a]\nquery = A", 3),
             ("[endpoint]\nurl = https://h/\ntimeout = soon\n[a]\nquery = A", 3),
             ("[endpoint]\nurl = https://h/\ntimeout = 0\n[a]\nquery = A", 3),
+            ("[endpoint]\nurl = https://h/\npayload_format = yaml\n[a]\nquery = A", 3),
         ] {
             #expect {
                 _ = try OfflineConfigurationFile(text: text, folder: "/", name: "c.ini")

@@ -30,6 +30,8 @@ struct ODataBatchPlan: Sendable {
         var url: String
         var headers: HTTPClient.Headers
         var body: JSONValue?
+        /// The body as XML instead (an Atom entry, a V2 `$links` `<uri>`), with its `Content-Type`; V2 only.
+        var xmlBody: (data: Data, contentType: String)?
         /// Ids of earlier parts this one refers to (`$1` in its URL or body).
         var dependsOn: [String]
         var operation: String
@@ -76,7 +78,8 @@ extension ODataService {
 
     private func plan(_ request: ODataBatchRequest, version: ODataVersion) throws -> ODataBatchPlan.Part {
         let writer = payloadWriter(for: version)
-        let accept = version == .v2 ? "application/json" : "application/json;odata.metadata=minimal"
+        let atom = writesAtom(version)
+        let accept = version == .v2 ? configuration.payloadFormat.acceptV2 : "application/json;odata.metadata=minimal"
         var part = ODataBatchPlan.Part(
             reference: request.reference, changeset: request.changeset, method: .get, url: "", headers: [:],
             body: nil, dependsOn: [], operation: "", decoding: .none)
@@ -112,7 +115,7 @@ extension ODataService {
             part.method = .post
             part.url = relativeURL(path.text(for: version))
             part.headers["Accept"] = accept
-            part.body = try writer.json(for: entity, type: entityType(of: path))
+            try setEntityBody(&part, entity, type: entityType(of: path), writer: writer, atom: atom)
             part.operation = "create in \(path)"
             part.decoding = .write(entityType(of: path))
             references += [path.text(for: version)] + entity.bindings.values.flatMap { $0 }
@@ -121,7 +124,7 @@ extension ODataService {
             part.url = relativeURL(path.text(for: version))
             part.headers["Accept"] = accept
             if let etag { part.headers["If-Match"] = etag }
-            part.body = try writer.json(for: entity, type: entityType(of: path))
+            try setEntityBody(&part, entity, type: entityType(of: path), writer: writer, atom: atom)
             part.operation = "update \(path)"
             part.decoding = .write(entityType(of: path))
             references += [path.text(for: version)] + entity.bindings.values.flatMap { $0 }
@@ -142,7 +145,11 @@ extension ODataService {
                 part.body = ["@odata.id": .string(targetURL)]
             } else {
                 part.url = relativeURL(source.appending(raw: "$links").navigate(navigation).text(for: version))
-                part.body = ["uri": .string(targetURL)]
+                if atom {
+                    part.xmlBody = (ODataPayloadWriter.atomLinkData(targetURL), "application/xml")
+                } else {
+                    part.body = ["uri": .string(targetURL)]
+                }
             }
             part.headers["Accept"] = accept
             part.operation = "link \(source)/\(navigation)"
@@ -177,9 +184,22 @@ extension ODataService {
             if let path { references.append(path.text(for: version)) }
         }
         if part.body != nil { part.headers["Content-Type"] = "application/json" }
+        if let xml = part.xmlBody { part.headers["Content-Type"] = xml.contentType }
         for field in request.headers { part.headers[field.name] = field.value }
         part.dependsOn = Self.referencedIDs(in: references, before: request.reference.index)
         return part
+    }
+
+    /// An entity as a part's body: an Atom entry when the service takes Atom, else JSON.
+    private func setEntityBody(
+        _ part: inout ODataBatchPlan.Part, _ entity: ODataEntity, type: CSDLEntityType?, writer: ODataPayloadWriter,
+        atom: Bool
+    ) throws {
+        if atom {
+            part.xmlBody = (try writer.atomData(for: entity, type: type), ODataPayloadWriter.atomEntryContentType)
+        } else {
+            part.body = try writer.json(for: entity, type: type)
+        }
     }
 
     /// `path?query` relative to the service root, with `sap-client` and `sap-language` added when configured

@@ -59,7 +59,7 @@ struct ODataBatchWriter: Sendable {
         if contentID { line("Content-ID: " + part.reference.contentID) }
         line()
         line("\(part.method.rawValue) \(part.url) HTTP/1.1")
-        let body = part.body.map { Data($0.serialized()) }
+        let body = part.xmlBody?.data ?? part.body.map { Data($0.serialized()) }
         for field in part.headers { line("\(field.name): \(field.value)") }
         if let body { line("Content-Length: \(body.count)") }
         line()

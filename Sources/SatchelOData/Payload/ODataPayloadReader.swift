@@ -1,8 +1,12 @@
 public import Foundation
 public import SatchelJSON
 
-/// Reads OData JSON (V2 verbose, V4 minimal or full metadata) into ``ODataEntity`` values, typed by the
-/// metadata when it is known.
+/// Reads OData JSON (V2 verbose, V4 minimal or full metadata) and OData V2 Atom XML into ``ODataEntity`` values,
+/// typed by the metadata when it is known.
+///
+/// The V2 readers of bodies (`Data`) tell the formats apart by the body itself: one that starts with `<` is read
+/// as Atom (a feed, an entry, or a property document), anything else as JSON. Both give the same values. V4 is
+/// read as JSON only.
 ///
 /// ```swift
 /// let reader = ODataPayloadReader(version: .v2, metadata: metadata)
@@ -28,12 +32,13 @@ public struct ODataPayloadReader: Sendable {
 
     /// A collection response: entities plus count, next link, delta link, context.
     public func page(from data: Data, entitySet: String? = nil) throws -> ODataPage {
-        try page(from: Self.parse(data), type: entitySet.flatMap { metadata?.entityType(ofSet: $0) })
+        try page(from: data, type: entitySet.flatMap { metadata?.entityType(ofSet: $0) })
     }
 
     /// A collection response whose entities are of `type` (or derived from it).
     public func page(from data: Data, type: CSDLEntityType?) throws -> ODataPage {
-        try page(from: Self.parse(data), type: type)
+        if version == .v2, ODataAtom.isXML(data) { return try atomPage(from: data, type: type) }
+        return try page(from: Self.parse(data), type: type)
     }
 
     /// A collection response already parsed as JSON, its entities of `type` (or derived from it); untyped when
@@ -131,6 +136,7 @@ public struct ODataPayloadReader: Sendable {
 
     /// A single-entity response whose entity is of `type` (or derived from it).
     public func entity(from data: Data, type: CSDLEntityType?) throws -> ODataEntity {
+        if version == .v2, ODataAtom.isXML(data) { return try atomEntity(from: data, type: type) }
         let document = try Self.parse(data)
         if version == .v2 {
             guard let d = document["d"] else { throw Self.shape("a V2 entity has no \"d\" member", at: "d") }
@@ -142,6 +148,7 @@ public struct ODataPayloadReader: Sendable {
 
     /// A primitive, complex or collection value (`{"d": {"Name": …}}`, `{"value": …}`, a function's result).
     public func value(from data: Data, type: CSDLTypeReference? = nil) throws -> ODataValue {
+        if version == .v2, ODataAtom.isXML(data) { return try atomValue(from: data, type: type) }
         let document = try Self.parse(data)
         var payload: JSONValue = document
         if version == .v2, let d = document["d"] {

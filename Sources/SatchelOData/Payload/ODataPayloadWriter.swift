@@ -152,7 +152,7 @@ public struct ODataPayloadWriter: Sendable {
         }
     }
 
-    private func absolute(_ path: String) -> String {
+    func absolute(_ path: String) -> String {
         // `$1`: an entity created earlier in the same changeset.
         guard let serviceURL, !path.hasPrefix("http"), !path.hasPrefix("$") else { return path }
         return serviceURL.appendingPathComponent(path).absoluteString

@@ -112,6 +112,8 @@ public struct ODataEntitySequence: AsyncSequence, Sendable {
         var clientSkip = 0
         var page: (url: URL, stream: ODataEntityStream<ResponseChunks>, count: Int)?
         var entities: ODataEntityStream<ResponseChunks>.AsyncIterator?
+        /// A page read whole (an Atom answer): its entities not yet returned, and its next link.
+        var buffered: (entities: ArraySlice<ODataEntity>, count: Int, nextLink: String?)?
 
         init(sequence: ODataPageSequence) { self.sequence = sequence }
 
@@ -121,6 +123,14 @@ public struct ODataEntitySequence: AsyncSequence, Sendable {
             guard !finished else { return nil }
             do {
                 while true {
+                    if var whole = buffered {
+                        if let entity = whole.entities.popFirst() {
+                            buffered = whole
+                            return entity
+                        }
+                        buffered = nil
+                        advance(nextLink: whole.nextLink, count: whole.count)
+                    }
                     if var iterator = entities, var current = page {
                         let entity: ODataEntity?
                         do {
@@ -150,16 +160,22 @@ public struct ODataEntitySequence: AsyncSequence, Sendable {
                     }
                     try Task.checkCancellation()
                     let service = sequence.service
-                    let stream = try await service.entityStream(
+                    switch try await service.entityStream(
                         at: url, type: service.entityType(of: sequence.path), version: try await service.version(),
                         operation: operation)
-                    page = (url, stream, 0)
-                    entities = stream.makeAsyncIterator()
+                    {
+                    case .streaming(let stream):
+                        page = (url, stream, 0)
+                        entities = stream.makeAsyncIterator()
+                    case .whole(let whole):
+                        buffered = (whole.entities[...], whole.entities.count, whole.nextLink)
+                    }
                 }
             } catch {
                 finished = true
                 entities = nil
                 page = nil
+                buffered = nil
                 throw error
             }
         }

@@ -34,6 +34,10 @@ extension ODataService {
         /// How V4 batches travel unless a batch says otherwise: `multipart/mixed` (the default, understood by
         /// every V4 service) or the 4.01 JSON batch. V2 batches are always multipart.
         public var batchFormat: ODataBatchFormat = .multipart
+        /// The format of entities in V2 requests and answers: JSON preferred with Atom accepted (the default),
+        /// JSON only, or Atom XML (what SAP NetWeaver Gateway answers by default, and all some V2 services speak).
+        /// V4 is always JSON. Answers are read in whichever format the service chose.
+        public var payloadFormat: ODataPayloadFormat = .automatic
 
         /// A configuration for the service at `serviceURL`; every other setting has the default of its property.
         public init(
@@ -49,6 +53,30 @@ extension ODataService {
             self.headers = headers
             self.http = http
             self.auth = auth
+        }
+    }
+}
+
+/// The format of entities in OData V2 requests and answers (``ODataService/Configuration/payloadFormat``).
+///
+/// ```swift
+/// configuration.payloadFormat = .atom   // a Gateway service that offers no JSON
+/// ```
+public enum ODataPayloadFormat: String, Sendable, Hashable, CaseIterable {
+    /// Asks for JSON and accepts Atom (`Accept: application/json, application/atom+xml;q=0.9, …`); answers are read
+    /// in the format they come in, and writes go in JSON until the service has answered in Atom, then in Atom.
+    case automatic
+    /// Asks for and writes JSON only.
+    case json
+    /// Asks for Atom (`Accept: application/atom+xml, application/xml;q=0.9`) and writes Atom entries.
+    case atom
+
+    /// The `Accept` header of V2 requests for entities and values.
+    var acceptV2: String {
+        switch self {
+        case .automatic: "application/json, application/atom+xml;q=0.9, application/xml;q=0.8"
+        case .json: "application/json"
+        case .atom: "application/atom+xml, application/xml;q=0.9"
         }
     }
 }

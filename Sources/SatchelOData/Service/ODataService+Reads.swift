@@ -95,7 +95,10 @@ extension ODataService {
             if error.method == nil { error.method = request.method }
             if error.status == nil { error.status = response.status }
             if error.operation == nil { error.operation = request.operation }
-            let unreadable = error.underlying is JSONError || error.underlying is XMLReadError
+            // Unreadable, or XML of another kind than expected (an HTML page where an Atom feed should be).
+            let unreadable =
+                error.underlying is JSONError || error.underlying is XMLReadError
+                || (error.code == .invalidPayload && error.location == "/")
             let type = response.headers["Content-Type"] ?? "none"
             if unreadable, !type.lowercased().contains(format) {
                 let start = String(decoding: response.body.prefix(80), as: UTF8.self)

@@ -23,17 +23,37 @@ extension ODataService {
             }
             throw ODataError(response: whole, request: request)
         }
+        noteFormat(of: response.head)
         return ResponseChunks(body: response.body, head: response.head)
     }
 
-    /// The entities of the page at `url`, decoded while the page arrives.
+    /// The page at `url`: JSON is decoded entity by entity while it arrives; an Atom answer (XML, which has no
+    /// streaming reader here) is read whole once it has arrived.
     func entityStream(
         at url: URL, type: CSDLEntityType?, version: ODataVersion, operation: String
-    ) async throws -> ODataEntityStream<ResponseChunks> {
+    ) async throws -> PageStream {
         var request = request(.get, url, version: version, operation: operation)
         if version == .v4, let size = configuration.pageSize { request.headers["Prefer"] = "odata.maxpagesize=\(size)" }
         let chunks = try await stream(request)
-        return ODataEntityStream(chunks: chunks, reader: try await reader(), type: type)
+        let reader = try await reader()
+        guard version == .v2, ODataAtom.isXML(contentType: chunks.head.headers["Content-Type"]) else {
+            return .streaming(ODataEntityStream(chunks: chunks, reader: reader, type: type))
+        }
+        var body = Data()
+        for try await chunk in chunks { body.append(chunk) }
+        var whole = chunks.head
+        whole.body = body
+        var page = try Self.decoding(whole, of: request, expecting: "xml") { try reader.page(from: body, type: type) }
+        page.byteCount = body.count
+        return .whole(page)
+    }
+
+    /// A page as ``entityStream(at:type:version:operation:)`` gives it.
+    enum PageStream {
+        /// JSON, decoded while it arrives.
+        case streaming(ODataEntityStream<ResponseChunks>)
+        /// Atom, read whole.
+        case whole(ODataPage)
     }
 }
 

@@ -45,8 +45,7 @@ extension ODataService {
         -> ODataWriteResult
     {
         let version = try await version()
-        let writer = payloadWriter(for: version)
-        let body = HTTPClient.Body.json(bytes: try writer.data(for: entity, type: entityType(of: path)))
+        let body = try entityBody(entity, type: entityType(of: path), version: version)
         var request = request(
             .post, url(path: path.text(for: version)), version: version, operation: "create in \(path)", body: body)
         for field in headers { request.headers[field.name] = field.value }
@@ -69,11 +68,10 @@ extension ODataService {
         headers: HTTPClient.Headers = [:]
     ) async throws -> ODataWriteResult {
         let version = try await version()
-        let writer = payloadWriter(for: version)
         let httpMethod: HTTPClient.Method = method == .replace ? .put : (version == .v2 ? .merge : .patch)
         var request = request(
             httpMethod, url(path: path.text(for: version)), version: version, operation: "update \(path)",
-            body: .json(bytes: try writer.data(for: entity, type: entityType(of: path))))
+            body: try entityBody(entity, type: entityType(of: path), version: version))
         if let etag { request.headers["If-Match"] = etag }
         for field in headers { request.headers[field.name] = field.value }
         let response = try await send(request)
@@ -114,13 +112,21 @@ extension ODataService {
     ) async throws {
         let version = try await version()
         let targetURL = url(path: target.text(for: version)).absoluteString
-        let (path, body): (String, JSONValue) =
+        let (path, body): (String, HTTPClient.Body) =
             version == .v4
-            ? (source.navigate(navigation).appending(raw: "$ref").text(for: version), ["@odata.id": .string(targetURL)])
-            : (source.appending(raw: "$links").navigate(navigation).text(for: version), ["uri": .string(targetURL)])
+            ? (
+                source.navigate(navigation).appending(raw: "$ref").text(for: version),
+                .json(["@odata.id": .string(targetURL)])
+            )
+            : (
+                source.appending(raw: "$links").navigate(navigation).text(for: version),
+                writesAtom(version)
+                    ? .data(ODataPayloadWriter.atomLinkData(targetURL), contentType: "application/xml")
+                    : .json(["uri": .string(targetURL)])
+            )
         var request = request(
             replace ? .put : .post, url(path: path), version: version, operation: "link \(source)/\(navigation)",
-            body: .json(body))
+            body: body)
         for field in headers { request.headers[field.name] = field.value }
         _ = try await send(request)
     }

@@ -77,6 +77,27 @@ public struct ODataService: Sendable {
         ODataPayloadWriter(version: version, serviceURL: configuration.serviceURL, metadata: cache.metadata)
     }
 
+    /// Whether entity bodies go as Atom entries: V2 with ``ODataPayloadFormat/atom``, or
+    /// ``ODataPayloadFormat/automatic`` once the service has answered in Atom.
+    func writesAtom(_ version: ODataVersion) -> Bool {
+        guard version == .v2 else { return false }
+        switch configuration.payloadFormat {
+        case .atom: return true
+        case .json: return false
+        case .automatic: return cache.answersInAtom
+        }
+    }
+
+    /// An entity as a request body in the format the service takes (``writesAtom(_:)``).
+    func entityBody(_ entity: ODataEntity, type: CSDLEntityType?, version: ODataVersion) throws -> HTTPClient.Body {
+        let writer = payloadWriter(for: version)
+        if writesAtom(version) {
+            return .data(
+                try writer.atomData(for: entity, type: type), contentType: ODataPayloadWriter.atomEntryContentType)
+        }
+        return .json(bytes: try writer.data(for: entity, type: type))
+    }
+
     // MARK: Requests
 
     /// The absolute URL of a path below the service root with a query string (already encoded) and the SAP
@@ -113,7 +134,7 @@ public struct ODataService: Sendable {
         var headers = configuration.headers
         switch version {
         case .v2:
-            headers.setIfAbsent("Accept", "application/json")
+            headers.setIfAbsent("Accept", configuration.payloadFormat.acceptV2)
             headers.setIfAbsent("MaxDataServiceVersion", "2.0")
             headers.setIfAbsent("DataServiceVersion", "2.0")
         case .v4:
@@ -135,7 +156,18 @@ public struct ODataService: Sendable {
             throw ODataError(http: error)
         }
         guard response.isSuccess else { throw ODataError(response: response, request: request) }
+        noteFormat(of: response)
         return response
+    }
+
+    /// Remembers that the service answers in Atom (``writesAtom(_:)`` then writes Atom under
+    /// ``ODataPayloadFormat/automatic``).
+    func noteFormat(of response: HTTPClient.Response) {
+        if !cache.answersInAtom,
+            response.headers["Content-Type"]?.lowercased().contains("application/atom+xml") == true
+        {
+            cache.answersInAtom = true
+        }
     }
 
     /// A request for `version` with the standard headers.
@@ -149,8 +181,15 @@ public struct ODataService: Sendable {
 /// The `$metadata` shared by copies of a service.
 final class MetadataCache: Sendable {
     private let value = Mutex<ODataMetadata?>(nil)
+    private let atom = Atomic<Bool>(false)
     var metadata: ODataMetadata? {
         get { value.withLock { $0 } }
         set { value.withLock { $0 = newValue } }
+    }
+    /// Whether the service has answered a request with an Atom body (how ``ODataPayloadFormat/automatic``
+    /// learns that it speaks Atom).
+    var answersInAtom: Bool {
+        get { atom.load(ordering: .relaxed) }
+        set { atom.store(newValue, ordering: .relaxed) }
     }
 }

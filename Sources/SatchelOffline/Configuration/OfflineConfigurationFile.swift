@@ -14,6 +14,7 @@ import SatchelOData
 /// timeout = 120             ; seconds a request to the service may be silent (default 60)
 /// max_delta_resends = 5     ; resends of a request the service fails before it goes to the ErrorArchive
 /// repeatable_requests = yes ; Repeatability-Request-ID on every request (default yes)
+/// payload_format = atom     ; V2 entities as Atom XML, json, or auto (default: JSON asked for, Atom accepted)
 /// middle_tier = yes         ; url is Satchel's middle tier (satchel serve --offline): the first open receives a
 ///                           ; store built there
 /// indexed_type = GWSAMPLE_BASIC.Product: Category ASC, Price   ; one line per type
@@ -51,6 +52,9 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
     /// Whether queued requests carry repeatability headers (`repeatable_requests`,
     /// ``OfflineStore/Configuration/repeatableRequests``); nil when the file does not say.
     public var repeatableRequests: Bool?
+    /// The format of V2 entities (`payload_format`: `auto`, `json` or `atom`,
+    /// `ODataService.Configuration.payloadFormat`); nil when the file does not say.
+    public var payloadFormat: ODataPayloadFormat?
     /// Whether `url` is an endpoint of Satchel's offline middle tier (`middle_tier = yes`): the first open then
     /// receives a store built on the server (``OfflineStore/Configuration/usesMiddleTier``).
     public var usesMiddleTier: Bool
@@ -64,7 +68,7 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
     /// The keys of `[endpoint]` that `satchel offline` reads.
     public static let endpointKeys: Set<String> = [
         "url", "sap_client", "store", "user", "csrf", "indexed_type", "name", "middle_tier", "timeout",
-        "max_delta_resends", "repeatable_requests",
+        "max_delta_resends", "repeatable_requests", "payload_format",
     ]
     /// The keys of a defining query's section that `satchel offline` reads.
     public static let queryKeys: Set<String> = ["name", "query", "streams", "track_deltas"]
@@ -120,6 +124,18 @@ public struct OfflineConfigurationFile: Sendable, Equatable {
         }
         maximumResends = try document.number("max_delta_resends", in: endpoint, range: 0...1000)
         repeatableRequests = try document.flag("repeatable_requests", in: endpoint)
+        if let entry = endpoint.entry("payload_format") {
+            switch entry.value.lowercased() {
+            case "auto", "automatic": payloadFormat = .automatic
+            case "json": payloadFormat = .json
+            case "atom", "xml": payloadFormat = .atom
+            default:
+                throw OfflineConfigurationError(
+                    file: name, line: entry.line, "payload_format is auto, json or atom, not \(entry.value)")
+            }
+        } else {
+            payloadFormat = nil
+        }
         usesMiddleTier = try document.flag("middle_tier", in: endpoint) ?? false
         let store = endpoint.value("store") ?? ((endpoint.value("name") ?? "offline") + ".store")
         storePath = store.hasPrefix("/") ? store : URL(fileURLWithPath: folder).appendingPathComponent(store).path

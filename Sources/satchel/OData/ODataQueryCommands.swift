@@ -6,12 +6,19 @@ import SatchelOData
 /// The service every `satchel odata` command names, and the connection options.
 struct ODataServiceOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("The service root URL.", valueName: "service-url")) var service: String
+    @Option(
+        name: .customLong("payload-format"),
+        help: ArgumentHelp(
+            "OData V2 entities as json, atom (Atom XML) or auto (JSON asked for, Atom accepted).", valueName: "format"))
+    var payloadFormat: PayloadFormatOption = .auto
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var global: GlobalOptions
 
     func makeService() throws -> ODataService {
         let url = try ConnectionOptions.url(service, option: "service-url")
-        return ODataService(configuration: .init(serviceURL: url), client: try connection.makeClient())
+        var configuration = ODataService.Configuration(serviceURL: url)
+        configuration.payloadFormat = payloadFormat.format
+        return ODataService(configuration: configuration, client: try connection.makeClient())
     }
 }
 
@@ -134,5 +141,18 @@ func odataKey(_ text: String) throws -> ODataKey {
         return try ODataKey(parsing: text, version: .v4)
     } catch {
         throw CLIError(.usage, "a key is a literal: 3, 'HT-1000', or Name=value,Name=value (\(error.message))")
+    }
+}
+
+/// `--payload-format`: how OData V2 entities travel (``ODataPayloadFormat``).
+enum PayloadFormatOption: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case auto, json, atom
+
+    var format: ODataPayloadFormat {
+        switch self {
+        case .auto: .automatic
+        case .json: .json
+        case .atom: .atom
+        }
     }
 }

@@ -13,7 +13,7 @@ struct OfflineCommand: AsyncParsableCommand {
         commandName: "offline",
         abstract: "Work with offline OData stores: download, query and change locally, upload.",
         discussion: """
-            CONFIG is an .ini file: an [endpoint] section (url, sap_client, store, user, csrf, indexed_type, timeout, max_delta_resends, repeatable_requests) and one \
+            CONFIG is an .ini file: an [endpoint] section (url, sap_client, store, user, csrf, indexed_type, timeout, max_delta_resends, repeatable_requests, payload_format) and one \
             section per defining query (query, streams, track_deltas). See docs/offline.md. The store is encrypted with a passphrase from \
             SATCHEL_STORE_PASSPHRASE (or --passphrase-stdin), or a raw key (64 hex digits) from SATCHEL_STORE_KEY (or \
             --key-stdin), or a random key kept in --key-file under the passcode in SATCHEL_KEY_PASSCODE; --unencrypted makes a \
@@ -113,10 +113,11 @@ struct OfflineOptions: ParsableArguments {
             }
         }
         if file.csrf { auth.append(CSRFTokenAuth()) }
-        let service = ODataService(
-            configuration: .init(
-                serviceURL: file.serviceURL, sapClient: file.sapClient,
-                http: HTTPClient.Configuration(timeout: try requestTimeout(file)), auth: auth))
+        var configuration = ODataService.Configuration(
+            serviceURL: file.serviceURL, sapClient: file.sapClient,
+            http: HTTPClient.Configuration(timeout: try requestTimeout(file)), auth: auth)
+        configuration.payloadFormat = file.payloadFormat ?? .automatic
+        let service = ODataService(configuration: configuration)
         return OfflineStore(
             configuration: .init(
                 service: service, path: file.storePath, definingQueries: file.definingQueries,
