@@ -236,4 +236,60 @@ struct AtomPayloadTests {
         #expect(school["Name"] == .string("Second & new") && school.etag == "W/\"3\"")
         #expect(response[linked].status == 204)
     }
+
+    @Test("empty values typed by the metadata, media entries, paged or crowded expansions, names XML cannot carry")
+    func edgeCases() throws {
+        let reader = ODataPayloadReader(version: .v2, metadata: Self.metadata)
+        let d = ODataAtom.data
+        // An empty collection (a service operation's answer without m:type) is an empty collection, not "".
+        let empty = try reader.value(
+            from: Data(#"<d:Names xmlns:d="\#(d)"/>"#.utf8),
+            type: CSDLTypeReference(name: "Edm.String", isCollection: true))
+        #expect(empty == .collection([]))
+        // A complex property with no members is an empty complex value.
+        let entry = """
+            <entry xmlns="http://www.w3.org/2005/Atom" xmlns:m="\(ODataAtom.metadata)" xmlns:d="\(d)">\
+            <category term="ZADMISSIONS_SRV.Student" scheme="\(ODataAtom.scheme)"/>\
+            <link rel="\(ODataAtom.related)Visits" href="StudentSet('1')/Visits"><m:inline/></link>\
+            <content type="application/xml"><m:properties><d:StudentId>1</d:StudentId><d:Address/>\
+            <d:ChangedAt>2026-01-05T11:00:00.1234567+01:00</d:ChangedAt></m:properties></content></entry>
+            """
+        let student = try reader.entity(from: Data(entry.utf8), entitySet: "StudentSet")
+        #expect(student["Address"] == .complex([:]))
+        #expect(student["Visits"] == .entities([]), "an empty m:inline on a to-many navigation is an empty list")
+        guard case .dateTimeOffset(let date, 60)? = student["ChangedAt"] else {
+            Issue.record("ChangedAt: \(String(describing: student["ChangedAt"]))")
+            return
+        }
+        #expect(abs(date.timeIntervalSince1970 - 1_767_607_200.1234567) < 0.000_01, "sub-millisecond precision kept")
+
+        // An expansion the service paged, or an m:inline with two elements, is refused, never cut short.
+        let paged = entry.replacingOccurrences(
+            of: "<m:inline/>",
+            with: #"<m:inline><feed><link rel="next" href="VisitSet?$skiptoken=2"/></feed></m:inline>"#)
+        #expect(throws: ODataError.self) { try reader.entity(from: Data(paged.utf8), entitySet: "StudentSet") }
+        let crowded = entry.replacingOccurrences(of: "<m:inline/>", with: "<m:inline><feed/><feed/></m:inline>")
+        #expect(throws: ODataError.self) { try reader.entity(from: Data(crowded.utf8), entitySet: "StudentSet") }
+
+        let writer = ODataPayloadWriter(version: .v2, serviceURL: URL(string: Self.root)!, metadata: Self.metadata)
+        // A media entry (HasStream) keeps its properties beside content, as the Atom format asks.
+        let media = String(
+            decoding: try writer.atomData(
+                for: ODataEntity(type: "ZADMISSIONS_SRV.Attachment", properties: ["MimeType": "image/png"])),
+            as: UTF8.self)
+        #expect(media.contains("<m:properties><d:MimeType>image/png</d:MimeType></m:properties></entry>"))
+        #expect(!media.contains("<content"))
+        // A plain date-time for a DateTimeOffset property goes with its zone.
+        let stamped = String(
+            decoding: try writer.atomData(
+                for: ODataEntity(
+                    type: "ZADMISSIONS_SRV.Student",
+                    properties: ["ChangedAt": .dateTime(Date(timeIntervalSince1970: 1_767_607_200))])),
+            as: UTF8.self)
+        #expect(stamped.contains(">2026-01-05T10:00:00Z</d:ChangedAt>"))
+        // A property name XML cannot carry is refused, not written as broken XML.
+        #expect(throws: ODataError.self) {
+            try writer.atomData(for: ODataEntity(properties: ["a b<c": "x"]))
+        }
+    }
 }

@@ -53,6 +53,17 @@ extension ODataService {
             error.url = request.url
             throw error
         }
+        // Parts answered in Atom teach ``ODataPayloadFormat/automatic`` that the service speaks it.
+        for item in items {
+            let parts: [Result<ODataBatchPartResponse, ODataError>] =
+                switch item {
+                case .single(let part): [part]
+                case .changeset(let parts): parts
+                }
+            for case .success(let part) in parts where (200..<300).contains(part.status) {
+                noteFormat(contentType: part.headers["Content-Type"])
+            }
+        }
         let reader = try await reader()
         let results = match(items, to: plan).enumerated().map { index, outcome in
             result(for: plan.parts[index], outcome: outcome, reader: reader)

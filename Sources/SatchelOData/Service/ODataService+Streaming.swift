@@ -23,12 +23,12 @@ extension ODataService {
             }
             throw ODataError(response: whole, request: request)
         }
-        noteFormat(of: response.head)
+        noteFormat(contentType: response.head.headers["Content-Type"])
         return ResponseChunks(body: response.body, head: response.head)
     }
 
-    /// The page at `url`: JSON is decoded entity by entity while it arrives; an Atom answer (XML, which has no
-    /// streaming reader here) is read whole once it has arrived.
+    /// The page at `url`: JSON is decoded entity by entity while it arrives; a V2 answer whose `Content-Type` does
+    /// not say JSON (Atom, which has no streaming reader here, or no type at all) is read whole once it has arrived.
     func entityStream(
         at url: URL, type: CSDLEntityType?, version: ODataVersion, operation: String
     ) async throws -> PageStream {
@@ -36,14 +36,17 @@ extension ODataService {
         if version == .v4, let size = configuration.pageSize { request.headers["Prefer"] = "odata.maxpagesize=\(size)" }
         let chunks = try await stream(request)
         let reader = try await reader()
-        guard version == .v2, ODataAtom.isXML(contentType: chunks.head.headers["Content-Type"]) else {
+        // A V2 answer that does not say it is JSON is read whole, as Atom when it starts with `<`.
+        let contentType = chunks.head.headers["Content-Type"]?.lowercased() ?? ""
+        guard version == .v2, !contentType.contains("json") else {
             return .streaming(ODataEntityStream(chunks: chunks, reader: reader, type: type))
         }
         var body = Data()
         for try await chunk in chunks { body.append(chunk) }
         var whole = chunks.head
         whole.body = body
-        var page = try Self.decoding(whole, of: request, expecting: "xml") { try reader.page(from: body, type: type) }
+        let format = ODataAtom.isXML(body) ? "xml" : "json"
+        var page = try Self.decoding(whole, of: request, expecting: format) { try reader.page(from: body, type: type) }
         page.byteCount = body.count
         return .whole(page)
     }

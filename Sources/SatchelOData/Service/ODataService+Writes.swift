@@ -45,11 +45,13 @@ extension ODataService {
         -> ODataWriteResult
     {
         let version = try await version()
-        let body = try entityBody(entity, type: entityType(of: path), version: version)
-        var request = request(
-            .post, url(path: path.text(for: version)), version: version, operation: "create in \(path)", body: body)
-        for field in headers { request.headers[field.name] = field.value }
-        let response = try await send(request)
+        let response = try await sendWriting(version: version) { atom in
+            var request = request(
+                .post, url(path: path.text(for: version)), version: version, operation: "create in \(path)",
+                body: try entityBody(entity, type: entityType(of: path), version: version, atom: atom))
+            for field in headers { request.headers[field.name] = field.value }
+            return request
+        }
         var result = ODataWriteResult(etag: response.etag, location: response.headers["Location"])
         if !response.body.isEmpty, response.status != 204 {
             var created = try await reader().entity(from: response.body, type: entityType(of: path))
@@ -69,12 +71,14 @@ extension ODataService {
     ) async throws -> ODataWriteResult {
         let version = try await version()
         let httpMethod: HTTPClient.Method = method == .replace ? .put : (version == .v2 ? .merge : .patch)
-        var request = request(
-            httpMethod, url(path: path.text(for: version)), version: version, operation: "update \(path)",
-            body: try entityBody(entity, type: entityType(of: path), version: version))
-        if let etag { request.headers["If-Match"] = etag }
-        for field in headers { request.headers[field.name] = field.value }
-        let response = try await send(request)
+        let response = try await sendWriting(version: version) { atom in
+            var request = request(
+                httpMethod, url(path: path.text(for: version)), version: version, operation: "update \(path)",
+                body: try entityBody(entity, type: entityType(of: path), version: version, atom: atom))
+            if let etag { request.headers["If-Match"] = etag }
+            for field in headers { request.headers[field.name] = field.value }
+            return request
+        }
         var result = ODataWriteResult(etag: response.etag)
         if !response.body.isEmpty, response.status != 204 {
             result.entity = try await reader().entity(from: response.body, type: entityType(of: path))
@@ -112,23 +116,23 @@ extension ODataService {
     ) async throws {
         let version = try await version()
         let targetURL = url(path: target.text(for: version)).absoluteString
-        let (path, body): (String, HTTPClient.Body) =
+        let path =
             version == .v4
-            ? (
-                source.navigate(navigation).appending(raw: "$ref").text(for: version),
-                .json(["@odata.id": .string(targetURL)])
-            )
-            : (
-                source.appending(raw: "$links").navigate(navigation).text(for: version),
-                writesAtom(version)
+            ? source.navigate(navigation).appending(raw: "$ref").text(for: version)
+            : source.appending(raw: "$links").navigate(navigation).text(for: version)
+        _ = try await sendWriting(version: version) { atom in
+            let body: HTTPClient.Body =
+                version == .v4
+                ? .json(["@odata.id": .string(targetURL)])
+                : atom
                     ? .data(ODataPayloadWriter.atomLinkData(targetURL), contentType: "application/xml")
                     : .json(["uri": .string(targetURL)])
-            )
-        var request = request(
-            replace ? .put : .post, url(path: path), version: version, operation: "link \(source)/\(navigation)",
-            body: body)
-        for field in headers { request.headers[field.name] = field.value }
-        _ = try await send(request)
+            var request = request(
+                replace ? .put : .post, url(path: path), version: version,
+                operation: "link \(source)/\(navigation)", body: body)
+            for field in headers { request.headers[field.name] = field.value }
+            return request
+        }
     }
 
     /// Removes a link: for a collection, the one to `target`; for a to-one navigation, pass `target: nil`.

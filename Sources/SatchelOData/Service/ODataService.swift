@@ -88,10 +88,14 @@ public struct ODataService: Sendable {
         }
     }
 
-    /// An entity as a request body in the format the service takes (``writesAtom(_:)``).
-    func entityBody(_ entity: ODataEntity, type: CSDLEntityType?, version: ODataVersion) throws -> HTTPClient.Body {
+    /// An entity as a request body: an Atom entry when `atom`, else JSON.
+    func entityBody(
+        _ entity: ODataEntity, type: CSDLEntityType?, version: ODataVersion, atom: Bool
+    ) throws
+        -> HTTPClient.Body
+    {
         let writer = payloadWriter(for: version)
-        if writesAtom(version) {
+        if atom {
             return .data(
                 try writer.atomData(for: entity, type: type), contentType: ODataPayloadWriter.atomEntryContentType)
         }
@@ -156,17 +160,33 @@ public struct ODataService: Sendable {
             throw ODataError(http: error)
         }
         guard response.isSuccess else { throw ODataError(response: response, request: request) }
-        noteFormat(of: response)
+        noteFormat(contentType: response.headers["Content-Type"])
         return response
     }
 
     /// Remembers that the service answers in Atom (``writesAtom(_:)`` then writes Atom under
     /// ``ODataPayloadFormat/automatic``).
-    func noteFormat(of response: HTTPClient.Response) {
-        if !cache.answersInAtom,
-            response.headers["Content-Type"]?.lowercased().contains("application/atom+xml") == true
+    func noteFormat(contentType: String?) {
+        if !cache.answersInAtom, contentType?.lowercased().contains("application/atom+xml") == true {
+            cache.answersInAtom = true
+        }
+    }
+
+    /// Sends a request with a body in the format the service takes, made by `make(atom)`. Under
+    /// ``ODataPayloadFormat/automatic`` a V2 service that refuses a JSON body with 415 Unsupported Media Type (so
+    /// it did not process it) is sent the same request once more in Atom, and is written to in Atom from then on:
+    /// a write that comes before any read still reaches a service that speaks only Atom.
+    func sendWriting(
+        version: ODataVersion, _ make: (_ atom: Bool) throws -> HTTPClient.Request
+    ) async throws -> HTTPClient.Response {
+        let atom = writesAtom(version)
+        do {
+            return try await send(try make(atom))
+        } catch let error as ODataError
+            where error.status == 415 && !atom && version == .v2 && configuration.payloadFormat == .automatic
         {
             cache.answersInAtom = true
+            return try await send(try make(true))
         }
     }
 

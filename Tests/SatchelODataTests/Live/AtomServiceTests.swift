@@ -80,6 +80,11 @@ struct AtomServiceTests {
             try await service.delete(path)
             await #expect(throws: ODataError.self) { try await service.entity(path) }
         }
+        // A write before any read: the default format is refused once with 415, then sends Atom and keeps to it.
+        let fresh = Self.service(server)
+        let first = try await fresh.create(
+            "Categories", ODataEntity(properties: ["Code": "NEW", "Title": "written first"]))
+        #expect(first.entity?["Title"] == .string("written first") && fresh.writesAtom(.v2))
         // JSON against this service is refused: what the test above sent was Atom.
         let json = Self.service(server, format: .json)
         await #expect(throws: ODataError.self) {

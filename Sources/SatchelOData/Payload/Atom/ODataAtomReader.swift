@@ -39,7 +39,7 @@ enum ODataAtom {
 
 /// Reads OData V2 Atom XML (feeds, entries, property and collection documents) into the V2 JSON shape the JSON
 /// reader already types, so both formats give the same ``ODataEntity`` and ``ODataPage`` values. Positions in
-/// errors are XML paths (`feed/entry[3]/Price`).
+/// errors are XML paths (`feed/entry[3].Price`).
 extension ODataPayloadReader {
     static func parseXML(_ data: Data) throws -> XElement {
         do {
@@ -115,7 +115,7 @@ extension ODataPayloadReader {
             if root.name == "feed" { return .entities(try atomPage(root, type: nil, base: nil, at: "feed").entities) }
             if root.name == "entry" { return .entity(try atomEntity(root, type: nil, base: nil, at: "entry")) }
         }
-        return try value(from: try Self.json(ofProperty: root), type: type, at: root.name)
+        return try value(from: try json(ofProperty: root, declared: type), type: type, at: root.name)
     }
 
     private func atomEntity(
@@ -156,7 +156,12 @@ extension ODataPayloadReader {
                 guard rel.hasPrefix(ODataAtom.related) else { continue }
                 let name = String(rel.dropFirst(ODataAtom.related.count))
                 if let content = link.child("inline", namespace: ODataAtom.metadata) {
-                    // An empty m:inline is an expanded to-one navigation with no entity.
+                    // An empty m:inline is an expanded navigation with nothing in it.
+                    guard content.children.count <= 1 else {
+                        throw Self.shape(
+                            "m:inline holds \(content.children.count) elements; an expansion is one entry or one feed",
+                            at: here + "/m:inline")
+                    }
                     inline.append((name, content.children.first, here + "/m:inline"))
                 } else if let href = link.attribute("href") {
                     object.append(key: name, value: ["__deferred": ["uri": .string(Self.resolve(href, base: base))]])
@@ -173,8 +178,14 @@ extension ODataPayloadReader {
         } else if properties == nil {
             properties = entry.child("properties", namespace: ODataAtom.metadata)
         }
+        let declaredType =
+            entry.children("category", namespace: XNamespace.atom).lazy.compactMap {
+                $0.attribute("term").flatMap { self.metadata?.entityType(named: $0) }
+            }.first ?? type
+        let declared = declaredType.map { self.metadata?.allProperties(of: $0) ?? $0.properties } ?? []
         for property in properties?.children ?? [] where property.namespace == ODataAtom.data {
-            object.append(key: property.name, value: try Self.json(ofProperty: property))
+            let type = declared.first { $0.name == property.name }?.type
+            object.append(key: property.name, value: try json(ofProperty: property, declared: type))
         }
         object.append(key: "__metadata", value: .object(metadata))
         var entity = try self.entity(from: .object(object), type: type, at: location)
@@ -185,8 +196,9 @@ extension ODataPayloadReader {
             let target = navigations?.first { $0.name == name }.flatMap {
                 self.metadata?.entityType(named: $0.type.name)
             }
+            let toMany = navigations?.first { $0.name == name }?.type.isCollection == true
             guard let element else {
-                entity[name] = .null
+                entity[name] = toMany ? .entities([]) : .null
                 continue
             }
             guard element.namespace == XNamespace.atom else {
@@ -195,37 +207,74 @@ extension ODataPayloadReader {
             switch element.name {
             case "entry": entity[name] = .entity(try atomEntity(element, type: target, base: base, at: here + "/entry"))
             case "feed":
-                entity[name] = .entities(try atomPage(element, type: target, base: base, at: here + "/feed").entities)
+                let page = try atomPage(element, type: target, base: base, at: here + "/feed")
+                // An expansion the service paged: what follows is not here, so reading on would cut it short.
+                if let next = page.nextLink {
+                    throw Self.shape(
+                        "the service paged the expanded \(name) (next link \(next)); read it through its navigation "
+                            + "instead of $expand", at: here + "/feed/link[@rel='next']")
+                }
+                entity[name] = .entities(page.entities)
             default: throw Self.shape("m:inline holds <\(element.qualifiedName)>, not an Atom entry or feed", at: here)
             }
         }
         return entity
     }
 
-    /// A property element as the V2 JSON value the JSON reader types: text as a string, `m:null` as null,
-    /// child `d:` elements as an object (complex) or, under a `Collection(…)` type or as `d:element`s, a
-    /// `results` array. Without metadata, `m:type` still makes whole numbers and booleans JSON numbers and
-    /// booleans, and dates V2 JSON dates.
-    static func json(ofProperty element: XElement, elementType: String? = nil) throws -> JSONValue {
+    /// A property element as the V2 JSON value the JSON reader types: text as a string, `m:null` as null, child
+    /// `d:` elements as an object (complex) or, for a collection, a `results` array. `declared` (from the metadata)
+    /// tells an empty collection or complex value from an empty string, and a complex value whose only member is
+    /// named `element` from a collection. Without metadata, `m:type` still makes whole numbers and booleans JSON
+    /// numbers and booleans, and dates V2 JSON dates.
+    func json(ofProperty element: XElement, declared: CSDLTypeReference?) throws -> JSONValue {
         let null = element.attribute("null", namespace: ODataAtom.metadata)
         if null == "true" || null == "1" { return .null }
-        let declared = element.attribute("type", namespace: ODataAtom.metadata) ?? elementType
+        let attribute = element.attribute("type", namespace: ODataAtom.metadata)
         let children = element.children.filter { $0.namespace == ODataAtom.data }
-        if declared?.hasPrefix("Collection(") == true
-            || (!children.isEmpty && children.allSatisfy { $0.name == "element" })
-        {
+        let isCollection =
+            declared?.isCollection
+            ?? (attribute?.hasPrefix("Collection(") == true
+                || (!children.isEmpty && children.allSatisfy { $0.name == "element" }))
+        if isCollection {
             // The elements of `Collection(T)` are of type T unless they say otherwise.
-            let inner = declared.flatMap { $0.hasPrefix("Collection(") ? String($0.dropFirst(11).dropLast()) : nil }
-            return ["results": .array(try children.map { try json(ofProperty: $0, elementType: inner) })]
+            var elementType = declared
+            elementType?.isCollection = false
+            let inner = attribute.flatMap { $0.hasPrefix("Collection(") ? String($0.dropFirst(11).dropLast()) : nil }
+            return [
+                "results": .array(
+                    try children.map {
+                        try json(ofProperty: $0, declared: elementType, elementAttribute: inner)
+                    })
+            ]
         }
-        if !children.isEmpty {
+        return try json(ofProperty: element, declared: declared, elementAttribute: nil)
+    }
+
+    private func json(
+        ofProperty element: XElement, declared: CSDLTypeReference?, elementAttribute: String?
+    ) throws -> JSONValue {
+        let null = element.attribute("null", namespace: ODataAtom.metadata)
+        if null == "true" || null == "1" { return .null }
+        let attribute = element.attribute("type", namespace: ODataAtom.metadata) ?? elementAttribute
+        let children = element.children.filter { $0.namespace == ODataAtom.data }
+        let complex = declared.flatMap { metadata?.complexType(named: $0.name) }
+        if declared?.isCollection == true || (declared == nil && attribute?.hasPrefix("Collection(") == true) {
+            return try json(ofProperty: element, declared: declared)
+        }
+        if !children.isEmpty || complex != nil {
             var object = JSONObject()
-            if let declared { object.append(key: "__metadata", value: ["type": .string(declared)]) }
-            for child in children { object.append(key: child.name, value: try json(ofProperty: child)) }
+            if let attribute { object.append(key: "__metadata", value: ["type": .string(attribute)]) }
+            let members = complex.map { metadata?.allProperties(of: $0) ?? $0.properties } ?? []
+            for child in children {
+                let type = members.first { $0.name == child.name }?.type
+                object.append(key: child.name, value: try json(ofProperty: child, declared: type))
+            }
             return .object(object)
         }
         let text = element.text
-        switch declared {
+        // Typed by the metadata, the text is read as it is (exact, sub-millisecond precision kept).
+        guard declared == nil else { return .string(text) }
+        switch attribute {
         case "Edm.Int16", "Edm.Int32", "Edm.Int64", "Edm.Byte", "Edm.SByte":
             if let number = Int64(text.trimmingCharacters(in: .whitespaces)) { return .number(JSONNumber(number)) }
         case "Edm.Boolean":
@@ -235,7 +284,7 @@ extension ODataPayloadReader {
             if let date = ODataDateFormat.parseISO8601(text) { return .string(ODataDateFormat.v2JSONDate(date)) }
         case "Edm.DateTimeOffset":
             if let date = ODataDateFormat.parseISO8601(text) {
-                return .string(ODataDateFormat.v2JSONDate(date, offsetMinutes: offset(of: text)))
+                return .string(ODataDateFormat.v2JSONDate(date, offsetMinutes: Self.offset(of: text)))
             }
         default: break
         }

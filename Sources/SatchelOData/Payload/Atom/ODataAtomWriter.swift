@@ -75,9 +75,16 @@ extension ODataPayloadWriter {
                     attributes: [
                         ("rel", ODataAtom.related + name),
                         ("type", "application/atom+xml;type=" + (isFeed ? "feed" : "entry")),
+                        ("title", name), ("href", name),
                     ])
                 writer.start("inline", namespace: ODataAtom.metadata)
-                if isFeed { writer.start("feed", namespace: XNamespace.atom) }
+                if isFeed {
+                    // The elements RFC 4287 asks of every feed.
+                    writer.start("feed", namespace: XNamespace.atom)
+                    writer.element("id", namespace: XNamespace.atom, text: "")
+                    writer.element("title", namespace: XNamespace.atom, text: "")
+                    writer.element("updated", namespace: XNamespace.atom, text: ODataDateFormat.iso8601(Date()))
+                }
                 for (index, element) in nested.enumerated() {
                     let here = isFeed ? "\(location)/\(name)[\(index)]" : location + "/" + name
                     try writeEntry(element, type: target, into: &writer, at: here)
@@ -89,13 +96,16 @@ extension ODataPayloadWriter {
                 structural.append((name, value))
             }
         }
-        writer.start("content", namespace: XNamespace.atom, attributes: [("type", "application/xml")])
+        // A media entry (`HasStream`) keeps its properties beside `content`, which is its media resource; any other
+        // entry has them inside `content`.
+        let isMedia = entityType?.hasStream == true
+        if !isMedia { writer.start("content", namespace: XNamespace.atom, attributes: [("type", "application/xml")]) }
         writer.start("properties", namespace: ODataAtom.metadata)
         for (name, value) in structural {
             try writeProperty(name, value, declared: declared[name], into: &writer, at: location + "/" + name)
         }
         writer.end()
-        writer.end()
+        if !isMedia { writer.end() }
         writer.end()
     }
 
@@ -103,6 +113,11 @@ extension ODataPayloadWriter {
         _ name: String, _ value: ODataValue, declared: CSDLTypeReference?, into writer: inout XMLWriter,
         at location: String
     ) throws {
+        guard Self.isXMLName(name) else {
+            throw ODataError(
+                .invalidArgument, "\(name.debugDescription) is not a property name Atom can carry (an XML name)",
+                location: location)
+        }
         var attributes: [(String, String)] = []
         if let declared, declared.name != "Edm.String" || declared.isCollection {
             attributes.append(("m:type", declared.isCollection ? "Collection(\(declared.name))" : declared.name))
@@ -132,10 +147,22 @@ extension ODataPayloadWriter {
             throw ODataError(
                 .invalidArgument, "an entity inside a complex or collection value cannot be written in Atom",
                 location: location)
+        case .dateTime(let date) where declared?.primitive == .dateTimeOffset:
+            // A DateTimeOffset property written from a plain date-time: in UTC, with its zone (without one, a
+            // server reads its own local time).
+            writer.element(name, namespace: ODataAtom.data, attributes: attributes, text: ODataDateFormat.iso8601(date))
         default:
             writer.element(
                 name, namespace: ODataAtom.data, attributes: attributes, text: try Self.atomLiteral(value, at: location)
             )
+        }
+    }
+
+    /// Whether `name` can be an element name: a letter or `_` first, then letters, digits, `_`, `-` and `.`.
+    static func isXMLName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
+        return name.unicodeScalars.allSatisfy {
+            $0 == "_" || $0 == "-" || $0 == "." || $0.properties.isAlphabetic || $0.properties.numericType != nil
         }
     }
 
