@@ -29,9 +29,8 @@ struct ODataBatchPlan: Sendable {
         /// Relative to the service root, encoded, with the SAP options (`StudentSet?$top=2&sap-client=100`).
         var url: String
         var headers: HTTPClient.Headers
-        var body: JSONValue?
-        /// The body as XML instead (an Atom entry, a V2 `$links` `<uri>`), with its `Content-Type`; V2 only.
-        var xmlBody: (data: Data, contentType: String)?
+        /// JSON, or XML for a V2 service that takes Atom.
+        var body: ODataRequestBody?
         /// Ids of earlier parts this one refers to (`$1` in its URL or body).
         var dependsOn: [String]
         var operation: String
@@ -115,7 +114,7 @@ extension ODataService {
             part.method = .post
             part.url = relativeURL(path.text(for: version))
             part.headers["Accept"] = accept
-            try setEntityBody(&part, entity, type: entityType(of: path), writer: writer, atom: atom)
+            part.body = try writer.body(for: entity, type: entityType(of: path), atom: atom)
             part.operation = "create in \(path)"
             part.decoding = .write(entityType(of: path))
             references += [path.text(for: version)] + entity.bindings.values.flatMap { $0 }
@@ -124,7 +123,7 @@ extension ODataService {
             part.url = relativeURL(path.text(for: version))
             part.headers["Accept"] = accept
             if let etag { part.headers["If-Match"] = etag }
-            try setEntityBody(&part, entity, type: entityType(of: path), writer: writer, atom: atom)
+            part.body = try writer.body(for: entity, type: entityType(of: path), atom: atom)
             part.operation = "update \(path)"
             part.decoding = .write(entityType(of: path))
             references += [path.text(for: version)] + entity.bindings.values.flatMap { $0 }
@@ -140,17 +139,11 @@ extension ODataService {
             let targetText = target.text(for: version)
             // A reference (`$2`) stays as written: the service resolves it; other targets become absolute URLs.
             let targetURL = targetText.hasPrefix("$") ? targetText : url(path: targetText).absoluteString
-            if version == .v4 {
-                part.url = relativeURL(source.navigate(navigation).appending(raw: "$ref").text(for: version))
-                part.body = ["@odata.id": .string(targetURL)]
-            } else {
-                part.url = relativeURL(source.appending(raw: "$links").navigate(navigation).text(for: version))
-                if atom {
-                    part.xmlBody = (ODataPayloadWriter.atomLinkData(targetURL), "application/xml")
-                } else {
-                    part.body = ["uri": .string(targetURL)]
-                }
-            }
+            part.url = relativeURL(
+                version == .v4
+                    ? source.navigate(navigation).appending(raw: "$ref").text(for: version)
+                    : source.appending(raw: "$links").navigate(navigation).text(for: version))
+            part.body = writer.linkBody(to: targetURL, atom: atom)
             part.headers["Accept"] = accept
             part.operation = "link \(source)/\(navigation)"
             references += [source.text(for: version), targetText]
@@ -178,28 +171,15 @@ extension ODataService {
             part.method = call.method
             part.url = relativeURL(call.path, query: call.query)
             part.headers["Accept"] = accept
-            part.body = call.body
+            part.body = call.body.map(ODataRequestBody.json)
             part.operation = "call \(name)"
             part.decoding = .value(call.returnType)
             if let path { references.append(path.text(for: version)) }
         }
-        if part.body != nil { part.headers["Content-Type"] = "application/json" }
-        if let xml = part.xmlBody { part.headers["Content-Type"] = xml.contentType }
+        if let body = part.body { part.headers["Content-Type"] = body.contentType }
         for field in request.headers { part.headers[field.name] = field.value }
         part.dependsOn = Self.referencedIDs(in: references, before: request.reference.index)
         return part
-    }
-
-    /// An entity as a part's body: an Atom entry when the service takes Atom, else JSON.
-    private func setEntityBody(
-        _ part: inout ODataBatchPlan.Part, _ entity: ODataEntity, type: CSDLEntityType?, writer: ODataPayloadWriter,
-        atom: Bool
-    ) throws {
-        if atom {
-            part.xmlBody = (try writer.atomData(for: entity, type: type), ODataPayloadWriter.atomEntryContentType)
-        } else {
-            part.body = try writer.json(for: entity, type: type)
-        }
     }
 
     /// `path?query` relative to the service root, with `sap-client` and `sap-language` added when configured

@@ -59,7 +59,7 @@ struct ODataBatchWriter: Sendable {
         if contentID { line("Content-ID: " + part.reference.contentID) }
         line()
         line("\(part.method.rawValue) \(part.url) HTTP/1.1")
-        let body = part.xmlBody?.data ?? part.body.map { Data($0.serialized()) }
+        let body = part.body?.data
         for field in part.headers { line("\(field.name): \(field.value)") }
         if let body { line("Content-Length: \(body.count)") }
         line()
@@ -87,7 +87,7 @@ struct ODataBatchWriter: Sendable {
                 var headers = JSONObject()
                 for field in part.headers { headers.append(key: field.name.lowercased(), value: .string(field.value)) }
                 object.append(key: "headers", value: .object(headers))
-                if let body = part.body { object.append(key: "body", value: body) }
+                if case .json(let body)? = part.body { object.append(key: "body", value: body) }
                 requests.append(.object(object))
             }
         }

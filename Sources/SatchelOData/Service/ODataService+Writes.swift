@@ -48,7 +48,8 @@ extension ODataService {
         let response = try await sendWriting(version: version) { atom in
             var request = request(
                 .post, url(path: path.text(for: version)), version: version, operation: "create in \(path)",
-                body: try entityBody(entity, type: entityType(of: path), version: version, atom: atom))
+                body: try payloadWriter(for: version).body(for: entity, type: entityType(of: path), atom: atom).httpBody
+            )
             for field in headers { request.headers[field.name] = field.value }
             return request
         }
@@ -74,7 +75,8 @@ extension ODataService {
         let response = try await sendWriting(version: version) { atom in
             var request = request(
                 httpMethod, url(path: path.text(for: version)), version: version, operation: "update \(path)",
-                body: try entityBody(entity, type: entityType(of: path), version: version, atom: atom))
+                body: try payloadWriter(for: version).body(for: entity, type: entityType(of: path), atom: atom).httpBody
+            )
             if let etag { request.headers["If-Match"] = etag }
             for field in headers { request.headers[field.name] = field.value }
             return request
@@ -121,15 +123,10 @@ extension ODataService {
             ? source.navigate(navigation).appending(raw: "$ref").text(for: version)
             : source.appending(raw: "$links").navigate(navigation).text(for: version)
         _ = try await sendWriting(version: version) { atom in
-            let body: HTTPClient.Body =
-                version == .v4
-                ? .json(["@odata.id": .string(targetURL)])
-                : atom
-                    ? .data(ODataPayloadWriter.atomLinkData(targetURL), contentType: "application/xml")
-                    : .json(["uri": .string(targetURL)])
             var request = request(
                 replace ? .put : .post, url(path: path), version: version,
-                operation: "link \(source)/\(navigation)", body: body)
+                operation: "link \(source)/\(navigation)",
+                body: payloadWriter(for: version).linkBody(to: targetURL, atom: atom).httpBody)
             for field in headers { request.headers[field.name] = field.value }
             return request
         }

@@ -88,20 +88,6 @@ public struct ODataService: Sendable {
         }
     }
 
-    /// An entity as a request body: an Atom entry when `atom`, else JSON.
-    func entityBody(
-        _ entity: ODataEntity, type: CSDLEntityType?, version: ODataVersion, atom: Bool
-    ) throws
-        -> HTTPClient.Body
-    {
-        let writer = payloadWriter(for: version)
-        if atom {
-            return .data(
-                try writer.atomData(for: entity, type: type), contentType: ODataPayloadWriter.atomEntryContentType)
-        }
-        return .json(bytes: try writer.data(for: entity, type: type))
-    }
-
     // MARK: Requests
 
     /// The absolute URL of a path below the service root with a query string (already encoded) and the SAP

@@ -1,5 +1,5 @@
 public import Foundation
-public import SatchelOData
+import SatchelOData
 
 extension OfflineStore.Configuration {
     /// The file of `user`'s store named `store` under `folder`: `folder/store.users/<user>.store`, one file per user

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-public import SatchelOData
+import SatchelOData
 import SatchelText
 import Synchronization
 

@@ -226,10 +226,12 @@ extension ODataPayloadReader {
     /// tells an empty collection or complex value from an empty string, and a complex value whose only member is
     /// named `element` from a collection. Without metadata, `m:type` still makes whole numbers and booleans JSON
     /// numbers and booleans, and dates V2 JSON dates.
-    func json(ofProperty element: XElement, declared: CSDLTypeReference?) throws -> JSONValue {
+    func json(
+        ofProperty element: XElement, declared: CSDLTypeReference?, collectionElementType: String? = nil
+    ) throws -> JSONValue {
         let null = element.attribute("null", namespace: ODataAtom.metadata)
         if null == "true" || null == "1" { return .null }
-        let attribute = element.attribute("type", namespace: ODataAtom.metadata)
+        let attribute = element.attribute("type", namespace: ODataAtom.metadata) ?? collectionElementType
         let children = element.children.filter { $0.namespace == ODataAtom.data }
         let isCollection =
             declared?.isCollection
@@ -240,27 +242,12 @@ extension ODataPayloadReader {
             var elementType = declared
             elementType?.isCollection = false
             let inner = attribute.flatMap { $0.hasPrefix("Collection(") ? String($0.dropFirst(11).dropLast()) : nil }
-            return [
-                "results": .array(
-                    try children.map {
-                        try json(ofProperty: $0, declared: elementType, elementAttribute: inner)
-                    })
-            ]
+            let elements = try children.map {
+                try json(ofProperty: $0, declared: elementType, collectionElementType: inner)
+            }
+            return ["results": .array(elements)]
         }
-        return try json(ofProperty: element, declared: declared, elementAttribute: nil)
-    }
-
-    private func json(
-        ofProperty element: XElement, declared: CSDLTypeReference?, elementAttribute: String?
-    ) throws -> JSONValue {
-        let null = element.attribute("null", namespace: ODataAtom.metadata)
-        if null == "true" || null == "1" { return .null }
-        let attribute = element.attribute("type", namespace: ODataAtom.metadata) ?? elementAttribute
-        let children = element.children.filter { $0.namespace == ODataAtom.data }
         let complex = declared.flatMap { metadata?.complexType(named: $0.name) }
-        if declared?.isCollection == true || (declared == nil && attribute?.hasPrefix("Collection(") == true) {
-            return try json(ofProperty: element, declared: declared)
-        }
         if !children.isEmpty || complex != nil {
             var object = JSONObject()
             if let attribute { object.append(key: "__metadata", value: ["type": .string(attribute)]) }

@@ -1,4 +1,5 @@
 public import Foundation
+import SatchelHTTP
 import SatchelJSON
 import SatchelXML
 
@@ -23,11 +24,20 @@ extension ODataPayloadWriter {
         return Data(writer.finish())
     }
 
-    /// The body of a V2 `$links` request in XML: `<uri>URL</uri>`.
-    static func atomLinkData(_ url: String) -> Data {
+    /// An entity as a request body: an Atom entry when `atom` (V2), else JSON.
+    func body(for entity: ODataEntity, type: CSDLEntityType?, atom: Bool) throws -> ODataRequestBody {
+        atom
+            ? .xml(try atomData(for: entity, type: type), contentType: Self.atomEntryContentType)
+            : .json(try json(for: entity, type: type))
+    }
+
+    /// The body that links to `url`: V4 `{"@odata.id": url}`; V2 `<uri>url</uri>` when `atom`, else `{"uri": url}`.
+    func linkBody(to url: String, atom: Bool) -> ODataRequestBody {
+        if version == .v4 { return .json(["@odata.id": .string(url)]) }
+        guard atom else { return .json(["uri": .string(url)]) }
         var writer = XMLWriter(namespaces: [(prefix: "", uri: ODataAtom.data)])
         writer.element("uri", namespace: ODataAtom.data, text: url)
-        return Data(writer.finish())
+        return .xml(Data(writer.finish()), contentType: "application/xml")
     }
 
     private func writeEntry(
@@ -193,6 +203,34 @@ extension ODataPayloadWriter {
             throw ODataError(.invalidArgument, "geospatial values are not written in Atom (GML)", location: location)
         case .null, .complex, .collection, .entity, .entities:
             throw ODataError(.invalidArgument, "not a primitive value", location: location)
+        }
+    }
+}
+
+/// A request body in a format a service takes: JSON, or XML (a V2 Atom entry, a V2 `$links` `<uri>`).
+enum ODataRequestBody: Sendable {
+    case json(JSONValue)
+    case xml(Data, contentType: String)
+
+    var contentType: String {
+        switch self {
+        case .json: "application/json"
+        case .xml(_, let contentType): contentType
+        }
+    }
+
+    var data: Data {
+        switch self {
+        case .json(let value): Data(value.serialized())
+        case .xml(let data, _): data
+        }
+    }
+
+    /// The body of a request sent on its own.
+    var httpBody: HTTPClient.Body {
+        switch self {
+        case .json(let value): .json(value)
+        case .xml(let data, let contentType): .data(data, contentType: contentType)
         }
     }
 }
