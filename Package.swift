@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "SatchelCMISQL", targets: ["SatchelCMISQL"]),
         .library(name: "SatchelRepository", targets: ["SatchelRepository"]),
         .library(name: "SatchelGateway", targets: ["SatchelGateway"]),
+        .library(name: "SatchelObjectStore", targets: ["SatchelObjectStore"]),
         .library(name: "SatchelServer", targets: ["SatchelServer"]),
         .library(name: "SatchelStore", targets: ["SatchelStore"]),
         .library(name: "SatchelOffline", targets: ["SatchelOffline"]),
@@ -218,6 +219,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Blobs in S3-compatible object storage: Signature Version 4 and the few S3 calls, on the HTTP core.
+        .target(
+            name: "SatchelObjectStore",
+            dependencies: [
+                "SatchelText", "SatchelHTTP", "SatchelRepository", "SatchelXML",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Back-end CMIS repositories served as local ones: CMISService over the CMIS client.
         .target(
             name: "SatchelGateway",
@@ -236,6 +246,7 @@ let package = Package(
                 .target(name: "SatchelRepositoryPostgres", condition: .when(traits: ["PostgreSQL"])),
                 "SatchelJSON", "SatchelXML",
                 "SatchelGateway",
+                "SatchelObjectStore",
                 "SatchelOfflineServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -265,6 +276,7 @@ let package = Package(
                 "SatchelCMISCore",
                 "SatchelServer",
                 "SatchelGateway",
+                "SatchelObjectStore",
                 "SatchelOfflineServer",
                 "SatchelOData",
                 "SatchelODataGen",
@@ -480,7 +492,8 @@ let package = Package(
             dependencies: [
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 "SatchelCMISCore",
-                "SatchelRepository", "SatchelRepositoryPostgres", "SatchelTestSupport",
+                "SatchelRepository", "SatchelRepositoryPostgres", "SatchelTestSupport", "SatchelObjectStore",
+                "SatchelHTTP",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

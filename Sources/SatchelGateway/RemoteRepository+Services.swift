@@ -205,18 +205,19 @@ extension RemoteRepository {
         versioningState: VersioningState?, policies: [String], addACEs: [ACE], removeACEs: [ACE],
         caller: CallerContext
     ) async throws -> CMISObject {
-        let source = content.map { upload($0, properties: properties) }
-        var document = try await call(caller, "create document") { binding, backend in
-            guard let parentId else {
-                guard source == nil else {
-                    throw CMISError(
-                        .notSupported, "an unfiled document with content cannot be created through a gateway")
+        var document = try await upload(content, properties: properties) { source in
+            try await call(caller, "create document") { binding, backend in
+                guard let parentId else {
+                    guard source == nil else {
+                        throw CMISError(
+                            .notSupported, "an unfiled document with content cannot be created through a gateway")
+                    }
+                    return try await binding.createObject(
+                        repositoryId: backend, parentId: nil, baseType: .document, properties: properties)
                 }
-                return try await binding.createObject(
-                    repositoryId: backend, parentId: nil, baseType: .document, properties: properties)
+                return try await binding.createDocument(
+                    repositoryId: backend, parentId: parentId, properties: properties, content: source, progress: nil)
             }
-            return try await binding.createDocument(
-                repositoryId: backend, parentId: parentId, properties: properties, content: source, progress: nil)
         }
         document = try await applyExtras(document, policies: policies, add: addACEs, remove: removeACEs, caller: caller)
         guard versioningState == .checkedout, let id = document.id else { return document }
@@ -546,11 +547,12 @@ extension RemoteRepository {
         repositoryId: String, objectId: String, overwrite: Bool, changeToken: String?, content: ContentInput,
         caller: CallerContext
     ) async throws -> CMISObject {
-        let source = upload(content, properties: Properties())
-        return try await call(caller, "set content") { binding, backend in
-            try await binding.setContentStream(
-                repositoryId: backend, objectId: objectId, content: source, overwrite: overwrite,
-                changeToken: changeToken, progress: nil)
+        try await upload(content, properties: Properties()) { source in
+            try await call(caller, "set content") { binding, backend in
+                try await binding.setContentStream(
+                    repositoryId: backend, objectId: objectId, content: source!, overwrite: overwrite,
+                    changeToken: changeToken, progress: nil)
+            }
         }
     }
 
@@ -560,11 +562,12 @@ extension RemoteRepository {
         repositoryId: String, objectId: String, isLastChunk: Bool, changeToken: String?, content: ContentInput,
         caller: CallerContext
     ) async throws -> CMISObject {
-        let source = upload(content, properties: Properties())
-        return try await call(caller, "append content") { binding, backend in
-            try await binding.appendContentStream(
-                repositoryId: backend, objectId: objectId, content: source, isLastChunk: isLastChunk,
-                changeToken: changeToken, progress: nil)
+        try await upload(content, properties: Properties()) { source in
+            try await call(caller, "append content") { binding, backend in
+                try await binding.appendContentStream(
+                    repositoryId: backend, objectId: objectId, content: source!, isLastChunk: isLastChunk,
+                    changeToken: changeToken, progress: nil)
+            }
         }
     }
 
@@ -587,12 +590,18 @@ extension RemoteRepository {
         ).renditions
     }
 
-    /// Uploaded content as the client sends it: from the blob file the binding wrote, streamed.
-    func upload(_ content: ContentInput, properties: Properties) -> ContentSource {
-        .file(
-            blobs.url(for: content.blob.hash),
-            filename: content.fileName ?? properties["cmis:name"]?.values.first?.stringValue ?? "content",
-            mimeType: content.mimeType)
+    /// Runs `body` with uploaded content as the client sends it (nil when there is none): a file of exactly the
+    /// blob's bytes, streamed from disk (``BlobStore/withFile(_:_:)``).
+    func upload<T>(
+        _ content: ContentInput?, properties: Properties, _ body: (ContentSource?) async throws -> T
+    ) async throws -> T {
+        guard let content else { return try await body(nil) }
+        return try await blobs.withFile(content.blob) { file in
+            try await body(
+                .file(
+                    file, filename: content.fileName ?? properties["cmis:name"]?.values.first?.stringValue ?? "content",
+                    mimeType: content.mimeType))
+        }
     }
 
     // MARK: Multi-filing
@@ -668,11 +677,12 @@ extension RemoteRepository {
         repositoryId: String, objectId: String, major: Bool, properties: Properties, content: ContentInput?,
         comment: String?, policies: [String], addACEs: [ACE], removeACEs: [ACE], caller: CallerContext
     ) async throws -> CMISObject {
-        let source = content.map { upload($0, properties: properties) }
-        let version = try await call(caller, "check in") { binding, backend in
-            try await binding.checkIn(
-                repositoryId: backend, objectId: objectId, major: major, properties: properties, content: source,
-                comment: comment, progress: nil)
+        let version = try await upload(content, properties: properties) { source in
+            try await call(caller, "check in") { binding, backend in
+                try await binding.checkIn(
+                    repositoryId: backend, objectId: objectId, major: major, properties: properties, content: source,
+                    comment: comment, progress: nil)
+            }
         }
         return try await applyExtras(version, policies: policies, add: addACEs, remove: removeACEs, caller: caller)
     }

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Parses `Set-Cookie` header values (RFC 6265 §5.2), leniently as browsers do.
 enum SetCookieParser {
@@ -86,7 +86,7 @@ public enum HTTPDate {
         "EEE, dd-MMM-yyyy HH:mm:ss zzz", "EEE, dd MMM yyyy HH:mm:ss Z",
     ]
 
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         for format in formats {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")

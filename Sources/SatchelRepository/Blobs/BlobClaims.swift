@@ -4,11 +4,13 @@ import Synchronization
 
 /// Which blobs requests are using but have not committed yet, and when that last changed.
 ///
-/// A blob is *pinned* from the moment an upload puts it in place (or finds the same bytes already there) until
-/// the request that holds its ``BlobLease`` is done. A blob may only be removed when nothing refers to it in the
-/// metadata store *and* no request claimed it: an upload of the same bytes may be between "the file exists" and
-/// "the object referring to it is committed". Removal checks the store first, then, under this lock, that the
-/// blob is not pinned and was not pinned or unpinned since a ``Ticket`` taken before the check.
+/// A blob is *pinned* from the moment an upload is about to store it until the request that holds its ``BlobLease``
+/// is done. A blob may only be removed when nothing refers to it in the metadata store *and* no request claimed it:
+/// an upload of the same bytes may be between "the blob is stored" and "the object referring to it is committed".
+/// Removal checks the store first, then, under this lock, that the blob is not pinned and was not pinned or unpinned
+/// since a ``Ticket`` taken before the check; it is then marked as being removed until the back-end has removed it,
+/// and an upload of the same bytes pinned meanwhile waits for that before it stores them
+/// (``waitWhileRemoving(_:)``).
 final class BlobClaims: Sendable {
     /// A point in the sequence of pin events.
     struct Ticket: Sendable, Hashable {
@@ -21,6 +23,8 @@ final class BlobClaims: Sendable {
         /// The epoch of each blob's last pin or unpin, kept while an older ticket is open.
         var lastEvent: [String: UInt64] = [:]
         var openTickets: [UInt64: Int] = [:]
+        /// Blobs the janitor is removing now.
+        var removing: Set<String> = []
         /// SHA-256 states after a blob's bytes, so an append hashes only the new bytes (most recent last).
         var hashStates: [(hash: String, state: SHA256)] = []
     }
@@ -46,10 +50,23 @@ final class BlobClaims: Sendable {
         }
     }
 
+    /// Pins `hash`. Before storing its bytes, the caller waits for a removal in progress (``waitWhileRemoving(_:)``).
+    func pin(_ hash: String) {
+        state.withLock { state in
+            state.epoch += 1
+            state.pins[hash, default: 0] += 1
+            state.lastEvent[hash] = state.epoch
+        }
+    }
+
     /// Runs `body` under the lock and, when it returns, pins `hash` in the same step (so no removal slips between
-    /// the two). `body` must not call back into the claims.
-    func pinning<T, Failure: Error>(_ hash: String, _ body: () throws(Failure) -> T) throws(Failure) -> T {
-        try state.withLock { (state: inout State) throws(Failure) -> T in
+    /// the two); returns nil without running it while `hash` is being removed. `body` must not call back into the
+    /// claims.
+    func pinningUnlessRemoving<T, Failure: Error>(
+        _ hash: String, _ body: () throws(Failure) -> T
+    ) throws(Failure) -> T? {
+        try state.withLock { (state: inout State) throws(Failure) -> T? in
+            guard !state.removing.contains(hash) else { return nil }
             let result = try body()
             state.epoch += 1
             state.pins[hash, default: 0] += 1
@@ -67,13 +84,28 @@ final class BlobClaims: Sendable {
         }
     }
 
-    /// Runs `remove` under the lock when `hash` is not pinned and was not pinned or unpinned since `ticket`;
-    /// returns false (and leaves the blob) otherwise.
-    func ifUnclaimed(_ hash: String, since ticket: Ticket, _ remove: () -> Void) -> Bool {
+    /// Marks `hash` as being removed and returns true when it is not pinned and was not pinned or unpinned since
+    /// `ticket`; returns false (and leaves the blob) otherwise. The caller removes it, then calls
+    /// ``endRemoval(_:)``.
+    func beginRemoval(_ hash: String, since ticket: Ticket) -> Bool {
         state.withLock { state in
-            guard state.pins[hash] == nil, (state.lastEvent[hash] ?? 0) <= ticket.epoch else { return false }
-            remove()
+            guard state.pins[hash] == nil, (state.lastEvent[hash] ?? 0) <= ticket.epoch,
+                !state.removing.contains(hash)
+            else { return false }
+            state.removing.insert(hash)
             return true
+        }
+    }
+
+    func endRemoval(_ hash: String) {
+        _ = state.withLock { $0.removing.remove(hash) }
+    }
+
+    /// Returns once no removal of `hash` is in progress. A removal cannot begin while the caller holds a pin, so
+    /// after this the bytes can be stored without a removal undoing them.
+    func waitWhileRemoving(_ hash: String) async {
+        while state.withLock({ $0.removing.contains(hash) }) {
+            try? await Task.sleep(for: .milliseconds(2))
         }
     }
 

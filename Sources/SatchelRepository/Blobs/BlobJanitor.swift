@@ -1,14 +1,6 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Removes blobs soon after the last reference to them goes: when a commit releases them (the metadata store says
 /// which, from inside its transaction), and when a request's ``BlobLease`` ends without anything referring to its
 /// blob (an upload that was refused, or replaced before it was committed).
@@ -23,12 +15,11 @@ final class BlobJanitor: Sendable {
 
     private let claims: BlobClaims
     private let connection = Mutex<Connection?>(nil)
-    /// Where blob files are: a closure, since the store that owns them is a value.
-    private let path: @Sendable (String) -> String
+    private let backend: any BlobBackend
 
-    init(claims: BlobClaims, path: @escaping @Sendable (String) -> String) {
+    init(claims: BlobClaims, backend: any BlobBackend) {
         self.claims = claims
-        self.path = path
+        self.backend = backend
     }
 
     func connect(isReferenced: @escaping @Sendable (String) async throws -> Bool, grace: Duration) {
@@ -36,9 +27,9 @@ final class BlobJanitor: Sendable {
     }
 
     /// Removes the blobs a commit released; `ticket` was taken before the commit.
-    func release(_ hashes: Set<String>, since ticket: BlobClaims.Ticket) {
+    func release(_ hashes: Set<String>, since ticket: BlobClaims.Ticket) async {
         guard let grace = connection.withLock({ $0?.grace }) else { return }
-        for hash in hashes { remove(hash, since: ticket, grace: grace) }
+        for hash in hashes { await remove(hash, since: ticket, grace: grace) }
     }
 
     /// Checks, off the caller's path, whether anything refers to `hash`, and removes the blob when nothing does.
@@ -48,40 +39,32 @@ final class BlobJanitor: Sendable {
             let ticket = claims.openTicket()
             defer { claims.close(ticket) }
             guard let referenced = try? await connection.isReferenced(hash), !referenced else { return }
-            remove(hash, since: ticket, grace: connection.grace)
+            await remove(hash, since: ticket, grace: connection.grace)
         }
     }
 
     /// Removes the blob unless a request claimed it since `ticket`. With a grace (another server process may share
-    /// the blob folder and be about to commit a reference this process cannot see), a blob written or claimed
-    /// within it is checked again once the grace has passed.
-    private func remove(_ hash: String, since ticket: BlobClaims.Ticket, grace: Duration) {
-        let file = path(hash)
-        var young = false
-        let removable = claims.ifUnclaimed(hash, since: ticket) {
-            if grace > .zero, let modified = Self.modificationTime(file),
-                Date().timeIntervalSince(modified) < Self.seconds(grace)
-            {
-                young = true
-                return
+    /// the blobs and be about to commit a reference this process cannot see), a blob written within it is checked
+    /// again once the grace has passed.
+    private func remove(_ hash: String, since ticket: BlobClaims.Ticket, grace: Duration) async {
+        if grace > .zero, let written = try? await backend.lastWritten(hash),
+            Date().timeIntervalSince(written) < Self.seconds(grace)
+        {
+            Task.detached { [self] in
+                try? await Task.sleep(for: grace + .seconds(1))
+                settle(hash)
             }
-            unlink(file)
-        }
-        // Claimed since the ticket but not held now: the claim's own check may have run before this commit, so
-        // check again (once: a new check's ticket comes after every claim so far).
-        if !removable && !claims.isPinned(hash) {
-            settle(hash)
             return
         }
-        guard young else { return }
-        Task.detached { [self] in
-            try? await Task.sleep(for: grace + .seconds(1))
-            settle(hash)
+        guard claims.beginRemoval(hash, since: ticket) else {
+            // Claimed since the ticket but not held now: the claim's own check may have run before this commit, so
+            // check again (once: a new check's ticket comes after every claim so far).
+            if !claims.isPinned(hash) { settle(hash) }
+            return
         }
-    }
-
-    private static func modificationTime(_ path: String) -> Date? {
-        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+        defer { claims.endRemoval(hash) }
+        // A failed removal leaves an unreferenced blob, which the next start-up's collection removes.
+        try? await backend.remove(hash)
     }
 
     private static func seconds(_ duration: Duration) -> TimeInterval {

@@ -31,7 +31,7 @@ public struct BlobReference: Sendable, Hashable {
 public final class BlobLease: Sendable, Hashable {
     /// The blob this lease keeps.
     public let reference: BlobReference
-    private let claims: BlobClaims
+    let claims: BlobClaims
     private let janitor: BlobJanitor
     private let ended = Atomic<Bool>(false)
 

@@ -13,52 +13,65 @@ import SatchelText
 extension BlobStore {
     /// The blob of `existing`'s bytes followed by `chunk`'s, pinned until the lease ends.
     ///
-    /// When `existing`'s file ends exactly where its blob does (nothing was appended to it yet), the chunk is
-    /// written at the end of that file and the longer content's name is linked to it: only the chunk's bytes are
-    /// written, and only they are hashed when the hash state after `existing` is still in memory (the state is kept
-    /// for recent appends). `existing` stays valid: its name still covers its own first bytes. Otherwise (another
-    /// append extended the file first) the content is copied into a new blob.
+    /// On the local disk, when `existing`'s file ends exactly where its blob does (nothing was appended to it yet),
+    /// the chunk is written at the end of that file and the longer content's name is linked to it: only the chunk's
+    /// bytes are written, and only they are hashed when the hash state after `existing` is still in memory (the state
+    /// is kept for recent appends). `existing` stays valid: its name still covers its own first bytes. Otherwise
+    /// (another append extended the file first, or the back-end is not the local disk) both are copied into a new
+    /// blob.
     ///
     /// A crash in the middle leaves extra bytes at the end of `existing`'s file, which no read goes past, and at
     /// worst a complete blob nothing refers to yet.
     ///
-    /// The reads, writes and `fsync` run on a dispatch thread (`BlockingWork`), not the awaiting task's.
+    /// The local reads, writes and `fsync` run on a dispatch thread (`BlockingWork`), not the awaiting task's.
     public func append(_ chunk: BlobReference, to existing: BlobReference) async throws(BlobStoreError) -> BlobLease {
-        try await BlockingWork.shared.run { [self] () throws(BlobStoreError) -> BlobLease in
-            try appendNow(chunk, to: existing)
+        if let local,
+            let lease = try await BlockingWork.shared.run({ [self] () throws(BlobStoreError) -> BlobLease? in
+                try appendInPlace(chunk, to: existing, in: local)
+            })
+        {
+            return lease
         }
+        let writer = try makeWriter()
+        try await writer.write(existing, from: self)
+        try await writer.write(chunk, from: self)
+        return try await writer.finish()
     }
 
-    private func appendNow(_ chunk: BlobReference, to existing: BlobReference) throws(BlobStoreError) -> BlobLease {
-        let file = url(for: existing.hash)
+    /// The in-place append on the local disk, or nil when the content must be copied instead.
+    private func appendInPlace(
+        _ chunk: BlobReference, to existing: BlobReference, in local: LocalBlobBackend
+    ) throws(BlobStoreError) -> BlobLease? {
+        let file = local.url(for: existing.hash)
         let descriptor = open(file.path, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw BlobStoreError(operation: "append", path: file.path, reason: String(cString: strerror(errno)))
+            throw BlobStoreError(
+                operation: "append", path: file.path, reason: String(cString: strerror(errno)),
+                isMissing: errno == ENOENT)
         }
         defer { close(descriptor) }
         // One appender at a time per file, across processes; whoever finds the file locked copies instead of waiting
         // on a lock someone else holds. A copy reads only bytes up to the recorded length, which never change.
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return try copy(existing, then: chunk) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return nil }
         defer { flock(descriptor, LOCK_UN) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, Int64(info.st_size) == existing.length else {
-            return try copy(existing, then: chunk)
-        }
+        guard fstat(descriptor, &info) == 0, Int64(info.st_size) == existing.length else { return nil }
         var hasher: SHA256
         if let remembered = claims.hashState(after: existing.hash) {
             hasher = remembered
         } else {
-            hasher = try hashPrefix(of: existing)
+            hasher = try hashPrefix(of: existing, in: local)
         }
-        try appendFile(url(for: chunk.hash), length: chunk.length, to: descriptor, at: existing.length, into: &hasher)
+        try appendFile(
+            local.url(for: chunk.hash), length: chunk.length, to: descriptor, at: existing.length, into: &hasher)
         guard fsync(descriptor) == 0 else {
             throw BlobStoreError(operation: "sync", path: file.path, reason: String(cString: strerror(errno)))
         }
         let combined = BlobReference(
             hash: BlobStore.hex(hasher.finalize()), length: existing.length + chunk.length)
         claims.remember(hasher, after: combined.hash)
-        let destination = try preparedURL(for: combined.hash)
-        let linked = try claims.pinning(combined.hash) { () throws(BlobStoreError) -> Bool in
+        let destination = try local.preparedURL(for: combined.hash)
+        let linked = try claims.pinningUnlessRemoving(combined.hash) { () throws(BlobStoreError) -> Bool in
             if link(file.path, destination.path) == 0 {
                 // The name must lead to the file written to: if the existing blob was removed and stored again since
                 // it was opened, the path leads to another file, without the appended bytes.
@@ -78,26 +91,20 @@ extension BlobStore {
             _ = utimes(destination.path, nil)
             return true
         }
+        // Being removed right now (nil), or the name led elsewhere (false): copy.
+        guard let linked else { return nil }
         guard linked else {
             claims.unpin(combined.hash)
-            return try copy(existing, then: chunk)
+            return nil
         }
-        BlobStore.syncFolder(destination.deletingLastPathComponent())
+        LocalBlobBackend.syncFolder(destination.deletingLastPathComponent())
         return BlobLease(combined, claims: claims, janitor: janitor)
     }
 
-    /// A new blob of `existing`'s bytes, then `chunk`'s.
-    private func copy(_ existing: BlobReference, then chunk: BlobReference) throws(BlobStoreError) -> BlobLease {
-        let writer = try makeWriter()
-        try writer.write(contentsOf: url(for: existing.hash), length: existing.length)
-        try writer.write(contentsOf: url(for: chunk.hash), length: chunk.length)
-        return try writer.finishNow()
-    }
-
     /// The hash state after a blob's bytes, read from its file.
-    private func hashPrefix(of blob: BlobReference) throws(BlobStoreError) -> SHA256 {
+    private func hashPrefix(of blob: BlobReference, in local: LocalBlobBackend) throws(BlobStoreError) -> SHA256 {
         var hasher = SHA256()
-        try Self.readFile(url(for: blob.hash), length: blob.length) { hasher.update(bufferPointer: $0) }
+        try Self.readFile(local.url(for: blob.hash), length: blob.length) { hasher.update(bufferPointer: $0) }
         return hasher
     }
 

@@ -10,15 +10,16 @@ import SatchelText
     import Darwin
 #endif
 
-/// Content-addressed storage for content streams: each blob is a file named by the SHA-256 of its bytes.
+/// Content-addressed storage for content streams: each blob is named by the SHA-256 of its bytes, and kept by a
+/// ``BlobBackend``: a folder on the local disk (``init(directory:)``, the default) or an object store several server
+/// processes share (``init(backend:scratchDirectory:)``).
 ///
-/// Blobs are written by a ``BlobWriter`` to a temporary file in the store's own `tmp/` folder (so the final
-/// `rename(2)` stays on one file system), hashed while they are written, flushed to disk with `fsync`, and only
-/// then renamed into `objects/ab/abcdef…`. A crash at any point leaves either no blob or a whole one, never half a
-/// file under a blob's name. Identical content is stored once.
+/// Blobs are written by a ``BlobWriter`` to a scratch file on the local disk, hashed while they are written, and
+/// handed whole to the back-end under their hash: a crash at any point leaves either no blob or a whole one, never
+/// half a file under a blob's name. Identical content is stored once.
 ///
-/// A blob's name is the SHA-256 of the file's first *n* bytes, where *n* is the length its ``BlobReference``
-/// records; the file may be longer. An append writes only the new bytes, at the end of the file it extends, and
+/// A blob's name is the SHA-256 of its first *n* bytes, where *n* is the length its ``BlobReference`` records; on the
+/// local disk the file may be longer: an append writes only the new bytes, at the end of the file it extends, and
 /// links the longer content's name to the same file (``append(_:to:)``), so uploading a document in many chunks
 /// costs its size on disk, not the sum of every intermediate size. Every read stops at the recorded length.
 ///
@@ -26,57 +27,73 @@ import SatchelText
 /// ``connectJanitor(isReferenced:grace:)``), and at start-up (``collectGarbage(keeping:olderThan:)``).
 ///
 /// ```
-/// <directory>/objects/3a/3a7bd3e2360a3d…   blobs: whole from their first byte up to their length
+/// <directory>/objects/3a/3a7bd3e2360a3d…   blobs (LocalBlobBackend): whole from their first byte up to their length
 /// <directory>/tmp/upload-XXXXXX             writers in progress (removed at start)
 /// ```
 public struct BlobStore: Sendable {
-    /// The store's root folder.
-    public let directory: URL
-    private let objectsDirectory: URL
-    private let temporaryDirectory: URL
+    /// Where whole blobs are kept.
+    public let backend: any BlobBackend
+    /// Where writers put their scratch files (on the local disk, this process's own).
+    public let scratchDirectory: URL
+    /// The back-end when it is the local disk: appends extend its files in place.
+    let local: LocalBlobBackend?
     let claims: BlobClaims
     let janitor: BlobJanitor
 
-    /// Opens (creating if needed) a blob store in `directory` and removes any temporary files a previous run left.
-    /// Its folders are readable by their owner only, as are blob files (``BlobWriter`` creates them 0600).
+    /// Opens (creating if needed) a blob store on the local disk in `directory` (``LocalBlobBackend``), its scratch
+    /// files in `directory/tmp`, and removes any scratch files a previous run left. Its folders are readable by their
+    /// owner only, as are blob files (``BlobWriter`` creates them 0600).
     public init(directory: URL) throws(BlobStoreError) {
-        self.directory = directory
-        let objectsDirectory = directory.appendingPathComponent("objects", isDirectory: true)
-        self.objectsDirectory = objectsDirectory
-        temporaryDirectory = directory.appendingPathComponent("tmp", isDirectory: true)
+        try self.init(
+            backend: LocalBlobBackend(directory: directory),
+            scratchDirectory: directory.appendingPathComponent("tmp", isDirectory: true))
+    }
+
+    /// A blob store keeping blobs in `backend`, writing scratch files to `scratchDirectory` (created owner-only if
+    /// needed; what a previous run left there is removed). For a ``LocalBlobBackend`` the scratch folder must be on
+    /// the same file system as its folder.
+    public init(backend: any BlobBackend, scratchDirectory: URL) throws(BlobStoreError) {
+        self.backend = backend
+        self.scratchDirectory = scratchDirectory
+        local = backend as? LocalBlobBackend
         claims = BlobClaims()
-        janitor = BlobJanitor(claims: claims) { hash in Self.url(for: hash, in: objectsDirectory).path }
+        janitor = BlobJanitor(claims: claims, backend: backend)
         let manager = FileManager.default
         do {
-            for folder in [directory, objectsDirectory, temporaryDirectory] { try PrivateFiles.createFolder(folder) }
-            for leftover in try manager.contentsOfDirectory(atPath: temporaryDirectory.path) {
-                try? manager.removeItem(at: temporaryDirectory.appendingPathComponent(leftover))
+            try PrivateFiles.createFolder(scratchDirectory)
+            for leftover in try manager.contentsOfDirectory(atPath: scratchDirectory.path) {
+                try? manager.removeItem(at: scratchDirectory.appendingPathComponent(leftover))
             }
         } catch {
-            throw BlobStoreError(operation: "open", path: directory.path, reason: String(describing: error))
+            throw BlobStoreError(operation: "open", path: scratchDirectory.path, reason: String(describing: error))
         }
     }
 
+    /// Where the blobs are: a folder's path, or `s3://bucket/prefix`.
+    public var location: String { backend.location }
+
     /// Starts a new blob. Write its bytes, then call ``BlobWriter/finish()``; a writer dropped before that
-    /// removes its temporary file.
+    /// removes its scratch file.
     ///
     /// - Parameter maxBytes: fail with ``BlobStoreError`` once more than this many bytes arrive.
     public func makeWriter(maxBytes: Int64? = nil) throws(BlobStoreError) -> BlobWriter {
-        try BlobWriter(store: self, temporaryDirectory: temporaryDirectory, maxBytes: maxBytes)
+        try BlobWriter(store: self, temporaryDirectory: scratchDirectory, maxBytes: maxBytes)
     }
 
-    /// Stores `data` as a blob (for small content and tests), on a dispatch thread (`BlockingWork`).
+    /// Stores `data` as a blob (for small content and tests); the scratch file is written on a dispatch thread
+    /// (`BlockingWork`).
     public func put(_ data: Data) async throws(BlobStoreError) -> BlobLease {
-        try await BlockingWork.shared.run { [self] () throws(BlobStoreError) -> BlobLease in
+        let writer = try await BlockingWork.shared.run { [self] () throws(BlobStoreError) -> BlobWriterBox in
             let writer = try makeWriter()
             try writer.write(data)
-            return try writer.finishNow()
+            return BlobWriterBox(writer: writer)
         }
+        return try await writer.writer.finish()
     }
 
     /// Lets the store remove blobs once nothing refers to them: `isReferenced` asks the metadata store. `grace`
-    /// spares blobs written or claimed that recently (several server processes sharing one blob folder cannot see
-    /// each other's uploads in progress); they are checked again once it has passed.
+    /// spares blobs written that recently (several server processes sharing the blobs cannot see each other's
+    /// uploads in progress); they are checked again once it has passed.
     public func connectJanitor(isReferenced: @escaping @Sendable (String) async throws -> Bool, grace: Duration) {
         janitor.connect(isReferenced: isReferenced, grace: grace)
     }
@@ -86,152 +103,162 @@ public struct BlobStore: Sendable {
 
     /// Removes the blobs a commit released (``StoreBatchResult/releasedContentHashes``) unless a request claimed
     /// one since `ticket`, and closes the ticket.
-    public func release(_ hashes: Set<String>, since ticket: BlobTicket) {
-        janitor.release(hashes, since: ticket.claims)
+    public func release(_ hashes: Set<String>, since ticket: BlobTicket) async {
+        await janitor.release(hashes, since: ticket.claims)
         claims.close(ticket.claims)
     }
+
+    /// Whether `lease` was handed out by this store (a lease proves its blob is stored only in the store it came
+    /// from).
+    public func owns(_ lease: BlobLease) -> Bool { lease.claims === claims }
 
     /// Closes a ticket whose commit failed.
     public func discard(_ ticket: BlobTicket) { claims.close(ticket.claims) }
 
-    /// The file of a blob (which may not exist: see ``contains(_:)``). It may be longer than the blob: read only
-    /// the length its reference records.
-    public func url(for hash: String) -> URL { Self.url(for: hash, in: objectsDirectory) }
+    /// The local file of a blob when the back-end keeps blobs on the local disk (it may not exist, and may be longer
+    /// than the blob: read only the length its reference records); nil for other back-ends.
+    public func localFile(for hash: String) -> URL? { local?.url(for: hash) }
 
-    private static func url(for hash: String, in objects: URL) -> URL {
-        let shard = hash.count >= 2 ? String(hash.prefix(2)) : "00"
-        return objects.appendingPathComponent(shard, isDirectory: true).appendingPathComponent(hash)
+    /// Whether a blob is stored.
+    public func contains(_ hash: String) async throws(BlobStoreError) -> Bool {
+        guard BlobName.isValid(hash) else { return false }
+        return try await backend.lastWritten(hash) != nil
     }
 
-    /// Whether a blob is present.
-    public func contains(_ hash: String) -> Bool {
-        isValidHash(hash) && FileManager.default.fileExists(atPath: url(for: hash).path)
+    /// Starts reading a blob's bytes (`range`: inclusive offsets, the whole blob when nil), in chunks, in constant
+    /// memory. A missing blob throws with ``BlobStoreError/isMissing``.
+    public func read(
+        _ blob: BlobReference, range: ClosedRange<Int64>? = nil
+    ) async throws(BlobStoreError) -> AsyncThrowingStream<[UInt8], any Error> {
+        guard BlobName.isValid(blob.hash) else {
+            throw BlobStoreError(operation: "read", path: blob.hash, reason: "not a SHA-256 blob name")
+        }
+        if let range, range.lowerBound < 0 || range.upperBound >= blob.length {
+            throw BlobStoreError(
+                operation: "read", path: blob.hash,
+                reason: "the range \(range.lowerBound)-\(range.upperBound) is outside its \(blob.length) bytes")
+        }
+        return try await backend.read(blob, range: range)
     }
 
     /// Reads a whole blob into memory (for small content: text search, tests).
-    public func data(for blob: BlobReference) throws(BlobStoreError) -> Data {
-        guard isValidHash(blob.hash) else {
-            throw BlobStoreError(operation: "read", path: blob.hash, reason: "not a SHA-256 blob name")
-        }
-        let file = url(for: blob.hash)
+    public func data(for blob: BlobReference) async throws(BlobStoreError) -> Data {
+        var data = Data()
+        data.reserveCapacity(Int(min(blob.length, 1 << 24)))
         do {
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
-            let data = try handle.read(upToCount: Int(blob.length)) ?? Data()
-            guard data.count == blob.length else {
-                throw BlobStoreError(
-                    operation: "read", path: file.path, reason: "the file is shorter than \(blob.length) bytes")
-            }
-            return data
+            for try await chunk in try await read(blob) { data.append(contentsOf: chunk) }
         } catch let error as BlobStoreError {
             throw error
         } catch {
-            throw BlobStoreError(operation: "read", path: file.path, reason: String(describing: error))
+            throw BlobStoreError(operation: "read", path: blob.hash, reason: String(describing: error))
         }
+        guard data.count == blob.length else {
+            throw BlobStoreError(
+                operation: "read", path: blob.hash,
+                reason: "\(data.count) bytes were read where the blob has \(blob.length)")
+        }
+        return data
     }
 
-    /// Every blob in the store.
-    public func allHashes() throws(BlobStoreError) -> Set<String> {
-        let manager = FileManager.default
-        var hashes: Set<String> = []
-        do {
-            for shard in try manager.contentsOfDirectory(atPath: objectsDirectory.path) {
-                let folder = objectsDirectory.appendingPathComponent(shard, isDirectory: true)
-                for name in try manager.contentsOfDirectory(atPath: folder.path) where isValidHash(name) {
-                    hashes.insert(name)
-                }
+    /// A stored blob as content going out: the local file (sent with Range support) when the back-end is the local
+    /// disk, else a stream read from the back-end as it is sent (a range read for a Range request). The hash is the
+    /// entity tag either way. A blob missing from the back-end throws ``BlobStoreError/isMissing``: at once for a
+    /// local file, when the stream is opened otherwise.
+    public func content(
+        _ blob: BlobReference, mimeType: String, fileName: String?
+    ) async throws(BlobStoreError) -> ContentOutput {
+        if let local {
+            let file = local.url(for: blob.hash)
+            guard FileManager.default.fileExists(atPath: file.path) else {
+                throw BlobStoreError(operation: "read", path: file.path, reason: "no such blob", isMissing: true)
             }
-        } catch {
-            throw BlobStoreError(operation: "list", path: objectsDirectory.path, reason: String(describing: error))
+            return ContentOutput(
+                file: file, length: blob.length, mimeType: mimeType, fileName: fileName, hash: blob.hash)
         }
-        return hashes
+        let streamer = ContentStreamer { [self] range in try await read(blob, range: range) }
+        return ContentOutput(
+            stream: streamer, length: blob.length, mimeType: mimeType, fileName: fileName, hash: blob.hash)
     }
+
+    /// Runs `body` with a local file of exactly the blob's bytes: the blob's own file when the back-end is the local
+    /// disk and the file is no longer than the blob, else a scratch copy read from the back-end and removed once
+    /// `body` returns.
+    public func withFile<T>(_ blob: BlobReference, _ body: (URL) async throws -> T) async throws -> T {
+        if let file = localFile(for: blob.hash),
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber,
+            size.int64Value == blob.length
+        {
+            return try await body(file)
+        }
+        let scratch = scratchDirectory.appendingPathComponent("copy-" + UUID().uuidString.lowercased())
+        guard
+            FileManager.default.createFile(atPath: scratch.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
+            throw BlobStoreError(operation: "create", path: scratch.path, reason: "the scratch file cannot be created")
+        }
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let handle = try FileHandle(forWritingTo: scratch)
+        do {
+            for try await chunk in try await read(blob) { try handle.write(contentsOf: chunk) }
+            try handle.close()
+        } catch {
+            try? handle.close()
+            throw error
+        }
+        return try await body(scratch)
+    }
+
+    /// Every blob in the store, with when each was last stored.
+    public func list() async throws(BlobStoreError) -> [BlobListing] { try await backend.list() }
 
     /// Removes every blob not in `referenced` and returns how many were removed.
     ///
     /// A blob is written before the metadata that refers to it is committed, so an upload in flight (in this
-    /// process or another one sharing the store) owns a blob nothing refers to yet: pass `olderThan` to spare
-    /// blobs written since then.
+    /// process or another one sharing the blobs) owns a blob nothing refers to yet: pass `olderThan` to spare
+    /// blobs written since then. Blobs this process's requests hold are spared too.
     @discardableResult
     public func collectGarbage(
         keeping referenced: Set<String>, olderThan cutoff: Date? = nil
-    ) throws(BlobStoreError)
-        -> Int
-    {
+    ) async throws(BlobStoreError) -> Int {
+        let ticket = claims.openTicket()
+        defer { claims.close(ticket) }
         var removed = 0
-        for hash in try allHashes() where !referenced.contains(hash) {
-            let path = url(for: hash).path
-            if let cutoff {
-                let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-                guard let modified = attributes?[.modificationDate] as? Date, modified < cutoff else { continue }
-            }
-            if unlink(path) == 0 { removed += 1 }
+        for blob in try await backend.list() where !referenced.contains(blob.hash) {
+            if let cutoff, blob.lastWritten >= cutoff { continue }
+            guard claims.beginRemoval(blob.hash, since: ticket) else { continue }
+            defer { claims.endRemoval(blob.hash) }
+            try await backend.remove(blob.hash)
+            removed += 1
         }
         return removed
     }
 
-    /// Moves a finished temporary file into place under its hash (or drops it when those bytes are already
-    /// stored) and pins the blob, in one step.
-    func install(temporaryPath: String, reference: BlobReference) throws(BlobStoreError) -> BlobLease {
-        let destination = try preparedURL(for: reference.hash)
-        let shard = destination.deletingLastPathComponent()
-        let renamed = try claims.pinning(reference.hash) { () throws(BlobStoreError) -> Bool in
-            if FileManager.default.fileExists(atPath: destination.path) {
-                unlink(temporaryPath)  // the same bytes are already stored
-                _ = utimes(destination.path, nil)  // recently claimed, for another process's grace
-                return false
-            }
-            guard rename(temporaryPath, destination.path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                unlink(temporaryPath)
-                throw BlobStoreError(operation: "store", path: destination.path, reason: reason)
-            }
-            return true
+    /// Hands a finished scratch file to the back-end under its hash and pins the blob. The pin comes first: from
+    /// then on no removal of the same name can begin, and one already under way is waited for.
+    func install(temporaryPath: String, reference: BlobReference) async throws(BlobStoreError) -> BlobLease {
+        claims.pin(reference.hash)
+        await claims.waitWhileRemoving(reference.hash)
+        do {
+            try await backend.store(URL(fileURLWithPath: temporaryPath), as: reference)
+        } catch {
+            claims.unpin(reference.hash)
+            throw error
         }
-        let lease = BlobLease(reference, claims: claims, janitor: janitor)
-        if renamed { Self.syncFolder(shard) }
-        return lease
-    }
-
-    /// The file of a blob about to be put in place, its shard folder created.
-    func preparedURL(for hash: String) throws(BlobStoreError) -> URL {
-        let destination = url(for: hash)
-        let shard = destination.deletingLastPathComponent()
-        if mkdir(shard.path, 0o700) != 0 && errno != EEXIST {
-            throw BlobStoreError(operation: "store", path: shard.path, reason: String(cString: strerror(errno)))
-        }
-        return destination
-    }
-
-    /// Makes a rename or link in `folder` durable.
-    static func syncFolder(_ folder: URL) {
-        let descriptor = open(folder.path, O_RDONLY)
-        if descriptor >= 0 {
-            _ = fsync(descriptor)
-            close(descriptor)
-        }
+        return BlobLease(reference, claims: claims, janitor: janitor)
     }
 
     /// Renders a digest as lower-case hex.
-    static func hex(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64)
-        for byte in digest {
-            bytes.append(digits[Int(byte >> 4)])
-            bytes.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    static func hex(_ digest: SHA256.Digest) -> String { Hex.lowercase(digest) }
+}
 
-    func isValidHash(_ hash: String) -> Bool {
-        hash.utf8.count == 64 && hash.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
+/// A writer handed from the dispatch thread that filled it back to the task that finishes it.
+struct BlobWriterBox: @unchecked Sendable {
+    let writer: BlobWriter
 }
 
 /// A blob store failure: what was being done, on which file, and why.
 public struct BlobStoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What was being done: `open`, `create`, `write`, `sync`, `finish`, `store`, `read`, `list`, `append` or `link`.
+    /// What was being done: `open`, `create`, `write`, `sync`, `finish`, `store`, `read`, `list`, `remove`, `append` or `link`.
     public var operation: String
     /// The file or folder concerned (for a name that is not a blob name, the name itself).
     public var path: String
@@ -239,13 +266,19 @@ public struct BlobStoreError: Error, Sendable, Hashable, CustomStringConvertible
     public var reason: String
     /// True when the content was larger than the writer's limit.
     public var limitExceeded: Bool
+    /// True when the blob is not in the store.
+    public var isMissing: Bool
 
-    /// An error of `operation` on `path`; `limitExceeded` only for content over a writer's limit.
-    public init(operation: String, path: String, reason: String, limitExceeded: Bool = false) {
+    /// An error of `operation` on `path`; `limitExceeded` only for content over a writer's limit, `isMissing` only
+    /// for a blob that is not there.
+    public init(
+        operation: String, path: String, reason: String, limitExceeded: Bool = false, isMissing: Bool = false
+    ) {
         self.operation = operation
         self.path = path
         self.reason = reason
         self.limitExceeded = limitExceeded
+        self.isMissing = isMissing
     }
 
     /// `blob store: <operation> <path>: <reason>`.

@@ -12,8 +12,8 @@ import SatchelText
 
 /// Writes one blob: bytes go to a temporary file and into a SHA-256 hash at the same time.
 ///
-/// Not thread-safe: one task writes. ``finish()`` makes the blob durable and visible (its `fsync` runs on a
-/// dispatch thread, not the task's); ``cancel()`` (or dropping the writer) throws the bytes away.
+/// Not thread-safe: one task writes. ``finish()`` makes the blob durable and visible; ``cancel()`` (or dropping the
+/// writer) throws the bytes away.
 public final class BlobWriter {
     private let store: BlobStore
     private let path: String
@@ -89,24 +89,29 @@ public final class BlobWriter {
         if let failure { throw failure }
     }
 
-    /// Flushes the bytes to disk, moves the blob into place and returns it, pinned until the lease ends. The flush
-    /// and the move run on a dispatch thread (`BlockingWork`): the awaiting task holds no thread of the pool.
-    public func finish() async throws(BlobStoreError) -> BlobLease {
-        try await BlockingWork.shared.run(handing: self) { writer throws(BlobStoreError) in try writer.finishNow() }
+    /// Appends a stored blob's bytes (read from the store's back-end, in constant memory).
+    public func write(_ blob: BlobReference, from store: BlobStore) async throws(BlobStoreError) {
+        do {
+            for try await chunk in try await store.read(blob) { try write(chunk) }
+        } catch let error as BlobStoreError {
+            cancel()
+            throw error
+        } catch {
+            cancel()
+            throw BlobStoreError(operation: "read", path: blob.hash, reason: String(describing: error))
+        }
     }
 
-    /// ``finish()`` on the calling thread, for work already off the pool.
-    func finishNow() throws(BlobStoreError) -> BlobLease {
+    /// Hands the bytes to the store's back-end under their hash and returns the blob, pinned until the lease ends.
+    /// On the local disk the scratch file is flushed and renamed into place on a dispatch thread (`BlockingWork`):
+    /// the awaiting task holds no thread of the pool.
+    public func finish() async throws(BlobStoreError) -> BlobLease {
         guard descriptor >= 0 else { throw BlobStoreError(operation: "finish", path: path, reason: "writer is closed") }
-        if fsync(descriptor) != 0 {
-            let reason = String(cString: strerror(errno))
-            cancel()
-            throw BlobStoreError(operation: "sync", path: path, reason: reason)
-        }
         close(descriptor)
         descriptor = -1
-        let hash = BlobStore.hex(hasher.finalize())
-        return try store.install(temporaryPath: path, reference: BlobReference(hash: hash, length: length))
+        let reference = BlobReference(hash: BlobStore.hex(hasher.finalize()), length: length)
+        // The back-end consumes the scratch file from here on, whatever happens.
+        return try await store.install(temporaryPath: path, reference: reference)
     }
 
     /// Throws the bytes away. Safe to call more than once.

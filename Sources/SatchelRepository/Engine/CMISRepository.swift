@@ -190,7 +190,7 @@ public final class CMISRepository: CMISService {
         defer { bumpGeneration(batch.repositoryId) }
         do {
             let result = try await store.apply(batch)
-            blobs.release(result.releasedContentHashes, since: ticket)
+            await blobs.release(result.releasedContentHashes, since: ticket)
         } catch let error as MetadataStoreError {
             blobs.discard(ticket)
             if touchesFolders { folders.invalidate(batch.repositoryId) }

@@ -118,6 +118,17 @@ public struct ContentOutput: Sendable {
         self.entityTag = entityTag
     }
 
+    /// Content in a blob store whose back-end is not the local disk, read from it while it is sent: `hash`, the
+    /// SHA-256 of its bytes, is also the entity tag.
+    public init(stream: ContentStreamer, length: Int64, mimeType: String, fileName: String?, hash: String) {
+        self.body = .stream(stream)
+        self.length = length
+        self.mimeType = mimeType
+        self.fileName = fileName
+        self.hash = hash
+        self.entityTag = hash
+    }
+
     /// The file, when the content is one.
     public var file: URL? {
         if case .file(let url) = body { return url }

@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdTLS
 public import Logging
 import SatchelGateway
+import SatchelObjectStore
 import SatchelOfflineServer
 import SatchelRepository
 import ServiceLifecycle
@@ -146,12 +147,7 @@ public struct SatchelServerApp: Sendable {
         var prepared = false
         defer { if !prepared, let lock { close(lock) } }
         let (users, demo) = try loadUsers()
-        let blobs: BlobStore
-        do {
-            blobs = try BlobStore(directory: configuration.blobDirectory)
-        } catch {
-            throw ServerError("cannot open the blob store: \(error)")
-        }
+        let blobs = try await Self.openBlobs(configuration)
         let store = try await StoreFactory.open(configuration.store)
         let repositories: any CMISServiceResolver
         // Access tokens, and Nuxeo's locks and trash: in the metadata store, shared by every process using it.
@@ -171,7 +167,7 @@ public struct SatchelServerApp: Sendable {
             // Blobs no object refers to are what a crash during an upload leaves behind. Another server process
             // sharing a PostgreSQL store may be uploading right now: spare what is within the grace.
             let grace = configuration.blobRemovalGrace
-            try blobs.collectGarbage(
+            try await blobs.collectGarbage(
                 keeping: try await store.referencedContentHashes(),
                 olderThan: grace > .zero ? Date().addingTimeInterval(-Double(grace.components.seconds)) : nil)
             let local = try await makeService(store, blobs, configuration)
@@ -224,6 +220,36 @@ public struct SatchelServerApp: Sendable {
                 logger: offlineLogger)
         } catch {
             throw ServerError("\(error)")
+        }
+    }
+
+    /// The blob store the configuration names: the data folder's, or a bucket (checked to answer before the server
+    /// starts, so a wrong endpoint, bucket or key stops it at once with the store's own answer).
+    static func openBlobs(_ configuration: ServerConfiguration) async throws -> BlobStore {
+        switch configuration.blobs {
+        case .dataFolder:
+            do {
+                return try BlobStore(directory: configuration.blobDirectory)
+            } catch {
+                throw ServerError("cannot open the blob store: \(error)")
+            }
+        case .s3(let settings):
+            // The start-up collection removes every blob the store does not refer to: metadata kept in memory
+            // refers to nothing a shared bucket holds.
+            if case .memory = configuration.store {
+                throw ServerError(
+                    "metadata in memory cannot be combined with blobs in a bucket: its start-up collection would "
+                        + "remove what the bucket holds for others")
+            }
+            let backend = S3BlobBackend(settings)
+            do {
+                try await backend.checkBucket()
+                return try BlobStore(
+                    backend: backend,
+                    scratchDirectory: configuration.blobDirectory.appendingPathComponent("tmp", isDirectory: true))
+            } catch {
+                throw ServerError("cannot open the blob store \(backend.location) at \(settings.endpoint): \(error)")
+            }
         }
     }
 

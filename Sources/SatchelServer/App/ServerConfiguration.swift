@@ -1,6 +1,7 @@
 public import Foundation
 public import Logging
 public import SatchelGateway
+public import SatchelObjectStore
 public import SatchelOfflineServer
 
 /// Everything `satchel serve` needs to start: where to listen, where data lives, who may log in, which store.
@@ -23,6 +24,15 @@ public struct ServerConfiguration: Sendable {
         case postgres(url: String)
     }
 
+    /// Where content blobs live.
+    public enum Blobs: Sendable {
+        /// Files under the data folder (``blobDirectory``): one server process's own.
+        case dataFolder
+        /// Objects in an S3-compatible bucket (`--blobs s3://…`), which several server processes share; scratch
+        /// files stay in the data folder.
+        case s3(S3BlobBackend.Configuration)
+    }
+
     /// The address to listen on.
     public var host: String
     /// The port to listen on; 0 lets the system pick one (see ``RunningServer/port``).
@@ -33,6 +43,8 @@ public struct ServerConfiguration: Sendable {
     public var usersFile: URL?
     /// Where the metadata lives: by default SQLite in `<data>/satchel.sqlite`.
     public var store: Store
+    /// Where content blobs live: under the data folder unless set.
+    public var blobs: Blobs = .dataFolder
     /// When a change needs the XSRF token (`.standard` by default).
     public var xsrfPolicy: XSRFPolicy
     /// Limits on what one request may carry.
@@ -85,9 +97,11 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// How long an unreferenced blob is spared (`RepositoryConfiguration/blobRemovalGrace`): none when this
-    /// process alone uses the data folder; ten minutes on PostgreSQL, where several server processes may share it.
+    /// process alone uses the data folder; ten minutes on PostgreSQL or with blobs in a bucket, which several server
+    /// processes may share.
     public var blobRemovalGrace: Duration {
         if case .postgres = store { return .seconds(600) }
+        if case .s3 = blobs { return .seconds(600) }
         return .zero
     }
 
@@ -100,7 +114,8 @@ public struct ServerConfiguration: Sendable {
 
     /// The users file in use.
     public var effectiveUsersFile: URL { usersFile ?? dataDirectory.appendingPathComponent("users.json") }
-    /// The blob store folder. Metadata in memory is gone when the server stops, and so is what its blobs are for:
+    /// The blob store folder (of ``Blobs/dataFolder``; with blobs in a bucket, its `tmp` folder holds the scratch
+    /// files). Metadata in memory is gone when the server stops, and so is what its blobs are for:
     /// they go in a folder of their own, never beside (and never collected with) a durable store's.
     public var blobDirectory: URL {
         if case .memory = store { return dataDirectory.appendingPathComponent("memory-blobs", isDirectory: true) }

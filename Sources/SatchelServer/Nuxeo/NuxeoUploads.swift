@@ -285,15 +285,9 @@ extension NuxeoHandler {
         }
         // The chunks, in order, as one blob.
         let writer = try environment.blobs.makeWriter(maxBytes: environment.limits.maxContentBytes)
-        do {
-            for chunk in 0..<stored.chunkCount {
-                guard let lease = stored.chunks[chunk] else { continue }
-                try writer.write(
-                    contentsOf: environment.blobs.url(for: lease.reference.hash), length: lease.reference.length)
-            }
-        } catch {
-            writer.cancel()
-            throw error
+        for chunk in 0..<stored.chunkCount {
+            guard let lease = stored.chunks[chunk] else { continue }
+            try await writer.write(lease.reference, from: environment.blobs)
         }
         let content = try await writer.finish()
         defer { content.end() }

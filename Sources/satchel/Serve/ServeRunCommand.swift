@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SatchelGateway
+import SatchelObjectStore
 import SatchelOfflineServer
 import SatchelServer
 
@@ -27,6 +28,13 @@ struct ServeRunCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Store metadata in PostgreSQL.", valueName: "url"))
     var postgres: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Keep content in an S3-compatible bucket: s3://BUCKET[/PREFIX]?endpoint=URL[&region=R][&credentials=FILE]"
+                + " (keys from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the owner-only FILE; docs/deploy.md).",
+            valueName: "s3-url"))
+    var blobs: String?
 
     @Flag(help: "Require the XSRF token on every change, also for Basic clients of the shared repository.")
     var strictXsrf = false
@@ -72,6 +80,7 @@ struct ServeRunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if memory && postgres != nil { throw ValidationError("--memory and --postgres cannot be combined") }
+        if memory && blobs != nil { throw ValidationError("--memory and --blobs cannot be combined") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if tlsClientCa != nil && tlsCert == nil { throw ValidationError("--tls-client-ca needs --tls-cert") }
@@ -92,6 +101,14 @@ struct ServeRunCommand: AsyncParsableCommand {
             xsrfPolicy: strictXsrf ? .strict : .standard, omitNewTypeCapabilities: !fullCapabilities,
             trustedProxies: TrustedProxies(Set(trustedProxies)), logLevel: level)
         configuration.logLevel = level
+        if let blobs {
+            do {
+                configuration.blobs = .s3(try S3BlobBackend.Configuration(url: blobs))
+            } catch {
+                Terminal.writeError("satchel serve: --blobs: \(error)\n")
+                throw ExitCode(SatchelExitCode.usage.rawValue)
+            }
+        }
         if let tlsCert, let tlsKey {
             configuration.tls = TLSFiles(
                 certificateChain: URL(fileURLWithPath: tlsCert), privateKey: URL(fileURLWithPath: tlsKey),
@@ -192,6 +209,11 @@ enum ServeBanner {
         case .memory: lines.append("  Store                      memory (nothing is kept after the server stops)")
         case .sqlite(let path): lines.append("  Store                      SQLite \(path)")
         case .postgres: lines.append("  Store                      PostgreSQL")
+        }
+        if case .s3(let settings) = configuration.blobs {
+            lines.append(
+                "  Blobs                      s3://\(settings.bucket)/\(settings.prefix) at \(settings.endpoint.absoluteString)"
+            )
         }
         if let user = running.demoCredentials?.user, let demo {
             lines.append("")

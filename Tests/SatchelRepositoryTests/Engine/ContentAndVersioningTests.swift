@@ -45,10 +45,11 @@ struct ContentAndVersioningTests {
         let deleted = try await f.repository.deleteContentStream(
             repositoryId: f.aliceDocs, objectId: document.requiredId, changeToken: nil, caller: f.alice)
         #expect(deleted.contentStreamLength == nil)
-        let missing = BlobLease(
-            BlobReference(hash: String(repeating: "a", count: 64), length: 3), claims: f.blobs.claims,
-            janitor: f.blobs.janitor)
-        let fake = try ContentInput(blob: missing, mimeType: "text/plain", fileName: nil)
+        // Content stored in another blob store is not this repository's.
+        let elsewhere = try BlobStore(
+            directory: FileManager.default.temporaryDirectory.appendingPathComponent("satchel-other-\(UUID())"))
+        let fake = try ContentInput(
+            blob: try await elsewhere.put(Data("abc".utf8)), mimeType: "text/plain", fileName: nil)
         #expect(
             await cmisCode {
                 _ = try await f.repository.setContentStream(

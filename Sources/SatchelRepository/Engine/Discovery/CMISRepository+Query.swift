@@ -2,8 +2,8 @@ import Foundation
 public import SatchelCMISCore
 import SatchelCMISQL
 
-/// One query candidate as the CMIS QL evaluator sees it. Folder filings, ancestors and paths are worked out
-/// before evaluation (they need the store); full text is read on first use, at most once.
+/// One query candidate as the CMIS QL evaluator sees it. Folder filings, ancestors, paths and, for a query that
+/// searches text, the content's text are worked out before evaluation (they need the stores).
 final class QueryCandidate: QueryRow {
     let object: StoredObject
     /// Values by query name, made on first use: a query that tests only folders (`IN_TREE`) never needs them.
@@ -22,7 +22,7 @@ final class QueryCandidate: QueryRow {
     let parents: Set<String>
     let ancestors: Set<String>
     private let blobs: BlobStore
-    private var text: String??
+    private var text: String?
 
     /// Text content longer than this is not searched.
     static let maximumTextLength: Int64 = 1 << 20
@@ -50,18 +50,21 @@ final class QueryCandidate: QueryRow {
 
     func isInTree(_ folderId: String, qualifier: String?) -> Bool { ancestors.contains(folderId) }
 
-    /// The name, and the content of text documents up to 1 MiB.
-    func fullText(qualifier: String?) -> String? {
-        if let text { return text }
+    /// The name, and the content of text documents up to 1 MiB once ``loadText()`` has read it.
+    func fullText(qualifier: String?) -> String? { text ?? object.name }
+
+    /// Reads the text ``fullText(qualifier:)`` searches: the name, and the content of a text document up to 1 MiB
+    /// (content the blob store cannot read is not searched).
+    func loadText() async {
+        guard text == nil else { return }
         var result = object.name
         if let content = object.content, content.mimeType.lowercased().hasPrefix("text/"),
             content.length <= Self.maximumTextLength,
-            let data = try? blobs.data(for: BlobReference(hash: content.hash, length: content.length))
+            let data = try? await blobs.data(for: BlobReference(hash: content.hash, length: content.length))
         {
             result += "\n" + String(decoding: data, as: UTF8.self)
         }
-        text = .some(result)
-        return result
+        text = result
     }
 }
 
@@ -69,6 +72,8 @@ final class QueryCandidate: QueryRow {
 private struct QueryNeeds {
     var folders = false
     var tree = false
+    /// `CONTAINS`: each candidate's text is read.
+    var text = false
 
     init(_ expression: QueryExpression?) {
         if let expression { visit(expression) }
@@ -80,6 +85,7 @@ private struct QueryNeeds {
         case .not(let operand): visit(operand)
         case .inFolder: folders = true
         case .inTree: tree = true
+        case .contains: text = true
         default: break
         }
     }
@@ -169,10 +175,11 @@ extension CMISRepository {
                 guard let object = entry.object ?? loaded[entry.id] else { continue }
                 var extra: [String: [PropertyValue]] = [:]
                 if wantsPath { extra["cmis:path"] = [.string(try await path(scope, ofFolder: object))] }
-                rows.append(
-                    QueryCandidate(
-                        object: object, extra: extra, cardinalities: cardinalities, parents: [], ancestors: [],
-                        blobs: blobs))
+                let row = QueryCandidate(
+                    object: object, extra: extra, cardinalities: cardinalities, parents: [], ancestors: [],
+                    blobs: blobs)
+                if needs.text { await row.loadText() }
+                rows.append(row)
             }
             recentObjects.remember(rows.map(\.object), repository: scope.id, generation: generation)
             return try await results(
@@ -234,6 +241,7 @@ extension CMISRepository {
             let row = QueryCandidate(
                 object: object, extra: extra, cardinalities: cardinalities, parents: parents,
                 ancestors: ancestors, blobs: blobs)
+            if needs.text { await row.loadText() }
             do {
                 if try query.matches(row) { matches.append(row) }
             } catch {

@@ -62,16 +62,32 @@ extension CMISRepository {
         guard let content = object.content else {
             throw CMISError(.constraint, "'\(object.name)' (\(object.id)) has no content stream.")
         }
-        guard blobs.contains(content.hash) else {
-            throw CMISError(.storage, "The content of '\(object.name)' (\(object.id)) is missing from the blob store.")
+        let missing = "The content of '\(object.name)' (\(object.id)) is missing from the blob store."
+        let output: ContentOutput
+        do {
+            output = try await blobs.content(
+                BlobReference(hash: content.hash, length: content.length), mimeType: content.mimeType,
+                fileName: content.fileName ?? object.name)
+        } catch {
+            throw CMISError(
+                .storage, error.isMissing ? missing : "The content of '\(object.name)' cannot be read: \(error)")
         }
-        return ContentOutput(
-            file: blobs.url(for: content.hash), length: content.length, mimeType: content.mimeType,
-            fileName: content.fileName ?? object.name, hash: content.hash)
+        guard case .stream(let streamer) = output.body else { return output }
+        // A back-end other than the local disk says whether the blob is there when the stream is opened.
+        var reported = output
+        reported.body = .stream(
+            ContentStreamer { range in
+                do {
+                    return try await streamer.open(range)
+                } catch let error as BlobStoreError {
+                    throw CMISError(.storage, error.isMissing ? missing : "The content cannot be read: \(error)")
+                }
+            })
+        return reported
     }
 
     /// Needs `cmis:write` on a document that is its series' latest version or its working copy (`versioning` for an old
-    /// version). The content's blob must already be in the blob store (`storage` otherwise); a type that allows no
+    /// version). The content is the blob its lease keeps in the blob store; a type that allows no
     /// content is `streamNotSupported`.
     public func setContentStream(
         repositoryId: String, objectId: String, overwrite: Bool, changeToken: String?, content: ContentInput,

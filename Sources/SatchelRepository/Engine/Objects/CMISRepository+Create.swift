@@ -109,8 +109,10 @@ extension CMISRepository {
         guard type.contentStreamAllowed != .notAllowed else {
             throw CMISError(.streamNotSupported, "Documents of type '\(type.id)' cannot have content.")
         }
-        guard blobs.contains(content.blob.hash) else {
-            throw CMISError(.storage, "The uploaded content '\(content.blob.hash)' is not in the blob store.")
+        // The content's lease proves its blob is stored (pinned until the call ends), in the store it came from.
+        guard blobs.owns(content.lease) else {
+            throw CMISError(
+                .storage, "The uploaded content '\(content.blob.hash)' is not in this repository's blob store.")
         }
         // The media type was checked where the content arrived (``ContentInput``).
         if let fileName = content.fileName, fileName.count > configuration.maximumStringLength {
@@ -164,7 +166,7 @@ extension CMISRepository {
     /// Needs `cmis:write` on the parent; an unfiled document needs what creating in the root folder needs. The name
     /// defaults to the content's file name. `versioningState` nil or `none` makes version `1.0`, `minor` version
     /// `0.1`, `checkedout` a private working copy; a type that is not versionable refuses all but nil and `none`
-    /// (`constraint`). The content's blob must already be in the blob store (`storage` otherwise). The ACL is set up
+    /// (`constraint`). The content is the blob its lease keeps in the blob store. The ACL is set up
     /// as `createFolder` sets it.
     public func createDocument(
         repositoryId: String, parentId: String?, properties: Properties, content: ContentInput?,

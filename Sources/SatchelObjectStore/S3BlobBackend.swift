@@ -1,0 +1,284 @@
+public import Foundation
+import SatchelHTTP
+public import SatchelRepository
+import Synchronization
+
+/// Blobs as objects in an S3-compatible bucket (`satchel serve --blobs s3://…`): what several server processes share.
+///
+/// Each blob is the object `prefix + hash`. A blob arrives whole (the ``BlobStore`` wrote and hashed it into a local
+/// scratch file first): up to ``Configuration/multipartThreshold`` it is one PUT whose `x-amz-content-sha256` is the
+/// blob's own hash, so the store itself checks the bytes it received against the name; larger blobs go as a
+/// multipart upload in ``Configuration/partSize`` parts, ``Configuration/concurrentParts`` at a time, and an upload
+/// that fails is aborted. Reads stream a ranged GET; nothing is buffered whole.
+///
+/// An object store has no way to mark an object as recently used, so storing bytes already stored sends them again:
+/// the new write's date is what spares the blob from another node's collection.
+///
+/// ```swift
+/// let configuration = try S3BlobBackend.Configuration(
+///     url: "s3://satchel-blobs?endpoint=http://127.0.0.1:8080&region=us-east-1")
+/// let blobs = try BlobStore(backend: S3BlobBackend(configuration), scratchDirectory: scratch)
+/// ```
+public struct S3BlobBackend: BlobBackend {
+    /// Where the bucket is, how to sign, and how uploads are cut.
+    public struct Configuration: Sendable {
+        /// The store's URL (`http://127.0.0.1:8080`, `https://s3.eu-central-1.amazonaws.com`).
+        public var endpoint: URL
+        /// The bucket.
+        public var bucket: String
+        /// Put before every blob's name (`blobs/`; empty by default).
+        public var prefix: String
+        /// The signing region (`us-east-1` unless the store says otherwise).
+        public var region: String
+        /// The keys.
+        public var credentials: S3Credentials
+        /// Blobs up to this size go in one PUT (64 MiB by default).
+        public var multipartThreshold: Int64
+        /// The size of each part of a larger blob (64 MiB by default; S3 wants at least 5 MiB, and at most 10,000
+        /// parts).
+        public var partSize: Int64
+        /// Parts sent at the same time (2 by default).
+        public var concurrentParts: Int
+        /// The longest a call waits for the store to answer or to send more bytes (60 seconds by default).
+        public var timeout: Duration
+
+        /// A configuration of its parts.
+        public init(
+            endpoint: URL, bucket: String, prefix: String = "", region: String = "us-east-1",
+            credentials: S3Credentials, multipartThreshold: Int64 = 64 << 20, partSize: Int64 = 64 << 20,
+            concurrentParts: Int = 2, timeout: Duration = .seconds(60)
+        ) {
+            self.endpoint = endpoint
+            self.bucket = bucket
+            self.prefix = prefix
+            self.region = region
+            self.credentials = credentials
+            self.multipartThreshold = multipartThreshold
+            self.partSize = max(5 << 20, partSize)
+            self.concurrentParts = max(1, concurrentParts)
+            self.timeout = timeout
+        }
+
+        /// Reads `s3://BUCKET[/PREFIX]?endpoint=URL[&region=REGION][&credentials=FILE][&profile=NAME]`
+        /// `[&part-size=MiB][&multipart-threshold=MiB][&concurrent-parts=N]`.
+        ///
+        /// Credentials come from the owner-only file `credentials` names (AWS shared-credentials format, `profile`
+        /// or `default`), else from `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` in `environment`. A URL never
+        /// carries keys: one with a user or password is refused.
+        ///
+        /// - Throws: ``S3ConfigurationError`` naming what is wrong.
+        public init(
+            url text: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        ) throws(S3ConfigurationError) {
+            guard let components = URLComponents(string: text), components.scheme?.lowercased() == "s3" else {
+                throw S3ConfigurationError("'\(text)' is not an s3://BUCKET?endpoint=URL address")
+            }
+            guard components.user == nil, components.password == nil else {
+                throw S3ConfigurationError(
+                    "an s3:// address must not carry keys: give them in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
+                        + "or in an owner-only file named by credentials=FILE")
+            }
+            guard let bucket = components.host, !bucket.isEmpty else {
+                throw S3ConfigurationError("'\(text)' names no bucket (s3://BUCKET?endpoint=URL)")
+            }
+            var query: [String: String] = [:]
+            for item in components.queryItems ?? [] {
+                let known = [
+                    "endpoint", "region", "credentials", "profile", "part-size", "multipart-threshold",
+                    "concurrent-parts",
+                ]
+                guard known.contains(item.name) else {
+                    throw S3ConfigurationError(
+                        "unknown s3:// setting '\(item.name)' (known: \(known.joined(separator: ", ")))")
+                }
+                query[item.name] = item.value ?? ""
+            }
+            guard let endpointText = query["endpoint"], let endpoint = URL(string: endpointText),
+                let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https", endpoint.host != nil
+            else {
+                throw S3ConfigurationError("'\(text)' needs endpoint=http(s)://HOST[:PORT] (the store's address)")
+            }
+            func mebibytes(_ name: String, _ fallback: Int64) throws(S3ConfigurationError) -> Int64 {
+                guard let value = query[name] else { return fallback }
+                guard let number = Int64(value), number >= 5, number <= 5 * 1024 else {
+                    throw S3ConfigurationError("\(name)=\(value) must be a number of MiB between 5 and 5120")
+                }
+                return number << 20
+            }
+            let credentials: S3Credentials
+            if let file = query["credentials"], !file.isEmpty {
+                credentials = try S3Credentials.fromFile(
+                    URL(fileURLWithPath: file), profile: query["profile"] ?? "default")
+            } else {
+                credentials = try S3Credentials.fromEnvironment(environment)
+            }
+            var concurrent = 2
+            if let value = query["concurrent-parts"] {
+                guard let number = Int(value), (1...16).contains(number) else {
+                    throw S3ConfigurationError("concurrent-parts=\(value) must be between 1 and 16")
+                }
+                concurrent = number
+            }
+            var prefix = String(components.path.drop { $0 == "/" })
+            if !prefix.isEmpty && !prefix.hasSuffix("/") { prefix += "/" }
+            self.init(
+                endpoint: endpoint, bucket: bucket, prefix: prefix, region: query["region"] ?? "us-east-1",
+                credentials: credentials,
+                multipartThreshold: try mebibytes("multipart-threshold", 64 << 20),
+                partSize: try mebibytes("part-size", 64 << 20), concurrentParts: concurrent)
+        }
+    }
+
+    /// The settings.
+    public let configuration: Configuration
+    /// The client that sends the calls.
+    public let client: S3Client
+
+    /// A back-end on the bucket `configuration` names. Nothing is sent until it is used (``checkBucket()``).
+    public init(_ configuration: Configuration) {
+        self.configuration = configuration
+        client = S3Client(
+            endpoint: configuration.endpoint, bucket: configuration.bucket, region: configuration.region,
+            credentials: configuration.credentials, timeout: configuration.timeout)
+    }
+
+    /// `s3://bucket/prefix`.
+    public var location: String { "s3://\(configuration.bucket)/\(configuration.prefix)" }
+
+    func key(_ hash: String) -> String { configuration.prefix + hash }
+
+    /// Throws unless the bucket answers to these keys: for start-up and readiness.
+    public func checkBucket() async throws(BlobStoreError) {
+        guard try await client.bucketExists() else {
+            throw BlobStoreError(
+                operation: "open", path: location, reason: "there is no bucket \(configuration.bucket)", isMissing: true
+            )
+        }
+    }
+
+    /// One PUT signed with the blob's hash, or a multipart upload; the scratch file is removed either way.
+    public func store(_ file: URL, as reference: BlobReference) async throws(BlobStoreError) {
+        defer { try? FileManager.default.removeItem(at: file) }
+        let key = key(reference.hash)
+        if reference.length <= configuration.multipartThreshold {
+            try await client.putObject(key, file: file, length: reference.length, sha256: reference.hash)
+            return
+        }
+        let uploadID = try await client.createMultipartUpload(key)
+        do {
+            let parts = try await uploadParts(file, length: reference.length, key: key, uploadID: uploadID)
+            try await client.completeMultipartUpload(key, uploadID: uploadID, parts: parts)
+        } catch {
+            try? await client.abortMultipartUpload(key, uploadID: uploadID)
+            throw error
+        }
+    }
+
+    /// Sends every part, at most ``Configuration/concurrentParts`` at a time, and returns their ETags in order.
+    private func uploadParts(
+        _ file: URL, length: Int64, key: String, uploadID: String
+    ) async throws(BlobStoreError) -> [String] {
+        let size = max(configuration.partSize, (length + 9_999) / 10_000)
+        let count = Int((length + size - 1) / size)
+        let client = client
+        do {
+            return try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                var etags = [String](repeating: "", count: count)
+                var next = 0
+                func start() {
+                    let number = next
+                    let offset = Int64(number) * size
+                    group.addTask {
+                        let etag = try await client.uploadPart(
+                            key, uploadID: uploadID, number: number + 1, file: file, offset: offset,
+                            length: min(size, length - offset))
+                        return (number, etag)
+                    }
+                    next += 1
+                }
+                while next < min(count, configuration.concurrentParts) { start() }
+                while let (number, etag) = try await group.next() {
+                    etags[number] = etag
+                    if next < count { start() }
+                }
+                return etags
+            }
+        } catch let error as BlobStoreError {
+            throw error
+        } catch {
+            throw BlobStoreError(operation: "put", path: client.object(key), reason: "\(error)")
+        }
+    }
+
+    /// A ranged GET, checked to deliver exactly the bytes asked for.
+    public func read(
+        _ blob: BlobReference, range: ClosedRange<Int64>?
+    ) async throws(BlobStoreError) -> AsyncThrowingStream<[UInt8], any Error> {
+        let key = key(blob.hash)
+        let expected = range.map { $0.upperBound - $0.lowerBound + 1 } ?? blob.length
+        if expected == 0 { return AsyncThrowingStream { nil } }
+        let response = try await client.getObject(key, range: range ?? 0...(blob.length - 1))
+        let object = client.object(key)
+        let counter = ByteCounter()
+        let box = IteratorBox(body: response.body)
+        return AsyncThrowingStream {
+            guard let chunk = try await box.next() else {
+                let received = counter.total
+                guard received == expected else {
+                    throw BlobStoreError(
+                        operation: "read", path: object,
+                        reason: "the store sent \(received) bytes where \(expected) were expected")
+                }
+                return nil
+            }
+            let total = counter.add(chunk.count)
+            guard total <= expected else {
+                box.cancel()
+                throw BlobStoreError(
+                    operation: "read", path: object, reason: "the store sent more than the \(expected) bytes expected")
+            }
+            return [UInt8](chunk)
+        }
+    }
+
+    /// A HEAD's `Last-Modified`.
+    public func lastWritten(_ hash: String) async throws(BlobStoreError) -> Date? {
+        try await client.headObject(key(hash))?.lastModified
+    }
+
+    /// A DELETE.
+    public func remove(_ hash: String) async throws(BlobStoreError) {
+        try await client.deleteObject(key(hash))
+    }
+
+    /// The bucket's objects under the prefix whose names are blob names.
+    public func list() async throws(BlobStoreError) -> [BlobListing] {
+        try await client.listObjects(prefix: configuration.prefix).compactMap { listing in
+            let name = String(listing.key.dropFirst(configuration.prefix.count))
+            return BlobName.isValid(name) ? BlobListing(hash: name, lastWritten: listing.lastModified) : nil
+        }
+    }
+}
+
+/// Bytes received so far by one read.
+private final class ByteCounter: Sendable {
+    private let count = Mutex<Int64>(0)
+    var total: Int64 { count.withLock { $0 } }
+    func add(_ bytes: Int) -> Int64 {
+        count.withLock {
+            $0 += Int64(bytes); return $0
+        }
+    }
+}
+
+/// A response body's iterator, read by one consumer at a time (the stream pulls one chunk after another).
+private final class IteratorBox: @unchecked Sendable {
+    private let body: HTTPResponseBody
+    private var iterator: HTTPResponseBody.AsyncIterator
+    init(body: HTTPResponseBody) {
+        self.body = body
+        iterator = body.makeAsyncIterator()
+    }
+    func next() async throws -> Data? { try await iterator.next() }
+    func cancel() { body.cancel() }
+}
