@@ -508,7 +508,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 "SatchelCMISCore",
                 "SatchelServer", "SatchelCMIS", "SatchelNuxeo", "SatchelCache", "SatchelStore", "SatchelTestSupport",
-                "SatchelGateway", "SatchelJSON",
+                "SatchelGateway", "SatchelJSON", "SatchelObjectStore",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -150,12 +150,14 @@ public final class S3Client: Sendable {
         public var lastModified: Date
     }
 
-    /// Every object whose key starts with `prefix`, following the store's pages (ListObjectsV2).
-    public func listObjects(prefix: String) async throws(BlobStoreError) -> [Listing] {
+    /// Every object whose key starts with `prefix`, following the store's pages (ListObjectsV2) of `pageSize` keys
+    /// (the store's default, 1,000 at most, when nil).
+    public func listObjects(prefix: String, pageSize: Int? = nil) async throws(BlobStoreError) -> [Listing] {
         var listings: [Listing] = []
         var token: String?
         repeat {
             var query = "list-type=2&prefix=\(SignatureV4.uriEncode(prefix))"
+            if let pageSize { query += "&max-keys=\(pageSize)" }
             if let token { query += "&continuation-token=\(SignatureV4.uriEncode(token))" }
             let response = try await send(HTTPClient.Request(.get, url: url(nil, query: query)), "list", prefix)
             let root = try Self.xml(response, "list", object(prefix))
@@ -187,7 +189,9 @@ public final class S3Client: Sendable {
     /// Whether the bucket answers (for readiness): throws when the store cannot be reached or refuses the keys,
     /// returns false when there is no such bucket.
     public func bucketExists() async throws(BlobStoreError) -> Bool {
-        try await send(HTTPClient.Request(.head, url: url(nil)), "head bucket", "", missingIsFine: true).status != 404
+        // A listing of at most one key rather than a HEAD: a refusal then comes with the store's reason.
+        let request = HTTPClient.Request(.get, url: url(nil, query: "list-type=2&max-keys=1"))
+        return try await send(request, "check bucket", "", missingIsFine: true).status != 404
     }
 
     /// Creates the bucket; one that exists and is this account's is no error.

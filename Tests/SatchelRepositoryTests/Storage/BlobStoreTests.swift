@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import SatchelRepository
@@ -10,7 +9,7 @@ import Testing
     import Darwin
 #endif
 
-@Suite("Blob store: appends in place, leases, removal")
+@Suite("Blob store on the local disk: appends in place")
 struct BlobStoreTests {
     static func store() throws -> BlobStore {
         try BlobStore(
@@ -46,33 +45,6 @@ struct BlobStoreTests {
         #expect(try await blobs.data(for: other.reference) == Data("hello!".utf8))
         #expect(Self.inode(blobs, other.hash) != Self.inode(blobs, first.hash))
         #expect(try await blobs.data(for: again.reference) == Data("hello, world, world".utf8))
-    }
-
-    @Test func aLeaseKeepsItsBlobUntilItEndsAndThenOnlyWhatNothingReferences() async throws {
-        let blobs = try Self.store()
-        let referenced: Set<String> = []
-        let kept = Mutex(referenced)
-        blobs.connectJanitor(isReferenced: { hash in kept.withLock { $0.contains(hash) } }, grace: .zero)
-        let orphan = try await blobs.put(Data("orphan".utf8))
-        let owned = try await blobs.put(Data("owned".utf8))
-        kept.withLock { _ = $0.insert(owned.hash) }
-        #expect(try await blobs.contains(orphan.hash))
-        #expect(try await blobs.contains(owned.hash))
-        orphan.end()
-        owned.end()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while try await blobs.contains(orphan.hash), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(try await !blobs.contains(orphan.hash))
-        #expect(try await blobs.contains(owned.hash))
-
-        // A commit's released blob is not removed while a request holds a lease on the same bytes.
-        let ticket = blobs.ticket()
-        let second = try await blobs.put(Data("owned".utf8))
-        await blobs.release([owned.hash], since: ticket)
-        #expect(try await blobs.contains(owned.hash))
-        withExtendedLifetime(second) {}
     }
 
     /// An append never waits for a lock someone else holds on the file: it copies.

@@ -1,0 +1,315 @@
+import Crypto
+import Foundation
+import SatchelObjectStore
+import SatchelTestSupport
+import Synchronization
+import Testing
+
+@testable import SatchelRepository
+
+/// Where a suite's blobs go: the local disk, or a bucket in a real S3-compatible store (OpenStack Swift's S3 API).
+enum BlobBackendKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case local, s3
+    var testDescription: String { rawValue }
+}
+
+/// Buckets on the test process's object store (``TemporarySwiftS3/shared``).
+enum SharedSwiftS3 {
+    static var server: Task<TemporarySwiftS3, any Error> { TemporarySwiftS3.shared }
+
+    /// A new, empty bucket's client on the shared store.
+    static func bucket(secret: String = TemporarySwiftS3.secretAccessKey) async throws -> (S3Client, String) {
+        let swift = try await server.value
+        let name = "satchel-" + UUID().uuidString.lowercased().prefix(18)
+        let client = S3Client(
+            endpoint: swift.endpoint, bucket: String(name), region: TemporarySwiftS3.region,
+            credentials: S3Credentials(accessKeyID: TemporarySwiftS3.accessKeyID, secretAccessKey: secret))
+        try await client.createBucket()
+        return (client, String(name))
+    }
+
+    /// A back-end on a new bucket, cutting uploads above 5 MiB into 5 MiB parts (the smallest S3 allows).
+    static func backend(prefix: String = "blobs/") async throws -> S3BlobBackend {
+        let swift = try await server.value
+        let (_, bucket) = try await Self.bucket()
+        return S3BlobBackend(
+            .init(
+                endpoint: swift.endpoint, bucket: bucket, prefix: prefix, region: TemporarySwiftS3.region,
+                credentials: S3Credentials(
+                    accessKeyID: TemporarySwiftS3.accessKeyID, secretAccessKey: TemporarySwiftS3.secretAccessKey),
+                multipartThreshold: 5 << 20, partSize: 5 << 20, concurrentParts: 2))
+    }
+}
+
+/// The blob store's own suite, run with the same tests against the local disk and against a real object store.
+@Suite("Blob back-ends: the same suite on the local disk and on Swift's S3 API")
+struct BlobBackendSuiteTests {
+    static func scratch() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("satchel-blob-suite-\(UUID())")
+    }
+
+    static func store(_ kind: BlobBackendKind) async throws -> BlobStore {
+        switch kind {
+        case .local: return try BlobStore(directory: scratch())
+        case .s3:
+            return try BlobStore(backend: try await SharedSwiftS3.backend(), scratchDirectory: scratch())
+        }
+    }
+
+    static func bytes(_ count: Int, seed: UInt8 = 7) -> Data {
+        var generator = seed
+        return Data(
+            (0..<count).map { index -> UInt8 in
+                generator = generator &* 31 &+ UInt8(truncatingIfNeeded: index >> 7)
+                return generator
+            })
+    }
+
+    static func sha256(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func collect(_ stream: AsyncThrowingStream<[UInt8], any Error>) async throws -> Data {
+        var data = Data()
+        for try await chunk in stream { data.append(contentsOf: chunk) }
+        return data
+    }
+
+    @Test(arguments: BlobBackendKind.allCases)
+    func storesReadsAndDeduplicates(_ kind: BlobBackendKind) async throws {
+        let blobs = try await Self.store(kind)
+        let content = Self.bytes(100_000)
+        let first = try await blobs.put(content)
+        #expect(first.hash == Self.sha256(content) && first.length == 100_000)
+        #expect(try await blobs.data(for: first.reference) == content)
+        let second = try await blobs.put(content)
+        #expect(second.hash == first.hash)
+        let listed = try await blobs.list()
+        #expect(listed.map(\.hash) == [first.hash], "identical content is stored once")
+        #expect(abs(listed[0].lastWritten.timeIntervalSinceNow) < 120)
+        // Ranges: the first byte, one in the middle, the last, and a span.
+        for range: ClosedRange<Int64> in [0...0, 4_096...4_096, 99_999...99_999, 10...70_000] {
+            let read = try await Self.collect(try await blobs.read(first.reference, range: range))
+            #expect(read == content[Int(range.lowerBound)...Int(range.upperBound)], "\(range)")
+        }
+        // A range outside the blob is refused, not clipped.
+        await #expect(throws: BlobStoreError.self) {
+            _ = try await blobs.read(first.reference, range: 99_000...100_000)
+        }
+        let empty = try await blobs.put(Data())
+        #expect(try await blobs.data(for: empty.reference) == Data())
+        withExtendedLifetime((first, second, empty)) {}
+    }
+
+    @Test(arguments: BlobBackendKind.allCases)
+    func aMissingBlobSaysSo(_ kind: BlobBackendKind) async throws {
+        let blobs = try await Self.store(kind)
+        let missing = BlobReference(hash: String(repeating: "b", count: 64), length: 10)
+        #expect(try await !blobs.contains(missing.hash))
+        await #expect {
+            _ = try await blobs.read(missing)
+        } throws: { error in
+            (error as? BlobStoreError)?.isMissing == true
+        }
+        await #expect {
+            _ = try await blobs.data(for: missing)
+        } throws: { error in
+            (error as? BlobStoreError)?.isMissing == true
+        }
+        // Content going out: at once for a local file, when the stream opens otherwise; never empty content.
+        let open: () async throws -> ContentOutput = {
+            try await blobs.content(missing, mimeType: "text/plain", fileName: nil)
+        }
+        let output: Result<ContentOutput, any Error>
+        do { output = .success(try await open()) } catch { output = .failure(error) }
+        switch (kind, output) {
+        case (.local, .failure(let error)):
+            #expect((error as? BlobStoreError)?.isMissing == true)
+        case (.s3, .success(let output)):
+            #expect(output.hash == missing.hash && output.entityTag == missing.hash)
+            guard case .stream(let streamer) = output.body else {
+                Issue.record("content in a bucket is not a stream")
+                return
+            }
+            await #expect {
+                _ = try await streamer.open(nil)
+            } throws: { error in
+                (error as? BlobStoreError)?.isMissing == true
+            }
+        default:
+            Issue.record("unexpected content for a missing blob on \(kind): \(output)")
+        }
+        try await blobs.backend.remove(missing.hash)  // removing what is not there is no error
+    }
+
+    @Test(arguments: BlobBackendKind.allCases)
+    func largeContentGoesInPartsAndReadsBackWhole(_ kind: BlobBackendKind) async throws {
+        let blobs = try await Self.store(kind)
+        let content = Self.bytes((12 << 20) + 3, seed: 3)
+        let lease = try await blobs.put(content)
+        #expect(lease.hash == Self.sha256(content))
+        let read = try await blobs.data(for: lease.reference)
+        #expect(read.count == content.count && read == content)
+        let boundary = Int64(5 << 20)
+        let across = try await Self.collect(
+            try await blobs.read(lease.reference, range: (boundary - 2)...(boundary + 2)))
+        #expect(across == content[Int(boundary - 2)...Int(boundary + 2)])
+        #expect(try await blobs.list().map(\.hash) == [lease.hash])
+        withExtendedLifetime(lease) {}
+    }
+
+    @Test(arguments: BlobBackendKind.allCases)
+    func storingAgainMarksTheBlobAsWrittenNow(_ kind: BlobBackendKind) async throws {
+        let blobs = try await Self.store(kind)
+        let content = Data("written twice".utf8)
+        let first = try await blobs.put(content)
+        let before = try #require(try await blobs.backend.lastWritten(first.hash))
+        try await Task.sleep(for: .milliseconds(1_100))  // object stores date to the second
+        let again = try await blobs.put(content)
+        let after = try #require(try await blobs.backend.lastWritten(first.hash))
+        #expect(after > before, "a duplicate upload is one another node's janitor must spare")
+        withExtendedLifetime((first, again)) {}
+    }
+
+    @Test(arguments: BlobBackendKind.allCases)
+    func appendsMakeTheLongerContent(_ kind: BlobBackendKind) async throws {
+        let blobs = try await Self.store(kind)
+        let first = try await blobs.put(Data("hello".utf8))
+        let chunk = try await blobs.put(Data(", world".utf8))
+        let combined = try await blobs.append(chunk.reference, to: first.reference)
+        #expect(try await blobs.data(for: combined.reference) == Data("hello, world".utf8))
+        #expect(try await blobs.data(for: first.reference) == Data("hello".utf8))
+        #expect(combined.hash == Self.sha256(Data("hello, world".utf8)))
+        withExtendedLifetime((first, chunk, combined)) {}
+    }
+
+    @Test(arguments: BlobBackendKind.allCases)
+    func garbageCollectionKeepsWhatIsReferencedOrYoung(_ kind: BlobBackendKind) async throws {
+        let blobs = try await Self.store(kind)
+        let kept = try await blobs.put(Data("kept".utf8))
+        let orphan = try await blobs.put(Data("orphan".utf8))
+        let held = try await blobs.put(Data("held by a request".utf8))
+        kept.end()
+        orphan.end()
+        // Everything is younger than a minute: nothing goes.
+        #expect(try await blobs.collectGarbage(keeping: [], olderThan: Date().addingTimeInterval(-60)) == 0)
+        // Without a grace, what nothing refers to goes, except what a request holds.
+        let removed = try await blobs.collectGarbage(keeping: [kept.hash])
+        #expect(removed == 1)
+        #expect(Set(try await blobs.list().map(\.hash)) == [kept.hash, held.hash])
+        withExtendedLifetime(held) {}
+    }
+
+    @Test(arguments: BlobBackendKind.allCases)
+    func theJanitorRemovesWhatNothingRefersTo(_ kind: BlobBackendKind) async throws {
+        let blobs = try await Self.store(kind)
+        let referenced = Mutex<Set<String>>([])
+        blobs.connectJanitor(isReferenced: { hash in referenced.withLock { $0.contains(hash) } }, grace: .zero)
+        let orphan = try await blobs.put(Data("orphan".utf8))
+        let owned = try await blobs.put(Data("owned".utf8))
+        referenced.withLock { _ = $0.insert(owned.hash) }
+        orphan.end()
+        owned.end()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await blobs.contains(orphan.hash), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await !blobs.contains(orphan.hash))
+        #expect(try await blobs.contains(owned.hash))
+        // A commit's released blob stays while a request holds a lease on the same bytes.
+        let ticket = blobs.ticket()
+        let again = try await blobs.put(Data("owned".utf8))
+        await blobs.release([owned.hash], since: ticket)
+        #expect(try await blobs.contains(owned.hash))
+        withExtendedLifetime(again) {}
+    }
+
+    /// A blob shorter than its reference says is an error, never content cut short.
+    @Test(arguments: BlobBackendKind.allCases)
+    func aShortBlobIsAnErrorNotShortContent(_ kind: BlobBackendKind) async throws {
+        let blobs = try await Self.store(kind)
+        let lease = try await blobs.put(Data("0123456789".utf8))
+        let claimed = BlobReference(hash: lease.hash, length: 20)
+        await #expect(throws: (any Error).self) { _ = try await blobs.data(for: claimed) }
+        await #expect(throws: (any Error).self) {
+            _ = try await Self.collect(try await blobs.read(claimed, range: 5...15))
+        }
+        withExtendedLifetime(lease) {}
+    }
+}
+
+/// What only an object store can get wrong: keys, integrity, its own errors.
+@Suite("S3 back-end: refusals and integrity against Swift's S3 API")
+struct S3BackendRefusalTests {
+    @Test func wrongKeysAreRefusedWithTheStoresAnswer() async throws {
+        let swift = try await SharedSwiftS3.server.value
+        let (_, bucket) = try await SharedSwiftS3.bucket()
+        let wrong = S3BlobBackend(
+            .init(
+                endpoint: swift.endpoint, bucket: bucket, region: TemporarySwiftS3.region,
+                credentials: S3Credentials(accessKeyID: TemporarySwiftS3.accessKeyID, secretAccessKey: "wrong")))
+        await #expect {
+            try await wrong.checkBucket()
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("403") && text.contains("SignatureDoesNotMatch") && text.contains(bucket)
+        }
+        let unknown = S3BlobBackend(
+            .init(
+                endpoint: swift.endpoint, bucket: bucket, region: TemporarySwiftS3.region,
+                credentials: S3Credentials(accessKeyID: "nobody:here", secretAccessKey: "x")))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("s3-refused-\(UUID())")
+        try Data("abc".utf8).write(to: file)
+        await #expect {
+            try await unknown.store(
+                file, as: BlobReference(hash: BlobBackendSuiteTests.sha256(Data("abc".utf8)), length: 3))
+        } throws: { error in
+            "\(error)".contains("403")
+        }
+        #expect(!FileManager.default.fileExists(atPath: file.path), "the scratch file is consumed either way")
+    }
+
+    /// Bytes that do not match the name they are stored under never become that blob: the store checks the hash.
+    @Test func bytesThatDoNotMatchTheirNameAreRefused() async throws {
+        let backend = try await SharedSwiftS3.backend(prefix: "")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("s3-corrupt-\(UUID())")
+        try Data("what was sent".utf8).write(to: file)
+        let claimed = BlobBackendSuiteTests.sha256(Data("what was hashed".utf8))
+        await #expect {
+            try await backend.store(file, as: BlobReference(hash: claimed, length: 13))
+        } throws: { error in
+            "\(error)".contains("400")
+        }
+        #expect(try await backend.lastWritten(claimed) == nil)
+    }
+
+    @Test func aMissingBucketStopsTheStart() async throws {
+        let swift = try await SharedSwiftS3.server.value
+        let backend = S3BlobBackend(
+            .init(
+                endpoint: swift.endpoint, bucket: "no-such-bucket-\(UUID().uuidString.prefix(8).lowercased())",
+                region: TemporarySwiftS3.region,
+                credentials: S3Credentials(
+                    accessKeyID: TemporarySwiftS3.accessKeyID, secretAccessKey: TemporarySwiftS3.secretAccessKey)))
+        await #expect {
+            try await backend.checkBucket()
+        } throws: { error in
+            (error as? BlobStoreError)?.isMissing == true
+        }
+    }
+
+    /// Many listing pages are followed to the end, never stopped at the first.
+    @Test func listingsFollowEveryPage() async throws {
+        let (client, _) = try await SharedSwiftS3.bucket()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("s3-list-\(UUID())")
+        try Data("x".utf8).write(to: file)
+        let sha = BlobBackendSuiteTests.sha256(Data("x".utf8))
+        for index in 0..<7 {
+            try await client.putObject("p/\(index)", file: file, length: 1, sha256: sha)
+        }
+        try await client.putObject("q/other", file: file, length: 1, sha256: sha)
+        let listed = try await client.listObjects(prefix: "p/", pageSize: 3)
+        #expect(listed.map(\.key) == (0..<7).map { "p/\($0)" })
+        #expect(listed.allSatisfy { $0.size == 1 && abs($0.lastModified.timeIntervalSinceNow) < 120 })
+    }
+}

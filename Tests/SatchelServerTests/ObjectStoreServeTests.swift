@@ -1,0 +1,117 @@
+import Crypto
+import Foundation
+import SatchelCMIS
+import SatchelCMISCore
+import SatchelHTTP
+import SatchelObjectStore
+import SatchelRepository
+import SatchelServer
+import SatchelTestSupport
+import Testing
+
+/// `satchel serve` with its content in a bucket of a real S3-compatible store (OpenStack Swift's S3 API).
+@Suite("satchel serve with blobs in object storage", .serialized)
+struct ObjectStoreServeTests {
+    static let folderURL = "/cmis/browser/shared/root"
+
+    /// A server on SQLite whose blobs go to a new bucket, and that bucket's client.
+    static func start() async throws -> (ServerHarness, S3Client, S3BlobBackend.Configuration) {
+        let swift = try await TemporarySwiftS3.shared.value
+        let credentials = S3Credentials(
+            accessKeyID: TemporarySwiftS3.accessKeyID, secretAccessKey: TemporarySwiftS3.secretAccessKey)
+        let bucket = "serve-" + UUID().uuidString.lowercased().prefix(18)
+        let client = S3Client(
+            endpoint: swift.endpoint, bucket: String(bucket), region: TemporarySwiftS3.region,
+            credentials: credentials)
+        try await client.createBucket()
+        let settings = S3BlobBackend.Configuration(
+            endpoint: swift.endpoint, bucket: String(bucket), prefix: "blobs/", region: TemporarySwiftS3.region,
+            credentials: credentials, multipartThreshold: 5 << 20, partSize: 5 << 20)
+        let harness = try await ServerHarness.start(sqlite: true, configure: { $0.blobs = .s3(settings) })
+        return (harness, client, settings)
+    }
+
+    static func sha256Hex(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test("content goes to the bucket under its hash and comes back whole, in ranges and appended")
+    func contentRoundTrip() async throws {
+        let (harness, client, _) = try await Self.start()
+        defer { Task { await harness.stop() } }
+        let bytes = Data((0..<(6 << 20) + 17).map { UInt8(($0 * 7) % 251) })
+        var form = MultipartFormData(boundary: "doc")
+        form.addField("cmisaction", "createDocument")
+        form.addField("propertyId[0]", "cmis:name")
+        form.addField("propertyValue[0]", "big.bin")
+        try form.addData("content", data: bytes, filename: "big.bin", contentType: "application/x-test")
+        form.addField("succinct", "true")
+        let created = try await harness.send(.post, Self.folderURL, body: .multipart(form))
+        #expect(created.status == 201)
+        let id = try #require(try BrowserParser.object(created.body).id)
+
+        // In the bucket, named by its SHA-256; nothing left in the scratch folder.
+        let objects = try await client.listObjects(prefix: "blobs/")
+        #expect(objects.map(\.key) == ["blobs/" + Self.sha256Hex(bytes)])
+        #expect(objects.first?.size == Int64(bytes.count))
+        let scratch = harness.dataDirectory.appendingPathComponent("blobs/tmp")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty)
+
+        let whole = try await harness.send(.get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content")
+        #expect(whole.status == 200 && whole.body == bytes)
+        #expect(whole.headers["ETag"]?.contains(Self.sha256Hex(bytes)) == true)
+        let part = try await harness.send(
+            .get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content",
+            headers: [("Range", "bytes=5242878-5242881")])
+        #expect(part.status == 206)
+        #expect(part.body == bytes[5_242_878...5_242_881])
+
+        // An append makes new content in the bucket (an object store has no append in place).
+        var chunk = MultipartFormData(boundary: "more")
+        chunk.addField("cmisaction", "appendContent")
+        chunk.addField("objectId", id)
+        chunk.addField("isLastChunk", "true")
+        try chunk.addData("content", data: Data("tail".utf8), filename: "t", contentType: "application/x-test")
+        let appended = try await harness.send(.post, Self.folderURL, body: .multipart(chunk))
+        #expect(appended.status == 200)
+        let after = try await harness.send(.get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content")
+        #expect(after.body == bytes + Data("tail".utf8))
+    }
+
+    @Test("a blob missing from the bucket is a storage error, never empty or short content")
+    func missingObject() async throws {
+        let (harness, client, _) = try await Self.start()
+        defer { Task { await harness.stop() } }
+        var form = MultipartFormData(boundary: "doc")
+        form.addField("cmisaction", "createDocument")
+        form.addField("propertyId[0]", "cmis:name")
+        form.addField("propertyValue[0]", "gone.txt")
+        try form.addData("content", data: Data("soon gone".utf8), filename: "gone.txt", contentType: "text/plain")
+        let created = try await harness.send(.post, Self.folderURL, body: .multipart(form))
+        let id = try #require(try BrowserParser.object(created.body).id)
+        for object in try await client.listObjects(prefix: "blobs/") { try await client.deleteObject(object.key) }
+        let read = try await harness.send(.get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content")
+        #expect(read.status == 500)
+        #expect(exception(read) == "storage")
+        #expect(read.text.contains("missing from the blob store"))
+    }
+
+    @Test("a server whose bucket does not answer to its keys does not start, and says why")
+    func wrongKeysStopTheStart() async throws {
+        let swift = try await TemporarySwiftS3.shared.value
+        let settings = S3BlobBackend.Configuration(
+            endpoint: swift.endpoint, bucket: "anything", region: TemporarySwiftS3.region,
+            credentials: S3Credentials(accessKeyID: TemporarySwiftS3.accessKeyID, secretAccessKey: "wrong"))
+        await #expect {
+            _ = try await ServerHarness.start(sqlite: true, configure: { $0.blobs = .s3(settings) })
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("SignatureDoesNotMatch") && text.contains("s3://anything")
+        }
+        await #expect {
+            _ = try await ServerHarness.start(configure: { $0.blobs = .s3(settings) })
+        } throws: { error in
+            "\(error)".contains("metadata in memory cannot be combined")
+        }
+    }
+}
