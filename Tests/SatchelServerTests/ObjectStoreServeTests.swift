@@ -114,4 +114,43 @@ struct ObjectStoreServeTests {
             "\(error)".contains("metadata in memory cannot be combined")
         }
     }
+
+    @Test("/ready turns false while the object store is down and true once it is back; /health stays up")
+    func readinessFollowsTheObjectStore() async throws {
+        let swift = try await TemporarySwiftS3.start()
+        let credentials = S3Credentials(
+            accessKeyID: TemporarySwiftS3.accessKeyID, secretAccessKey: TemporarySwiftS3.secretAccessKey)
+        let client = S3Client(
+            endpoint: swift.endpoint, bucket: "ready", region: TemporarySwiftS3.region, credentials: credentials)
+        try await client.createBucket()
+        let settings = S3BlobBackend.Configuration(
+            endpoint: swift.endpoint, bucket: "ready", region: TemporarySwiftS3.region, credentials: credentials)
+        let harness = try await ServerHarness.start(sqlite: true, configure: { $0.blobs = .s3(settings) })
+        defer {
+            Task {
+                await harness.stop()
+                await swift.remove()
+            }
+        }
+        let ready = try await harness.send(.get, "/ready", user: nil)
+        #expect(ready.status == 200)
+        #expect(ready.text.contains("\"blobs\":\"ok\"") && ready.text.contains("\"metadata\":\"ok\""))
+
+        await swift.stop()
+        let down = try await harness.send(.get, "/ready", user: nil)
+        #expect(down.status == 503)
+        #expect(down.text.contains("\"blobs\":\"failing\"") && down.text.contains("\"metadata\":\"ok\""))
+        #expect(!down.text.contains("127.0.0.1"), "the answer names the failing check, not internal addresses")
+        #expect(try await harness.send(.get, "/health", user: nil).status == 200)
+
+        try await swift.restart()
+        var back = try await harness.send(.get, "/ready", user: nil)
+        // The client may still be backing off from the refused connections: give it a few seconds.
+        let deadline = ContinuousClock.now + .seconds(15)
+        while back.status != 200, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            back = try await harness.send(.get, "/ready", user: nil)
+        }
+        #expect(back.status == 200)
+    }
 }

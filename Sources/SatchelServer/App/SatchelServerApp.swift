@@ -184,6 +184,7 @@ public struct SatchelServerApp: Sendable {
             repositories: repositories, blobs: blobs, limits: configuration.limits,
             xsrfPolicy: configuration.xsrfPolicy,
             omitNewTypeCapabilities: configuration.omitNewTypeCapabilities, documentMarks: marks)
+        environment.readiness = Readiness.server(store: store, blobs: blobs)
         if !configuration.offline.isEmpty {
             do {
                 environment.offlineTier = try makeOfflineTier(store)

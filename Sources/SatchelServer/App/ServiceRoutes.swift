@@ -1,9 +1,11 @@
 import Foundation
 import Hummingbird
+import Logging
 import SatchelCMISCore
 import SatchelJSON
 
-/// The routes beside the bindings: `/health`, `/cmis-endpoints.json`, `/login` and `/logout`.
+/// The routes beside the bindings: `/health` (the process is up), `/ready` (its dependencies answer:
+/// ``Readiness``), `/cmis-endpoints.json`, `/login` and `/logout`.
 enum ServiceRoutes {
     static func register(
         on router: Router<ServerRequestContext>, environment: BindingEnvironment, authenticator: Authenticator,
@@ -15,6 +17,23 @@ enum ServiceRoutes {
                 writer.writeObject { writer in
                     writer.write(key: "status", "ok")
                     writer.write(key: "version", SatchelServerVersion.current)
+                }
+            }
+        }
+        router.get("/ready") { _, _ in
+            let results = await environment.readiness.run()
+            let ready = results.allSatisfy { $0.failure == nil }
+            if !ready { environment.readiness.log(results, to: Logger(label: "satchel.ready")) }
+            return ServiceRoutes.jsonResponse(status: ready ? .ok : .serviceUnavailable) { writer in
+                writer.writeObject { writer in
+                    writer.write(key: "status", ready ? "ready" : "unavailable")
+                    writer.write(key: "checks") { writer in
+                        writer.writeObject { writer in
+                            for result in results {
+                                writer.write(key: result.name, result.failure == nil ? "ok" : "failing")
+                            }
+                        }
+                    }
                 }
             }
         }

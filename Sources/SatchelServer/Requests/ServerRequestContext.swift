@@ -96,6 +96,8 @@ public struct BindingEnvironment: Sendable {
     public var documentMarks: DocumentMarks
     /// The offline middle tier, when the server serves offline applications (`--offline`).
     public var offlineTier: OfflineTier?
+    /// What `/ready` checks (nothing until set: always ready).
+    public var readiness = Readiness(checks: [])
 
     /// An environment over `repositories` and `blobs`; document marks default to ones kept in memory, and there is
     /// no offline tier until one is set.
