@@ -206,6 +206,7 @@ let package = Package(
                 "SatchelCMISCore", "SatchelCMISQL", "SatchelJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -91,9 +91,20 @@ class Satchel:
         self.local = threading.local()
 
     def connection(self):
-        if getattr(self.local, "connection", None) is None:
-            self.local.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
-        return self.local.connection
+        """This thread's connection: a new one when the server closed the last (its idle timeout passes while the
+        other side of the benchmark runs)."""
+        connection = getattr(self.local, "connection", None)
+        if connection is not None and connection.sock is not None:
+            import select
+
+            readable, _, _ = select.select([connection.sock], [], [], 0)
+            if readable:  # closed by the server (or unexpected bytes): start afresh
+                connection.close()
+                connection = None
+        if connection is None:
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
+            self.local.connection = connection
+        return connection
 
     def create(self, name, path=None, data=None):
         """createDocument with content streamed from `path` (or `data`); returns the object id."""

@@ -1,6 +1,8 @@
+import Crypto
 public import Foundation
 import SatchelHTTP
 public import SatchelRepository
+import SatchelText
 import Synchronization
 
 /// Blobs as objects in an S3-compatible bucket (`satchel serve --blobs s3://…`): what several server processes share.
@@ -8,8 +10,9 @@ import Synchronization
 /// Each blob is the object `prefix + hash`. A blob arrives whole (the ``BlobStore`` wrote and hashed it into a local
 /// scratch file first): up to ``Configuration/multipartThreshold`` it is one PUT whose `x-amz-content-sha256` is the
 /// blob's own hash, so the store itself checks the bytes it received against the name; larger blobs go as a
-/// multipart upload in ``Configuration/partSize`` parts, ``Configuration/concurrentParts`` at a time, and an upload
-/// that fails is aborted. Reads stream a ranged GET; nothing is buffered whole.
+/// multipart upload in ``Configuration/partSize`` parts, ``Configuration/concurrentParts`` at a time, each part signed
+/// with its own SHA-256 (read again from the scratch file) so the store checks every byte, and an upload that fails
+/// is aborted. Reads stream a ranged GET; nothing is buffered whole.
 ///
 /// An object store has no way to mark an object as recently used, so storing bytes already stored sends them again:
 /// the new write's date is what spares the blob from another node's collection.
@@ -70,8 +73,9 @@ public struct S3BlobBackend: BlobBackend {
         public init(
             url text: String, environment: [String: String] = ProcessInfo.processInfo.environment
         ) throws(S3ConfigurationError) {
+            // Messages never repeat the text: it might hold keys.
             guard let components = URLComponents(string: text), components.scheme?.lowercased() == "s3" else {
-                throw S3ConfigurationError("'\(text)' is not an s3://BUCKET?endpoint=URL address")
+                throw S3ConfigurationError("--blobs takes an s3://BUCKET[/PREFIX]?endpoint=URL address")
             }
             guard components.user == nil, components.password == nil else {
                 throw S3ConfigurationError(
@@ -79,7 +83,7 @@ public struct S3BlobBackend: BlobBackend {
                         + "or in an owner-only file named by credentials=FILE")
             }
             guard let bucket = components.host, !bucket.isEmpty else {
-                throw S3ConfigurationError("'\(text)' names no bucket (s3://BUCKET?endpoint=URL)")
+                throw S3ConfigurationError("the s3:// address names no bucket (s3://BUCKET?endpoint=URL)")
             }
             var query: [String: String] = [:]
             for item in components.queryItems ?? [] {
@@ -96,7 +100,14 @@ public struct S3BlobBackend: BlobBackend {
             guard let endpointText = query["endpoint"], let endpoint = URL(string: endpointText),
                 let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https", endpoint.host != nil
             else {
-                throw S3ConfigurationError("'\(text)' needs endpoint=http(s)://HOST[:PORT] (the store's address)")
+                throw S3ConfigurationError(
+                    "the s3:// address needs endpoint=http(s)://HOST[:PORT] (the store's address)")
+            }
+            guard endpoint.user == nil, endpoint.password == nil, endpoint.query == nil else {
+                throw S3ConfigurationError(
+                    "the endpoint must be a plain http(s)://HOST[:PORT] address, without keys or a query: give keys in "
+                        + "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or in an owner-only file named by credentials=FILE"
+                )
             }
             func mebibytes(_ name: String, _ fallback: Int64) throws(S3ConfigurationError) -> Int64 {
                 guard let value = query[name] else { return fallback }
@@ -169,7 +180,9 @@ public struct S3BlobBackend: BlobBackend {
             let parts = try await uploadParts(file, length: reference.length, key: key, uploadID: uploadID)
             try await client.completeMultipartUpload(key, uploadID: uploadID, parts: parts)
         } catch {
-            try? await client.abortMultipartUpload(key, uploadID: uploadID)
+            // From a task of its own: a cancelled upload's task could send nothing more, and the parts would stay.
+            let client = client
+            Task.detached { try? await client.abortMultipartUpload(key, uploadID: uploadID) }
             throw error
         }
     }
@@ -189,9 +202,12 @@ public struct S3BlobBackend: BlobBackend {
                     let number = next
                     let offset = Int64(number) * size
                     group.addTask {
+                        let partLength = min(size, length - offset)
+                        // Each part signed with its own hash: the store checks every byte it receives.
+                        let sha256 = try await Self.sha256(of: file, offset: offset, length: partLength)
                         let etag = try await client.uploadPart(
                             key, uploadID: uploadID, number: number + 1, file: file, offset: offset,
-                            length: min(size, length - offset))
+                            length: partLength, sha256: sha256)
                         return (number, etag)
                     }
                     next += 1
@@ -216,9 +232,30 @@ public struct S3BlobBackend: BlobBackend {
     ) async throws(BlobStoreError) -> AsyncThrowingStream<[UInt8], any Error> {
         let key = key(blob.hash)
         let expected = range.map { $0.upperBound - $0.lowerBound + 1 } ?? blob.length
-        if expected == 0 { return AsyncThrowingStream { nil } }
-        let response = try await client.getObject(key, range: range ?? 0...(blob.length - 1))
+        if expected == 0 {
+            // Nothing to read, but a missing blob is still missing.
+            guard try await client.headObject(key) != nil else {
+                throw BlobStoreError(
+                    operation: "read", path: client.object(key), reason: "no such blob", isMissing: true)
+            }
+            return AsyncThrowingStream { nil }
+        }
+        let wanted = range ?? 0...(blob.length - 1)
+        let response = try await client.getObject(key, range: wanted)
         let object = client.object(key)
+        // The bytes asked for, not the object from its start: a store or proxy that ignores Range answers 200.
+        if response.status != 206 || !Self.contentRange(response.headers["Content-Range"], matches: wanted) {
+            let whole =
+                wanted.lowerBound == 0 && response.status == 200
+                && Int64(response.headers["Content-Length"] ?? "") == wanted.upperBound + 1
+            guard whole else {
+                response.cancel()
+                throw BlobStoreError(
+                    operation: "read", path: object,
+                    reason: "asked for bytes \(wanted.lowerBound)-\(wanted.upperBound), the store answered "
+                        + "\(response.status) \(response.headers["Content-Range"] ?? "without a Content-Range")")
+            }
+        }
         let counter = ByteCounter()
         let box = IteratorBox(body: response.body)
         return AsyncThrowingStream {
@@ -240,6 +277,49 @@ public struct S3BlobBackend: BlobBackend {
             return [UInt8](chunk)
         }
     }
+
+    /// The lower-case hex SHA-256 of `length` bytes of `file` from `offset`, read on a dispatch thread.
+    static func sha256(of file: URL, offset: Int64, length: Int64) async throws(BlobStoreError) -> String {
+        try await BlockingWork.shared.run { () throws(BlobStoreError) -> String in
+            let handle: FileHandle
+            do {
+                handle = try FileHandle(forReadingFrom: file)
+                try handle.seek(toOffset: UInt64(offset))
+            } catch {
+                throw BlobStoreError(operation: "read", path: file.path, reason: "\(error)")
+            }
+            defer { try? handle.close() }
+            var hasher = SHA256()
+            var left = length
+            while left > 0 {
+                let chunk: Data?
+                do {
+                    chunk = try handle.read(upToCount: Int(min(left, 1 << 20)))
+                } catch {
+                    throw BlobStoreError(operation: "read", path: file.path, reason: "\(error)")
+                }
+                guard let chunk, !chunk.isEmpty else {
+                    throw BlobStoreError(
+                        operation: "read", path: file.path, reason: "the file ends before its part does")
+                }
+                hasher.update(data: chunk)
+                left -= Int64(chunk.count)
+            }
+            return Hex.lowercase(hasher.finalize())
+        }
+    }
+
+    /// Whether `header` (`bytes 10-19/100`) names exactly `range`.
+    static func contentRange(_ header: String?, matches range: ClosedRange<Int64>) -> Bool {
+        guard let header, header.hasPrefix("bytes ") else { return false }
+        let span = header.dropFirst(6).split(separator: "/", maxSplits: 1).first ?? ""
+        let ends = span.split(separator: "-", maxSplits: 1)
+        guard ends.count == 2, let first = Int64(ends[0]), let last = Int64(ends[1]) else { return false }
+        return first == range.lowerBound && last == range.upperBound
+    }
+
+    /// A listing of at most one key: the bucket answers to these keys.
+    public func checkAvailable() async throws(BlobStoreError) { try await checkBucket() }
 
     /// A HEAD's `Last-Modified`.
     public func lastWritten(_ hash: String) async throws(BlobStoreError) -> Date? {

@@ -58,15 +58,16 @@ public final class S3Client: Sendable {
         return id
     }
 
-    /// Uploads part `number` (from 1) of an upload: `length` bytes of `file` from `offset`. Returns its ETag.
+    /// Uploads part `number` (from 1) of an upload: `length` bytes of `file` from `offset`, whose lower-case hex
+    /// SHA-256 is `sha256` (checked by the store). Returns its ETag.
     public func uploadPart(
-        _ key: String, uploadID: String, number: Int, file: URL, offset: Int64, length: Int64
+        _ key: String, uploadID: String, number: Int, file: URL, offset: Int64, length: Int64, sha256: String
     ) async throws(BlobStoreError) -> String {
         var request = HTTPClient.Request(
             .put, url: url(key, query: "partNumber=\(number)&uploadId=\(SignatureV4.uriEncode(uploadID))"),
             body: HTTPClient.Body(
                 segments: [.file(file, offset: offset, length: length)], contentType: "application/octet-stream"))
-        request.headers["x-amz-content-sha256"] = SignatureV4.unsignedPayload
+        request.headers["x-amz-content-sha256"] = sha256
         let response = try await send(request, "put part \(number)", key)
         guard let etag = response.headers["ETag"], !etag.isEmpty else {
             throw BlobStoreError(
@@ -155,6 +156,8 @@ public final class S3Client: Sendable {
     public func listObjects(prefix: String, pageSize: Int? = nil) async throws(BlobStoreError) -> [Listing] {
         var listings: [Listing] = []
         var token: String?
+        var seen: Set<String> = []
+        let dates = ISO8601DateFormatter()
         repeat {
             var query = "list-type=2&prefix=\(SignatureV4.uriEncode(prefix))"
             if let pageSize { query += "&max-keys=\(pageSize)" }
@@ -163,7 +166,7 @@ public final class S3Client: Sendable {
             let root = try Self.xml(response, "list", object(prefix))
             for entry in root.children("Contents") {
                 guard let key = entry.child("Key")?.text, let stamp = entry.child("LastModified")?.text,
-                    let modified = Self.isoDate(stamp)
+                    let modified = Self.isoDate(stamp, dates)
                 else {
                     throw BlobStoreError(
                         operation: "list", path: object(prefix),
@@ -180,6 +183,12 @@ public final class S3Client: Sendable {
                     reason: "the listing is truncated but names no continuation token")
             }
             if !truncated { token = nil }
+            // A store that hands out a token twice would be listed forever.
+            if let token, !seen.insert(token).inserted {
+                throw BlobStoreError(
+                    operation: "list", path: object(prefix),
+                    reason: "the store gave the continuation token \(token) twice")
+            }
         } while token != nil
         return listings
     }
@@ -284,8 +293,7 @@ public final class S3Client: Sendable {
     }
 
     /// `2026-11-29T08:39:44.000Z`, with or without fractional seconds.
-    static func isoDate(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
+    static func isoDate(_ text: String, _ formatter: ISO8601DateFormatter = ISO8601DateFormatter()) -> Date? {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = formatter.date(from: text) { return date }
         formatter.formatOptions = [.withInternetDateTime]

@@ -137,7 +137,13 @@ struct ObjectStoreServeTests {
         #expect(ready.text.contains("\"blobs\":\"ok\"") && ready.text.contains("\"metadata\":\"ok\""))
 
         await swift.stop()
-        let down = try await harness.send(.get, "/ready", user: nil)
+        // An answer is reused for a second: ask until it is a new one.
+        var down = try await harness.send(.get, "/ready", user: nil)
+        let stopped = ContinuousClock.now + .seconds(10)
+        while down.status == 200, ContinuousClock.now < stopped {
+            try await Task.sleep(for: .milliseconds(200))
+            down = try await harness.send(.get, "/ready", user: nil)
+        }
         #expect(down.status == 503)
         #expect(down.text.contains("\"blobs\":\"failing\"") && down.text.contains("\"metadata\":\"ok\""))
         #expect(!down.text.contains("127.0.0.1"), "the answer names the failing check, not internal addresses")
@@ -152,5 +158,23 @@ struct ObjectStoreServeTests {
             back = try await harness.send(.get, "/ready", user: nil)
         }
         #expect(back.status == 200)
+    }
+
+    @Test("a dependency that never answers counts as failing within the timeout, and never holds the answer")
+    func hungDependency() async throws {
+        let readiness = Readiness(
+            checks: [
+                .init(name: "hung") {
+                    // Ignores cancellation, as a synchronous database wait would.
+                    while true { try? await Task.sleep(for: .seconds(60)) }
+                },
+                .init(name: "fine") {},
+            ], timeout: .milliseconds(300), reuse: .zero)
+        let started = ContinuousClock.now
+        let results = await readiness.run()
+        #expect(started.duration(to: .now) < .seconds(5))
+        #expect(results.map(\.name) == ["hung", "fine"])
+        #expect(results[0].failure?.contains("no answer within") == true)
+        #expect(results[1].failure == nil)
     }
 }

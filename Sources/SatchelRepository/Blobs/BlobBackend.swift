@@ -35,6 +35,9 @@ public protocol BlobBackend: Sendable {
     /// Every blob, with when each was last stored.
     func list() async throws(BlobStoreError) -> [BlobListing]
 
+    /// Throws unless the back-end can be used now: one cheap call (for readiness probes).
+    func checkAvailable() async throws(BlobStoreError)
+
     /// The local file holding the blob, for a back-end on the local disk (content is then sent from the file, and
     /// appends extend it in place); nil for every other back-end.
     func localFile(for hash: String) -> URL?
@@ -43,6 +46,11 @@ public protocol BlobBackend: Sendable {
 extension BlobBackend {
     /// No local files.
     public func localFile(for hash: String) -> URL? { nil }
+
+    /// Asks for the date of a blob nobody stores.
+    public func checkAvailable() async throws(BlobStoreError) {
+        _ = try await lastWritten(String(repeating: "0", count: 64))
+    }
 }
 
 /// One blob as ``BlobBackend/list()`` sees it.

@@ -25,6 +25,8 @@ final class BlobClaims: Sendable {
         var openTickets: [UInt64: Int] = [:]
         /// Blobs the janitor is removing now.
         var removing: Set<String> = []
+        /// Who waits for a removal to end, by blob.
+        var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
         /// SHA-256 states after a blob's bytes, so an append hashes only the new bytes (most recent last).
         var hashStates: [(hash: String, state: SHA256)] = []
     }
@@ -84,28 +86,47 @@ final class BlobClaims: Sendable {
         }
     }
 
-    /// Marks `hash` as being removed and returns true when it is not pinned and was not pinned or unpinned since
-    /// `ticket`; returns false (and leaves the blob) otherwise. The caller removes it, then calls
-    /// ``endRemoval(_:)``.
-    func beginRemoval(_ hash: String, since ticket: Ticket) -> Bool {
+    /// What ``beginRemoval(_:since:)`` found.
+    enum Removal {
+        /// Marked as being removed: remove it, then call ``endRemoval(_:)``.
+        case started
+        /// Pinned now, or pinned or unpinned since the ticket: leave it.
+        case claimed
+        /// Another removal of it is under way.
+        case underWay
+    }
+
+    /// Marks `hash` as being removed when it is not pinned, was not pinned or unpinned since `ticket`, and is not
+    /// being removed already.
+    func beginRemoval(_ hash: String, since ticket: Ticket) -> Removal {
         state.withLock { state in
-            guard state.pins[hash] == nil, (state.lastEvent[hash] ?? 0) <= ticket.epoch,
-                !state.removing.contains(hash)
-            else { return false }
+            guard !state.removing.contains(hash) else { return .underWay }
+            guard state.pins[hash] == nil, (state.lastEvent[hash] ?? 0) <= ticket.epoch else { return .claimed }
             state.removing.insert(hash)
-            return true
+            return .started
         }
     }
 
+    /// Ends a removal and wakes whoever waits for it.
     func endRemoval(_ hash: String) {
-        _ = state.withLock { $0.removing.remove(hash) }
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.removing.remove(hash)
+            return state.waiters.removeValue(forKey: hash) ?? []
+        }
+        for waiter in waiting { waiter.resume() }
     }
 
-    /// Returns once no removal of `hash` is in progress. A removal cannot begin while the caller holds a pin, so
-    /// after this the bytes can be stored without a removal undoing them.
+    /// Returns once no removal of `hash` is in progress (at once when none is). A removal cannot begin while the
+    /// caller holds a pin, so after this the bytes can be stored without a removal undoing them. Not cut short by
+    /// cancellation: the removal ends on its own.
     func waitWhileRemoving(_ hash: String) async {
-        while state.withLock({ $0.removing.contains(hash) }) {
-            try? await Task.sleep(for: .milliseconds(2))
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard state.removing.contains(hash) else { return true }
+                state.waiters[hash, default: []].append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
         }
     }
 

@@ -43,28 +43,43 @@ final class BlobJanitor: Sendable {
         }
     }
 
-    /// Removes the blob unless a request claimed it since `ticket`. With a grace (another server process may share
-    /// the blobs and be about to commit a reference this process cannot see), a blob written within it is checked
-    /// again once the grace has passed.
+    /// Removes the blob unless a request claimed it since `ticket`. With a grace (other server processes may share
+    /// the blobs and be about to commit a reference this process cannot see), a blob written within it, or whose
+    /// date cannot be read now, is checked again once the grace has passed: an unanswered question never removes.
     private func remove(_ hash: String, since ticket: BlobClaims.Ticket, grace: Duration) async {
-        if grace > .zero, let written = try? await backend.lastWritten(hash),
-            Date().timeIntervalSince(written) < Self.seconds(grace)
-        {
-            Task.detached { [self] in
-                try? await Task.sleep(for: grace + .seconds(1))
-                settle(hash)
+        if grace > .zero {
+            let written: Date?
+            do {
+                written = try await backend.lastWritten(hash)
+            } catch {
+                recheck(hash, after: grace)
+                return
             }
-            return
+            guard let written else { return }  // already gone
+            if Date().timeIntervalSince(written) < Self.seconds(grace) {
+                recheck(hash, after: grace)
+                return
+            }
         }
-        guard claims.beginRemoval(hash, since: ticket) else {
+        switch claims.beginRemoval(hash, since: ticket) {
+        case .started:
+            defer { claims.endRemoval(hash) }
+            // A failed removal leaves an unreferenced blob, which a later start-up's collection removes.
+            try? await backend.remove(hash)
+        case .claimed:
             // Claimed since the ticket but not held now: the claim's own check may have run before this commit, so
             // check again (once: a new check's ticket comes after every claim so far).
             if !claims.isPinned(hash) { settle(hash) }
-            return
+        case .underWay:
+            break  // another removal of the same blob is doing it
         }
-        defer { claims.endRemoval(hash) }
-        // A failed removal leaves an unreferenced blob, which the next start-up's collection removes.
-        try? await backend.remove(hash)
+    }
+
+    private func recheck(_ hash: String, after grace: Duration) {
+        Task.detached { [self] in
+            try? await Task.sleep(for: grace + .seconds(1))
+            settle(hash)
+        }
     }
 
     private static func seconds(_ duration: Duration) -> TimeInterval {

@@ -48,6 +48,9 @@ public final class BlobLease: Sendable, Hashable {
     /// The blob's length in bytes.
     public var length: Int64 { reference.length }
 
+    /// Whether ``end()`` has been called.
+    var hasEnded: Bool { ended.load(ordering: .acquiring) }
+
     /// Unpins the blob and removes it if nothing refers to it. Safe to call more than once.
     public func end() {
         guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }

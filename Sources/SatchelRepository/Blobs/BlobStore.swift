@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+public import Logging
 import SatchelText
 
 #if canImport(Glibc)
@@ -31,6 +32,10 @@ import SatchelText
 /// <directory>/tmp/upload-XXXXXX             writers in progress (removed at start)
 /// ```
 public struct BlobStore: Sendable {
+    /// Where blob store failures are logged (`satchel.blobs`): the reasons callers are not told, since they name the
+    /// store's hosts and objects.
+    public static let logger = Logger(label: "satchel.blobs")
+
     /// Where whole blobs are kept.
     public let backend: any BlobBackend
     /// Where writers put their scratch files (on the local disk, this process's own).
@@ -103,14 +108,29 @@ public struct BlobStore: Sendable {
 
     /// Removes the blobs a commit released (``StoreBatchResult/releasedContentHashes``) unless a request claimed
     /// one since `ticket`, and closes the ticket.
+    ///
+    /// On the local disk this is done before it returns (an unlink each). Other back-ends remove in the background:
+    /// a request that released many blobs does not wait for a round trip per blob after its commit.
     public func release(_ hashes: Set<String>, since ticket: BlobTicket) async {
-        await janitor.release(hashes, since: ticket.claims)
-        claims.close(ticket.claims)
+        guard !hashes.isEmpty else {
+            claims.close(ticket.claims)
+            return
+        }
+        if local != nil {
+            await janitor.release(hashes, since: ticket.claims)
+            claims.close(ticket.claims)
+            return
+        }
+        Task.detached { [janitor, claims] in
+            await janitor.release(hashes, since: ticket.claims)
+            claims.close(ticket.claims)
+        }
     }
 
     /// Whether `lease` was handed out by this store (a lease proves its blob is stored only in the store it came
     /// from).
-    public func owns(_ lease: BlobLease) -> Bool { lease.claims === claims }
+    /// A lease that has ended proves nothing.
+    public func owns(_ lease: BlobLease) -> Bool { lease.claims === claims && !lease.hasEnded }
 
     /// Closes a ticket whose commit failed.
     public func discard(_ ticket: BlobTicket) { claims.close(ticket.claims) }
@@ -211,27 +231,54 @@ public struct BlobStore: Sendable {
     /// Every blob in the store, with when each was last stored.
     public func list() async throws(BlobStoreError) -> [BlobListing] { try await backend.list() }
 
-    /// Removes every blob not in `referenced` and returns how many were removed.
+    /// Removes every blob that `referenced` (asked once, after this call has started watching this process's
+    /// requests) does not name, and says what it did.
     ///
     /// A blob is written before the metadata that refers to it is committed, so an upload in flight (in this
     /// process or another one sharing the blobs) owns a blob nothing refers to yet: pass `olderThan` to spare
-    /// blobs written since then. Blobs this process's requests hold are spared too.
+    /// blobs written since then; on a shared back-end each blob's date is read again just before it goes. Blobs this
+    /// process's requests hold are spared too. A removal that fails is counted and the others go on.
+    ///
+    /// On a back-end other than the local disk, whose blobs outlive any one server's metadata, nothing is removed
+    /// when more than half of its blobs would go: that is a metadata store that is not the one these blobs belong
+    /// to (a new database, another deployment's bucket), not garbage.
     @discardableResult
     public func collectGarbage(
-        keeping referenced: Set<String>, olderThan cutoff: Date? = nil
-    ) async throws(BlobStoreError) -> Int {
+        keeping referenced: () async throws -> Set<String>, olderThan cutoff: Date? = nil
+    ) async throws -> BlobCollection {
         let ticket = claims.openTicket()
         defer { claims.close(ticket) }
-        var removed = 0
-        for blob in try await backend.list() where !referenced.contains(blob.hash) {
-            if let cutoff, blob.lastWritten >= cutoff { continue }
-            guard claims.beginRemoval(blob.hash, since: ticket) else { continue }
-            defer { claims.endRemoval(blob.hash) }
-            try await backend.remove(blob.hash)
-            removed += 1
+        let kept = try await referenced()
+        let listed = try await backend.list()
+        let candidates = listed.filter { blob in
+            !kept.contains(blob.hash) && (cutoff.map { blob.lastWritten < $0 } ?? true)
         }
-        return removed
+        var collection = BlobCollection(listed: listed.count)
+        if local == nil, !candidates.isEmpty, candidates.count * 2 > listed.count {
+            collection.refusal =
+                "\(candidates.count) of the \(listed.count) blobs in \(backend.location) are not referenced by this "
+                + "metadata store: more than half, so none was removed (is this the store these blobs belong to?)"
+            return collection
+        }
+        for blob in candidates {
+            if let cutoff, local == nil {
+                // Stored again by another process since the listing was read: it is that upload's now.
+                guard let written = try? await backend.lastWritten(blob.hash), written < cutoff else { continue }
+            }
+            guard case .started = claims.beginRemoval(blob.hash, since: ticket) else { continue }
+            defer { claims.endRemoval(blob.hash) }
+            do {
+                try await backend.remove(blob.hash)
+                collection.removed += 1
+            } catch {
+                collection.failures.append("\(error)")
+            }
+        }
+        return collection
     }
+
+    /// Throws unless the back-end can be used now (for readiness): a bucket that answers, a folder that is there.
+    public func checkAvailable() async throws(BlobStoreError) { try await backend.checkAvailable() }
 
     /// Hands a finished scratch file to the back-end under its hash and pins the blob. The pin comes first: from
     /// then on no removal of the same name can begin, and one already under way is waited for.
@@ -249,6 +296,21 @@ public struct BlobStore: Sendable {
 
     /// Renders a digest as lower-case hex.
     static func hex(_ digest: SHA256.Digest) -> String { Hex.lowercase(digest) }
+}
+
+/// What ``BlobStore/collectGarbage(keeping:olderThan:)`` did.
+public struct BlobCollection: Sendable, Hashable {
+    /// Blobs the back-end listed.
+    public var listed: Int
+    /// Blobs removed.
+    public var removed = 0
+    /// Why each failed removal failed (the others went on).
+    public var failures: [String] = []
+    /// Why nothing was removed, when the collection refused to run.
+    public var refusal: String?
+
+    /// A collection that has listed `listed` blobs and done nothing yet.
+    public init(listed: Int) { self.listed = listed }
 }
 
 /// A writer handed from the dispatch thread that filled it back to the task that finishes it.

@@ -56,7 +56,9 @@ public struct LocalBlobBackend: BlobBackend {
         let scratch = file.path
         let descriptor = open(scratch, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw BlobStoreError(operation: "sync", path: scratch, reason: String(cString: strerror(errno)))
+            let reason = String(cString: strerror(errno))
+            unlink(scratch)
+            throw BlobStoreError(operation: "sync", path: scratch, reason: reason)
         }
         let synced = fsync(descriptor) == 0
         let reason = synced ? "" : String(cString: strerror(errno))

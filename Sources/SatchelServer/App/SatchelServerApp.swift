@@ -167,9 +167,13 @@ public struct SatchelServerApp: Sendable {
             // Blobs no object refers to are what a crash during an upload leaves behind. Another server process
             // sharing a PostgreSQL store may be uploading right now: spare what is within the grace.
             let grace = configuration.blobRemovalGrace
-            try await blobs.collectGarbage(
-                keeping: try await store.referencedContentHashes(),
+            let collection = try await blobs.collectGarbage(
+                keeping: { try await store.referencedContentHashes() },
                 olderThan: grace > .zero ? Date().addingTimeInterval(-Double(grace.components.seconds)) : nil)
+            if let refusal = collection.refusal { logger.warning("blob collection at start: \(refusal)") }
+            for failure in collection.failures.prefix(10) {
+                logger.warning("blob collection at start: a removal failed: \(failure)")
+            }
             let local = try await makeService(store, blobs, configuration)
             if let gateway = configuration.gateway {
                 repositories = GatewayRepositories(local: local, configuration: gateway, blobs: blobs, logger: logger)

@@ -32,7 +32,7 @@ struct ServeRunCommand: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Keep content in an S3-compatible bucket: s3://BUCKET[/PREFIX]?endpoint=URL[&region=R][&credentials=FILE]"
-                + " (keys from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the owner-only FILE; docs/deploy.md).",
+                + " (keys from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the owner-only FILE; docs/server.md).",
             valueName: "s3-url"))
     var blobs: String?
 

@@ -50,21 +50,40 @@ final class QueryCandidate: QueryRow {
 
     func isInTree(_ folderId: String, qualifier: String?) -> Bool { ancestors.contains(folderId) }
 
-    /// The name, and the content of text documents up to 1 MiB once ``loadText()`` has read it.
-    func fullText(qualifier: String?) -> String? { text ?? object.name }
-
-    /// Reads the text ``fullText(qualifier:)`` searches: the name, and the content of a text document up to 1 MiB
-    /// (content the blob store cannot read is not searched).
-    func loadText() async {
-        guard text == nil else { return }
+    /// The name, and the content of text documents up to 1 MiB: read from the local disk on first use (so a test
+    /// that fails before `CONTAINS` is reached reads nothing), or as ``loadText()`` read it from another back-end.
+    func fullText(qualifier: String?) -> String? {
+        if let text { return text }
         var result = object.name
-        if let content = object.content, content.mimeType.lowercased().hasPrefix("text/"),
-            content.length <= Self.maximumTextLength,
+        if let content = searchableContent, let file = blobs.localFile(for: content.hash) {
+            var data = Data()
+            if (try? BlobStore.readFile(file, length: content.length, { data.append(contentsOf: $0) })) != nil {
+                result += "\n" + String(decoding: data, as: UTF8.self)
+            }
+        }
+        text = result
+        return result
+    }
+
+    /// Reads the text ``fullText(qualifier:)`` searches from a back-end that is not the local disk, before evaluation
+    /// (evaluation cannot wait for it); content the blob store cannot read is not searched.
+    func loadText() async {
+        guard text == nil, blobs.local == nil else { return }
+        var result = object.name
+        if let content = searchableContent,
             let data = try? await blobs.data(for: BlobReference(hash: content.hash, length: content.length))
         {
             result += "\n" + String(decoding: data, as: UTF8.self)
         }
         text = result
+    }
+
+    /// The content whose text is searched: a text document's, up to 1 MiB.
+    private var searchableContent: StoredContent? {
+        guard let content = object.content, content.mimeType.lowercased().hasPrefix("text/"),
+            content.length <= Self.maximumTextLength
+        else { return nil }
+        return content
     }
 }
 

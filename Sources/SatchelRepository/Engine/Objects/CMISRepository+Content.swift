@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 public import SatchelCMISCore
 
 extension CMISRepository {
@@ -62,15 +63,23 @@ extension CMISRepository {
         guard let content = object.content else {
             throw CMISError(.constraint, "'\(object.name)' (\(object.id)) has no content stream.")
         }
-        let missing = "The content of '\(object.name)' (\(object.id)) is missing from the blob store."
+        // The caller learns what failed; the reason (which names the blob store's hosts) goes to the log.
+        let name = "'\(object.name)' (\(object.id))"
+        let failed = { @Sendable (error: BlobStoreError) -> CMISError in
+            BlobStore.logger.error("cannot read the content of \(object.id): \(error)")
+            return CMISError(
+                .storage,
+                error.isMissing
+                    ? "The content of \(name) is missing from the blob store."
+                    : "The content of \(name) cannot be read from the blob store now.")
+        }
         let output: ContentOutput
         do {
             output = try await blobs.content(
                 BlobReference(hash: content.hash, length: content.length), mimeType: content.mimeType,
                 fileName: content.fileName ?? object.name)
         } catch {
-            throw CMISError(
-                .storage, error.isMissing ? missing : "The content of '\(object.name)' cannot be read: \(error)")
+            throw failed(error)
         }
         guard case .stream(let streamer) = output.body else { return output }
         // A back-end other than the local disk says whether the blob is there when the stream is opened.
@@ -80,7 +89,7 @@ extension CMISRepository {
                 do {
                     return try await streamer.open(range)
                 } catch let error as BlobStoreError {
-                    throw CMISError(.storage, error.isMissing ? missing : "The content cannot be read: \(error)")
+                    throw failed(error)
                 }
             })
         return reported
@@ -122,7 +131,8 @@ extension CMISRepository {
                     BlobReference(hash: chunk.hash, length: chunk.length),
                     to: BlobReference(hash: existing.hash, length: existing.length))
             } catch {
-                throw CMISError(.storage, "The content could not be appended: \(error)")
+                BlobStore.logger.error("cannot append to the content of \(object.id): \(error)")
+                throw CMISError(.storage, "The content of '\(object.name)' could not be appended to now.")
             }
             changed.content = StoredContent(
                 hash: combined?.hash ?? chunk.hash, length: combined?.length ?? chunk.length,
