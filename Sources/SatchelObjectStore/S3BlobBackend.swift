@@ -167,8 +167,12 @@ public struct S3BlobBackend: BlobBackend {
         }
     }
 
-    /// One PUT signed with the blob's hash, or a multipart upload; the scratch file is removed either way.
-    public func store(_ file: URL, as reference: BlobReference) async throws(BlobStoreError) {
+    /// The part size: the writer hashes each part as the bytes arrive, so no part is read twice.
+    public var partSize: Int64? { configuration.partSize }
+
+    /// One PUT signed with the blob's hash, or a multipart upload whose parts are signed with `partDigests` (read
+    /// again from the file when they do not fit); the scratch file is removed either way.
+    public func store(_ file: URL, as reference: BlobReference, partDigests: [String]) async throws(BlobStoreError) {
         defer { try? FileManager.default.removeItem(at: file) }
         let key = key(reference.hash)
         if reference.length <= configuration.multipartThreshold {
@@ -177,7 +181,8 @@ public struct S3BlobBackend: BlobBackend {
         }
         let uploadID = try await client.createMultipartUpload(key)
         do {
-            let parts = try await uploadParts(file, length: reference.length, key: key, uploadID: uploadID)
+            let parts = try await uploadParts(
+                file, length: reference.length, key: key, uploadID: uploadID, digests: partDigests)
             try await client.completeMultipartUpload(key, uploadID: uploadID, parts: parts)
         } catch {
             // From a task of its own: a cancelled upload's task could send nothing more, and the parts would stay.
@@ -189,10 +194,12 @@ public struct S3BlobBackend: BlobBackend {
 
     /// Sends every part, at most ``Configuration/concurrentParts`` at a time, and returns their ETags in order.
     private func uploadParts(
-        _ file: URL, length: Int64, key: String, uploadID: String
+        _ file: URL, length: Int64, key: String, uploadID: String, digests: [String]
     ) async throws(BlobStoreError) -> [String] {
         let size = max(configuration.partSize, (length + 9_999) / 10_000)
         let count = Int((length + size - 1) / size)
+        // The writer's digests fit these parts unless a huge blob needed larger ones (S3 takes 10,000 at most).
+        let known = size == configuration.partSize && digests.count == count ? digests : nil
         let client = client
         do {
             return try await withThrowingTaskGroup(of: (Int, String).self) { group in
@@ -204,7 +211,12 @@ public struct S3BlobBackend: BlobBackend {
                     group.addTask {
                         let partLength = min(size, length - offset)
                         // Each part signed with its own hash: the store checks every byte it receives.
-                        let sha256 = try await Self.sha256(of: file, offset: offset, length: partLength)
+                        let sha256: String
+                        if let known {
+                            sha256 = known[number]
+                        } else {
+                            sha256 = try await Self.sha256(of: file, offset: offset, length: partLength)
+                        }
                         let etag = try await client.uploadPart(
                             key, uploadID: uploadID, number: number + 1, file: file, offset: offset,
                             length: partLength, sha256: sha256)

@@ -15,9 +15,15 @@ public protocol BlobBackend: Sendable {
     /// Where the blobs are, for messages and logs: a folder's path, or `s3://bucket/prefix`.
     var location: String { get }
 
+    /// The size of the slices whose SHA-256s the back-end wants with a blob longer than one slice (an object store
+    /// checks a multipart upload part by part); nil when it wants none. The writer hashes them as the bytes arrive.
+    var partSize: Int64? { get }
+
     /// Stores the scratch file `file`, whose first `reference.length` bytes hash to `reference.hash`, under that
-    /// name, and consumes the file (moves or removes it) whether it succeeds or not.
-    func store(_ file: URL, as reference: BlobReference) async throws(BlobStoreError)
+    /// name, and consumes the file (moves or removes it) whether it succeeds or not. `partDigests` are the lower-case
+    /// hex SHA-256s of its consecutive ``partSize`` slices, the last one shorter, when the blob is longer than one
+    /// slice; empty otherwise.
+    func store(_ file: URL, as reference: BlobReference, partDigests: [String]) async throws(BlobStoreError)
 
     /// Starts reading the bytes of `range` (inclusive offsets within the blob; all of its `length` bytes when nil)
     /// and returns them in order, in chunks, in constant memory. A blob that is not there throws at once, with
@@ -46,6 +52,9 @@ public protocol BlobBackend: Sendable {
 extension BlobBackend {
     /// No local files.
     public func localFile(for hash: String) -> URL? { nil }
+
+    /// No part digests.
+    public var partSize: Int64? { nil }
 
     /// Asks for the date of a blob nobody stores.
     public func checkAvailable() async throws(BlobStoreError) {

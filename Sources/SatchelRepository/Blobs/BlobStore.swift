@@ -282,11 +282,13 @@ public struct BlobStore: Sendable {
 
     /// Hands a finished scratch file to the back-end under its hash and pins the blob. The pin comes first: from
     /// then on no removal of the same name can begin, and one already under way is waited for.
-    func install(temporaryPath: String, reference: BlobReference) async throws(BlobStoreError) -> BlobLease {
+    func install(
+        temporaryPath: String, reference: BlobReference, partDigests: [String]
+    ) async throws(BlobStoreError) -> BlobLease {
         claims.pin(reference.hash)
         await claims.waitWhileRemoving(reference.hash)
         do {
-            try await backend.store(URL(fileURLWithPath: temporaryPath), as: reference)
+            try await backend.store(URL(fileURLWithPath: temporaryPath), as: reference, partDigests: partDigests)
         } catch {
             claims.unpin(reference.hash)
             throw error

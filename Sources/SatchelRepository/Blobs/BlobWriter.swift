@@ -19,6 +19,12 @@ public final class BlobWriter {
     private let path: String
     private var descriptor: Int32
     private var hasher = SHA256()
+    /// The SHA-256 of each `partSize` slice, for a back-end that checks uploads part by part
+    /// (``BlobBackend/partSize``): the first part's is the whole hash's state at its end, so only later parts are
+    /// hashed twice.
+    private let partSize: Int64?
+    private var partHasher = SHA256()
+    private var partDigests: [String] = []
     private let maxBytes: Int64?
     /// Bytes written so far.
     public private(set) var length: Int64 = 0
@@ -26,6 +32,7 @@ public final class BlobWriter {
     init(store: BlobStore, temporaryDirectory: URL, maxBytes: Int64?) throws(BlobStoreError) {
         self.store = store
         self.maxBytes = maxBytes
+        partSize = store.backend.partSize.flatMap { $0 > 0 ? $0 : nil }
         var template = Array(temporaryDirectory.appendingPathComponent("upload-XXXXXX").path.utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
@@ -47,7 +54,7 @@ public final class BlobWriter {
                 operation: "write", path: path, reason: "content is larger than the limit of \(maxBytes) bytes",
                 limitExceeded: true)
         }
-        hasher.update(bufferPointer: bytes)
+        if let partSize { hashParts(bytes, partSize: partSize) } else { hasher.update(bufferPointer: bytes) }
         var offset = 0
         while offset < bytes.count {
             let written = SystemCalls.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
@@ -59,6 +66,29 @@ public final class BlobWriter {
             offset += written
         }
         length += Int64(bytes.count)
+    }
+
+    /// Feeds the whole hash and, past the first part, the current part's, finishing a part at each boundary.
+    private func hashParts(_ bytes: UnsafeRawBufferPointer, partSize: Int64) {
+        var offset = 0
+        var position = length
+        while offset < bytes.count {
+            let room = Int(min(Int64(bytes.count - offset), partSize - position % partSize))
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + room)])
+            hasher.update(bufferPointer: slice)
+            if position >= partSize { partHasher.update(bufferPointer: slice) }
+            offset += room
+            position += Int64(room)
+            if position % partSize == 0 {
+                if position == partSize {
+                    let firstPart = hasher  // a copy: the whole hash goes on
+                    partDigests.append(BlobStore.hex(firstPart.finalize()))
+                } else {
+                    partDigests.append(BlobStore.hex(partHasher.finalize()))
+                    partHasher = SHA256()
+                }
+            }
+        }
     }
 
     /// Appends bytes.
@@ -110,8 +140,12 @@ public final class BlobWriter {
         close(descriptor)
         descriptor = -1
         let reference = BlobReference(hash: BlobStore.hex(hasher.finalize()), length: length)
+        if let partSize, length > partSize, length % partSize != 0 {
+            partDigests.append(BlobStore.hex(partHasher.finalize()))  // the last, shorter part
+        }
         // The back-end consumes the scratch file from here on, whatever happens.
-        return try await store.install(temporaryPath: path, reference: reference)
+        return try await store.install(
+            temporaryPath: path, reference: reference, partDigests: length > (partSize ?? .max) ? partDigests : [])
     }
 
     /// Throws the bytes away. Safe to call more than once.

@@ -48,7 +48,7 @@ public struct LocalBlobBackend: BlobBackend {
 
     /// Flushes the scratch file and renames it into place (or drops it, touching the stored copy), on a dispatch
     /// thread.
-    public func store(_ file: URL, as reference: BlobReference) async throws(BlobStoreError) {
+    public func store(_ file: URL, as reference: BlobReference, partDigests: [String]) async throws(BlobStoreError) {
         try await BlockingWork.shared.run { [self] () throws(BlobStoreError) in try storeNow(file, as: reference) }
     }
 

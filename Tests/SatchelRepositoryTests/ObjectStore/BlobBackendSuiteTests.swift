@@ -277,7 +277,8 @@ struct S3BackendRefusalTests {
         try Data("abc".utf8).write(to: file)
         await #expect {
             try await unknown.store(
-                file, as: BlobReference(hash: BlobBackendSuiteTests.sha256(Data("abc".utf8)), length: 3))
+                file, as: BlobReference(hash: BlobBackendSuiteTests.sha256(Data("abc".utf8)), length: 3),
+                partDigests: [])
         } throws: { error in
             "\(error)".contains("403")
         }
@@ -291,7 +292,7 @@ struct S3BackendRefusalTests {
         try Data("what was sent".utf8).write(to: file)
         let claimed = BlobBackendSuiteTests.sha256(Data("what was hashed".utf8))
         await #expect {
-            try await backend.store(file, as: BlobReference(hash: claimed, length: 13))
+            try await backend.store(file, as: BlobReference(hash: claimed, length: 13), partDigests: [])
         } throws: { error in
             "\(error)".contains("400")
         }
@@ -340,8 +341,8 @@ final class GatedBackend: BlobBackend {
     init(directory: URL) throws { inner = try LocalBlobBackend(directory: directory) }
 
     var location: String { inner.location }
-    func store(_ file: URL, as reference: BlobReference) async throws(BlobStoreError) {
-        try await inner.store(file, as: reference)
+    func store(_ file: URL, as reference: BlobReference, partDigests: [String]) async throws(BlobStoreError) {
+        try await inner.store(file, as: reference, partDigests: partDigests)
     }
     func read(
         _ blob: BlobReference, range: ClosedRange<Int64>?
