@@ -3,7 +3,8 @@ import Testing
 
 /// The module rules of docs/cmis-core.md, read from the sources and the manifest: the CMIS vocabulary, CMIS QL,
 /// the repository engine and the server never reach the HTTP client or the CMIS client (the server reaches
-/// back-ends only through SatchelGateway and SatchelOfflineServer), and every target declares what it imports.
+/// back-ends only through SatchelGateway, SatchelOfflineServer and SatchelObjectStore), and every target declares what it
+/// imports.
 @Suite("Module boundaries")
 struct ModuleBoundaryTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
