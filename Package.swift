@@ -357,7 +357,7 @@ let package = Package(
                 "SatchelText", "SatchelJSON", "SatchelXML", "SatchelHTTP", "SatchelCMISCore", "SatchelCMIS",
                 "SatchelCMISQL", "SatchelOData", "SatchelODataGen", "SatchelStore", "SatchelOffline", "SatchelNuxeo",
                 "SatchelCache", "SatchelCacheNuxeo", "SatchelCacheCMIS", "SatchelRepository", "SatchelGateway",
-                "SatchelServer", "SatchelOfflineServer",
+                "SatchelServer", "SatchelOfflineServer", "SatchelObjectStore",
                 "SatchelTestSupport", "SatchelServerTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings

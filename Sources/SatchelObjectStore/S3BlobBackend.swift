@@ -7,7 +7,7 @@ import Synchronization
 
 /// Blobs as objects in an S3-compatible bucket (`satchel serve --blobs s3://…`): what several server processes share.
 ///
-/// Each blob is the object `prefix + hash`. A blob arrives whole (the ``BlobStore`` wrote and hashed it into a local
+/// Each blob is the object `prefix + hash`. A blob arrives whole (the `BlobStore` wrote and hashed it into a local
 /// scratch file first): up to ``Configuration/multipartThreshold`` it is one PUT whose `x-amz-content-sha256` is the
 /// blob's own hash, so the store itself checks the bytes it received against the name; larger blobs go as a
 /// multipart upload in ``Configuration/partSize`` parts, ``Configuration/concurrentParts`` at a time, each part signed

@@ -8,8 +8,8 @@ import SatchelXML
 /// parts), ranged get, head, delete and list of objects, and head and create of the bucket. Path-style addressing
 /// (`endpoint/bucket/key`), which every S3-compatible store accepts.
 ///
-/// Every failure is a ``BlobStoreError`` naming the call, the object (`s3://bucket/key`), the HTTP status and the
-/// store's own error code and message; a missing object is ``BlobStoreError/isMissing``.
+/// Every failure is a `BlobStoreError` naming the call, the object (`s3://bucket/key`), the HTTP status and the
+/// store's own error code and message; a missing object is `BlobStoreError.isMissing`.
 public final class S3Client: Sendable {
     /// Where the bucket is.
     public let endpoint: URL
@@ -106,7 +106,7 @@ public final class S3Client: Sendable {
     }
 
     /// Starts reading `key` (`range`: inclusive offsets; the whole object when nil) and returns the body as it
-    /// arrives. A missing object throws with ``BlobStoreError/isMissing``.
+    /// arrives. A missing object throws with `BlobStoreError.isMissing`.
     public func getObject(
         _ key: String, range: ClosedRange<Int64>? = nil
     ) async throws(BlobStoreError) -> HTTPStreamingResponse {

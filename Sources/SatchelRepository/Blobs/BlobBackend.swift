@@ -7,7 +7,7 @@ public import Foundation
 /// local scratch file first (``BlobWriter``), so a back-end receives whole files whose SHA-256 is known; requests pin
 /// the blobs they use until they commit; the janitor decides what may go. A back-end must make these hold:
 ///
-/// - ``store(_:as:)`` is atomic: a reader sees the whole blob under its name or nothing, never part of one.
+/// - ``store(_:as:partDigests:)`` is atomic: a reader sees the whole blob under its name or nothing, never part of one.
 /// - Storing bytes already stored marks them as written now (``BlobListing/lastWritten``): the janitor of another
 ///   process spares blobs written within its grace period, and a duplicate upload is one it must spare.
 /// - A missing blob is reported as such (``BlobStoreError/isMissing``), never as empty content.
