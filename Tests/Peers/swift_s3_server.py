@@ -450,6 +450,8 @@ def main():
     parser.add_argument("--dir", required=True,
                         help="folder the server owns (configs, rings, data, logs); a store left there is served again")
     parser.add_argument("--port", type=int, help="the S3 endpoint's port on 127.0.0.1")
+    parser.add_argument("--remove-unless-kept", metavar="FOLDER",
+                        help="on exit, remove FOLDER (which holds DIR) unless FOLDER/keep exists")
     parser.add_argument("--role", choices=ROLES, help=argparse.SUPPRESS)  # internal: run one server
     parser.add_argument("--fd", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
@@ -462,7 +464,14 @@ def main():
         return run_role(args)
     if args.port is None:
         parser.error("--port is required")
-    return Launcher(args.dir, args.port).run()
+    status = Launcher(args.dir, args.port).run()
+    # The test process that started this one is gone, or done with the store: nothing of it stays on disk.
+    folder = args.remove_unless_kept
+    if folder and not os.path.exists(os.path.join(folder, "keep")):
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+    return status
 
 
 if __name__ == "__main__":

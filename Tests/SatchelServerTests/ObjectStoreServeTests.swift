@@ -38,62 +38,68 @@ struct ObjectStoreServeTests {
     @Test("content goes to the bucket under its hash and comes back whole, in ranges and appended")
     func contentRoundTrip() async throws {
         let (harness, client, _) = try await Self.start()
-        defer { Task { await harness.stop() } }
-        let bytes = Data((0..<(6 << 20) + 17).map { UInt8(($0 * 7) % 251) })
-        var form = MultipartFormData(boundary: "doc")
-        form.addField("cmisaction", "createDocument")
-        form.addField("propertyId[0]", "cmis:name")
-        form.addField("propertyValue[0]", "big.bin")
-        try form.addData("content", data: bytes, filename: "big.bin", contentType: "application/x-test")
-        form.addField("succinct", "true")
-        let created = try await harness.send(.post, Self.folderURL, body: .multipart(form))
-        #expect(created.status == 201)
-        let id = try #require(try BrowserParser.object(created.body).id)
+        try await withCleanup { () async throws in
+            let bytes = Data((0..<(6 << 20) + 17).map { UInt8(($0 * 7) % 251) })
+            var form = MultipartFormData(boundary: "doc")
+            form.addField("cmisaction", "createDocument")
+            form.addField("propertyId[0]", "cmis:name")
+            form.addField("propertyValue[0]", "big.bin")
+            try form.addData("content", data: bytes, filename: "big.bin", contentType: "application/x-test")
+            form.addField("succinct", "true")
+            let created = try await harness.send(.post, Self.folderURL, body: .multipart(form))
+            #expect(created.status == 201)
+            let id = try #require(try BrowserParser.object(created.body).id)
 
-        // In the bucket, named by its SHA-256; nothing left in the scratch folder.
-        let objects = try await client.listObjects(prefix: "blobs/")
-        #expect(objects.map(\.key) == ["blobs/" + Self.sha256Hex(bytes)])
-        #expect(objects.first?.size == Int64(bytes.count))
-        let scratch = harness.dataDirectory.appendingPathComponent("blobs/tmp")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty)
+            // In the bucket, named by its SHA-256; nothing left in the scratch folder.
+            let objects = try await client.listObjects(prefix: "blobs/")
+            #expect(objects.map(\.key) == ["blobs/" + Self.sha256Hex(bytes)])
+            #expect(objects.first?.size == Int64(bytes.count))
+            let scratch = harness.dataDirectory.appendingPathComponent("blobs/tmp")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty)
 
-        let whole = try await harness.send(.get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content")
-        #expect(whole.status == 200 && whole.body == bytes)
-        #expect(whole.headers["ETag"]?.contains(Self.sha256Hex(bytes)) == true)
-        let part = try await harness.send(
-            .get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content",
-            headers: [("Range", "bytes=5242878-5242881")])
-        #expect(part.status == 206)
-        #expect(part.body == bytes[5_242_878...5_242_881])
+            let whole = try await harness.send(.get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content")
+            #expect(whole.status == 200 && whole.body == bytes)
+            #expect(whole.headers["ETag"]?.contains(Self.sha256Hex(bytes)) == true)
+            let part = try await harness.send(
+                .get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content",
+                headers: [("Range", "bytes=5242878-5242881")])
+            #expect(part.status == 206)
+            #expect(part.body == bytes[5_242_878...5_242_881])
 
-        // An append makes new content in the bucket (an object store has no append in place).
-        var chunk = MultipartFormData(boundary: "more")
-        chunk.addField("cmisaction", "appendContent")
-        chunk.addField("objectId", id)
-        chunk.addField("isLastChunk", "true")
-        try chunk.addData("content", data: Data("tail".utf8), filename: "t", contentType: "application/x-test")
-        let appended = try await harness.send(.post, Self.folderURL, body: .multipart(chunk))
-        #expect(appended.status == 200)
-        let after = try await harness.send(.get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content")
-        #expect(after.body == bytes + Data("tail".utf8))
+            // An append makes new content in the bucket (an object store has no append in place).
+            var chunk = MultipartFormData(boundary: "more")
+            chunk.addField("cmisaction", "appendContent")
+            chunk.addField("objectId", id)
+            chunk.addField("isLastChunk", "true")
+            try chunk.addData("content", data: Data("tail".utf8), filename: "t", contentType: "application/x-test")
+            let appended = try await harness.send(.post, Self.folderURL, body: .multipart(chunk))
+            #expect(appended.status == 200)
+            let after = try await harness.send(.get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content")
+            #expect(after.body == bytes + Data("tail".utf8))
+        } cleanup: {
+            await harness.stop()
+        }
     }
 
     @Test("a blob missing from the bucket is a storage error, never empty or short content")
     func missingObject() async throws {
         let (harness, client, _) = try await Self.start()
-        defer { Task { await harness.stop() } }
-        var form = MultipartFormData(boundary: "doc")
-        form.addField("cmisaction", "createDocument")
-        form.addField("propertyId[0]", "cmis:name")
-        form.addField("propertyValue[0]", "gone.txt")
-        try form.addData("content", data: Data("soon gone".utf8), filename: "gone.txt", contentType: "text/plain")
-        let created = try await harness.send(.post, Self.folderURL, body: .multipart(form))
-        let id = try #require(try BrowserParser.object(created.body).id)
-        for object in try await client.listObjects(prefix: "blobs/") { try await client.deleteObject(object.key) }
-        let read = try await harness.send(.get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content")
-        #expect(read.status == 500)
-        #expect(exception(read) == "storage")
-        #expect(read.text.contains("missing from the blob store"))
+        try await withCleanup { () async throws in
+            var form = MultipartFormData(boundary: "doc")
+            form.addField("cmisaction", "createDocument")
+            form.addField("propertyId[0]", "cmis:name")
+            form.addField("propertyValue[0]", "gone.txt")
+            try form.addData("content", data: Data("soon gone".utf8), filename: "gone.txt", contentType: "text/plain")
+            let created = try await harness.send(.post, Self.folderURL, body: .multipart(form))
+            let id = try #require(try BrowserParser.object(created.body).id)
+            for object in try await client.listObjects(prefix: "blobs/") { try await client.deleteObject(object.key) }
+            let read = try await harness.send(.get, "\(Self.folderURL)?objectId=\(id)&cmisselector=content")
+            #expect(read.status == 500)
+            #expect(exception(read) == "storage")
+            #expect(read.text.contains("missing from the blob store"))
+        } cleanup: {
+            await harness.stop()
+        }
     }
 
     @Test("a server whose bucket does not answer to its keys does not start, and says why")
@@ -126,38 +132,37 @@ struct ObjectStoreServeTests {
         let settings = S3BlobBackend.Configuration(
             endpoint: swift.endpoint, bucket: "ready", region: TemporarySwiftS3.region, credentials: credentials)
         let harness = try await ServerHarness.start(sqlite: true, configure: { $0.blobs = .s3(settings) })
-        defer {
-            Task {
-                await harness.stop()
-                await swift.remove()
+        try await withCleanup { () async throws in
+            let ready = try await harness.send(.get, "/ready", user: nil)
+            #expect(ready.status == 200)
+            #expect(ready.text.contains("\"blobs\":\"ok\"") && ready.text.contains("\"metadata\":\"ok\""))
+
+            await swift.stop()
+            // An answer is reused for a second: ask until it is a new one.
+            var down = try await harness.send(.get, "/ready", user: nil)
+            let stopped = ContinuousClock.now + .seconds(10)
+            while down.status == 200, ContinuousClock.now < stopped {
+                try await Task.sleep(for: .milliseconds(200))
+                down = try await harness.send(.get, "/ready", user: nil)
             }
-        }
-        let ready = try await harness.send(.get, "/ready", user: nil)
-        #expect(ready.status == 200)
-        #expect(ready.text.contains("\"blobs\":\"ok\"") && ready.text.contains("\"metadata\":\"ok\""))
+            #expect(down.status == 503)
+            #expect(down.text.contains("\"blobs\":\"failing\"") && down.text.contains("\"metadata\":\"ok\""))
+            #expect(!down.text.contains("127.0.0.1"), "the answer names the failing check, not internal addresses")
+            #expect(try await harness.send(.get, "/health", user: nil).status == 200)
 
-        await swift.stop()
-        // An answer is reused for a second: ask until it is a new one.
-        var down = try await harness.send(.get, "/ready", user: nil)
-        let stopped = ContinuousClock.now + .seconds(10)
-        while down.status == 200, ContinuousClock.now < stopped {
-            try await Task.sleep(for: .milliseconds(200))
-            down = try await harness.send(.get, "/ready", user: nil)
+            try await swift.restart()
+            var back = try await harness.send(.get, "/ready", user: nil)
+            // The client may still be backing off from the refused connections: give it a few seconds.
+            let deadline = ContinuousClock.now + .seconds(15)
+            while back.status != 200, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                back = try await harness.send(.get, "/ready", user: nil)
+            }
+            #expect(back.status == 200)
+        } cleanup: {
+            await harness.stop()
+            await swift.remove()
         }
-        #expect(down.status == 503)
-        #expect(down.text.contains("\"blobs\":\"failing\"") && down.text.contains("\"metadata\":\"ok\""))
-        #expect(!down.text.contains("127.0.0.1"), "the answer names the failing check, not internal addresses")
-        #expect(try await harness.send(.get, "/health", user: nil).status == 200)
-
-        try await swift.restart()
-        var back = try await harness.send(.get, "/ready", user: nil)
-        // The client may still be backing off from the refused connections: give it a few seconds.
-        let deadline = ContinuousClock.now + .seconds(15)
-        while back.status != 200, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(200))
-            back = try await harness.send(.get, "/ready", user: nil)
-        }
-        #expect(back.status == 200)
     }
 
     @Test("a dependency that never answers counts as failing within the timeout, and never holds the answer")

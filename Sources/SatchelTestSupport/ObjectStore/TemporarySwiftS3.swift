@@ -21,8 +21,9 @@ import Synchronization
 /// ```
 ///
 /// The launcher waits on a pipe from this process: when the process ends, even by a crash, the pipe closes and the
-/// launcher stops its servers, so no store outlives its tests. ``stop()`` keeps the folder until ``remove()``, so a
-/// store can be stopped and started again on the same port with the same objects (``restart()``).
+/// launcher stops its servers and removes the folder, so no store outlives its tests. ``stop()`` keeps the folder
+/// until ``remove()``, so a store can be stopped and started again on the same port with the same objects
+/// (``restart()``).
 public final class TemporarySwiftS3: Sendable {
     /// The access key tempauth gives (`user_test_tester`).
     public static let accessKeyID = "test:tester"
@@ -90,6 +91,8 @@ public final class TemporarySwiftS3: Sendable {
                 return state
             })
         else { return }
+        // Kept for a restart: without this mark the launcher removes the folder as it exits.
+        FileManager.default.createFile(atPath: folder + "/keep", contents: nil)
         try? launcher.lifeline.fileHandleForWriting.close()
         for _ in 0..<150 where launcher.process.isRunning {
             try? await Task.sleep(for: .milliseconds(100))
@@ -129,7 +132,9 @@ public final class TemporarySwiftS3: Sendable {
             try? FileManager.default.removeItem(atPath: store)
             try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: false)
         }
-        process.arguments = [script.path, "--dir", store, "--port", String(port)]
+        try? FileManager.default.removeItem(atPath: folder + "/keep")
+        // When this process ends (or stops the store for good), the launcher removes the folder as it exits.
+        process.arguments = [script.path, "--dir", store, "--port", String(port), "--remove-unless-kept", folder]
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONUNBUFFERED"] = "1"
         for name in ["http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY"] { environment[name] = nil }

@@ -48,11 +48,18 @@ struct BlobBackendSuiteTests {
         FileManager.default.temporaryDirectory.appendingPathComponent("satchel-blob-suite-\(UUID())")
     }
 
-    static func store(_ kind: BlobBackendKind) async throws -> BlobStore {
+    /// Runs `body` with a new store of `kind`, and removes its folder afterwards.
+    static func withStore(_ kind: BlobBackendKind, _ body: (BlobStore) async throws -> Void) async throws {
+        let folder = scratch()
+        let blobs: BlobStore
         switch kind {
-        case .local: return try BlobStore(directory: scratch())
-        case .s3:
-            return try BlobStore(backend: try await SharedSwiftS3.backend(), scratchDirectory: scratch())
+        case .local: blobs = try BlobStore(directory: folder)
+        case .s3: blobs = try BlobStore(backend: try await SharedSwiftS3.backend(), scratchDirectory: folder)
+        }
+        try await withCleanup { () async throws in
+            try await body(blobs)
+        } cleanup: {
+            try? FileManager.default.removeItem(at: folder)
         }
     }
 
@@ -77,179 +84,187 @@ struct BlobBackendSuiteTests {
 
     @Test(arguments: BlobBackendKind.allCases)
     func storesReadsAndDeduplicates(_ kind: BlobBackendKind) async throws {
-        let blobs = try await Self.store(kind)
-        let content = Self.bytes(100_000)
-        let first = try await blobs.put(content)
-        #expect(first.hash == Self.sha256(content) && first.length == 100_000)
-        #expect(try await blobs.data(for: first.reference) == content)
-        let second = try await blobs.put(content)
-        #expect(second.hash == first.hash)
-        let listed = try await blobs.list()
-        #expect(listed.map(\.hash) == [first.hash], "identical content is stored once")
-        #expect(abs(listed[0].lastWritten.timeIntervalSinceNow) < 120)
-        // Ranges: the first byte, one in the middle, the last, and a span.
-        for range: ClosedRange<Int64> in [0...0, 4_096...4_096, 99_999...99_999, 10...70_000] {
-            let read = try await Self.collect(try await blobs.read(first.reference, range: range))
-            #expect(read == content[Int(range.lowerBound)...Int(range.upperBound)], "\(range)")
+        try await Self.withStore(kind) { blobs in
+            let content = Self.bytes(100_000)
+            let first = try await blobs.put(content)
+            #expect(first.hash == Self.sha256(content) && first.length == 100_000)
+            #expect(try await blobs.data(for: first.reference) == content)
+            let second = try await blobs.put(content)
+            #expect(second.hash == first.hash)
+            let listed = try await blobs.list()
+            #expect(listed.map(\.hash) == [first.hash], "identical content is stored once")
+            #expect(abs(listed[0].lastWritten.timeIntervalSinceNow) < 120)
+            // Ranges: the first byte, one in the middle, the last, and a span.
+            for range: ClosedRange<Int64> in [0...0, 4_096...4_096, 99_999...99_999, 10...70_000] {
+                let read = try await Self.collect(try await blobs.read(first.reference, range: range))
+                #expect(read == content[Int(range.lowerBound)...Int(range.upperBound)], "\(range)")
+            }
+            // A range outside the blob is refused, not clipped.
+            await #expect(throws: BlobStoreError.self) {
+                _ = try await blobs.read(first.reference, range: 99_000...100_000)
+            }
+            let empty = try await blobs.put(Data())
+            #expect(try await blobs.data(for: empty.reference) == Data())
+            withExtendedLifetime((first, second, empty)) {}
         }
-        // A range outside the blob is refused, not clipped.
-        await #expect(throws: BlobStoreError.self) {
-            _ = try await blobs.read(first.reference, range: 99_000...100_000)
-        }
-        let empty = try await blobs.put(Data())
-        #expect(try await blobs.data(for: empty.reference) == Data())
-        withExtendedLifetime((first, second, empty)) {}
     }
 
     @Test(arguments: BlobBackendKind.allCases)
     func aMissingBlobSaysSo(_ kind: BlobBackendKind) async throws {
-        let blobs = try await Self.store(kind)
-        let missing = BlobReference(hash: String(repeating: "b", count: 64), length: 10)
-        #expect(try await !blobs.contains(missing.hash))
-        await #expect {
-            _ = try await blobs.read(missing)
-        } throws: { error in
-            (error as? BlobStoreError)?.isMissing == true
-        }
-        await #expect {
-            _ = try await blobs.data(for: missing)
-        } throws: { error in
-            (error as? BlobStoreError)?.isMissing == true
-        }
-        // Content going out: at once for a local file, when the stream opens otherwise; never empty content.
-        let open: () async throws -> ContentOutput = {
-            try await blobs.content(missing, mimeType: "text/plain", fileName: nil)
-        }
-        let output: Result<ContentOutput, any Error>
-        do { output = .success(try await open()) } catch { output = .failure(error) }
-        switch (kind, output) {
-        case (.local, .failure(let error)):
-            #expect((error as? BlobStoreError)?.isMissing == true)
-        case (.s3, .success(let output)):
-            #expect(output.hash == missing.hash && output.entityTag == missing.hash)
-            guard case .stream(let streamer) = output.body else {
-                Issue.record("content in a bucket is not a stream")
-                return
-            }
+        try await Self.withStore(kind) { blobs in
+            let missing = BlobReference(hash: String(repeating: "b", count: 64), length: 10)
+            #expect(try await !blobs.contains(missing.hash))
             await #expect {
-                _ = try await streamer.open(nil)
+                _ = try await blobs.read(missing)
             } throws: { error in
                 (error as? BlobStoreError)?.isMissing == true
             }
-        default:
-            Issue.record("unexpected content for a missing blob on \(kind): \(output)")
+            await #expect {
+                _ = try await blobs.data(for: missing)
+            } throws: { error in
+                (error as? BlobStoreError)?.isMissing == true
+            }
+            // Content going out: at once for a local file, when the stream opens otherwise; never empty content.
+            let open: () async throws -> ContentOutput = {
+                try await blobs.content(missing, mimeType: "text/plain", fileName: nil)
+            }
+            let output: Result<ContentOutput, any Error>
+            do { output = .success(try await open()) } catch { output = .failure(error) }
+            switch (kind, output) {
+            case (.local, .failure(let error)):
+                #expect((error as? BlobStoreError)?.isMissing == true)
+            case (.s3, .success(let output)):
+                #expect(output.hash == missing.hash && output.entityTag == missing.hash)
+                guard case .stream(let streamer) = output.body else {
+                    Issue.record("content in a bucket is not a stream")
+                    return
+                }
+                await #expect {
+                    _ = try await streamer.open(nil)
+                } throws: { error in
+                    (error as? BlobStoreError)?.isMissing == true
+                }
+            default:
+                Issue.record("unexpected content for a missing blob on \(kind): \(output)")
+            }
+            try await blobs.backend.remove(missing.hash)  // removing what is not there is no error
         }
-        try await blobs.backend.remove(missing.hash)  // removing what is not there is no error
     }
 
     @Test(arguments: BlobBackendKind.allCases)
     func largeContentGoesInPartsAndReadsBackWhole(_ kind: BlobBackendKind) async throws {
-        let blobs = try await Self.store(kind)
-        let content = Self.bytes((12 << 20) + 3, seed: 3)
-        let lease = try await blobs.put(content)
-        #expect(lease.hash == Self.sha256(content))
-        let read = try await blobs.data(for: lease.reference)
-        #expect(read.count == content.count && read == content)
-        let boundary = Int64(5 << 20)
-        let across = try await Self.collect(
-            try await blobs.read(lease.reference, range: (boundary - 2)...(boundary + 2)))
-        #expect(across == content[Int(boundary - 2)...Int(boundary + 2)])
-        #expect(try await blobs.list().map(\.hash) == [lease.hash])
-        withExtendedLifetime(lease) {}
+        try await Self.withStore(kind) { blobs in
+            let content = Self.bytes((12 << 20) + 3, seed: 3)
+            let lease = try await blobs.put(content)
+            #expect(lease.hash == Self.sha256(content))
+            let read = try await blobs.data(for: lease.reference)
+            #expect(read.count == content.count && read == content)
+            let boundary = Int64(5 << 20)
+            let across = try await Self.collect(
+                try await blobs.read(lease.reference, range: (boundary - 2)...(boundary + 2)))
+            #expect(across == content[Int(boundary - 2)...Int(boundary + 2)])
+            #expect(try await blobs.list().map(\.hash) == [lease.hash])
+            withExtendedLifetime(lease) {}
+        }
     }
 
     @Test(arguments: BlobBackendKind.allCases)
     func storingAgainMarksTheBlobAsWrittenNow(_ kind: BlobBackendKind) async throws {
-        let blobs = try await Self.store(kind)
-        let content = Data("written twice".utf8)
-        let first = try await blobs.put(content)
-        let before = try #require(try await blobs.backend.lastWritten(first.hash))
-        try await Task.sleep(for: .milliseconds(1_100))  // object stores date to the second
-        let again = try await blobs.put(content)
-        let after = try #require(try await blobs.backend.lastWritten(first.hash))
-        #expect(after > before, "a duplicate upload is one another node's janitor must spare")
-        withExtendedLifetime((first, again)) {}
+        try await Self.withStore(kind) { blobs in
+            let content = Data("written twice".utf8)
+            let first = try await blobs.put(content)
+            let before = try #require(try await blobs.backend.lastWritten(first.hash))
+            try await Task.sleep(for: .milliseconds(1_100))  // object stores date to the second
+            let again = try await blobs.put(content)
+            let after = try #require(try await blobs.backend.lastWritten(first.hash))
+            #expect(after > before, "a duplicate upload is one another node's janitor must spare")
+            withExtendedLifetime((first, again)) {}
+        }
     }
 
     @Test(arguments: BlobBackendKind.allCases)
     func appendsMakeTheLongerContent(_ kind: BlobBackendKind) async throws {
-        let blobs = try await Self.store(kind)
-        let first = try await blobs.put(Data("hello".utf8))
-        let chunk = try await blobs.put(Data(", world".utf8))
-        let combined = try await blobs.append(chunk.reference, to: first.reference)
-        #expect(try await blobs.data(for: combined.reference) == Data("hello, world".utf8))
-        #expect(try await blobs.data(for: first.reference) == Data("hello".utf8))
-        #expect(combined.hash == Self.sha256(Data("hello, world".utf8)))
-        withExtendedLifetime((first, chunk, combined)) {}
+        try await Self.withStore(kind) { blobs in
+            let first = try await blobs.put(Data("hello".utf8))
+            let chunk = try await blobs.put(Data(", world".utf8))
+            let combined = try await blobs.append(chunk.reference, to: first.reference)
+            #expect(try await blobs.data(for: combined.reference) == Data("hello, world".utf8))
+            #expect(try await blobs.data(for: first.reference) == Data("hello".utf8))
+            #expect(combined.hash == Self.sha256(Data("hello, world".utf8)))
+            withExtendedLifetime((first, chunk, combined)) {}
+        }
     }
 
     @Test(arguments: BlobBackendKind.allCases)
     func garbageCollectionKeepsWhatIsReferencedOrYoung(_ kind: BlobBackendKind) async throws {
-        let blobs = try await Self.store(kind)
-        let kept = try await blobs.put(Data("kept".utf8))
-        let orphan = try await blobs.put(Data("orphan".utf8))
-        let held = try await blobs.put(Data("held by a request".utf8))
-        kept.end()
-        orphan.end()
-        // Everything is younger than a minute: nothing goes.
-        let young = try await blobs.collectGarbage(keeping: { [] }, olderThan: Date().addingTimeInterval(-60))
-        #expect(young.removed == 0 && young.refusal == nil && young.listed == 3)
-        // A store that refers to none of a shared bucket's blobs is not the store they belong to: nothing goes.
-        let stranger = try await blobs.collectGarbage(keeping: { [] })
-        #expect((stranger.refusal != nil) == (kind == .s3))
-        #expect(stranger.removed == (kind == .s3 ? 0 : 2), "the local disk's blobs are this store's own")
-        let more = try await blobs.put(Data("one more, referenced".utf8))
-        let orphan2 = try await blobs.put(Data("orphan again".utf8))
-        orphan2.end()
-        // Without a grace, what nothing refers to goes, except what a request holds.
-        let collected = try await blobs.collectGarbage(keeping: { [kept.hash, more.hash, orphan.hash] })
-        #expect(collected.removed == 1 && collected.failures.isEmpty && collected.refusal == nil)
-        let left = Set(try await blobs.list().map(\.hash))
-        #expect(left.contains(held.hash) && left.contains(more.hash) && !left.contains(orphan2.hash))
-        withExtendedLifetime((held, more)) {}
+        try await Self.withStore(kind) { blobs in
+            let kept = try await blobs.put(Data("kept".utf8))
+            let orphan = try await blobs.put(Data("orphan".utf8))
+            let held = try await blobs.put(Data("held by a request".utf8))
+            kept.end()
+            orphan.end()
+            // Everything is younger than a minute: nothing goes.
+            let young = try await blobs.collectGarbage(keeping: { [] }, olderThan: Date().addingTimeInterval(-60))
+            #expect(young.removed == 0 && young.refusal == nil && young.listed == 3)
+            // A store that refers to none of a shared bucket's blobs is not the store they belong to: nothing goes.
+            let stranger = try await blobs.collectGarbage(keeping: { [] })
+            #expect((stranger.refusal != nil) == (kind == .s3))
+            #expect(stranger.removed == (kind == .s3 ? 0 : 2), "the local disk's blobs are this store's own")
+            let more = try await blobs.put(Data("one more, referenced".utf8))
+            let orphan2 = try await blobs.put(Data("orphan again".utf8))
+            orphan2.end()
+            // Without a grace, what nothing refers to goes, except what a request holds.
+            let collected = try await blobs.collectGarbage(keeping: { [kept.hash, more.hash, orphan.hash] })
+            #expect(collected.removed == 1 && collected.failures.isEmpty && collected.refusal == nil)
+            let left = Set(try await blobs.list().map(\.hash))
+            #expect(left.contains(held.hash) && left.contains(more.hash) && !left.contains(orphan2.hash))
+            withExtendedLifetime((held, more)) {}
+        }
     }
 
     @Test(arguments: BlobBackendKind.allCases)
     func theJanitorRemovesWhatNothingRefersTo(_ kind: BlobBackendKind) async throws {
-        let blobs = try await Self.store(kind)
-        let referenced = Mutex<Set<String>>([])
-        blobs.connectJanitor(isReferenced: { hash in referenced.withLock { $0.contains(hash) } }, grace: .zero)
-        let orphan = try await blobs.put(Data("orphan".utf8))
-        let owned = try await blobs.put(Data("owned".utf8))
-        referenced.withLock { _ = $0.insert(owned.hash) }
-        orphan.end()
-        owned.end()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await blobs.contains(orphan.hash), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+        try await Self.withStore(kind) { blobs in
+            let referenced = Mutex<Set<String>>([])
+            blobs.connectJanitor(isReferenced: { hash in referenced.withLock { $0.contains(hash) } }, grace: .zero)
+            let orphan = try await blobs.put(Data("orphan".utf8))
+            let owned = try await blobs.put(Data("owned".utf8))
+            referenced.withLock { _ = $0.insert(owned.hash) }
+            orphan.end()
+            owned.end()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await blobs.contains(orphan.hash), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(try await !blobs.contains(orphan.hash))
+            #expect(try await blobs.contains(owned.hash))
+            // A commit's released blob stays while a request holds a lease on the same bytes.
+            let ticket = blobs.ticket()
+            let again = try await blobs.put(Data("owned".utf8))
+            await blobs.release([owned.hash], since: ticket)
+            #expect(try await blobs.contains(owned.hash))
+            withExtendedLifetime(again) {}
         }
-        #expect(try await !blobs.contains(orphan.hash))
-        #expect(try await blobs.contains(owned.hash))
-        // A commit's released blob stays while a request holds a lease on the same bytes.
-        let ticket = blobs.ticket()
-        let again = try await blobs.put(Data("owned".utf8))
-        await blobs.release([owned.hash], since: ticket)
-        #expect(try await blobs.contains(owned.hash))
-        withExtendedLifetime(again) {}
     }
 
     /// A blob shorter than its reference says is an error, never content cut short.
     @Test(arguments: BlobBackendKind.allCases)
     func aShortBlobIsAnErrorNotShortContent(_ kind: BlobBackendKind) async throws {
-        let blobs = try await Self.store(kind)
-        let lease = try await blobs.put(Data("0123456789".utf8))
-        let claimed = BlobReference(hash: lease.hash, length: 20)
-        await #expect {
-            _ = try await blobs.data(for: claimed)
-        } throws: { error in
-            "\(error)".contains("20")
+        try await Self.withStore(kind) { blobs in
+            let lease = try await blobs.put(Data("0123456789".utf8))
+            let claimed = BlobReference(hash: lease.hash, length: 20)
+            await #expect {
+                _ = try await blobs.data(for: claimed)
+            } throws: { error in
+                "\(error)".contains("20")
+            }
+            await #expect {
+                _ = try await Self.collect(try await blobs.read(claimed, range: 5...15))
+            } throws: { error in
+                (error as? BlobStoreError).map { !$0.isMissing } ?? false
+            }
+            withExtendedLifetime(lease) {}
         }
-        await #expect {
-            _ = try await Self.collect(try await blobs.read(claimed, range: 5...15))
-        } throws: { error in
-            (error as? BlobStoreError).map { !$0.isMissing } ?? false
-        }
-        withExtendedLifetime(lease) {}
     }
 }
 
@@ -367,6 +382,7 @@ final class GatedBackend: BlobBackend {
 struct BlobRemovalRaceTests {
     @Test func anUploadDuringARemovalWaitsForItAndKeepsItsBlob() async throws {
         let folder = BlobBackendSuiteTests.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let backend = try GatedBackend(directory: folder)
         let blobs = try BlobStore(backend: backend, scratchDirectory: folder.appendingPathComponent("tmp"))
         blobs.connectJanitor(isReferenced: { _ in false }, grace: .zero)
@@ -390,6 +406,7 @@ struct BlobRemovalRaceTests {
     /// With a grace, a blob whose date cannot be read is never removed on that account: it is asked about again.
     @Test func anUnreadableDateNeverRemoves() async throws {
         let folder = BlobBackendSuiteTests.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let backend = try GatedBackend(directory: folder)
         let blobs = try BlobStore(backend: backend, scratchDirectory: folder.appendingPathComponent("tmp"))
         blobs.connectJanitor(isReferenced: { _ in false }, grace: .milliseconds(500))
@@ -410,7 +427,9 @@ struct BlobRemovalRaceTests {
     }
 
     @Test func withFileGivesExactlyTheBlobsBytes() async throws {
-        let blobs = try BlobStore(directory: BlobBackendSuiteTests.scratch())
+        let folder = BlobBackendSuiteTests.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let blobs = try BlobStore(directory: folder)
         let first = try await blobs.put(Data("hello".utf8))
         let longer = try await blobs.append(try await blobs.put(Data(", world".utf8)).reference, to: first.reference)
         // The first blob's file now holds the appended bytes too: a copy of its own five is handed out.
