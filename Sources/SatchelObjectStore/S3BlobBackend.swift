@@ -3,7 +3,6 @@ public import Foundation
 import SatchelHTTP
 public import SatchelRepository
 import SatchelText
-import Synchronization
 
 /// Blobs as objects in an S3-compatible bucket (`satchel serve --blobs s3://…`): what several server processes share.
 ///
@@ -268,26 +267,8 @@ public struct S3BlobBackend: BlobBackend {
                         + "\(response.status) \(response.headers["Content-Range"] ?? "without a Content-Range")")
             }
         }
-        let counter = ByteCounter()
-        let box = IteratorBox(body: response.body)
-        return AsyncThrowingStream {
-            guard let chunk = try await box.next() else {
-                let received = counter.total
-                guard received == expected else {
-                    throw BlobStoreError(
-                        operation: "read", path: object,
-                        reason: "the store sent \(received) bytes where \(expected) were expected")
-                }
-                return nil
-            }
-            let total = counter.add(chunk.count)
-            guard total <= expected else {
-                box.cancel()
-                throw BlobStoreError(
-                    operation: "read", path: object, reason: "the store sent more than the \(expected) bytes expected")
-            }
-            return [UInt8](chunk)
-        }
+        let reader = ExactBodyReader(body: response.body, expected: expected, object: object)
+        return AsyncThrowingStream { try await reader.next() }
     }
 
     /// The lower-case hex SHA-256 of `length` bytes of `file` from `offset`, read on a dispatch thread.
@@ -352,25 +333,37 @@ public struct S3BlobBackend: BlobBackend {
     }
 }
 
-/// Bytes received so far by one read.
-private final class ByteCounter: Sendable {
-    private let count = Mutex<Int64>(0)
-    var total: Int64 { count.withLock { $0 } }
-    func add(_ bytes: Int) -> Int64 {
-        count.withLock {
-            $0 += Int64(bytes); return $0
-        }
-    }
-}
-
-/// A response body's iterator, read by one consumer at a time (the stream pulls one chunk after another).
-private final class IteratorBox: @unchecked Sendable {
+/// A response body read to exactly `expected` bytes: fewer or more is an error, never content cut short or run on.
+/// Read by one consumer at a time (the stream pulls one chunk after another), so it needs no lock.
+private final class ExactBodyReader: @unchecked Sendable {
     private let body: HTTPResponseBody
     private var iterator: HTTPResponseBody.AsyncIterator
-    init(body: HTTPResponseBody) {
+    private let expected: Int64
+    private let object: String
+    private var received: Int64 = 0
+
+    init(body: HTTPResponseBody, expected: Int64, object: String) {
         self.body = body
         iterator = body.makeAsyncIterator()
+        self.expected = expected
+        self.object = object
     }
-    func next() async throws -> Data? { try await iterator.next() }
-    func cancel() { body.cancel() }
+
+    func next() async throws -> [UInt8]? {
+        guard let chunk = try await iterator.next() else {
+            guard received == expected else {
+                throw BlobStoreError(
+                    operation: "read", path: object,
+                    reason: "the store sent \(received) bytes where \(expected) were expected")
+            }
+            return nil
+        }
+        received += Int64(chunk.count)
+        guard received <= expected else {
+            body.cancel()
+            throw BlobStoreError(
+                operation: "read", path: object, reason: "the store sent more than the \(expected) bytes expected")
+        }
+        return [UInt8](chunk)
+    }
 }
