@@ -119,10 +119,14 @@ struct SignatureV4Tests {
         for bad in [
             "http://bucket?endpoint=http://x", "s3://?endpoint=http://x", "s3://bucket",
             "s3://bucket?endpoint=ftp://x", "s3://id:secret@bucket?endpoint=http://x",
-            "s3://bucket?endpoint=http://x&colour=blue", "s3://bucket?endpoint=http://x&part-size=1",
+            "s3://bucket?endpoint=http://x&colour=blue", "s3://bucket?endpoint=http://id:secret@x",
+            "s3://bucket?endpoint=http://x&part-size=1",
         ] {
-            #expect(throws: S3ConfigurationError.self, "\(bad)") {
+            #expect("\(bad)") {
                 try S3BlobBackend.Configuration(url: bad, environment: environment)
+            } throws: { error in
+                // Refused without repeating the address, which may hold keys.
+                (error as? S3ConfigurationError).map { !$0.message.contains("secret") } ?? false
             }
         }
         #expect(throws: S3ConfigurationError.self) {
