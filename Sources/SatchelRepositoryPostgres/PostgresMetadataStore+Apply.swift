@@ -149,14 +149,7 @@ extension PostgresMetadataStore {
                 """, on: connection)
         }
         for object in batch.updates { if let hash = object.content?.hash { dropped.remove(hash) } }
-        var released: Set<String> = []
-        for hash in dropped {
-            let row = try await rows(
-                "SELECT EXISTS(SELECT 1 FROM objects WHERE content_hash = \(hash))", on: connection
-            ).first
-            if try row?.decode(Bool.self) == false { released.insert(hash) }
-        }
-        return StoreBatchResult(releasedContentHashes: released)
+        return StoreBatchResult(releasedContentHashes: try await unreferenced(dropped, on: connection))
     }
 
     private static func binds(_ object: StoredObject, repositoryId: String) throws -> PostgresBindings {

@@ -154,11 +154,11 @@ extension PostgresMetadataStore {
         }
     }
 
-    /// Every distinct content hash of every repository, in one SELECT.
+    /// Every distinct content hash of every repository and every upload batch's chunks, in one SELECT.
     public func referencedContentHashes() async throws -> Set<String> {
         do {
             return Set(
-                try await rows("SELECT DISTINCT content_hash FROM objects WHERE content_hash IS NOT NULL").map {
+                try await rows(PostgresQuery(unsafeSQL: UploadBatchSQL.referencedHashes)).map {
                     try $0.decode(String.self)
                 })
         } catch {
@@ -166,10 +166,11 @@ extension PostgresMetadataStore {
         }
     }
 
-    /// One EXISTS query over the content hash index.
+    /// Two EXISTS queries over the content hash indexes (objects' and upload chunks').
     public func isContentReferenced(_ hash: String) async throws -> Bool {
-        try await rows("SELECT EXISTS(SELECT 1 FROM objects WHERE content_hash = \(hash))").first?
-            .decode(Bool.self) ?? false
+        var query = PostgresQuery(unsafeSQL: "SELECT " + UploadBatchSQL.referenced("$1"))
+        try query.binds.append(hash, context: .default)
+        return try await rows(query).first?.decode(Bool.self) ?? false
     }
 
     // MARK: Rows

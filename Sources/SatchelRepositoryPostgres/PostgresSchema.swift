@@ -1,4 +1,5 @@
-/// The PostgreSQL schema: the SQLite store's tables, with PostgreSQL types (version 3 adds ``ServerStateStore``'s).
+/// The PostgreSQL schema: the SQLite store's tables, with PostgreSQL types (version 3 adds ``ServerStateStore``'s,
+/// version 6 its upload batches).
 ///
 /// Text that is sorted or compared (ids, names, type ids) is `COLLATE "C"`, so the order is by code point
 /// whatever the database's locale, the same as SQLite and the memory store. Change tokens count per repository
@@ -209,6 +210,45 @@ enum PostgresSchema {
                 """
             ]
         ),
+        (
+            6,
+            [
+                // Upload batches (UploadBatchStore): a chunk's hash counts as a reference to its blob.
+                """
+                CREATE TABLE upload_batches (
+                    id text COLLATE "C" PRIMARY KEY,
+                    owner text COLLATE "C" NOT NULL,
+                    touched_at bigint NOT NULL
+                )
+                """,
+                "CREATE INDEX upload_batches_by_owner ON upload_batches (owner)",
+                "CREATE INDEX upload_batches_by_touch ON upload_batches (touched_at)",
+                """
+                CREATE TABLE upload_files (
+                    batch text COLLATE "C" NOT NULL,
+                    file integer NOT NULL,
+                    name text NOT NULL,
+                    mime_type text NOT NULL,
+                    size bigint,
+                    chunk_count integer NOT NULL,
+                    chunked boolean NOT NULL,
+                    claimed_at bigint,
+                    PRIMARY KEY (batch, file)
+                )
+                """,
+                """
+                CREATE TABLE upload_chunks (
+                    batch text COLLATE "C" NOT NULL,
+                    file integer NOT NULL,
+                    chunk integer NOT NULL,
+                    hash text COLLATE "C" NOT NULL,
+                    length bigint NOT NULL,
+                    PRIMARY KEY (batch, file, chunk)
+                )
+                """,
+                "CREATE INDEX upload_chunks_by_hash ON upload_chunks (hash)",
+            ]
+        ),
     ]
 
     static let objectColumns = """
@@ -230,4 +270,6 @@ enum PostgresSchema {
     /// The class of the per-query advisory locks a refresh of the offline middle tier's row state holds (the key is
     /// the hash of the endpoint, query and scope).
     static let offlineRefreshLockClass: Int32 = 0x5341_544F
+    /// The class of the per-user advisory locks that opening an upload batch holds (the key is the user's hash).
+    static let uploadLockClass: Int32 = 0x5341_5455
 }

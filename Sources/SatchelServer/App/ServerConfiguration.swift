@@ -96,10 +96,16 @@ public struct ServerConfiguration: Sendable {
         self.gateway = gateway
     }
 
-    /// How long an unreferenced blob is spared (`RepositoryConfiguration/blobRemovalGrace`): none when this
+    /// The grace ``blobRemovalGrace`` gives, when set (`satchel serve --blob-grace SECONDS`): longer than the
+    /// longest upload any server process sharing the blobs may be receiving.
+    public var blobGrace: Duration?
+
+    /// How long an unreferenced blob is spared (`RepositoryConfiguration/blobRemovalGrace`): ``blobGrace`` when
+    /// set; otherwise none when this
     /// process alone uses the data folder; ten minutes on PostgreSQL or with blobs in a bucket, which several server
     /// processes may share.
     public var blobRemovalGrace: Duration {
+        if let blobGrace { return blobGrace }
         if case .postgres = store { return .seconds(600) }
         if case .s3 = blobs { return .seconds(600) }
         return .zero

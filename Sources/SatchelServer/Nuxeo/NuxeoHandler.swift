@@ -19,7 +19,9 @@ struct NuxeoHandler: Sendable {
     init(environment: BindingEnvironment, defaultRepository: String) {
         self.environment = environment
         self.defaultRepository = defaultRepository
-        uploads = NuxeoUploads(maximumBytes: environment.limits.maxContentBytes)
+        uploads = NuxeoUploads(
+            maximumBytes: environment.limits.maxContentBytes, store: environment.documentMarks.store,
+            blobs: environment.blobs)
     }
 
     /// The service of `repository` (a mount's, or the local engine's).

@@ -1,164 +1,161 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import SatchelCMISCore
 import SatchelJSON
 import SatchelRepository
-import Synchronization
 
 /// Nuxeo's batch upload (docs/nuxeo.md): a batch of files, each sent whole or in chunks (`X-Upload-Type: chunked`,
 /// `X-Upload-Chunk-Index`, `X-Upload-Chunk-Count`); an unfinished chunked file answers **308** with the chunks it
 /// has, so a client that lost its connection asks (`GET upload/{batch}/{file}`) and sends only the missing ones.
-/// Chunks go into the blob store as they arrive (leased until the batch is attached or dropped); a batch belongs to
-/// the user who made it.
+///
+/// Batches live in the metadata store (``UploadBatchStore``), so every server process sharing it sees them: chunks
+/// of one file may reach different processes, and a batch outlives the process that opened it. A chunk goes into the
+/// blob store as it arrives, and its row in the store is what keeps its blob until the batch is attached or dropped.
+/// A batch belongs to the user who made it.
 final class NuxeoUploads: Sendable {
-    struct File {
-        var name: String
-        var mimeType: String
-        var size: Int64?
-        var chunkCount: Int
-        var chunked: Bool
-        var chunks: [Int: BlobLease] = [:]
-
-        var isComplete: Bool { chunks.count == chunkCount }
-        var uploadedSize: Int64 { chunks.values.reduce(0) { $0 + $1.reference.length } }
-    }
-
-    struct Batch {
-        let owner: String
-        var files: [Int: File] = [:]
-        /// When it last changed: a batch left alone for ``idleLifetime`` is dropped.
-        var touched = ContinuousClock.now
-
-        var bytes: Int64 { files.values.reduce(0) { $0 + $1.uploadedSize } }
-    }
-
     /// Per user: at most this many open batches, files per batch, chunks per file, and bytes in all their batches;
     /// a batch untouched for a day is dropped (its chunks released).
     static let maximumBatches = 64
     static let maximumFiles = 64
     static let maximumChunks = 10_000
-    static let idleLifetime = Duration.seconds(24 * 3600)
+    static let idleLifetime: TimeInterval = 24 * 3600
+    /// A file claimed for attaching longer ago than this was claimed by a process that died: it may be claimed
+    /// (or dropped) again.
+    static let claimLifetime: TimeInterval = 3600
 
     /// Bytes one user's batches may hold together (one file is at most that too: a document's largest content).
     let maximumBytes: Int64
+    /// Where batches are kept: the store the blob janitor asks, so that chunks count as references.
+    let store: any UploadBatchStore
+    /// Where chunks are.
+    let blobs: BlobStore
 
-    init(maximumBytes: Int64) {
+    init(maximumBytes: Int64, store: any UploadBatchStore, blobs: BlobStore) {
         self.maximumBytes = maximumBytes
+        self.store = store
+        self.blobs = blobs
     }
-
-    private let batches = Mutex<[String: Batch]>([:])
 
     /// Bytes the user may still upload.
-    func allowance(owner: String) -> Int64 {
-        batches.withLock { batches in
-            maximumBytes - batches.values.filter { $0.owner == owner }.reduce(0) { $0 + $1.bytes }
-        }
+    func allowance(owner: String) async throws -> Int64 {
+        maximumBytes - (try await store.uploadedBytes(owner: owner))
     }
 
-    func create(owner: String) throws(CMISError) -> String {
+    func create(owner: String) async throws -> String {
+        // Abandoned batches (anyone's) go first.
+        let now = Date()
+        try await releasing { try await store.expireUploadBatches(touchedBefore: now - Self.idleLifetime) }
         let id = "batchId-" + UUID().uuidString.lowercased()
-        try batches.withLock { (batches: inout [String: Batch]) throws(CMISError) in
-            // Abandoned batches go first.
-            let now = ContinuousClock.now
-            for (key, batch) in batches where batch.touched.duration(to: now) > Self.idleLifetime {
-                for file in batch.files.values { for lease in file.chunks.values { lease.end() } }
-                batches[key] = nil
-            }
-            guard batches.values.filter({ $0.owner == owner }).count < Self.maximumBatches else {
-                throw CMISError(.constraint, "too many open upload batches: attach or drop some")
-            }
-            batches[id] = Batch(owner: owner)
+        guard try await store.openUploadBatch(id: id, owner: owner, at: now, maximumPerOwner: Self.maximumBatches)
+        else {
+            throw CMISError(.constraint, "too many open upload batches: attach or drop some")
         }
         return id
     }
 
     /// The caller's batch (someone else's is not found, as a missing one).
-    func batch(_ id: String, owner: String) throws(CMISError) -> Batch {
-        guard let batch = batches.withLock({ $0[id] }), batch.owner == owner else {
+    func batch(_ id: String, owner: String) async throws -> UploadBatch {
+        guard let batch = try await store.uploadBatch(id: id, owner: owner) else {
             throw CMISError(.objectNotFound, "no upload batch \(id)")
         }
         return batch
     }
 
-    /// Stores one chunk (or the whole file, chunk 0 of 1); returns the file as it is now.
+    /// Records one chunk (or the whole file, chunk 0 of 1); returns the file as it is now. The lease ends here: from
+    /// now on the chunk's row keeps the blob (or, when it could not be recorded, nothing does and the blob goes).
     func store(
-        _ lease: BlobLease, batch id: String, file index: Int, chunk: Int, of count: Int, name: String,
-        mimeType: String,
-        size: Int64?, chunked: Bool, owner: String
-    ) throws(CMISError) -> File {
-        guard (0..<Self.maximumFiles).contains(index), (1...Self.maximumChunks).contains(count),
-            (0..<count).contains(chunk)
+        _ lease: BlobLease, batch id: String, file index: Int, chunk: Int, header: UploadFileHeader, owner: String
+    ) async throws -> UploadFile {
+        defer { lease.end() }
+        guard (0..<Self.maximumFiles).contains(index), (1...Self.maximumChunks).contains(header.chunkCount),
+            (0..<header.chunkCount).contains(chunk)
         else {
-            lease.end()
-            throw CMISError(.invalidArgument, "file \(index), chunk \(chunk) of \(count) is out of range")
+            throw CMISError(
+                .invalidArgument, "file \(index), chunk \(chunk) of \(header.chunkCount) is out of range")
         }
-        let fresh = File(name: name, mimeType: mimeType, size: size, chunkCount: count, chunked: chunked)
-        return try batches.withLock { (batches: inout [String: Batch]) throws(CMISError) -> File in
-            guard let batch = batches[id], batch.owner == owner else {
-                lease.end()
-                throw CMISError(.objectNotFound, "no upload batch \(id)")
-            }
-            if let existing = batch.files[index], existing.chunkCount != count || existing.chunked != chunked {
-                // A new upload of that file index starts over.
-                for old in existing.chunks.values { old.end() }
-                batches[id]?.files[index] = nil
-            }
-            if batches[id]?.files[index] == nil { batches[id]?.files[index] = fresh }
-            batches[id]?.touched = .now
-            // In place: the chunk table is not copied for every chunk.
-            batches[id]?.files[index]?.chunks[chunk]?.end()
-            batches[id]?.files[index]?.chunks[chunk] = lease
-            return batches[id]?.files[index] ?? fresh
+        let outcome = try await releasing { () async throws -> (UploadChunkOutcome, Set<String>) in
+            let outcome = try await store.storeUploadChunk(
+                batch: id, owner: owner, file: index, chunk: chunk, header: header, blob: lease.reference, at: Date())
+            if case .stored(_, let released) = outcome { return (outcome, released) }
+            return (outcome, [])
+        }
+        switch outcome {
+        case .stored(let file, _): return file
+        case .noBatch: throw CMISError(.objectNotFound, "no upload batch \(id)")
+        case .busy: throw CMISError(.updateConflict, "file \(index) of batch \(id) is being attached")
         }
     }
 
-    /// Takes a complete file out of its batch to attach it (a concurrent change or a second attach finds it gone);
-    /// ``restore(_:batch:file:owner:)`` puts it back when the attach fails.
-    func take(_ id: String, file index: Int, owner: String) throws(CMISError) -> File {
-        try batches.withLock { (batches: inout [String: Batch]) throws(CMISError) -> File in
-            guard let batch = batches[id], batch.owner == owner, let file = batch.files[index] else {
-                throw CMISError(.objectNotFound, "no file \(index) in batch \(id)")
-            }
-            guard file.isComplete else {
-                throw CMISError(
-                    .constraint, "file \(index) of batch \(id) is missing chunks: it cannot be attached yet")
-            }
-            batches[id]?.files[index] = nil
-            return file
+    /// Claims a complete file to attach it: a concurrent change or a second attach (on any process) finds it busy.
+    /// ``settle(_:batch:file:owner:attached:)`` ends the claim.
+    func claim(_ id: String, file index: Int, owner: String) async throws -> UploadFile {
+        let now = Date()
+        switch try await store.claimUploadFile(
+            batch: id, owner: owner, file: index, at: now, staleBefore: now - Self.claimLifetime)
+        {
+        case .claimed(let file): return file
+        case .notFound: throw CMISError(.objectNotFound, "no file \(index) in batch \(id)")
+        case .incomplete:
+            throw CMISError(.constraint, "file \(index) of batch \(id) is missing chunks: it cannot be attached yet")
+        case .busy: throw CMISError(.updateConflict, "file \(index) of batch \(id) is being attached")
         }
     }
 
-    func restore(_ file: File, batch id: String, file index: Int, owner: String) {
-        let kept = batches.withLock { batches -> Bool in
-            guard batches[id]?.owner == owner, batches[id]?.files[index] == nil else { return false }
-            batches[id]?.files[index] = file
-            return true
+    /// Ends a claim: the file leaves the batch when it was attached, and is free again otherwise. A failure is
+    /// logged: the claim then lapses after ``claimLifetime``.
+    func settle(_ file: UploadFile, batch id: String, file index: Int, owner: String, attached: Bool) async {
+        guard let claimed = file.claimed else { return }
+        do {
+            try await releasing {
+                try await store.settleUploadFile(
+                    batch: id, owner: owner, file: index, claimed: claimed, attached: attached)
+            }
+        } catch {
+            BlobStore.logger.warning("upload batch \(id), file \(index): the claim could not be ended: \(error)")
         }
-        if !kept { for lease in file.chunks.values { lease.end() } }
     }
 
-    /// Removes a batch (or one of its files) and ends its chunks' leases.
-    func drop(_ id: String, file index: Int? = nil, owner: String) throws(CMISError) {
-        try batches.withLock { (batches: inout [String: Batch]) throws(CMISError) in
-            guard let batch = batches[id], batch.owner == owner else {
-                throw CMISError(.objectNotFound, "no upload batch \(id)")
-            }
-            if let index {
-                for lease in batch.files[index]?.chunks.values ?? [:].values { lease.end() }
-                batches[id]?.files[index] = nil
-            } else {
-                for file in batch.files.values { for lease in file.chunks.values { lease.end() } }
-                batches[id] = nil
-            }
+    /// Removes a batch (or one of its files) and lets go of its chunks.
+    func drop(_ id: String, file index: Int? = nil, owner: String) async throws {
+        let outcome = try await releasing { () async throws -> (UploadDropOutcome, Set<String>) in
+            let outcome = try await store.dropUpload(
+                batch: id, owner: owner, file: index, staleBefore: Date() - Self.claimLifetime)
+            if case .dropped(let released) = outcome { return (outcome, released) }
+            return (outcome, [])
         }
+        switch outcome {
+        case .dropped: return
+        case .notFound: throw CMISError(.objectNotFound, "no upload batch \(id)")
+        case .busy: throw CMISError(.updateConflict, "batch \(id) has a file being attached")
+        }
+    }
+
+    /// Runs a change of the store that lets go of blobs, and hands what it released to the blob janitor (unless a
+    /// request claimed one since the change began).
+    private func releasing<T>(_ change: () async throws -> (T, Set<String>)) async throws -> T {
+        let ticket = blobs.ticket()
+        let result: (T, Set<String>)
+        do {
+            result = try await change()
+        } catch {
+            blobs.discard(ticket)
+            throw error
+        }
+        await blobs.release(result.1, since: ticket)
+        return result.0
+    }
+
+    private func releasing(_ change: () async throws -> Set<String>) async throws {
+        try await releasing { ((), try await change()) }
     }
 
     /// A file's state as Nuxeo writes it.
-    static func info(_ file: File, batch: String, index: Int, uploaded: Bool) -> JSONValue {
+    static func info(_ file: UploadFile, batch: String, index: Int, uploaded: Bool) -> JSONValue {
         var object: JSONObject = [
-            "name": .string(file.name), "size": file.size.map { .number(JSONNumber($0)) } ?? .null,
-            "uploadType": .string(file.chunked ? "chunked" : "normal"),
+            "name": .string(file.header.name), "size": file.header.size.map { .number(JSONNumber($0)) } ?? .null,
+            "uploadType": .string(file.header.chunked ? "chunked" : "normal"),
         ]
         if uploaded {
             object.append(key: "uploaded", value: "true")
@@ -166,10 +163,10 @@ final class NuxeoUploads: Sendable {
             object.append(key: "fileIdx", value: .string(String(index)))
             object.append(key: "uploadedSize", value: .string(String(file.uploadedSize)))
         }
-        if file.chunked {
+        if file.header.chunked {
             object.append(
                 key: "uploadedChunkIds", value: .array(file.chunks.keys.sorted().map { .number(JSONNumber($0)) }))
-            object.append(key: "chunkCount", value: .number(JSONNumber(file.chunkCount)))
+            object.append(key: "chunkCount", value: .number(JSONNumber(file.header.chunkCount)))
         }
         return .object(object)
     }
@@ -183,36 +180,36 @@ extension NuxeoHandler {
     ) async throws -> Response {
         switch (request.method, segments.count) {
         case (.post, 0):
-            return Self.json(["batchId": .string(try uploads.create(owner: caller.user))], status: 201)
+            return Self.json(["batchId": .string(try await uploads.create(owner: caller.user))], status: 201)
         case (.get, 1) where segments[0] == "handlers":
             return Self.json(["handlers": [["name": "default"]]])
         case (.get, 1):
-            let batch = try uploads.batch(segments[0], owner: caller.user)
+            let batch = try await uploads.batch(segments[0], owner: caller.user)
             let files = batch.files.keys.sorted().compactMap { index in
                 batch.files[index].map { NuxeoUploads.info($0, batch: segments[0], index: index, uploaded: false) }
             }
             return Self.json(.array(files))
         case (.get, 2):
-            let batch = try uploads.batch(segments[0], owner: caller.user)
+            let batch = try await uploads.batch(segments[0], owner: caller.user)
             guard let index = Int(segments[1]), let file = batch.files[index] else {
                 throw CMISError(.objectNotFound, "no file \(segments[1]) in batch \(segments[0])")
             }
             let info = NuxeoUploads.info(file, batch: segments[0], index: index, uploaded: false)
             return Self.json(info, status: file.isComplete ? 200 : 308)
         case (.delete, 1):
-            try uploads.drop(segments[0], owner: caller.user)
+            try await uploads.drop(segments[0], owner: caller.user)
             return Response(status: .noContent)
         case (.delete, 2):
             guard let index = Int(segments[1]) else {
                 throw CMISError(.objectNotFound, "no file \(segments[1]) in batch \(segments[0])")
             }
-            try uploads.drop(segments[0], file: index, owner: caller.user)
+            try await uploads.drop(segments[0], file: index, owner: caller.user)
             return Response(status: .noContent)
         case (.post, 2):
             return try await receive(segments[0], file: segments[1], request: request, caller: caller)
         case (.post, 3) where segments[1] == "execute":
             // The whole batch (Nuxeo's clients attach this way): its one file.
-            let batch = try uploads.batch(segments[0], owner: caller.user)
+            let batch = try await uploads.batch(segments[0], owner: caller.user)
             guard batch.files.count == 1, let index = batch.files.keys.first else {
                 throw CMISError(
                     .notSupported, "a batch of \(batch.files.count) files cannot be attached to one document here")
@@ -234,7 +231,7 @@ extension NuxeoHandler {
     private func receive(
         _ batch: String, file: String, request: Request, caller: CallerContext
     ) async throws -> Response {
-        _ = try uploads.batch(batch, owner: caller.user)
+        _ = try await uploads.batch(batch, owner: caller.user)
         guard let index = Int(file) else { throw CMISError(.invalidArgument, "file index \(file) is not a number") }
         func header(_ name: String) -> String? { request.headers[HTTPField.Name(name)!] }
         let chunked = header("X-Upload-Type")?.lowercased() == "chunked"
@@ -244,7 +241,7 @@ extension NuxeoHandler {
         // Checked before a byte is stored: it goes back out in headers, and to a gateway's back-end.
         let mimeType = try MediaTypeSyntax.checked(header("X-File-Type") ?? request.headers[.contentType] ?? "")
         // No more than the user may still hold in batches.
-        let allowance = uploads.allowance(owner: caller.user)
+        let allowance = try await uploads.allowance(owner: caller.user)
         guard allowance > 0 else { throw CMISError(.constraint, "your upload batches are full: attach or drop some") }
         let writer = try environment.blobs.makeWriter(maxBytes: allowance)
         do {
@@ -255,10 +252,11 @@ extension NuxeoHandler {
             writer.cancel()
             throw CMISError(.invalidArgument, "the upload could not be read: \(error)")
         }
-        let stored = try uploads.store(
-            try await writer.finish(), batch: batch, file: index, chunk: chunk, of: count, name: name,
-            mimeType: mimeType,
-            size: header("X-File-Size").flatMap { Int64($0) }, chunked: chunked, owner: caller.user)
+        let fileHeader = UploadFileHeader(
+            name: name, mimeType: mimeType, size: header("X-File-Size").flatMap { Int64($0) }, chunkCount: count,
+            chunked: chunked)
+        let stored = try await uploads.store(
+            try await writer.finish(), batch: batch, file: index, chunk: chunk, header: fileHeader, owner: caller.user)
         return Self.json(
             NuxeoUploads.info(stored, batch: batch, index: index, uploaded: true), status: stored.isComplete ? 201 : 308
         )
@@ -273,28 +271,26 @@ extension NuxeoHandler {
         guard let index = Int(file) else { throw CMISError(.objectNotFound, "no file \(file) in batch \(batch)") }
         let target = try await blobTarget(
             operation, call: try await body(request), repository: repository, caller: caller)
-        // Out of the batch while it is attached: a concurrent change or a second attach finds it gone.
-        let stored = try uploads.take(batch, file: index, owner: caller.user)
-        var attached = false
-        defer {
-            if attached {
-                for lease in stored.chunks.values { lease.end() }
-            } else {
-                uploads.restore(stored, batch: batch, file: index, owner: caller.user)
+        // Claimed while it is attached: a concurrent change or a second attach, on any process, finds it busy.
+        let stored = try await uploads.claim(batch, file: index, owner: caller.user)
+        let updated: CMISObject
+        do {
+            // The chunks, in order, as one blob.
+            let writer = try environment.blobs.makeWriter(maxBytes: environment.limits.maxContentBytes)
+            for chunk in 0..<stored.header.chunkCount {
+                guard let reference = stored.chunks[chunk] else { continue }
+                try await writer.write(reference, from: environment.blobs)
             }
+            let content = try await writer.finish()
+            defer { content.end() }
+            updated = try await applyBlob(
+                try ContentInput(blob: content, mimeType: stored.header.mimeType, fileName: stored.header.name),
+                name: stored.header.name, to: target, repository: repository, caller: caller)
+        } catch {
+            await uploads.settle(stored, batch: batch, file: index, owner: caller.user, attached: false)
+            throw error
         }
-        // The chunks, in order, as one blob.
-        let writer = try environment.blobs.makeWriter(maxBytes: environment.limits.maxContentBytes)
-        for chunk in 0..<stored.chunkCount {
-            guard let lease = stored.chunks[chunk] else { continue }
-            try await writer.write(lease.reference, from: environment.blobs)
-        }
-        let content = try await writer.finish()
-        defer { content.end() }
-        let updated = try await applyBlob(
-            try ContentInput(blob: content, mimeType: stored.mimeType, fileName: stored.name), name: stored.name,
-            to: target, repository: repository, caller: caller)
-        attached = true
+        await uploads.settle(stored, batch: batch, file: index, owner: caller.user, attached: true)
         if request.headers[HTTPField.Name("X-NXVoidOperation")!] == "true" { return Response(status: .noContent) }
         return Self.json(try await render(updated, repository: repository, caller: caller))
     }

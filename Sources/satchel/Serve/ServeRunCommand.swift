@@ -36,6 +36,13 @@ struct ServeRunCommand: AsyncParsableCommand {
             valueName: "s3-url"))
     var blobs: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "How long a blob nothing refers to is kept, in seconds (default: 0 alone, 600 with --postgres or --blobs;"
+                + " longer than the longest upload any node sharing the blobs receives).",
+            valueName: "seconds"))
+    var blobGrace: Int?
+
     @Flag(help: "Require the XSRF token on every change, also for Basic clients of the shared repository.")
     var strictXsrf = false
 
@@ -81,6 +88,7 @@ struct ServeRunCommand: AsyncParsableCommand {
     func validate() throws {
         if memory && postgres != nil { throw ValidationError("--memory and --postgres cannot be combined") }
         if memory && blobs != nil { throw ValidationError("--memory and --blobs cannot be combined") }
+        if let blobGrace, blobGrace < 0 { throw ValidationError("--blob-grace cannot be negative") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if tlsClientCa != nil && tlsCert == nil { throw ValidationError("--tls-client-ca needs --tls-cert") }
@@ -101,6 +109,7 @@ struct ServeRunCommand: AsyncParsableCommand {
             xsrfPolicy: strictXsrf ? .strict : .standard, omitNewTypeCapabilities: !fullCapabilities,
             trustedProxies: TrustedProxies(Set(trustedProxies)), logLevel: level)
         configuration.logLevel = level
+        configuration.blobGrace = blobGrace.map { .seconds($0) }
         if let blobs {
             do {
                 configuration.blobs = .s3(try S3BlobBackend.Configuration(url: blobs))

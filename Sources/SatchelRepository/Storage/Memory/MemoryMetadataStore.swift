@@ -5,7 +5,7 @@ import Synchronization
 /// A ``MetadataStore`` in memory: for tests, and for `satchel serve --memory`. It keeps the same rules as the
 /// durable stores (atomic batches, preconditions, unique names per folder) and passes the same conformance suite.
 public final class MemoryMetadataStore: MetadataStore {
-    private struct State {
+    struct State {
         var repositories: [String: StoredRepository] = [:]
         /// repository id → object id → object
         var objects: [String: [String: StoredObject]] = [:]
@@ -17,6 +17,21 @@ public final class MemoryMetadataStore: MetadataStore {
         var trash: [MarkKey: TrashMark] = [:]
         var grants: [String: AccessGrant] = [:]
         var trashGeneration: UInt64 = 0
+        /// ``UploadBatchStore``: batches by id.
+        var uploads: [String: UploadBatch] = [:]
+
+        /// Whether an object's content or a batch's chunk is the blob `hash`.
+        func refers(to hash: String) -> Bool {
+            objects.values.contains { $0.values.contains { $0.content?.hash == hash } }
+                || uploads.values.contains {
+                    $0.files.values.contains { $0.chunks.values.contains { $0.hash == hash } }
+                }
+        }
+
+        /// Those of `hashes` nothing refers to.
+        func unreferenced(_ hashes: some Sequence<String>) -> Set<String> {
+            Set(hashes.filter { !refers(to: $0) })
+        }
     }
 
     struct MarkKey: Hashable {
@@ -125,16 +140,22 @@ public final class MemoryMetadataStore: MetadataStore {
         state.withLock { state in state.lastChangeTokens[repositoryId] }
     }
 
-    /// Collected from every object of every repository.
+    /// Collected from every object of every repository and every upload batch's chunks.
     public func referencedContentHashes() async throws -> Set<String> {
         state.withLock { state in
             Set(state.objects.values.flatMap { $0.values.compactMap(\.content?.hash) })
+                .union(state.uploads.values.flatMap { $0.files.values.flatMap { $0.chunks.values.map(\.hash) } })
         }
     }
 
-    /// A search of every object of every repository.
+    /// A search of every object of every repository and every upload batch's chunks.
     public func isContentReferenced(_ hash: String) async throws -> Bool {
-        state.withLock { state in state.objects.values.contains { $0.values.contains { $0.content?.hash == hash } } }
+        state.withLock { $0.refers(to: hash) }
+    }
+
+    /// The state's lock, for the store's extensions.
+    func withState<T: Sendable>(_ body: (inout State) -> T) -> T {
+        state.withLock { body(&$0) }
     }
 
     /// Works on a copy of the state under the store's lock and keeps it only when every check passed: preconditions,
@@ -195,10 +216,7 @@ public final class MemoryMetadataStore: MetadataStore {
                 next.changes.append(change)
             }
             state = next
-            let referenced = dropped.filter { hash in
-                next.objects.values.contains { $0.values.contains { $0.content?.hash == hash } }
-            }
-            return StoreBatchResult(releasedContentHashes: dropped.subtracting(referenced))
+            return StoreBatchResult(releasedContentHashes: next.unreferenced(dropped))
         }
     }
 

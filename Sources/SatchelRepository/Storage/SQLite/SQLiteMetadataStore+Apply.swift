@@ -117,9 +117,7 @@ extension SQLiteMetadataStore {
                 change.readers.map { StoredPropertyCodec.text(StoredPropertyCodec.encode($0)) },
             ])
         }
-        let referenced = try db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM objects WHERE content_hash = ?)")
-        return StoreBatchResult(
-            releasedContentHashes: try dropped.filter { !(try Bool.fetchOne(referenced, arguments: [$0]) ?? true) })
+        return StoreBatchResult(releasedContentHashes: try Self.unreferenced(dropped, db))
     }
 
     /// Forgets the locks and trash marks of those of `keys` no object is named by (its id) or versioned under (its

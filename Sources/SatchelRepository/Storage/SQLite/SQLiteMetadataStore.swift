@@ -334,21 +334,16 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
-    /// Every distinct content hash of every repository, read on a reader queue.
+    /// Every distinct content hash of every repository and every upload batch's chunks, read on a reader queue.
     public func referencedContentHashes() async throws -> Set<String> {
-        try await longRead { db in
-            try Set(
-                String.fetchCursor(
-                    db, sql: "SELECT DISTINCT content_hash FROM objects WHERE content_hash IS NOT NULL"))
-        }
+        try await longRead { db in try Set(String.fetchCursor(db, sql: UploadBatchSQL.referencedHashes)) }
     }
 
-    /// One EXISTS query over the content hash index.
+    /// Two EXISTS queries over the content hash indexes (objects' and upload chunks').
     public func isContentReferenced(_ hash: String) async throws -> Bool {
         try quickRead(isolated: false) { db in
             try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM objects WHERE content_hash = ?)"),
-                arguments: [hash]) ?? false
+                db.cachedStatement(sql: "SELECT \(UploadBatchSQL.referenced("?1"))"), arguments: [hash]) ?? false
         }
     }
 

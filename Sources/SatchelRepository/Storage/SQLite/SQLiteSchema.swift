@@ -112,6 +112,9 @@ enum SQLiteSchema {
         migrator.registerMigration("v6: offline sync points") { db in
             try db.execute(sql: SQLiteSchema.offlineSyncPointsTable)
         }
+        migrator.registerMigration("v7: upload batches") { db in
+            try db.execute(sql: SQLiteSchema.uploadBatchTables)
+        }
         return migrator
     }
 
@@ -207,6 +210,38 @@ enum SQLiteSchema {
             created_at INTEGER NOT NULL,
             UNIQUE (user_name, application, device)
         );
+        """
+
+    /// ``UploadBatchStore``'s tables (v7): batches, their files and the files' chunks. A chunk's hash counts as a
+    /// reference to its blob, as an object's content hash does.
+    static let uploadBatchTables = """
+        CREATE TABLE upload_batches (
+            id TEXT PRIMARY KEY NOT NULL,
+            owner TEXT NOT NULL,
+            touched_at INTEGER NOT NULL
+        );
+        CREATE INDEX upload_batches_by_owner ON upload_batches (owner);
+        CREATE INDEX upload_batches_by_touch ON upload_batches (touched_at);
+        CREATE TABLE upload_files (
+            batch TEXT NOT NULL,
+            file INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            mime_type TEXT NOT NULL,
+            size INTEGER,
+            chunk_count INTEGER NOT NULL,
+            chunked INTEGER NOT NULL,
+            claimed_at INTEGER,
+            PRIMARY KEY (batch, file)
+        ) WITHOUT ROWID;
+        CREATE TABLE upload_chunks (
+            batch TEXT NOT NULL,
+            file INTEGER NOT NULL,
+            chunk INTEGER NOT NULL,
+            hash TEXT NOT NULL,
+            length INTEGER NOT NULL,
+            PRIMARY KEY (batch, file, chunk)
+        ) WITHOUT ROWID;
+        CREATE INDEX upload_chunks_by_hash ON upload_chunks (hash);
         """
 
     /// The object columns, in the order ``SQLiteMetadataStore`` reads them.

@@ -1,0 +1,136 @@
+import Crypto
+import Foundation
+import SatchelCMIS
+import SatchelCMISCore
+import SatchelHTTP
+import SatchelJSON
+import SatchelObjectStore
+import SatchelRepository
+import SatchelServer
+import SatchelTestSupport
+import Synchronization
+import Testing
+
+/// Several `satchel serve` processes on one PostgreSQL database and one bucket, as behind a load balancer: what
+/// one of them received, every other one sees.
+@Suite("satchel serve on several nodes", .serialized)
+struct ClusterTests {
+    /// Starts nodes on one new database and one new bucket; `body` gets a function that starts one more (with the
+    /// blob grace given), and the bucket's client. Every node and the cluster stop afterwards.
+    static func withCluster(
+        _ body: (_ node: (Duration?) async throws -> ServerHarness, _ bucket: S3Client) async throws -> Void
+    ) async throws {
+        let swift = try await TemporarySwiftS3.shared.value
+        let postgres = try await TemporaryPostgres.start()
+        let nodes = Mutex<[ServerHarness]>([])
+        try await withCleanup { () async throws in
+            let database = try postgres.createDatabase()
+            let credentials = S3Credentials(
+                accessKeyID: TemporarySwiftS3.accessKeyID, secretAccessKey: TemporarySwiftS3.secretAccessKey)
+            let bucket = String("cluster-" + UUID().uuidString.lowercased().prefix(18))
+            let client = S3Client(
+                endpoint: swift.endpoint, bucket: bucket, region: TemporarySwiftS3.region, credentials: credentials)
+            try await client.createBucket()
+            let settings = S3BlobBackend.Configuration(
+                endpoint: swift.endpoint, bucket: bucket, prefix: "blobs/", region: TemporarySwiftS3.region,
+                credentials: credentials)
+            try await body(
+                { grace in
+                    let node = try await ServerHarness.start(configure: {
+                        $0.store = .postgres(url: database)
+                        $0.blobs = .s3(settings)
+                        $0.blobGrace = grace
+                    })
+                    nodes.withLock { $0.append(node) }
+                    return node
+                }, client)
+        } cleanup: {
+            for node in nodes.withLock({ $0 }) { await node.stop() }
+            await postgres.stop()
+        }
+    }
+
+    static func sha256Hex(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func upload(
+        _ node: ServerHarness, batch: String, chunk: Int, of count: Int, _ bytes: Data
+    ) async throws
+        -> HTTPClient.Response
+    {
+        try await node.send(
+            .post, "/nuxeo/api/v1/upload/\(batch)/0",
+            headers: [
+                ("X-File-Name", "parts.bin"), ("X-File-Type", "application/octet-stream"),
+                ("X-Upload-Type", "chunked"), ("X-Upload-Chunk-Count", String(count)),
+                ("X-Upload-Chunk-Index", String(chunk)), ("Content-Type", "application/octet-stream"),
+            ], body: .data(bytes, contentType: "application/octet-stream"))
+    }
+
+    /// A chunked upload whose chunks reach different nodes completes; another node's start-up collection keeps the
+    /// chunks, and takes them once they are attached and the grace has passed.
+    @Test("a chunked upload across nodes, and the blob collection of another node")
+    func chunkedUploadAcrossNodes() async throws {
+        try await Self.withCluster { node, bucket in
+            let first = try await node(nil)
+            let second = try await node(nil)
+            // Some content already there: a start-up collection refuses to remove more than half of a bucket.
+            var kept: [String] = []
+            for index in 0..<4 {
+                let bytes = Data("document \(index)".utf8)
+                var form = MultipartFormData(boundary: "doc")
+                form.addField("cmisaction", "createDocument")
+                form.addField("propertyId[0]", "cmis:name")
+                form.addField("propertyValue[0]", "kept-\(index).txt")
+                try form.addData("content", data: bytes, filename: "kept.txt", contentType: "text/plain")
+                #expect(try await first.send(.post, "/cmis/browser/shared/root", body: .multipart(form)).status == 201)
+                kept.append("blobs/" + Self.sha256Hex(bytes))
+            }
+            let parts = (0..<3).map { index in Data((0..<70_000).map { UInt8(($0 * (index + 3)) % 251) }) }
+            let created = try await first.send(.post, "/nuxeo/api/v1/upload")
+            #expect(created.status == 201)
+            let batch = try #require(try JSONValue(parsing: created.body)["batchId"]?.stringValue)
+
+            // Chunks 0 and 2 go to the first node, chunk 1 to the second: each node sees the others'.
+            #expect(try await Self.upload(first, batch: batch, chunk: 0, of: 3, parts[0]).status == 308)
+            let middle = try await Self.upload(second, batch: batch, chunk: 1, of: 3, parts[1])
+            #expect(middle.status == 308)
+            #expect(try JSONValue(parsing: middle.body)["uploadedChunkIds"] == [0, 1])
+            #expect(try await Self.upload(first, batch: batch, chunk: 2, of: 3, parts[2]).status == 201)
+            let state = try await second.send(.get, "/nuxeo/api/v1/upload/\(batch)/0")
+            #expect(state.status == 200, "complete, seen from the node that received one chunk")
+            #expect(try await second.send(.get, "/nuxeo/api/v1/upload/\(batch)", user: "bob").status == 404)
+
+            // A third node starts with no grace: its collection removes what nothing refers to, and a chunk is
+            // referred to by its batch.
+            _ = try await node(.zero)
+            #expect(try await bucket.listObjects(prefix: "blobs/").count == 4 + 3)
+
+            // Attached through the second node; read, by id and by content, through the first at once.
+            let document = try await first.send(
+                .post, "/cmis/browser/shared/root",
+                body: .form([
+                    ("cmisaction", "createDocument"), ("propertyId[0]", "cmis:name"),
+                    ("propertyValue[0]", "parts.bin"), ("propertyId[1]", "cmis:objectTypeId"),
+                    ("propertyValue[1]", "cmis:document"), ("succinct", "true"),
+                ]))
+            #expect(document.status == 201)
+            let id = try #require(try BrowserParser.object(document.body).id)
+            let attached = try await second.send(
+                .post, "/nuxeo/api/v1/upload/\(batch)/0/execute/Blob.AttachOnDocument",
+                headers: [("Content-Type", "application/json")],
+                body: .data(Data(#"{"params":{"document":"\#(id)"}}"#.utf8), contentType: "application/json"))
+            #expect(attached.status == 200, "\(String(decoding: attached.body, as: UTF8.self))")
+            let content = try await first.send(.get, "/cmis/browser/shared/root?objectId=\(id)&cmisselector=content")
+            #expect(content.status == 200 && content.body == parts[0] + parts[1] + parts[2])
+            #expect(try await first.send(.get, "/nuxeo/api/v1/upload/\(batch)/0").status == 404, "used up")
+
+            // The chunks are let go of: a node that starts once the grace has passed (none here) removes them and
+            // keeps the content.
+            _ = try await node(.zero)
+            let left = try await bucket.listObjects(prefix: "blobs/").map(\.key)
+            #expect(Set(left) == Set(kept + ["blobs/" + Self.sha256Hex(parts[0] + parts[1] + parts[2])]))
+        }
+    }
+}
