@@ -1,5 +1,5 @@
 /// The PostgreSQL schema: the SQLite store's tables, with PostgreSQL types (version 3 adds ``ServerStateStore``'s,
-/// version 6 its upload batches).
+/// version 6 its upload batches, version 7 its sessions).
 ///
 /// Text that is sorted or compared (ids, names, type ids) is `COLLATE "C"`, so the order is by code point
 /// whatever the database's locale, the same as SQLite and the memory store. Change tokens count per repository
@@ -249,6 +249,29 @@ enum PostgresSchema {
                 "CREATE INDEX upload_chunks_by_hash ON upload_chunks (hash)",
             ]
         ),
+        (
+            7,
+            [
+                // SessionStore: named secrets, cookie sessions by the SHA-256 of their id, failed-login counts.
+                "CREATE TABLE server_secrets (name text COLLATE \"C\" PRIMARY KEY, value bytea NOT NULL)",
+                """
+                CREATE TABLE sessions (
+                    digest text COLLATE "C" PRIMARY KEY,
+                    user_name text NOT NULL,
+                    expires_at bigint NOT NULL
+                )
+                """,
+                "CREATE INDEX sessions_by_expiry ON sessions (expires_at)",
+                """
+                CREATE TABLE login_failures (
+                    key text COLLATE "C" PRIMARY KEY,
+                    failures integer NOT NULL,
+                    last_failure bigint NOT NULL
+                )
+                """,
+                "CREATE INDEX login_failures_by_time ON login_failures (last_failure)",
+            ]
+        ),
     ]
 
     static let objectColumns = """
@@ -272,4 +295,6 @@ enum PostgresSchema {
     static let offlineRefreshLockClass: Int32 = 0x5341_544F
     /// The class of the per-user advisory locks that opening an upload batch holds (the key is the user's hash).
     static let uploadLockClass: Int32 = 0x5341_5455
+    /// The class of the per-key advisory locks that counting a login attempt holds (the key is the counter's hash).
+    static let loginLockClass: Int32 = 0x5341_544C
 }

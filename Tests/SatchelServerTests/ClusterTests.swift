@@ -18,6 +18,7 @@ struct ClusterTests {
     /// Starts nodes on one new database and one new bucket; `body` gets a function that starts one more (with the
     /// blob grace given), and the bucket's client. Every node and the cluster stop afterwards.
     static func withCluster(
+        configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in },
         _ body: (_ node: (Duration?) async throws -> ServerHarness, _ bucket: S3Client) async throws -> Void
     ) async throws {
         let swift = try await TemporarySwiftS3.shared.value
@@ -40,6 +41,7 @@ struct ClusterTests {
                         $0.store = .postgres(url: database)
                         $0.blobs = .s3(settings)
                         $0.blobGrace = grace
+                        configure(&$0)
                     })
                     nodes.withLock { $0.append(node) }
                     return node
@@ -131,6 +133,50 @@ struct ClusterTests {
             _ = try await node(.zero)
             let left = try await bucket.listObjects(prefix: "blobs/").map(\.key)
             #expect(Set(left) == Set(kept + ["blobs/" + Self.sha256Hex(parts[0] + parts[1] + parts[2])]))
+        }
+    }
+
+    /// A session started through one node works on the other, with the same XSRF token, and a logout through the
+    /// other ends it on both; password guesses sent to two nodes are counted together.
+    @Test("sessions, XSRF tokens and login throttling across nodes")
+    func signInAcrossNodes() async throws {
+        try await Self.withCluster(configure: {
+            $0.loginThrottling.perUser = .init(freeFailures: 3, firstDelay: .seconds(60), maximumDelay: .seconds(60))
+        }) { node, _ in
+            let first = try await node(nil)
+            let second = try await node(nil)
+            let login = try await first.post(
+                "/login", user: nil, fields: [("user", "alice"), ("password", "pw-alice")])
+            #expect(login.status == 200)
+            let cookie = String(try #require(login.headers["Set-Cookie"]).split(separator: ";")[0])
+            let token = try #require(try login.json()["token"]?.stringValue)
+            let root = "/mcm/b/json/mydocs-alice/root"
+            func folder(_ name: String, on node: ServerHarness, token: String?) async throws -> Int {
+                var fields = [
+                    ("cmisaction", "createFolder"), ("propertyId[0]", "cmis:name"), ("propertyValue[0]", name),
+                    ("propertyId[1]", "cmis:objectTypeId"), ("propertyValue[1]", "cmis:folder"),
+                ]
+                if let token { fields.append(("token", token)) }
+                return try await node.post(root, user: nil, fields: fields, headers: [("Cookie", cookie)]).status
+            }
+            // The token the first node gave is the second's too; without it, a cookie's change is refused.
+            #expect(try await folder("made-on-second", on: second, token: token) == 201)
+            #expect(try await folder("no-token", on: second, token: nil) == 403)
+            let info = try await second.send(
+                .get, "/mcm/b/json/mydocs-alice?cmisselector=repositoryInfo", user: nil, headers: [("Cookie", cookie)])
+            #expect(try BrowserParser.repositoryInfo(info.body).extensionValue(named: "token") == token)
+            // Logged out through the second node: the first refuses the cookie at once.
+            #expect(try await second.send(.post, "/logout", user: nil, headers: [("Cookie", cookie)]).status == 200)
+            #expect(try await first.send(.get, "/mcm/b/json", user: nil, headers: [("Cookie", cookie)]).status == 401)
+
+            // Three free failures for bob, two on each node: the fourth guess, on either, waits.
+            let wrong = [("Authorization", ServerHarness.basic("bob", password: "guess"))]
+            for node in [first, second, first] {
+                #expect(try await node.send(.get, "/mcm/b/json", user: nil, headers: wrong).status == 401)
+            }
+            let throttled = try await second.send(.get, "/mcm/b/json", user: nil, headers: wrong)
+            #expect(throttled.status == 429)
+            #expect(try await first.send(.get, "/mcm/b/json", user: "bob").status == 429, "even the right password")
         }
     }
 }

@@ -1,8 +1,8 @@
 public import Foundation
 
 /// What the server keeps beside the repositories' objects, in the same database as them: document locks and trash
-/// marks (the Nuxeo API's, which CMIS has no words for), long-lived access tokens and upload batches
-/// (``UploadBatchStore``). Implemented by
+/// marks (the Nuxeo API's, which CMIS has no words for), long-lived access tokens, upload batches
+/// (``UploadBatchStore``), and sessions, the XSRF secret and failed-login counts (``SessionStore``). Implemented by
 /// ``MemoryMetadataStore``, ``SQLiteMetadataStore`` and `PostgresMetadataStore`, so every server process on one
 /// PostgreSQL database sees the others' locks, trash and tokens (docs/server-state.md).
 ///
@@ -11,7 +11,7 @@ public import Foundation
 /// a folder's id, a document's version series (every version and working copy share one lock and one place in
 /// the trash). A batch that deletes the last object a key names forgets its marks in the same transaction
 /// (``MetadataStore/apply(_:)``), so a mark never outlives its document.
-public protocol ServerStateStore: UploadBatchStore {
+public protocol ServerStateStore: UploadBatchStore, SessionStore {
     // MARK: Locks
 
     /// Locks `key` for `owner`, unless someone (anyone) holds its lock already.

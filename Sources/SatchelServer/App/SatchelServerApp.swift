@@ -197,9 +197,18 @@ public struct SatchelServerApp: Sendable {
                 throw error
             }
         }
+        // The XSRF secret every process sharing the store shares: the first one's.
+        let secret: [UInt8]
+        do {
+            secret = try await store.sharedSecret(
+                name: Authenticator.xsrfSecretName, proposed: Authenticator.proposedSecret())
+        } catch {
+            await StoreFactory.close(store)
+            throw ServerError("cannot read the XSRF secret from the store: \(error)")
+        }
         let authenticator = Authenticator(
             users: users, basicCacheTTL: configuration.credentialCacheTTL, throttling: configuration.loginThrottling,
-            tokens: tokens)
+            tokens: tokens, sessions: store, secret: secret)
         prepared = true
         return Prepared(
             store: store, environment: environment, authenticator: authenticator, demoCredentials: demo,

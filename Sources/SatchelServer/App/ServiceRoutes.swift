@@ -73,7 +73,7 @@ enum ServiceRoutes {
         }
         router.post("/logout") { request, context in
             if let session = request.cookies[Authenticator.sessionCookie]?.value {
-                authenticator.endSession(session)
+                try await authenticator.endSession(session)
             }
             var response = ServiceRoutes.jsonResponse { $0.writeObject { $0.write(key: "status", "logged out") } }
             response.headers[.setCookie] =
@@ -111,7 +111,7 @@ enum ServiceRoutes {
             }
             return AuthMiddleware.refusalResponse(outcome)
         }
-        let session = authenticator.startSession(user: user)
+        let session = try await authenticator.startSession(user: user)
         var response = jsonResponse { writer in
             writer.writeObject { writer in
                 writer.write(key: "user", user)

@@ -44,6 +44,9 @@ public struct AuthMiddleware: RouterMiddleware {
     /// caller set in the context. On a binding path, a missing or wrong credential is answered 401 and a throttled one
     /// 429; a change asked with a read-only token is answered 403; a token that cannot be checked now, 503. Adds
     /// `X-Content-Type-Options`, HSTS over TLS and a fetched XSRF token, and writes the access-log line.
+    ///
+    /// A session cookie is looked up in the store: when the store is out of reach the answer is 503, as for a
+    /// token.
     public func handle(
         _ request: Request, context: ServerRequestContext,
         next: (Request, ServerRequestContext) async throws -> Response
@@ -53,6 +56,14 @@ public struct AuthMiddleware: RouterMiddleware {
         context.trustsForwardedHeaders = proxies.trusts(context.remoteAddress)
         context.isSecure = isSecure
         var refusal: Authenticator.Outcome?
+        func sessionCaller(_ id: String) async throws -> Authenticator.Caller? {
+            do {
+                return try await authenticator.sessionCaller(id: id)
+            } catch {
+                accessLog.error("cannot check a session: \(error)")
+                throw HTTPError(.serviceUnavailable, message: "the server cannot check the session now: try again")
+            }
+        }
         if let token = request.headers[Self.tokenHeader] {
             // A token sent is the credential, even beside another: one that is not known is refused.
             let found: (caller: Authenticator.Caller, grant: AccessTokens.Grant)?
@@ -70,7 +81,7 @@ public struct AuthMiddleware: RouterMiddleware {
                 refusal = .refused
             }
         } else if let sessionId = request.cookies[Authenticator.sessionCookie]?.value,
-            let session = authenticator.sessionCaller(id: sessionId)
+            let session = try await sessionCaller(sessionId)
         {
             context.caller = session.context
             context.authenticatedByCookie = true

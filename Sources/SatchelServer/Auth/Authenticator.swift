@@ -10,8 +10,13 @@ import Synchronization
 /// serves requests; failed attempts are throttled per user name and per source address (``LoginThrottling``); an
 /// unknown user name costs a full hash too, so timing does not tell which names exist.
 ///
-/// Every caller gets an XSRF token: an HMAC, under a secret drawn at start, of the user and the session id.
-/// Basic callers share the session id `basic`, so their token is stable for the life of the process.
+/// Every caller gets an XSRF token: an HMAC of the user and the session id, under a secret every server process
+/// sharing the metadata store shares (``SessionStore/sharedSecret(name:proposed:)``). Basic callers share the session
+/// id `basic`, so their token is the same on every process and stays so across restarts.
+///
+/// Cookie sessions and failed-login counts live in the store too (``SessionStore``): a session started through one
+/// process works on the others, ends on all of them at a logout through any, and guesses spread over processes are
+/// counted together.
 public final class Authenticator: Sendable {
     /// The cookie that carries a form-login session.
     public static let sessionCookie = "satchel_session"
@@ -51,16 +56,27 @@ public final class Authenticator: Sendable {
     private let basicCacheTTL: Duration
     private let sessionTTL: Duration
     private let throttle: LoginThrottle
+    /// Cookie sessions and failed-login counts.
+    private let sessions: any SessionStore
+
+    /// The name of the XSRF tokens' secret in the store.
+    public static let xsrfSecretName = "xsrf"
+
+    /// A new random secret for ``xsrfSecretName`` (256 bits).
+    public static func proposedSecret() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
     private let hasher: PasswordHasher
     /// Verified for unknown names, so they cost what a real user's check costs.
     private let decoy: PasswordHash
     private let state = Mutex(State())
+    /// When expired sessions were last forgotten.
+    private let sessionSweep = Mutex(Date.distantPast)
 
     private struct State {
         /// SHA-256 of an Authorization header → caller and when the entry expires.
         var verified: [Data: Entry] = [:]
-        /// Cookie session id → caller and expiry.
-        var sessions: [String: Entry] = [:]
         /// Credentials (SHA-256 of name and password) being checked now → requests waiting for that answer.
         var checking: [Data: [CheckedContinuation<Outcome?, Never>]] = [:]
     }
@@ -84,17 +100,23 @@ public final class Authenticator: Sendable {
     ///   - sessionTTL: how long a cookie session lives without use.
     ///   - throttling: how failed logins are slowed down.
     ///   - tokens: where access tokens are kept; `nil` keeps them in memory, for this process only.
+    ///   - sessions: where cookie sessions and failed-login counts are kept; `nil` keeps them in memory, for this
+    ///     process only.
+    ///   - secret: the XSRF tokens' secret (``xsrfSecretName`` in the store); `nil` draws one for this process.
     public init(
         users: UsersFile, basicCacheTTL: Duration = .seconds(60), sessionTTL: Duration = .seconds(8 * 3600),
-        throttling: LoginThrottling = LoginThrottling(), tokens: AccessTokens? = nil
+        throttling: LoginThrottling = LoginThrottling(), tokens: AccessTokens? = nil,
+        sessions: (any SessionStore)? = nil, secret: [UInt8]? = nil
     ) {
         self.users = users
         // In memory only unless the server names a store.
         self.tokens = tokens ?? AccessTokens()
-        secret = SymmetricKey(size: .bits256)
+        let sessions = sessions ?? MemoryMetadataStore()
+        self.sessions = sessions
+        self.secret = secret.map { SymmetricKey(data: $0) } ?? SymmetricKey(size: .bits256)
         self.basicCacheTTL = basicCacheTTL
         self.sessionTTL = sessionTTL
-        throttle = LoginThrottle(throttling)
+        throttle = LoginThrottle(throttling, store: sessions)
         hasher = PasswordHasher()
         // The decoy takes the round count most users have, so a miss costs what a hit costs.
         let rounds = Dictionary(grouping: users.entries.values, by: \.rounds).max { $0.value.count < $1.value.count }?
@@ -148,7 +170,12 @@ public final class Authenticator: Sendable {
     }
 
     private func check(user: String, password: String, source: String) async -> Outcome {
-        if let wait = throttle.begin(user: user, source: source) { return .throttled(retryAfter: wait) }
+        do {
+            if let wait = try await throttle.begin(user: user, source: source) { return .throttled(retryAfter: wait) }
+        } catch {
+            // The counts cannot be read: no password is checked unthrottled.
+            return .busy
+        }
         let hash = users.entries[user]
         let matches: Bool
         do {
@@ -160,7 +187,8 @@ public final class Authenticator: Sendable {
             return .busy
         }
         guard matches else { return .refused }  // counted by begin
-        throttle.recordSuccess(user: user, source: source)
+        // A count left behind is forgotten in time: the login stands.
+        try? await throttle.recordSuccess(user: user, source: source)
         return .accepted(caller(user: user, sessionId: "basic"))
     }
 
@@ -219,39 +247,46 @@ public final class Authenticator: Sendable {
         return (caller(user: grant.user, sessionId: "token:" + grant.digest), grant)
     }
 
-    /// Starts a cookie session for `user` (already verified) and returns its id (the cookie value) and caller.
-    public func startSession(user: String) -> (id: String, caller: Caller) {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        let id = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+    /// Starts a cookie session for `user` (already verified) and returns its id (the cookie value) and caller. The
+    /// store keeps the id's SHA-256 only.
+    public func startSession(user: String) async throws -> (id: String, caller: Caller) {
+        let id = Data(Self.proposedSecret()).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        let now = ContinuousClock.now
-        let caller = caller(user: user, sessionId: id)
-        state.withLock { state in
-            if state.sessions.count > 100_000 { state.sessions = state.sessions.filter { $0.value.expires >= now } }
-            state.sessions[id] = Entry(caller: caller, expires: now + sessionTTL)
-        }
-        return (id, caller)
+        try await sessions.startSession(
+            StoredSession(digest: Self.digest(id), user: user, expires: Date() + LoginThrottle.seconds(sessionTTL)))
+        return (id, caller(user: user, sessionId: id))
     }
 
-    /// The caller of a live cookie session (and extends it), or nil.
-    public func sessionCaller(id: String) -> Caller? {
-        let now = ContinuousClock.now
-        return state.withLock { state in
-            guard var entry = state.sessions[id] else { return nil }
-            guard entry.expires >= now else {
-                state.sessions[id] = nil
-                return nil
-            }
-            entry.expires = now + sessionTTL
-            state.sessions[id] = entry
-            return entry.caller
+    /// The caller of a live cookie session, or nil. The session is extended, in the store at most once a minute.
+    /// Expired sessions are forgotten now and then.
+    public func sessionCaller(id: String) async throws -> Caller? {
+        let now = Date()
+        let ttl = LoginThrottle.seconds(sessionTTL)
+        if sessionSweep.withLock({ last in
+            guard now.timeIntervalSince(last) > 300 else { return false }
+            last = now
+            return true
+        }) {
+            _ = try await sessions.expireSessions(before: now)
         }
+        let digest = Self.digest(id)
+        guard let session = try await sessions.session(digest: digest), session.expires >= now,
+            users.entries[session.user] != nil
+        else { return nil }
+        if session.expires.timeIntervalSince(now) < ttl - 60 {
+            try await sessions.extendSession(digest: digest, until: now + ttl)
+        }
+        return caller(user: session.user, sessionId: id)
     }
 
-    /// Ends a cookie session.
-    public func endSession(_ id: String) {
-        _ = state.withLock { $0.sessions.removeValue(forKey: id) }
+    /// Ends a cookie session, on every process sharing the store.
+    public func endSession(_ id: String) async throws {
+        _ = try await sessions.endSession(digest: Self.digest(id))
+    }
+
+    /// Lower-case hex SHA-256 of a session id.
+    static func digest(_ id: String) -> String {
+        SHA256.hash(data: Data(id.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// The XSRF token of `user` in session `sessionId` (`basic` for HTTP Basic callers).

@@ -1,4 +1,5 @@
 import Foundation
+import SatchelRepository
 import Synchronization
 
 /// How hard password guessing is slowed down: failed logins are counted per user name and per source address, and
@@ -55,70 +56,72 @@ public struct LoginThrottling: Sendable, Hashable {
     }
 }
 
-/// The failure counts behind ``LoginThrottling``.
+/// The failure counts behind ``LoginThrottling``, kept in a ``SessionStore``: the metadata store, so that every
+/// server process sharing it counts the same guesses.
 final class LoginThrottle: Sendable {
-    private enum Key: Hashable {
-        case user(String)
-        case source(String)
-    }
-
-    private struct Entry {
-        var failures: Int
-        var lastFailure: ContinuousClock.Instant
-    }
-
-    /// Counts kept before old ones are dropped.
-    static let capacity = 100_000
-
     let rules: LoginThrottling
-    private let entries = Mutex([Key: Entry]())
+    private let store: any SessionStore
+    /// When counts nobody added to for ``LoginThrottling/forgetAfter`` were last forgotten.
+    private let lastPruned = Mutex(Date.distantPast)
 
-    init(_ rules: LoginThrottling) {
+    init(_ rules: LoginThrottling, store: any SessionStore) {
         self.rules = rules
+        self.store = store
     }
+
+    static func userKey(_ user: String) -> String { "user:" + user }
+    static func sourceKey(_ source: String) -> String { "source:" + source }
 
     /// Whether a password may be checked now. If it may, the attempt is counted as a failure at once, in the same
-    /// step (guesses sent together would otherwise all pass before the first failure is counted); if not, the
-    /// wait is returned and nothing counted.
-    func begin(user: String, source: String) -> Duration? {
-        let now = ContinuousClock.now
-        return entries.withLock { entries in
-            let waits = [
-                entries[.user(user)].map { $0.lastFailure + rules.perUser.delay(after: $0.failures) - now },
-                entries[.source(source)].map { $0.lastFailure + rules.perSource.delay(after: $0.failures) - now },
-            ]
-            let longest = waits.compactMap { $0 }.max() ?? .zero
-            if longest > .zero { return longest }
-            if entries.count >= Self.capacity { prune(&entries, now: now) }
-            for key in [Key.user(user), .source(source)] {
-                var entry = entries[key] ?? Entry(failures: 0, lastFailure: now)
-                if now - entry.lastFailure > rules.forgetAfter { entry.failures = 0 }
-                entry.failures += 1
-                entry.lastFailure = now
-                entries[key] = entry
-            }
-            return nil
+    /// step of the store (guesses sent together, to any process, would otherwise all pass before the first failure
+    /// is counted); if not, the wait is returned and nothing counted.
+    func begin(user: String, source: String) async throws -> Duration? {
+        let now = Date()
+        try await pruneIfDue(now)
+        let keys = (user: Self.userKey(user), source: Self.sourceKey(source))
+        let rules = rules
+        let forgetAfter = Self.seconds(rules.forgetAfter)
+        let (admitted, seen) = try await store.admitLogin(
+            keys: [keys.user, keys.source], at: now, forgetBefore: now - forgetAfter
+        ) { seen in
+            Self.wait(seen, keys: keys, rules: rules, now: now) <= .zero
         }
+        return admitted ? nil : Self.wait(seen, keys: keys, rules: rules, now: now)
     }
 
     /// An attempt ``begin(user:source:)`` counted succeeded: clears the user name's count and takes the attempt back
     /// from the address's. The rest of the address's count stays until it is forgotten: otherwise an attacker with
     /// an account of their own could log in between guesses to start again.
-    func recordSuccess(user: String, source: String) {
-        entries.withLock { entries in
-            entries[.user(user)] = nil
-            if var entry = entries[.source(source)] {
-                entry.failures -= 1
-                entries[.source(source)] = entry.failures > 0 ? entry : nil
-            }
-        }
+    func recordSuccess(user: String, source: String) async throws {
+        try await store.settleLogin(clearing: [Self.userKey(user)], takingBack: [Self.sourceKey(source)])
     }
 
-    /// Drops forgotten counts, then (under a flood of distinct names) the older half.
-    private func prune(_ entries: inout [Key: Entry], now: ContinuousClock.Instant) {
-        entries = entries.filter { now - $0.value.lastFailure <= rules.forgetAfter }
-        guard entries.count >= Self.capacity / 2 else { return }
-        let cutoff = entries.values.map(\.lastFailure).sorted()[entries.count / 2]
-        entries = entries.filter { $0.value.lastFailure > cutoff }
+    /// The longest wait the counts ask for.
+    private static func wait(
+        _ seen: [String: LoginFailures], keys: (user: String, source: String), rules: LoginThrottling, now: Date
+    ) -> Duration {
+        let waits = [(keys.user, rules.perUser), (keys.source, rules.perSource)].compactMap { key, rule in
+            seen[key].map { failures in
+                Duration.milliseconds(
+                    Int64(
+                        ((failures.last + seconds(rule.delay(after: failures.count))).timeIntervalSince(now) * 1000)
+                            .rounded(.up)))
+            }
+        }
+        return waits.max() ?? .zero
+    }
+
+    /// Forgets old counts at most once a minute (per process).
+    private func pruneIfDue(_ now: Date) async throws {
+        let due = lastPruned.withLock { last -> Bool in
+            guard now.timeIntervalSince(last) > 60 else { return false }
+            last = now
+            return true
+        }
+        if due { try await store.forgetLoginFailures(before: now - Self.seconds(rules.forgetAfter)) }
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

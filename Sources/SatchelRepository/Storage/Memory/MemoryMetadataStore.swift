@@ -19,6 +19,10 @@ public final class MemoryMetadataStore: MetadataStore {
         var trashGeneration: UInt64 = 0
         /// ``UploadBatchStore``: batches by id.
         var uploads: [String: UploadBatch] = [:]
+        /// ``SessionStore``: secrets by name, sessions by digest, failed-login counts by key.
+        var secrets: [String: [UInt8]] = [:]
+        var sessions: [String: StoredSession] = [:]
+        var loginFailures: [String: LoginFailures] = [:]
 
         /// Whether an object's content or a batch's chunk is the blob `hash`.
         func refers(to hash: String) -> Bool {

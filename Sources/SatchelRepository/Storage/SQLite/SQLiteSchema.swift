@@ -115,6 +115,9 @@ enum SQLiteSchema {
         migrator.registerMigration("v7: upload batches") { db in
             try db.execute(sql: SQLiteSchema.uploadBatchTables)
         }
+        migrator.registerMigration("v8: sessions") { db in
+            try db.execute(sql: SQLiteSchema.sessionTables)
+        }
         return migrator
     }
 
@@ -242,6 +245,26 @@ enum SQLiteSchema {
             PRIMARY KEY (batch, file, chunk)
         ) WITHOUT ROWID;
         CREATE INDEX upload_chunks_by_hash ON upload_chunks (hash);
+        """
+
+    /// ``SessionStore``'s tables (v8): named secrets, cookie sessions by the SHA-256 of their id, failed-login counts.
+    static let sessionTables = """
+        CREATE TABLE server_secrets (
+            name TEXT PRIMARY KEY NOT NULL,
+            value BLOB NOT NULL
+        );
+        CREATE TABLE sessions (
+            digest TEXT PRIMARY KEY NOT NULL,
+            user_name TEXT NOT NULL,
+            expires_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+        CREATE TABLE login_failures (
+            key TEXT PRIMARY KEY NOT NULL,
+            failures INTEGER NOT NULL,
+            last_failure INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX login_failures_by_time ON login_failures (last_failure);
         """
 
     /// The object columns, in the order ``SQLiteMetadataStore`` reads them.
