@@ -11,7 +11,12 @@ extension PostgresMetadataStore {
     public func apply(_ batch: StoreBatch) async throws -> StoreBatchResult {
         // A delete may forget trash marks: searches that left them out are stale.
         if !batch.deletes.isEmpty { trashChanges.add(1, ordering: .relaxed) }
-        return try await transaction { connection in try await self.apply(batch, on: connection) }
+        return try await transaction { connection in
+            let result = try await self.apply(batch, on: connection)
+            // Every process's answers and folders of the repository go stale at the commit.
+            try await self.announceChange(of: batch.repositoryId, on: connection)
+            return result
+        }
     }
 
     /// The batch's statements, inside the caller's transaction; the order matches ``MemoryMetadataStore``.

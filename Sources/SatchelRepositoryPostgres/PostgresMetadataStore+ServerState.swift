@@ -90,7 +90,10 @@ extension PostgresMetadataStore: ServerStateStore {
                 \(StoredTime.milliseconds(mark.created)))
             ON CONFLICT (repository, object) DO NOTHING RETURNING object
             """)
-        if !inserted.isEmpty { trashChanges.add(1, ordering: .relaxed) }
+        if !inserted.isEmpty {
+            trashChanges.add(1, ordering: .relaxed)
+            try await announceTrashChange()
+        }
         return !inserted.isEmpty
     }
 
@@ -98,7 +101,10 @@ extension PostgresMetadataStore: ServerStateStore {
     public func untrash(repositoryId: String, key: String) async throws -> Bool {
         let removed = try await rows(
             "DELETE FROM document_trash WHERE repository = \(repositoryId) AND object = \(key) RETURNING object")
-        if !removed.isEmpty { trashChanges.add(1, ordering: .relaxed) }
+        if !removed.isEmpty {
+            trashChanges.add(1, ordering: .relaxed)
+            try await announceTrashChange()
+        }
         return !removed.isEmpty
     }
 
@@ -141,8 +147,15 @@ extension PostgresMetadataStore: ServerStateStore {
 
     /// One UPDATE; nothing changes when `key` is not in the trash.
     public func moveTrashMark(repositoryId: String, key: String, to folderId: String) async throws {
-        _ = try await rows(
-            "UPDATE document_trash SET parent = \(folderId) WHERE repository = \(repositoryId) AND object = \(key)")
+        let moved = try await rows(
+            """
+            UPDATE document_trash SET parent = \(folderId) WHERE repository = \(repositoryId) AND object = \(key)
+            RETURNING object
+            """)
+        if !moved.isEmpty {
+            trashChanges.add(1, ordering: .relaxed)
+            try await announceTrashChange()
+        }
     }
 
     /// Two DELETEs (locks, then trash marks), not one transaction; counts a change of the trash generation.
@@ -152,10 +165,12 @@ extension PostgresMetadataStore: ServerStateStore {
         _ = try await rows("DELETE FROM document_locks WHERE repository = \(repositoryId) AND object = ANY(\(unique))")
         _ = try await rows("DELETE FROM document_trash WHERE repository = \(repositoryId) AND object = ANY(\(unique))")
         trashChanges.add(1, ordering: .relaxed)
+        try await announceTrashChange()
     }
 
-    /// Counts this store object's changes of trash marks, and its batches that deleted objects. Other processes on the
-    /// same database change marks unseen by it: not meaningful unless this process is the sole writer.
+    /// Counts this store object's changes of trash marks, its batches that deleted objects, and the trash changes
+    /// of other processes its ``StoreChangeFeed`` heard of (and each time the feed was lost or found). Meaningful
+    /// while the feed listens.
     public var trashGeneration: UInt64 { trashChanges.load(ordering: .relaxed) }
 
     // MARK: Access tokens

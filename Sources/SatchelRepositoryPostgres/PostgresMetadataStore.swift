@@ -24,6 +24,8 @@ public final class PostgresMetadataStore: MetadataStore {
     private let runner: Task<Void, Never>
     /// ``ServerStateStore/trashGeneration``.
     let trashChanges = Atomic<UInt64>(0)
+    /// ``StoreChangeFeed``: who follows, and the task that listens for them.
+    let followers = Mutex<(handlers: [@Sendable (StoreChangeEvent) -> Void], listener: Task<Void, Never>?)>(([], nil))
 
     private init(client: PostgresClient, logger: Logger) {
         self.client = client
@@ -74,6 +76,8 @@ public final class PostgresMetadataStore: MetadataStore {
 
     /// Closes every connection. The store cannot be used afterwards.
     public func shutdown() async {
+        // The listener ends with its connection (its notifications end when it is cancelled).
+        followers.withLock { $0.listener?.cancel() }
         runner.cancel()
         await runner.value
     }

@@ -179,4 +179,49 @@ struct ClusterTests {
             #expect(try await first.send(.get, "/mcm/b/json", user: "bob").status == 429, "even the right password")
         }
     }
+
+    /// Reads are kept (the response cache) on every node, and a change through one node reaches the others' kept
+    /// answers through PostgreSQL's notifications.
+    @Test("a document changed through one node is read changed through the other")
+    func readAfterWriteAcrossNodes() async throws {
+        try await Self.withCluster { node, _ in
+            let first = try await node(nil)
+            let second = try await node(nil)
+            var form = MultipartFormData(boundary: "doc")
+            form.addField("cmisaction", "createDocument")
+            form.addField("propertyId[0]", "cmis:name")
+            form.addField("propertyValue[0]", "before.txt")
+            try form.addData("content", data: Data("one".utf8), filename: "a.txt", contentType: "text/plain")
+            form.addField("succinct", "true")
+            let created = try await first.send(.post, "/cmis/browser/shared/root", body: .multipart(form))
+            let id = try #require(try BrowserParser.object(created.body).id)
+            let read = "/cmis/browser/shared/root?objectId=\(id)&cmisselector=object&succinct=true"
+            func name(on node: ServerHarness) async throws -> String? {
+                try BrowserParser.object(try await node.send(.get, read).body).name
+            }
+            // Read twice on each node: the second read is a kept answer.
+            for _ in 0..<2 {
+                #expect(try await name(on: first) == "before.txt")
+                #expect(try await name(on: second) == "before.txt")
+            }
+            for (round, writer, reader) in [(1, first, second), (2, second, first)] {
+                let renamed = try await writer.post(
+                    "/cmis/browser/shared/root",
+                    fields: [
+                        ("cmisaction", "update"), ("objectId", id), ("propertyId[0]", "cmis:name"),
+                        ("propertyValue[0]", "after-\(round).txt"),
+                    ])
+                #expect(renamed.status == 200)
+                // The other node's kept answer goes stale when the notification arrives, within milliseconds.
+                let start = ContinuousClock.now
+                var seen = try await name(on: reader)
+                while seen != "after-\(round).txt", ContinuousClock.now - start < .seconds(2) {
+                    try await Task.sleep(for: .milliseconds(2))
+                    seen = try await name(on: reader)
+                }
+                #expect(seen == "after-\(round).txt")
+                #expect(ContinuousClock.now - start < .milliseconds(500), "stale for \(ContinuousClock.now - start)")
+            }
+        }
+    }
 }

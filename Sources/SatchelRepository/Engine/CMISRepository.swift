@@ -23,7 +23,7 @@ public final class CMISRepository: CMISService {
     let folders: FolderCache
     private let repositoryCache = Mutex<[String: StoredRepository]>([:])
     /// Changes made per repository (``readGeneration(repositoryId:)``).
-    private let generations = Mutex<[String: UInt64]>([:])
+    private let generations: StoreGenerations
     /// Query results kept between pages, and folders' children kept for queries held to one folder.
     let queryResults = QueryResultKey.cache()
     let queryMatches = QueryResultKey.objectCache()
@@ -35,7 +35,21 @@ public final class CMISRepository: CMISService {
         self.store = store
         self.blobs = blobs
         self.configuration = configuration
-        folders = FolderCache(lifetime: configuration.folderCacheLifetime)
+        let folders = FolderCache(lifetime: configuration.folderCacheLifetime)
+        self.folders = folders
+        let generations = StoreGenerations(live: configuration.isSoleWriter)
+        self.generations = generations
+        // Another process's changes, as the store reports them: answers and folders kept stay current.
+        if !configuration.isSoleWriter, let feed = store as? any StoreChangeFeed {
+            feed.followChanges { event in
+                generations.handle(event)
+                if case .changed(let repositoryId) = event {
+                    folders.invalidate(repositoryId)
+                } else {
+                    folders.invalidateAll()
+                }
+            }
+        }
         blobs.connectJanitor(
             isReferenced: { [store] in try await store.isContentReferenced($0) }, grace: configuration.blobRemovalGrace)
     }
@@ -216,15 +230,16 @@ public final class CMISRepository: CMISService {
         if touchesFolders { folders.invalidate(batch.repositoryId) }
     }
 
-    /// A count this engine raises after every batch it applies to the repository, committed or not (0 before the
-    /// first), when the configuration says it is the store's sole writer (`isSoleWriter`); nil otherwise.
+    /// A count this engine raises after every batch it applies to the repository, committed or not, when the
+    /// configuration says it is the store's sole writer (`isSoleWriter`). On a store other processes write, it also
+    /// rises with every change the store's ``StoreChangeFeed`` reports, and is nil while the feed is not listening
+    /// (or when the store has none): then nothing may be kept.
     public func readGeneration(repositoryId: String) -> UInt64? {
-        guard configuration.isSoleWriter else { return nil }
-        return generations.withLock { $0[repositoryId] ?? 0 }
+        generations.current(repositoryId)
     }
 
     private func bumpGeneration(_ repositoryId: String) {
-        generations.withLock { $0[repositoryId, default: 0] &+= 1 }
+        generations.bump(repositoryId)
     }
 
     /// A change log entry for `object`.
@@ -296,6 +311,15 @@ final class FolderCache: Sendable {
     func invalidate(_ repositoryId: String) {
         state.withLock { state in
             state[repositoryId] = Repository(generation: (state[repositoryId]?.generation ?? 0) + 1)
+        }
+    }
+
+    /// Drops every repository's folders.
+    func invalidateAll() {
+        state.withLock { state in
+            for repositoryId in state.keys {
+                state[repositoryId] = Repository(generation: (state[repositoryId]?.generation ?? 0) + 1)
+            }
         }
     }
 }
