@@ -11,12 +11,7 @@ extension PostgresMetadataStore {
     public func apply(_ batch: StoreBatch) async throws -> StoreBatchResult {
         // A delete may forget trash marks: searches that left them out are stale.
         if !batch.deletes.isEmpty { trashChanges.add(1, ordering: .relaxed) }
-        return try await transaction { connection in
-            let result = try await self.apply(batch, on: connection)
-            // Every process's answers and folders of the repository go stale at the commit.
-            try await self.announceChange(of: batch.repositoryId, on: connection)
-            return result
-        }
+        return try await transaction { connection in try await self.apply(batch, on: connection) }
     }
 
     /// The batch's statements, inside the caller's transaction; the order matches ``MemoryMetadataStore``.
@@ -136,9 +131,12 @@ extension PostgresMetadataStore {
         var locked: Set<String> = []
         for change in batch.changes {
             if locked.insert(change.repositoryId).inserted {
+                // With the announcement of the change (sent at the commit): every process's answers and folders of
+                // the repository go stale then. One round trip for both.
                 try await run(
                     """
-                    SELECT pg_advisory_xact_lock(\(PostgresSchema.changeLogLockClass), hashtext(\(change.repositoryId)))
+                    SELECT pg_advisory_xact_lock(\(PostgresSchema.changeLogLockClass), hashtext(\(change.repositoryId))),
+                        pg_notify(\(Self.changeChannel), \("r:" + change.repositoryId))
                     """, on: connection)
             }
             // The next token after the repository's largest, drawn in the insert itself (each statement sees
@@ -153,6 +151,7 @@ extension PostgresMetadataStore {
                 FROM changes WHERE repository = \(change.repositoryId)
                 """, on: connection)
         }
+        if !locked.contains(repositoryId) { try await announceChange(of: repositoryId, on: connection) }
         for object in batch.updates { if let hash = object.content?.hash { dropped.remove(hash) } }
         return StoreBatchResult(releasedContentHashes: try await unreferenced(dropped, on: connection))
     }

@@ -45,29 +45,38 @@ extension PostgresMetadataStore {
         ).first
     }
 
-    /// A count of the folder's filings, then one page sorted as `StoreOrder.childrenOrderTerms(_:)` says (two
-    /// statements, not one snapshot).
+    /// One statement: a page sorted as `StoreOrder.childrenOrderTerms(_:)` says, each row carrying the count of the
+    /// folder's filings (a subquery PostgreSQL runs once). A second statement counts only when the page is empty.
     public func children(
         repositoryId: String, folderId: String, order: [StoreOrder], offset: Int, limit: Int?
     ) async throws -> StoredPage {
         let offset = max(offset, 0)
-        let count =
-            try await rows(
-                "SELECT COUNT(*) FROM filings WHERE repository = \(repositoryId) AND folder = \(folderId)"
-            ).first?.decode(Int64.self) ?? 0
-        if offset >= count || limit.map({ $0 <= 0 }) == true {
-            return StoredPage(objects: [], totalCount: Int(count))
+        func count() async throws -> Int {
+            Int(
+                try await rows(
+                    "SELECT COUNT(*) FROM filings WHERE repository = \(repositoryId) AND folder = \(folderId)"
+                ).first?.decode(Int64.self) ?? 0)
         }
+        if limit.map({ $0 <= 0 }) == true { return StoredPage(objects: [], totalCount: try await count()) }
         let terms = StoreOrder.childrenOrderTerms(order)
         let limitClause = limit.map { " LIMIT \(max($0, 0))" } ?? ""
-        let objects = try await objects(
+        let page = try await rows(
             """
-            SELECT \(unescaped: PostgresSchema.prefixedObjectColumns) FROM filings f
-            JOIN objects o ON o.repository = f.repository AND o.id = f.object
+            SELECT \(unescaped: PostgresSchema.prefixedObjectColumns),
+                (SELECT COUNT(*) FROM filings WHERE repository = \(repositoryId) AND folder = \(folderId))
+            FROM filings f JOIN objects o ON o.repository = f.repository AND o.id = f.object
             WHERE f.repository = \(repositoryId) AND f.folder = \(folderId)
             ORDER BY \(unescaped: terms.joined(separator: ", "))\(unescaped: limitClause) OFFSET \(offset)
-            """, expectedRows: limit)
-        return StoredPage(objects: objects, totalCount: Int(count))
+            """)
+        guard let first = page.first else { return StoredPage(objects: [], totalCount: try await count()) }
+        var reading = StoredBagReading(expectedRows: limit)
+        do {
+            let total = try first.makeRandomAccess()[PostgresSchema.objectColumnCount].decode(Int64.self)
+            return StoredPage(
+                objects: try page.map { try Self.object(from: $0, reading: &reading) }, totalCount: Int(total))
+        } catch {
+            throw Self.storeError(error)
+        }
     }
 
     /// One SELECT ordered by id, the trash condition part of it. An empty set of base types or type ids matches

@@ -280,6 +280,9 @@ enum PostgresSchema {
         created_at, modified_at
         """
 
+    /// How many columns ``objectColumns`` names.
+    static let objectColumnCount = objectColumns.split(separator: ",").count
+
     static let prefixedObjectColumns = objectColumns.split(separator: ",").map {
         "o." + String($0.drop(while: { $0 == " " }))
     }.joined(separator: ", ")
