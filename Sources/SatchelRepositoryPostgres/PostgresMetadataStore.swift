@@ -18,12 +18,14 @@ import Synchronization
 /// …
 /// await store.shutdown()
 /// ```
-public final class PostgresMetadataStore: MetadataStore {
+public final class PostgresMetadataStore: MetadataStore, TimedStore {
     let client: PostgresClient
     let logger: Logger
     private let runner: Task<Void, Never>
     /// ``ServerStateStore/trashGeneration``.
     let trashChanges = Atomic<UInt64>(0)
+    /// How long statements and transactions take (``TimedStore``).
+    public let timings = OperationTimings()
     /// ``StoreChangeFeed``: who follows, and the task that listens for them.
     let followers = Mutex<(handlers: [@Sendable (StoreChangeEvent) -> Void], listener: Task<Void, Never>?)>(([], nil))
 
@@ -174,6 +176,13 @@ public final class PostgresMetadataStore: MetadataStore {
     func transaction<T: Sendable>(
         snapshot: Bool = false, _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
+        try await timings.measure("transaction") { () async throws -> T in try await transactionUntimed(snapshot, body)
+        }
+    }
+
+    private func transactionUntimed<T: Sendable>(
+        _ snapshot: Bool, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
         try await withConnection { connection in
             try await self.run(
                 snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN", on: connection)
@@ -189,10 +198,12 @@ public final class PostgresMetadataStore: MetadataStore {
     }
 
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        do {
-            return try await client.query(query, logger: logger).collect()
-        } catch {
-            throw Self.storeError(error)
+        try await timings.measure("query") { () async throws -> [PostgresRow] in
+            do {
+                return try await client.query(query, logger: logger).collect()
+            } catch {
+                throw Self.storeError(error)
+            }
         }
     }
 

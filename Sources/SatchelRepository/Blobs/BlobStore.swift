@@ -36,8 +36,10 @@ public struct BlobStore: Sendable {
     /// store's hosts and objects.
     public static let logger = Logger(label: "satchel.blobs")
 
-    /// Where whole blobs are kept.
+    /// Where whole blobs are kept (every call timed through ``timings``).
     public let backend: any BlobBackend
+    /// How long the back-end's calls take (`store` with the blob's bytes: every upload; `open`, `remove`, …).
+    public let timings: OperationTimings
     /// Where writers put their scratch files (on the local disk, this process's own).
     public let scratchDirectory: URL
     /// The back-end when it is the local disk: appends extend its files in place.
@@ -58,11 +60,14 @@ public struct BlobStore: Sendable {
     /// needed; what a previous run left there is removed). For a ``LocalBlobBackend`` the scratch folder must be on
     /// the same file system as its folder.
     public init(backend: any BlobBackend, scratchDirectory: URL) throws(BlobStoreError) {
-        self.backend = backend
+        let timings = OperationTimings()
+        let timed = TimedBlobBackend(base: backend, timings: timings)
+        self.timings = timings
+        self.backend = timed
         self.scratchDirectory = scratchDirectory
         local = backend as? LocalBlobBackend
         claims = BlobClaims()
-        janitor = BlobJanitor(claims: claims, backend: backend)
+        janitor = BlobJanitor(claims: claims, backend: timed)
         let manager = FileManager.default
         do {
             try PrivateFiles.createFolder(scratchDirectory)

@@ -189,6 +189,8 @@ public struct SatchelServerApp: Sendable {
             xsrfPolicy: configuration.xsrfPolicy,
             omitNewTypeCapabilities: configuration.omitNewTypeCapabilities, documentMarks: marks)
         environment.readiness = Readiness.server(store: store, blobs: blobs)
+        if let timed = store as? any TimedStore { environment.metrics.observe(store: timed.timings) }
+        environment.metrics.observe(blobs: blobs.timings)
         if !configuration.offline.isEmpty {
             do {
                 environment.offlineTier = try makeOfflineTier(store)
@@ -308,7 +310,8 @@ public struct SatchelServerApp: Sendable {
         router.add(
             middleware: AuthMiddleware(
                 authenticator: authenticator, proxies: configuration.trustedProxies,
-                xsrfHeader: environment.xsrfHeader, isSecure: configuration.tls != nil, accessLog: accessLog))
+                xsrfHeader: environment.xsrfHeader, isSecure: configuration.tls != nil, accessLog: accessLog,
+                metrics: environment.metrics))
         ServiceRoutes.register(
             on: router, environment: environment, authenticator: authenticator, proxies: configuration.trustedProxies)
         for binding in bindings { binding.register(on: router, environment: environment) }

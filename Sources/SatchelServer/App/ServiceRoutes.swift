@@ -3,9 +3,11 @@ import Hummingbird
 import Logging
 import SatchelCMISCore
 import SatchelJSON
+import SatchelRepository
 
 /// The routes beside the bindings: `/health` (the process is up), `/ready` (its dependencies answer:
-/// ``Readiness``), `/cmis-endpoints.json`, `/login` and `/logout`.
+/// ``Readiness``), `/metrics` (``ServerMetrics``, for administrators), `/cmis-endpoints.json`, `/login` and
+/// `/logout`.
 enum ServiceRoutes {
     static func register(
         on router: Router<ServerRequestContext>, environment: BindingEnvironment, authenticator: Authenticator,
@@ -36,6 +38,20 @@ enum ServiceRoutes {
                     }
                 }
             }
+        }
+        // The Prometheus text format; for administrators (a scraper signs in with Basic): the counts tell who uses
+        // what, and how much.
+        router.get("/metrics") { _, context in
+            guard let caller = context.caller else { return CMISErrorResponse.challenge("authentication required") }
+            guard caller.isAdministrator else {
+                return CMISErrorResponse.json(
+                    CMISError(.permissionDenied, "metrics are for administrators"), status: .forbidden)
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: environment.metrics.render())))
         }
         router.get("/cmis-endpoints.json") { request, context in
             let base = request.serverBaseURL(context)
@@ -105,6 +121,7 @@ enum ServiceRoutes {
             : await authenticator.login(
                 user: user, password: password, source: context.clientAddress(request, proxies: proxies))
         guard case .accepted = outcome else {
+            environment.metrics.loginRefused(outcome)
             if case .refused = outcome {
                 return CMISErrorResponse.json(
                     CMISError(.permissionDenied, "wrong user name or password"), status: .unauthorized)

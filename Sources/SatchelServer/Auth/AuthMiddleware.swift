@@ -25,14 +25,17 @@ public struct AuthMiddleware: RouterMiddleware {
     let isSecure: Bool
     let xsrfHeader: HTTPField.Name?
     let accessLog: Logger
+    /// Counts requests and refused credentials.
+    let metrics: ServerMetrics?
 
     /// A middleware checking credentials with `authenticator`. `proxies` are believed for the client's address,
     /// `xsrfHeader` names the header whose `Fetch` asks for the session's token, `isSecure` marks session cookies
-    /// `Secure`, and `accessLog` gets one line per request.
+    /// `Secure`, `accessLog` gets one line per request and `metrics` counts it.
     public init(
         authenticator: Authenticator, proxies: TrustedProxies = TrustedProxies(), xsrfHeader: String = "X-CSRF-Token",
-        isSecure: Bool = false, accessLog: Logger
+        isSecure: Bool = false, accessLog: Logger, metrics: ServerMetrics? = nil
     ) {
+        self.metrics = metrics
         self.authenticator = authenticator
         self.proxies = proxies
         self.isSecure = isSecure
@@ -99,6 +102,7 @@ public struct AuthMiddleware: RouterMiddleware {
         let path = request.uri.path
         var response: Response
         if context.caller == nil && MountPoints.isProtected(path) {
+            if let refusal { metrics?.loginRefused(refusal) }
             response = Self.refusalResponse(refusal)
         } else if context.accessToken?.permission == .read, ![.get, .head, .options].contains(request.method),
             !Self.checksReadOnlyItself(path)
@@ -167,6 +171,7 @@ public struct AuthMiddleware: RouterMiddleware {
         let milliseconds = elapsed.timeInterval * 1000
         let method = request.method.rawValue
         let path = request.uri.path
+        metrics?.request(path: path, method: method, status: status, duration: elapsed)
         let code = String(status)
         accessLog.info(
             "\(method) \(path) \(code)",

@@ -98,6 +98,8 @@ public struct BindingEnvironment: Sendable {
     public var offlineTier: OfflineTier?
     /// What `/ready` checks (nothing until set: always ready).
     public var readiness = Readiness(checks: [])
+    /// What `/metrics` reports.
+    public var metrics = ServerMetrics()
 
     /// An environment over `repositories` and `blobs`; document marks default to ones kept in memory, and there is
     /// no offline tier until one is set.

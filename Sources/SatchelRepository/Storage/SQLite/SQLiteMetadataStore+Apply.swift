@@ -11,7 +11,9 @@ extension SQLiteMetadataStore {
         // A delete may forget trash marks (``forgetOrphanedMarks(of:in:)``): searches that left them out are stale.
         if !batch.deletes.isEmpty { trashChanges.add(1, ordering: .relaxed) }
         do {
-            return try await database.write { db in try Self.apply(batch, in: db) }
+            return try await timings.measure("write") { () async throws -> StoreBatchResult in
+                try await database.write { db in try Self.apply(batch, in: db) }
+            }
         } catch let error as MetadataStoreError {
             throw error
         } catch {

@@ -14,13 +14,15 @@ import Synchronization
 /// try await store.migrate()
 /// let root = try await store.object(repositoryId: "shared", id: rootId)
 /// ```
-public final class SQLiteMetadataStore: MetadataStore {
+public final class SQLiteMetadataStore: MetadataStore, TimedStore {
     /// The database: a pool for a file, a queue in memory.
     let database: any DatabaseWriter
     /// The file, or nil in memory.
     public let path: String?
     /// ``ServerStateStore/trashGeneration``.
     let trashChanges = Atomic<UInt64>(0)
+    /// How long reads and writes take (``TimedStore``).
+    public let timings = OperationTimings()
 
     /// Opens (creating it and its folder on first use) the database file at `path` and brings its schema up to
     /// date. A folder it creates and the database's files are readable by their owner only.
@@ -106,19 +108,23 @@ public final class SQLiteMetadataStore: MetadataStore {
     /// `isolated: false` skips the BEGIN/COMMIT around the read: enough for a single SELECT, which SQLite runs on
     /// one snapshot anyway.
     func quickRead<T>(isolated: Bool = true, _ body: (Database) throws -> T) throws -> T {
-        do {
-            return try isolated ? database.read(body) : database.unsafeRead(body)
-        } catch {
-            throw Self.storeError(error)
+        try timings.measureNow("read") { () throws -> T in
+            do {
+                return try isolated ? database.read(body) : database.unsafeRead(body)
+            } catch {
+                throw Self.storeError(error)
+            }
         }
     }
 
     /// Runs a read that may visit many rows on one of GRDB's reader queues, without holding a task thread; the
     /// reader is released on its queue when `body` returns, before the awaiting task resumes.
     func longRead<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            database.asyncRead { result in
-                continuation.resume(with: Result { try body(result.get()) }.mapError(Self.storeError))
+        try await timings.measure("read") { () async throws -> T in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                database.asyncRead { result in
+                    continuation.resume(with: Result { try body(result.get()) }.mapError(Self.storeError))
+                }
             }
         }
     }
@@ -135,12 +141,14 @@ public final class SQLiteMetadataStore: MetadataStore {
     /// One write transaction (the state tables'); the store's own refusals pass through, any other failure is
     /// ``MetadataStoreError/backend(_:)``.
     func stateWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await database.write(body)
-        } catch let error as any StoreRefusal {
-            throw error
-        } catch {
-            throw MetadataStoreError.backend("SQLite write failed: \(error)")
+        try await timings.measure("write") { () async throws -> T in
+            do {
+                return try await database.write(body)
+            } catch let error as any StoreRefusal {
+                throw error
+            } catch {
+                throw MetadataStoreError.backend("SQLite write failed: \(error)")
+            }
         }
     }
 
