@@ -136,7 +136,9 @@ extension PostgresMetadataStore {
                 try await run(
                     """
                     SELECT pg_advisory_xact_lock(\(PostgresSchema.changeLogLockClass), hashtext(\(change.repositoryId))),
-                        pg_notify(\(Self.changeChannel), \("r:" + change.repositoryId))
+                        pg_notify(
+                            \(Self.changeChannel),
+                            \(Self.announcement(change.repositoryId, folders: batch.changesFolders)))
                     """, on: connection)
             }
             // The next token after the repository's largest, drawn in the insert itself (each statement sees
@@ -151,7 +153,9 @@ extension PostgresMetadataStore {
                 FROM changes WHERE repository = \(change.repositoryId)
                 """, on: connection)
         }
-        if !locked.contains(repositoryId) { try await announceChange(of: repositoryId, on: connection) }
+        if !locked.contains(repositoryId) {
+            try await announceChange(of: repositoryId, folders: batch.changesFolders, on: connection)
+        }
         for object in batch.updates { if let hash = object.content?.hash { dropped.remove(hash) } }
         return StoreBatchResult(releasedContentHashes: try await unreferenced(dropped, on: connection))
     }

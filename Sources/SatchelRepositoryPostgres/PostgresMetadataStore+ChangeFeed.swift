@@ -5,8 +5,9 @@ public import SatchelRepository
 import Synchronization
 
 /// ``StoreChangeFeed`` over `LISTEN`/`NOTIFY`: every transaction that changes objects sends
-/// `pg_notify('satchel_changes', 'r:' || repository)` (delivered at commit, to every listening process, this one
-/// included), every change of a trash mark sends `'t'`, and one pooled connection per process listens.
+/// `pg_notify('satchel_changes', 'r:' || repository)`, or `'f:' || repository` when it may have changed existing
+/// folders (delivered at commit, to every listening process, this one included), every change of a trash mark sends
+/// `'t'`, and one pooled connection per process listens.
 ///
 /// A notification arrives a few milliseconds after the commit: an answer kept by another process may be served that
 /// long after the change (docs/server.md). When the listening connection fails, followers are told
@@ -40,8 +41,12 @@ extension PostgresMetadataStore: StoreChangeFeed {
                         for try await notification in notifications {
                             if notification.payload == "t" {
                                 self.trashChanges.add(1, ordering: .relaxed)
-                            } else if notification.payload.hasPrefix("r:") {
-                                self.broadcast(.changed(repositoryId: String(notification.payload.dropFirst(2))))
+                            } else if let kind = notification.payload.first, kind == "r" || kind == "f",
+                                notification.payload.dropFirst().first == ":"
+                            {
+                                self.broadcast(
+                                    .changed(
+                                        repositoryId: String(notification.payload.dropFirst(2)), folders: kind == "f"))
                             }
                         }
                     }
@@ -55,8 +60,15 @@ extension PostgresMetadataStore: StoreChangeFeed {
     }
 
     /// Announces a change of the repository's objects, inside the caller's transaction (sent at its commit).
-    func announceChange(of repositoryId: String, on connection: PostgresConnection) async throws {
-        try await run("SELECT pg_notify(\(Self.changeChannel), \("r:" + repositoryId))", on: connection)
+    func announceChange(of repositoryId: String, folders: Bool, on connection: PostgresConnection) async throws {
+        try await run(
+            "SELECT pg_notify(\(Self.changeChannel), \(Self.announcement(repositoryId, folders: folders)))",
+            on: connection)
+    }
+
+    /// The payload announcing a change of `repositoryId`.
+    static func announcement(_ repositoryId: String, folders: Bool) -> String {
+        (folders ? "f:" : "r:") + repositoryId
     }
 
     /// Announces a change of a trash mark (after its statement).

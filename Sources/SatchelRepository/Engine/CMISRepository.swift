@@ -43,9 +43,10 @@ public final class CMISRepository: CMISService {
         if !configuration.isSoleWriter, let feed = store as? any StoreChangeFeed {
             feed.followChanges { event in
                 generations.handle(event)
-                if case .changed(let repositoryId) = event {
-                    folders.invalidate(repositoryId)
-                } else {
+                switch event {
+                case .changed(let repositoryId, let foldersChanged):
+                    if foldersChanged { folders.invalidate(repositoryId) }
+                case .following, .lost:
                     folders.invalidateAll()
                 }
             }
@@ -196,8 +197,7 @@ public final class CMISRepository: CMISService {
                 batch.changes[index].readers = try await readers(scope, of: object)
             }
         }
-        let touchesFolders =
-            batch.updates.contains { $0.baseTypeId == .folder } || !batch.deletes.isEmpty
+        let touchesFolders = batch.changesFolders
         let ticket = blobs.ticket()
         // Bumped once the commit is done, before the change is answered: an answer computed under the generation
         // read before it started is never current afterwards, whatever it saw.

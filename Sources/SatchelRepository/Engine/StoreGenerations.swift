@@ -48,7 +48,7 @@ final class StoreGenerations: Sendable {
                 state.epoch &+= 1
                 state.live = false
             }
-        case .changed(let repositoryId):
+        case .changed(let repositoryId, _):
             bump(repositoryId)
         }
     }

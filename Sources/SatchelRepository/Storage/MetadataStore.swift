@@ -316,6 +316,10 @@ public struct StoredPage: Sendable, Hashable {
 
 /// Everything one CMIS operation changes, applied atomically by ``MetadataStore/apply(_:)``.
 public struct StoreBatch: Sendable, Hashable {
+    /// Whether the batch may change what is known of existing folders (names, parents, ACLs): it updates a folder,
+    /// or deletes anything. Inserts alone leave every existing folder as it was.
+    public var changesFolders: Bool { updates.contains { $0.baseTypeId == .folder } || !deletes.isEmpty }
+
     /// Objects that must still carry the given change token (they were read, then changed): otherwise the whole
     /// batch fails with ``MetadataStoreError/conflict(objectId:)``.
     public var expectedChangeTokens: [String: Int64]

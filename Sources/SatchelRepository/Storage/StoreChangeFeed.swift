@@ -17,6 +17,7 @@ public enum StoreChangeEvent: Sendable, Hashable {
     case following
     /// Changes may go unreported until the next ``following``.
     case lost
-    /// A change to the repository was committed.
-    case changed(repositoryId: String)
+    /// A change to the repository was committed; `folders` when it may have changed existing folders
+    /// (``StoreBatch/changesFolders``).
+    case changed(repositoryId: String, folders: Bool)
 }

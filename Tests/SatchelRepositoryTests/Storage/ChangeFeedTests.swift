@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import Synchronization
 import SatchelCMISCore
 import SatchelTestSupport
 import Testing
@@ -32,6 +33,8 @@ struct ChangeFeedTests {
             let blobs = try BlobStore(directory: folder)
             let engine = CMISRepository(
                 store: first, blobs: blobs, configuration: RepositoryConfiguration(isSoleWriter: false))
+            let heard = Mutex<[StoreChangeEvent]>([])
+            first.followChanges { event in heard.withLock { $0.append(event) } }
             let g0 = try await eventually { engine.readGeneration(repositoryId: repo) }
             #expect(first.trashGeneration > 0, "following moved the trash generation on")
 
@@ -42,6 +45,15 @@ struct ChangeFeedTests {
                 return now
             }
             #expect(engine.readGeneration(repositoryId: "elsewhere") != nil)
+            // An insert leaves existing folders alone; a delete may not (the folder cache is dropped for it only).
+            _ = try await eventually {
+                heard.withLock { $0.contains(.changed(repositoryId: repo, folders: false)) } ? true : nil
+            }
+            try await second.apply(StoreBatch(repositoryId: repo, inserts: [SatchelRepositoryTests.folder("gone")]))
+            try await second.apply(StoreBatch(repositoryId: repo, deletes: ["gone"]))
+            _ = try await eventually {
+                heard.withLock { $0.contains(.changed(repositoryId: repo, folders: true)) } ? true : nil
+            }
             // A trash mark set through the other process moves this one's trash generation.
             let trash = first.trashGeneration
             _ = try await second.trash(
@@ -76,7 +88,7 @@ struct ChangeFeedTests {
         #expect(follower.current("r") == nil)
         follower.handle(.following)
         let start = follower.current("r")
-        follower.handle(.changed(repositoryId: "r"))
+        follower.handle(.changed(repositoryId: "r", folders: false))
         let changed = follower.current("r")
         #expect(start != nil && changed != start)
         follower.handle(.lost)
