@@ -10,8 +10,10 @@ import Synchronization
 /// `'t'`, and one pooled connection per process listens.
 ///
 /// A notification arrives a few milliseconds after the commit: an answer kept by another process may be served that
-/// long after the change (docs/server.md). When the listening connection fails, followers are told
-/// ``StoreChangeEvent/lost`` (and keep nothing) until it listens again, a second later at the earliest.
+/// long after the change (docs/server.md). When the listening connection fails, or stops hearing the heartbeat it
+/// sends itself through the pool every ``heartbeatInterval`` (a network that drops packets without closing, a pooler
+/// in transaction mode), followers are told ``StoreChangeEvent/lost`` (and keep nothing) until it listens again, a
+/// second later at the earliest.
 extension PostgresMetadataStore: StoreChangeFeed {
     /// The channel changes are announced on.
     static let changeChannel = "satchel_changes"
@@ -32,23 +34,25 @@ extension PostgresMetadataStore: StoreChangeFeed {
         for handler in followers.withLock({ $0.handlers }) { handler(event) }
     }
 
+    /// How often the listener checks that it still hears: a heartbeat sent through the pool must come back on the
+    /// listening connection, or the connection is taken for dead (a network that drops packets without closing).
+    static let heartbeatInterval = Duration.seconds(5)
+
+    private struct Deaf: Error, CustomStringConvertible {
+        var description: String { "the listening connection heard no heartbeat for two intervals" }
+    }
+
+    private final class Heard: Sendable {
+        let last = Mutex(ContinuousClock.now)
+    }
+
     private func listen() async {
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in
                     try await connection.listen(on: Self.changeChannel) { notifications in
                         self.broadcast(.following)
-                        for try await notification in notifications {
-                            if notification.payload == "t" {
-                                self.trashChanges.add(1, ordering: .relaxed)
-                            } else if let kind = notification.payload.first, kind == "r" || kind == "f",
-                                notification.payload.dropFirst().first == ":"
-                            {
-                                self.broadcast(
-                                    .changed(
-                                        repositoryId: String(notification.payload.dropFirst(2)), folders: kind == "f"))
-                            }
-                        }
+                        try await self.follow(notifications)
                     }
                 }
             } catch {
@@ -56,6 +60,42 @@ extension PostgresMetadataStore: StoreChangeFeed {
             }
             broadcast(.lost)
             try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    /// Hands notifications on until the connection fails, or stops hearing its own heartbeat.
+    private func follow(_ notifications: PostgresNotificationSequence) async throws {
+        let heartbeat = "h:" + UUID().uuidString
+        let heard = Heard()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for try await notification in notifications {
+                    if notification.payload == heartbeat {
+                        heard.last.withLock { $0 = .now }
+                    } else {
+                        self.handle(notification.payload)
+                    }
+                }
+            }
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: Self.heartbeatInterval)
+                    if ContinuousClock.now - heard.last.withLock({ $0 }) > Self.heartbeatInterval * 2 { throw Deaf() }
+                    _ = try? await self.rows("SELECT pg_notify(\(Self.changeChannel), \(heartbeat))")
+                }
+            }
+            // Either ends the listening: the notifications (the connection failed) or the heartbeat (deaf).
+            _ = try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// One notification: a trash change (`t`), or a change of a repository's objects (`r:`) or folders (`f:`).
+    private func handle(_ payload: String) {
+        if payload == "t" {
+            trashChanges.add(1, ordering: .relaxed)
+        } else if let kind = payload.first, kind == "r" || kind == "f", payload.dropFirst().first == ":" {
+            broadcast(.changed(repositoryId: String(payload.dropFirst(2)), folders: kind == "f"))
         }
     }
 
@@ -71,8 +111,4 @@ extension PostgresMetadataStore: StoreChangeFeed {
         (folders ? "f:" : "r:") + repositoryId
     }
 
-    /// Announces a change of a trash mark (after its statement).
-    func announceTrashChange() async throws {
-        _ = try await rows("SELECT pg_notify(\(Self.changeChannel), 't')")
-    }
 }

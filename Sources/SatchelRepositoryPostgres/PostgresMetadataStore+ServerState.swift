@@ -83,28 +83,29 @@ extension PostgresMetadataStore: ServerStateStore {
 
     /// One INSERT that keeps an existing mark; counts a change of the trash generation when the mark is new.
     public func trash(_ mark: TrashMark) async throws -> Bool {
+        // With its announcement, in one statement (sent at its commit).
         let inserted = try await rows(
             """
-            INSERT INTO document_trash (repository, object, parent, owner, created_at)
-            VALUES (\(mark.repositoryId), \(mark.key), \(mark.parentId), \(mark.owner),
-                \(StoredTime.milliseconds(mark.created)))
-            ON CONFLICT (repository, object) DO NOTHING RETURNING object
+            WITH changed AS (
+                INSERT INTO document_trash (repository, object, parent, owner, created_at)
+                VALUES (\(mark.repositoryId), \(mark.key), \(mark.parentId), \(mark.owner),
+                    \(StoredTime.milliseconds(mark.created)))
+                ON CONFLICT (repository, object) DO NOTHING RETURNING object
+            ) SELECT object, pg_notify(\(Self.changeChannel), 't') FROM changed
             """)
-        if !inserted.isEmpty {
-            trashChanges.add(1, ordering: .relaxed)
-            try await announceTrashChange()
-        }
+        if !inserted.isEmpty { trashChanges.add(1, ordering: .relaxed) }
         return !inserted.isEmpty
     }
 
     /// One DELETE; counts a change of the trash generation when there was a mark.
     public func untrash(repositoryId: String, key: String) async throws -> Bool {
         let removed = try await rows(
-            "DELETE FROM document_trash WHERE repository = \(repositoryId) AND object = \(key) RETURNING object")
-        if !removed.isEmpty {
-            trashChanges.add(1, ordering: .relaxed)
-            try await announceTrashChange()
-        }
+            """
+            WITH changed AS (
+                DELETE FROM document_trash WHERE repository = \(repositoryId) AND object = \(key) RETURNING object
+            ) SELECT object, pg_notify(\(Self.changeChannel), 't') FROM changed
+            """)
+        if !removed.isEmpty { trashChanges.add(1, ordering: .relaxed) }
         return !removed.isEmpty
     }
 
@@ -149,13 +150,12 @@ extension PostgresMetadataStore: ServerStateStore {
     public func moveTrashMark(repositoryId: String, key: String, to folderId: String) async throws {
         let moved = try await rows(
             """
-            UPDATE document_trash SET parent = \(folderId) WHERE repository = \(repositoryId) AND object = \(key)
-            RETURNING object
+            WITH changed AS (
+                UPDATE document_trash SET parent = \(folderId) WHERE repository = \(repositoryId) AND object = \(key)
+                RETURNING object
+            ) SELECT object, pg_notify(\(Self.changeChannel), 't') FROM changed
             """)
-        if !moved.isEmpty {
-            trashChanges.add(1, ordering: .relaxed)
-            try await announceTrashChange()
-        }
+        if !moved.isEmpty { trashChanges.add(1, ordering: .relaxed) }
     }
 
     /// Two DELETEs (locks, then trash marks), not one transaction; counts a change of the trash generation.
@@ -163,9 +163,13 @@ extension PostgresMetadataStore: ServerStateStore {
         guard !keys.isEmpty else { return }
         let unique = Array(Set(keys))
         _ = try await rows("DELETE FROM document_locks WHERE repository = \(repositoryId) AND object = ANY(\(unique))")
-        _ = try await rows("DELETE FROM document_trash WHERE repository = \(repositoryId) AND object = ANY(\(unique))")
+        _ = try await rows(
+            """
+            WITH changed AS (
+                DELETE FROM document_trash WHERE repository = \(repositoryId) AND object = ANY(\(unique)) RETURNING object
+            ) SELECT pg_notify(\(Self.changeChannel), 't') FROM changed
+            """)
         trashChanges.add(1, ordering: .relaxed)
-        try await announceTrashChange()
     }
 
     /// Counts this store object's changes of trash marks, its batches that deleted objects, and the trash changes

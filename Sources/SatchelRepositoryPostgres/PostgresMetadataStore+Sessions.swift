@@ -14,6 +14,15 @@ extension PostgresMetadataStore: SessionStore {
         return try decoding { try stored.map { Array(try $0.decode(Data.self)) } } ?? proposed
     }
 
+    /// One upsert.
+    public func replaceSecret(name: String, value: [UInt8]) async throws {
+        _ = try await rows(
+            """
+            INSERT INTO server_secrets (name, value) VALUES (\(name), \(Data(value)))
+            ON CONFLICT (name) DO UPDATE SET value = excluded.value
+            """)
+    }
+
     /// One INSERT.
     public func startSession(_ session: StoredSession) async throws {
         _ = try await rows(

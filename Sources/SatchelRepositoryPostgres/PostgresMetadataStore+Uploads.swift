@@ -84,7 +84,8 @@ extension PostgresMetadataStore: UploadBatchStore {
                         "DELETE FROM upload_chunks WHERE batch = \(id) AND file = \(index)", on: connection)
                     try await self.run(
                         """
-                        UPDATE upload_files SET chunk_count = \(header.chunkCount), chunked = \(header.chunked)
+                        UPDATE upload_files SET name = \(header.name), mime_type = \(header.mimeType),
+                            size = \(header.size), chunk_count = \(header.chunkCount), chunked = \(header.chunked)
                         WHERE batch = \(id) AND file = \(index)
                         """, on: connection)
                 } else if let replaced = existing.chunks[chunk] {

@@ -47,9 +47,12 @@ public final class LiveServer: Sendable {
         return LiveServer(directory: directory, configuration: configuration, running: running)
     }
 
-    /// Stops the server and starts it again on the same port and data folder.
-    public func restart() async throws {
+    /// Stops the server and starts it again on the same port and data; with `newXSRFSecret`, under a new XSRF secret
+    /// (every token given before is refused).
+    public func restart(newXSRFSecret: Bool = false) async throws {
         await current.withLock { $0 }.shutdown()
+        var configuration = configuration
+        configuration.newXSRFSecret = newXSRFSecret
         let running = try await SatchelServerApp(configuration: configuration).start()
         current.withLock { $0 = running }
     }

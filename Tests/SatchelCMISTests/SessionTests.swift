@@ -196,8 +196,8 @@ struct SessionTests {
             let withHeader = recorder.count { $0.method == .post && $0.headers["X-CSRF-Token"] != nil }
             #expect((withHeader == 1) == sentAsHeaderToo)
             let before = session.xsrfToken
-            // A restart: a new secret, so the token the session holds is stale.
-            try await server.restart()
+            // A restart under a new secret (`--new-xsrf-secret`), so the token the session holds is stale.
+            try await server.restart(newXSRFSecret: true)
             let error = await #expect(throws: CMISError.self) {
                 _ = try await session.createFolder(named: "second", in: root)
             }

@@ -199,10 +199,15 @@ struct ClusterTests {
             func name(on node: ServerHarness) async throws -> String? {
                 try BrowserParser.object(try await node.send(.get, read).body).name
             }
-            // Read twice on each node: the second read is a kept answer.
-            for _ in 0..<2 {
+            // Read three times on each node: the later reads are kept answers (unless the creation's notification
+            // came in between).
+            for _ in 0..<3 {
                 #expect(try await name(on: first) == "before.txt")
                 #expect(try await name(on: second) == "before.txt")
+            }
+            for node in [first, second] {
+                let metrics = String(decoding: try await node.send(.get, "/metrics", user: "admin").body, as: UTF8.self)
+                #expect((MetricsTests.value(metrics, "satchel_response_cache_hits_total") ?? 0) >= 1, "kept")
             }
             for (round, writer, reader) in [(1, first, second), (2, second, first)] {
                 let renamed = try await writer.post(

@@ -11,6 +11,8 @@ public protocol SessionStore: Sendable {
 
     /// The secret named `name`: the one some process stored first, or `proposed` (then stored) when there is none.
     func sharedSecret(name: String, proposed: [UInt8]) async throws -> [UInt8]
+    /// Replaces the secret named `name` with `value` (or stores it): what was made with the old one no longer holds.
+    func replaceSecret(name: String, value: [UInt8]) async throws
 
     // MARK: Sessions
 

@@ -22,8 +22,8 @@ public protocol UploadBatchStore: Sendable {
     /// The bytes of every chunk in `owner`'s batches.
     func uploadedBytes(owner: String) async throws -> Int64
     /// Records `blob` as chunk `chunk` of file `file` in the owner's batch and touches the batch. A file whose
-    /// header changes its chunk count or kind starts over (its chunks are let go of); a chunk sent again replaces
-    /// the one before.
+    /// header changes its chunk count or kind starts over with the new header (its chunks are let go of); a chunk
+    /// sent again replaces the one before.
     func storeUploadChunk(
         batch: String, owner: String, file: Int, chunk: Int, header: UploadFileHeader, blob: BlobReference,
         at time: Date

@@ -199,11 +199,14 @@ public struct SatchelServerApp: Sendable {
                 throw error
             }
         }
-        // The XSRF secret every process sharing the store shares: the first one's.
-        let secret: [UInt8]
+        // The XSRF secret every process sharing the store shares: the first one's, or a new one when asked.
+        var secret = Authenticator.proposedSecret()
         do {
-            secret = try await store.sharedSecret(
-                name: Authenticator.xsrfSecretName, proposed: Authenticator.proposedSecret())
+            if configuration.newXSRFSecret {
+                try await store.replaceSecret(name: Authenticator.xsrfSecretName, value: secret)
+            } else {
+                secret = try await store.sharedSecret(name: Authenticator.xsrfSecretName, proposed: secret)
+            }
         } catch {
             await StoreFactory.close(store)
             throw ServerError("cannot read the XSRF secret from the store: \(error)")

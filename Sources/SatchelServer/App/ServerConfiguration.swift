@@ -55,6 +55,9 @@ public struct ServerConfiguration: Sendable {
     public var credentialCacheTTL: Duration
     /// How failed logins are slowed down, per user name and per client address.
     public var loginThrottling: LoginThrottling
+    /// Draw a new XSRF secret at start (`satchel serve --new-xsrf-secret`): every XSRF token given before, by any
+    /// server sharing the store, is refused from then on (after a token leaked). Off: the stored secret is kept.
+    public var newXSRFSecret = false
     /// Proxies whose `X-Forwarded-*` headers are believed (none by default).
     public var trustedProxies: TrustedProxies
     /// Idle, header and body timeouts, and connections per address.

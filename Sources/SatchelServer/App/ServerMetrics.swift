@@ -16,6 +16,7 @@ public import SatchelRepository
 ///   statements and transactions (PostgreSQL).
 /// - `satchel_blob_duration_seconds{operation,outcome}`: the blob back-end's calls (`store`, `open`, `remove`, …).
 /// - `satchel_upload_bytes_total`: the bytes of every blob stored (uploads, appends).
+/// - `satchel_response_cache_hits_total`: reads answered from the kept answers (``ResponseCache``).
 public final class ServerMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
@@ -42,6 +43,11 @@ public final class ServerMetrics: Sendable {
         Counter(label: "satchel_http_requests_total", dimensions: dimensions, factory: factory).increment()
         Metrics.Timer(label: "satchel_http_request_duration_seconds", dimensions: dimensions, factory: factory)
             .record(duration: duration)
+    }
+
+    /// Counts a read answered from the kept answers.
+    func responseCacheHit() {
+        Counter(label: "satchel_response_cache_hits_total", factory: factory).increment()
     }
 
     /// Counts a refused login.

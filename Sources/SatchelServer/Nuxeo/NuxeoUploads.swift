@@ -44,9 +44,13 @@ final class NuxeoUploads: Sendable {
     }
 
     func create(owner: String) async throws -> String {
-        // Abandoned batches (anyone's) go first.
+        // Abandoned batches (anyone's) go first; when that fails, the next batch opened tries again.
         let now = Date()
-        try await releasing { try await store.expireUploadBatches(touchedBefore: now - Self.idleLifetime) }
+        do {
+            try await releasing { try await store.expireUploadBatches(touchedBefore: now - Self.idleLifetime) }
+        } catch {
+            BlobStore.logger.warning("abandoned upload batches could not be dropped now: \(error)")
+        }
         let id = "batchId-" + UUID().uuidString.lowercased()
         guard try await store.openUploadBatch(id: id, owner: owner, at: now, maximumPerOwner: Self.maximumBatches)
         else {

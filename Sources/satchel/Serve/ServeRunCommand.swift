@@ -43,6 +43,11 @@ struct ServeRunCommand: AsyncParsableCommand {
             valueName: "seconds"))
     var blobGrace: Int?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Draw a new XSRF secret: every XSRF token given before, by any server sharing the store, is refused."))
+    var newXsrfSecret = false
+
     @Flag(help: "Require the XSRF token on every change, also for Basic clients of the shared repository.")
     var strictXsrf = false
 
@@ -89,6 +94,10 @@ struct ServeRunCommand: AsyncParsableCommand {
         if memory && postgres != nil { throw ValidationError("--memory and --postgres cannot be combined") }
         if memory && blobs != nil { throw ValidationError("--memory and --blobs cannot be combined") }
         if let blobGrace, blobGrace < 0 { throw ValidationError("--blob-grace cannot be negative") }
+        if let blobGrace, blobGrace < 60, postgres != nil || blobs != nil {
+            // Another node may have stored a blob it has not committed yet: a grace shorter than that step removes it.
+            throw ValidationError("--blob-grace must be at least 60 seconds with --postgres or --blobs")
+        }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if tlsClientCa != nil && tlsCert == nil { throw ValidationError("--tls-client-ca needs --tls-cert") }
@@ -110,6 +119,7 @@ struct ServeRunCommand: AsyncParsableCommand {
             trustedProxies: TrustedProxies(Set(trustedProxies)), logLevel: level)
         configuration.logLevel = level
         configuration.blobGrace = blobGrace.map { .seconds($0) }
+        configuration.newXSRFSecret = newXsrfSecret
         if let blobs {
             do {
                 configuration.blobs = .s3(try S3BlobBackend.Configuration(url: blobs))

@@ -64,7 +64,7 @@ struct ChangeFeedTests {
             _ = try await second.rows(
                 """
                 SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()
+                WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid() AND datname = current_database()
                 """)
             _ = try await eventually { engine.readGeneration(repositoryId: repo) == nil ? true : nil }
             let g2 = try await eventually { engine.readGeneration(repositoryId: repo) }

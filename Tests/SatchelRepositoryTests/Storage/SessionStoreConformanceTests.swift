@@ -19,6 +19,8 @@ struct SessionStoreConformanceTests {
             #expect(first == [1, 2, 3, 0, 255])
             #expect(try await sessions.sharedSecret(name: "xsrf", proposed: [9, 9]) == first)
             #expect(try await sessions.sharedSecret(name: "other", proposed: [7]) == [7])
+            try await sessions.replaceSecret(name: "xsrf", value: [4, 5])
+            #expect(try await sessions.sharedSecret(name: "xsrf", proposed: [9]) == [4, 5])
         }
     }
 

@@ -11,6 +11,11 @@ extension MemoryMetadataStore: SessionStore {
         }
     }
 
+    /// A dictionary update.
+    public func replaceSecret(name: String, value: [UInt8]) async throws {
+        withState { $0.secrets[name] = value }
+    }
+
     /// A dictionary insert.
     public func startSession(_ session: StoredSession) async throws {
         withState { $0.sessions[session.digest] = session }

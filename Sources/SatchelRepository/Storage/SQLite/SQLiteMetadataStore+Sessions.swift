@@ -15,6 +15,17 @@ extension SQLiteMetadataStore: SessionStore {
         }
     }
 
+    /// One upsert.
+    public func replaceSecret(name: String, value: [UInt8]) async throws {
+        try await stateWrite { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO server_secrets (name, value) VALUES (?, ?)
+                    ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                    """, arguments: [name, Data(value)])
+        }
+    }
+
     /// One INSERT.
     public func startSession(_ session: StoredSession) async throws {
         try await stateWrite { db in

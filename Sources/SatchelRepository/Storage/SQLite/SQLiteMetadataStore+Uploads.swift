@@ -79,8 +79,13 @@ extension SQLiteMetadataStore: UploadBatchStore {
                     try db.execute(
                         sql: "DELETE FROM upload_chunks WHERE batch = ? AND file = ?", arguments: [id, index])
                     try db.execute(
-                        sql: "UPDATE upload_files SET chunk_count = ?, chunked = ? WHERE batch = ? AND file = ?",
-                        arguments: [header.chunkCount, header.chunked, id, index])
+                        sql: """
+                            UPDATE upload_files SET name = ?, mime_type = ?, size = ?, chunk_count = ?, chunked = ?
+                            WHERE batch = ? AND file = ?
+                            """,
+                        arguments: [
+                            header.name, header.mimeType, header.size, header.chunkCount, header.chunked, id, index,
+                        ])
                 } else if let replaced = existing.chunks[chunk] {
                     dropped.append(replaced.hash)
                 }

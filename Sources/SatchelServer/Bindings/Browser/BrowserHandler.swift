@@ -22,6 +22,7 @@ struct BrowserHandler: Sendable {
                     cacheKey,
                     current: { environment.repositories.service(for: $0).readGeneration(repositoryId: $0) })
             {
+                environment.metrics.responseCacheHit()
                 return BrowserCall.jsonResponse(hit.body)
             }
             var call = try makeCall(request, context: context, caller: caller)
