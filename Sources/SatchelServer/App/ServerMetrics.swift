@@ -16,7 +16,7 @@ public import SatchelRepository
 ///   statements and transactions (PostgreSQL).
 /// - `satchel_blob_duration_seconds{operation,outcome}`: the blob back-end's calls (`store`, `open`, `remove`, …).
 /// - `satchel_upload_bytes_total`: the bytes of every blob stored (uploads, appends).
-/// - `satchel_response_cache_hits_total`: reads answered from the kept answers (``ResponseCache``).
+/// - `satchel_response_cache_hits_total`: reads answered from the kept answers (`ResponseCache`).
 public final class ServerMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory

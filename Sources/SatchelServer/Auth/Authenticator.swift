@@ -11,10 +11,10 @@ import Synchronization
 /// unknown user name costs a full hash too, so timing does not tell which names exist.
 ///
 /// Every caller gets an XSRF token: an HMAC of the user and the session id, under a secret every server process
-/// sharing the metadata store shares (``SessionStore/sharedSecret(name:proposed:)``). Basic callers share the session
+/// sharing the metadata store shares (`SessionStore.sharedSecret(name:proposed:)`). Basic callers share the session
 /// id `basic`, so their token is the same on every process and stays so across restarts.
 ///
-/// Cookie sessions and failed-login counts live in the store too (``SessionStore``): a session started through one
+/// Cookie sessions and failed-login counts live in the store too (`SessionStore`): a session started through one
 /// process works on the others, ends on all of them at a logout through any, and guesses spread over processes are
 /// counted together.
 public final class Authenticator: Sendable {
